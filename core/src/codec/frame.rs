@@ -1,0 +1,134 @@
+//! The outer layer: length prefix, serialize-type byte, header length, body.
+
+use alloc::vec::Vec;
+
+use super::{DecodeError, EncodeError, Limits, binary_header, json_header};
+use crate::protocol::{RemotingCommand, SerializeType};
+
+const MAX_HEADER_LEN: usize = 0x00FF_FFFF;
+
+/// The full length (prefix included) of the frame at the start of `buf`, once its prefix is
+/// buffered; drivers use it to reserve space. Checks the prefix like [`decode`] does.
+///
+/// # Errors
+/// A negative, too short or too large length prefix.
+pub fn frame_len(buf: &[u8], limits: &Limits) -> Result<Option<usize>, DecodeError> {
+    let Some(prefix) = buf.get(..4) else { return Ok(None) };
+    let total = i32::from_be_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
+    if total < 0 {
+        return Err(DecodeError::NegativeLength(total));
+    }
+    // Checked above: total is non-negative.
+    let len = total.unsigned_abs() as usize + 4;
+    if len > limits.max_frame {
+        return Err(DecodeError::FrameTooLarge { len, max: limits.max_frame });
+    }
+    if total < 4 {
+        return Err(DecodeError::FrameTooShort(total));
+    }
+    Ok(Some(len))
+}
+
+/// Decodes one frame from the start of `buf`.
+///
+/// Returns the command and the number of bytes it used, or `Ok(None)` if `buf` does not yet
+/// hold a whole frame.
+///
+/// # Errors
+/// Any malformed frame; the connection should then be closed (as Java does).
+pub fn decode(buf: &[u8], limits: &Limits) -> Result<Option<(RemotingCommand, usize)>, DecodeError> {
+    let Some(len) = frame_len(buf, limits)? else { return Ok(None) };
+    let Some(frame) = buf.get(4..len) else { return Ok(None) };
+    let word = u32::from_be_bytes([frame[0], frame[1], frame[2], frame[3]]);
+    let type_byte = (word >> 24) as u8;
+    let header_len = (word & 0x00FF_FFFF) as usize;
+    let available = frame.len() - 4;
+    if header_len > available {
+        return Err(DecodeError::BadHeaderLength { header: header_len, available });
+    }
+    let header = &frame[4..4 + header_len];
+    let mut cmd = match type_byte {
+        0 => json_header::decode(header)?,
+        1 => binary_header::decode(header)?,
+        other => return Err(DecodeError::UnsupportedSerializeType(other)),
+    };
+    cmd.body = frame[4 + header_len..].to_vec();
+    Ok(Some((cmd, len)))
+}
+
+/// Appends `cmd` as one frame to `out`, with the header form named by `cmd.serialize_type`.
+///
+/// # Errors
+/// If the header or the frame is too large for the length fields; `out` is then unchanged.
+pub fn encode(cmd: &RemotingCommand, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    let start = out.len();
+    out.extend_from_slice(&[0; 8]);
+    match cmd.serialize_type {
+        SerializeType::Json => json_header::encode(cmd, out),
+        SerializeType::Rocketmq => binary_header::encode(cmd, out),
+    }
+    let header_len = out.len() - start - 8;
+    if header_len > MAX_HEADER_LEN {
+        out.truncate(start);
+        return Err(EncodeError::HeaderTooLarge(header_len));
+    }
+    let total = 4 + header_len + cmd.body.len();
+    let Ok(total32) = i32::try_from(total) else {
+        out.truncate(start);
+        return Err(EncodeError::FrameTooLarge(total + 4));
+    };
+    out.extend_from_slice(&cmd.body);
+    out[start..start + 4].copy_from_slice(&total32.to_be_bytes());
+    // header_len fits in 24 bits (checked above).
+    let word = (u32::from(cmd.serialize_type.byte()) << 24) | header_len as u32;
+    out[start + 4..start + 8].copy_from_slice(&word.to_be_bytes());
+    Ok(())
+}
+
+/// [`encode`] into a fresh buffer.
+///
+/// # Errors
+/// As [`encode`].
+pub fn encode_to_vec(cmd: &RemotingCommand) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::with_capacity(256 + cmd.body.len());
+    encode(cmd, &mut out)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::RequestCode;
+
+    #[test]
+    fn partial_frames_are_not_errors() {
+        let cmd = RemotingCommand::request(RequestCode::GetBrokerClusterInfo).with_body(b"xyz".to_vec());
+        let bytes = encode_to_vec(&cmd).unwrap();
+        for cut in 0..bytes.len() {
+            assert_eq!(decode(&bytes[..cut], &Limits::DEFAULT), Ok(None), "cut at {cut}");
+        }
+        let (back, used) = decode(&bytes, &Limits::DEFAULT).unwrap().unwrap();
+        assert_eq!(used, bytes.len());
+        assert_eq!(back, cmd);
+    }
+
+    #[test]
+    fn length_prefix_is_checked_before_the_frame_arrives() {
+        let limits = Limits { max_frame: 64, ..Limits::DEFAULT };
+        assert_eq!(decode(&61i32.to_be_bytes(), &limits), Err(DecodeError::FrameTooLarge { len: 65, max: 64 }));
+        assert_eq!(decode(&60i32.to_be_bytes(), &limits), Ok(None));
+        assert_eq!(decode(&(-1i32).to_be_bytes(), &limits), Err(DecodeError::NegativeLength(-1)));
+        assert_eq!(decode(&3i32.to_be_bytes(), &limits), Err(DecodeError::FrameTooShort(3)));
+        // Java's limit counts the prefix: 16777212 is the largest accepted length value.
+        assert_eq!(frame_len(&16_777_212i32.to_be_bytes(), &Limits::DEFAULT), Ok(Some(16_777_216)));
+        assert!(frame_len(&16_777_213i32.to_be_bytes(), &Limits::DEFAULT).is_err());
+    }
+
+    #[test]
+    fn header_length_and_type_are_checked() {
+        let bad_len = [0, 0, 0, 6, 0, 0, 0, 9, b'{', b'}'];
+        assert_eq!(decode(&bad_len, &Limits::DEFAULT), Err(DecodeError::BadHeaderLength { header: 9, available: 2 }));
+        let bad_type = [0, 0, 0, 6, 2, 0, 0, 2, b'{', b'}'];
+        assert_eq!(decode(&bad_type, &Limits::DEFAULT), Err(DecodeError::UnsupportedSerializeType(2)));
+    }
+}

@@ -1,0 +1,213 @@
+//! The JSON header (serialize type 0), read as leniently as fastjson and written exactly as it.
+
+use alloc::collections::BTreeMap;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+
+use super::DecodeError;
+use crate::json::reader::normalize;
+use crate::json::{JsonStyle, JsonWriter};
+use crate::protocol::{LanguageCode, RemotingCommand, SerializeType};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireHeader {
+    #[serde(default, deserialize_with = "lenient_i32")]
+    code: i32,
+    #[serde(default, deserialize_with = "lenient_language")]
+    language: LanguageCode,
+    #[serde(default, deserialize_with = "lenient_i32")]
+    version: i32,
+    #[serde(default, deserialize_with = "lenient_i32")]
+    opaque: i32,
+    #[serde(default, deserialize_with = "lenient_i32")]
+    flag: i32,
+    #[serde(default, deserialize_with = "lenient_opt_string")]
+    remark: Option<String>,
+    #[serde(default, deserialize_with = "lenient_ext_fields")]
+    ext_fields: Option<BTreeMap<String, String>>,
+}
+
+pub(super) fn decode(header: &[u8]) -> Result<RemotingCommand, DecodeError> {
+    // serde would also take a JSON array as a struct, field by field; Java would not.
+    if header.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(DecodeError::BadJsonHeader(String::from("the header is not a JSON object")));
+    }
+    // Java peers send strict JSON; fall back to the fastjson normalizer only when needed.
+    let wire: WireHeader = match serde_json::from_slice(header) {
+        Ok(w) => w,
+        Err(first) => {
+            let strict = normalize(header).map_err(|_| DecodeError::BadJsonHeader(first.to_string()))?;
+            serde_json::from_slice(&strict).map_err(|_| DecodeError::BadJsonHeader(first.to_string()))?
+        }
+    };
+    Ok(RemotingCommand {
+        code: wire.code,
+        language: wire.language,
+        version: wire.version,
+        opaque: wire.opaque,
+        flag: wire.flag,
+        remark: wire.remark,
+        ext_fields: wire.ext_fields,
+        serialize_type: SerializeType::Json,
+        body: Vec::new(),
+    })
+}
+
+/// Writes the header with fastjson's property order: code, extFields, flag, language, opaque,
+/// remark, serializeTypeCurrentRPC, version; nulls omitted.
+pub(super) fn encode(cmd: &RemotingCommand, out: &mut Vec<u8>) {
+    let mut w = JsonWriter::new(out, JsonStyle::Plain);
+    w.object(|o| {
+        o.key("code").int(i64::from(cmd.code));
+        if let Some(fields) = &cmd.ext_fields {
+            o.key("extFields").object(|m| {
+                for (k, v) in fields {
+                    m.key(k).string(v);
+                }
+            });
+        }
+        o.key("flag").int(i64::from(cmd.flag));
+        o.opt_str("language", cmd.language.name());
+        o.key("opaque").int(i64::from(cmd.opaque));
+        o.opt_str("remark", cmd.remark.as_deref());
+        o.key("serializeTypeCurrentRPC").string(SerializeType::Json.name());
+        o.key("version").int(i64::from(cmd.version));
+    });
+}
+
+/// A scalar as fastjson would coerce it: numbers, numeric strings and booleans.
+enum Scalar {
+    Int(i64),
+    Float(f64),
+    Text(String),
+    Bool(bool),
+    Null,
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string, number, boolean or null")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
+                i64::try_from(v).map(Scalar::Int).or(Ok(Scalar::Float(v as f64)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar::Float(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Text(String::from(v)))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Scalar, E> {
+                Ok(Scalar::Text(v))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar::Bool(v))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar::Null)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar::Null)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Scalar {
+    fn into_text(self) -> Option<String> {
+        match self {
+            Self::Int(n) => Some(n.to_string()),
+            Self::Float(x) => Some(x.to_string()),
+            Self::Text(s) => Some(s),
+            Self::Bool(b) => Some(String::from(if b { "true" } else { "false" })),
+            Self::Null => None,
+        }
+    }
+}
+
+fn lenient_i32<'de, D: Deserializer<'de>>(d: D) -> Result<i32, D::Error> {
+    match Scalar::deserialize(d)? {
+        Scalar::Int(n) => i32::try_from(n).map_err(|_| de::Error::custom(alloc::format!("{n} does not fit an int"))),
+        Scalar::Text(s) => s.trim().parse().map_err(|_| de::Error::custom(alloc::format!("`{s}` is not an int"))),
+        Scalar::Null => Ok(0),
+        Scalar::Float(_) | Scalar::Bool(_) => Err(de::Error::custom("expected an int")),
+    }
+}
+
+fn lenient_language<'de, D: Deserializer<'de>>(d: D) -> Result<LanguageCode, D::Error> {
+    Ok(match Scalar::deserialize(d)? {
+        Scalar::Text(name) => LanguageCode::from_name(&name),
+        Scalar::Int(n) => u8::try_from(n).map_or(LanguageCode::UNKNOWN_NAME, LanguageCode::from),
+        _ => LanguageCode::UNKNOWN_NAME,
+    })
+}
+
+fn lenient_opt_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(Scalar::deserialize(d)?.into_text())
+}
+
+fn lenient_ext_fields<'de, D: Deserializer<'de>>(d: D) -> Result<Option<BTreeMap<String, String>>, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Option<BTreeMap<String, String>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object of string values, or null")
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut fields = BTreeMap::new();
+            while let Some((key, value)) = map.next_entry::<String, Scalar>()? {
+                // Java keeps null values; to every reader they are the same as absent.
+                if let Some(text) = value.into_text() {
+                    fields.insert(key, text);
+                }
+            }
+            Ok(Some(fields))
+        }
+    }
+    d.deserialize_any(V)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_in_any_order_and_unknown_keys() {
+        let cmd = decode(br#"{"zzz":[1,{"a":2}],"version":"121","opaque":9,"code":105,"language":"NODE_JS","extFields":{"topic":"T","n":3,"b":true,"x":null}}"#).unwrap();
+        assert_eq!(cmd.code, 105);
+        assert_eq!(cmd.version, 121);
+        assert_eq!(cmd.opaque, 9);
+        assert_eq!(cmd.language, LanguageCode::NodeJs);
+        let fields = cmd.ext_fields.unwrap();
+        assert_eq!(fields.get("n").map(String::as_str), Some("3"));
+        assert_eq!(fields.get("b").map(String::as_str), Some("true"));
+        assert!(!fields.contains_key("x"));
+    }
+
+    #[test]
+    fn fastjson_leniency_and_errors() {
+        assert_eq!(decode(b"{code:105,'remark':'r'}").unwrap().remark.as_deref(), Some("r"));
+        assert!(matches!(decode(b"[1]"), Err(DecodeError::BadJsonHeader(_))));
+        assert!(matches!(decode(b"{\"code\":99999999999}"), Err(DecodeError::BadJsonHeader(_))));
+        assert!(matches!(decode(b"\xff\xfe"), Err(DecodeError::BadJsonHeader(_))));
+    }
+}

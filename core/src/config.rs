@@ -1,0 +1,346 @@
+//! The NameServer's configuration: NamesrvConfig and NettyServerConfig keys (PROTOCOL.md §12).
+//!
+//! One [`Config`] holds every key the Java NameServer knows, with Java's defaults. The keys the
+//! core acts on are typed fields; the rest are kept as text so GET_NAMESRV_CONFIG shows them.
+//! [`Config::update_remotely`] is the UPDATE_NAMESRV_CONFIG policy: an allowlist of keys that
+//! are safe to change at runtime, never a key that names a path, a home directory or the list
+//! itself (CVE-2023-33246, CVE-2023-37582).
+
+use alloc::collections::BTreeMap;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+use core::time::Duration;
+
+use crate::time::millis;
+
+/// Keys refused remotely whatever `configBlackList` says.
+pub const FIXED_BLACK_LIST: [&str; 4] = ["configBlackList", "configStorePath", "kvConfigPath", "rocketmqHome"];
+
+/// Keys UPDATE_NAMESRV_CONFIG may change: switches read on every request, with no path or
+/// socket behind them.
+pub const RUNTIME_UPDATABLE: [&str; 11] = [
+    "deleteTopicWithBrokerRegistration",
+    "enableAllTopicList",
+    "enableTopicList",
+    "needWaitForService",
+    "notifyMinBrokerIdChanged",
+    "orderMessageEnable",
+    "productEnvName",
+    "returnOrderTopicConfigToBroker",
+    "scanNotActiveBrokerInterval",
+    "supportActingMaster",
+    "waitSecondsForService",
+];
+
+/// Java NettyServerConfig keys the core does not act on, with their 5.x defaults.
+const NETTY_PASSTHROUGH: [(&str, &str); 15] = [
+    ("enableShutdownGracefully", "false"),
+    ("serverAsyncSemaphoreValue", "64"),
+    ("serverCallbackExecutorThreads", "0"),
+    ("serverNettyWorkerGroupEnable", "true"),
+    ("serverOnewaySemaphoreValue", "256"),
+    ("serverPooledByteBufAllocatorEnable", "true"),
+    ("serverSelectorThreads", "3"),
+    ("serverSocketBacklog", "1024"),
+    ("serverSocketRcvBufSize", "0"),
+    ("serverSocketSndBufSize", "0"),
+    ("serverWorkerThreads", "8"),
+    ("shutdownWaitTimeSeconds", "30"),
+    ("useEpollNativeSelector", "false"),
+    ("writeBufferHighWaterMark", "0"),
+    ("writeBufferLowWaterMark", "0"),
+];
+
+/// Java NamesrvConfig keys the core does not act on, with their 5.x defaults.
+const NAMESRV_PASSTHROUGH: [(&str, &str); 7] = [
+    ("clientRequestThreadPoolNums", "8"),
+    ("clientRequestThreadPoolQueueCapacity", "50000"),
+    ("clusterTest", "false"),
+    ("defaultThreadPoolNums", "16"),
+    ("defaultThreadPoolQueueCapacity", "10000"),
+    ("enableControllerInNamesrv", "false"),
+    ("unRegisterBrokerQueueCapacity", "3000"),
+];
+
+/// Why a configuration value was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The value does not parse as the key's type or is out of range.
+    InvalidValue {
+        /// The key.
+        key: String,
+        /// The offending value.
+        value: String,
+        /// What was expected.
+        expected: &'static str,
+    },
+    /// A remote update named a black-listed key (Java's remark, word for word).
+    BlackListed(String),
+    /// A remote update named a key that cannot change while running.
+    NotUpdatable(String),
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidValue { key, value, expected } => write!(f, "invalid value `{value}` for {key}: expected {expected}"),
+            Self::BlackListed(_) => f.write_str("Can not update config in black list."),
+            Self::NotUpdatable(key) => write!(f, "Can not update config {key}: it cannot change at runtime"),
+        }
+    }
+}
+
+impl core::error::Error for ConfigError {}
+
+/// Every setting of one NameServer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Config {
+    /// `rocketmqHome`: install directory (black-listed).
+    pub rocketmq_home: String,
+    /// `kvConfigPath`: where the KV table persists (black-listed).
+    pub kv_config_path: String,
+    /// `configStorePath`: where config updates persist (black-listed).
+    pub config_store_path: String,
+    /// `configBlackList`: `;`-separated keys refused remotely, on top of [`FIXED_BLACK_LIST`].
+    pub config_black_list: String,
+    /// `productEnvName`.
+    pub product_env_name: String,
+    /// `orderMessageEnable`: add `orderTopicConf` to routes.
+    pub order_message_enable: bool,
+    /// `returnOrderTopicConfigToBroker`: KVTable body on REGISTER_BROKER replies.
+    pub return_order_topic_config_to_broker: bool,
+    /// `scanNotActiveBrokerInterval`: period of the expiry scan.
+    pub scan_not_active_broker_interval: Duration,
+    /// `supportActingMaster`.
+    pub support_acting_master: bool,
+    /// `enableAllTopicList` (code 206).
+    pub enable_all_topic_list: bool,
+    /// `enableTopicList` (codes 224, 311–313).
+    pub enable_topic_list: bool,
+    /// `notifyMinBrokerIdChanged`.
+    pub notify_min_broker_id_changed: bool,
+    /// `needWaitForService`.
+    pub need_wait_for_service: bool,
+    /// `waitSecondsForService`.
+    pub wait_seconds_for_service: u64,
+    /// `deleteTopicWithBrokerRegistration`.
+    pub delete_topic_with_broker_registration: bool,
+    /// `listenPort` (9876, set by the launcher in Java).
+    pub listen_port: u16,
+    /// `bindAddress`.
+    pub bind_address: String,
+    /// `serverChannelMaxIdleTimeSeconds`: idle connections close after this long.
+    pub server_channel_max_idle_time_seconds: u64,
+    /// Keys kept as text: Java keys without effect here, and unknown keys from the file.
+    pub passthrough: BTreeMap<String, String>,
+}
+
+impl Config {
+    /// Java's 5.x defaults, with paths under `home_dir` (Java: `user.home`) and
+    /// `rocketmq_home` as given.
+    #[must_use]
+    pub fn java_defaults(home_dir: &str, rocketmq_home: &str) -> Self {
+        let passthrough = NETTY_PASSTHROUGH
+            .iter()
+            .chain(NAMESRV_PASSTHROUGH.iter())
+            .map(|(k, v)| (String::from(*k), String::from(*v)))
+            .collect();
+        Self {
+            rocketmq_home: String::from(rocketmq_home),
+            kv_config_path: alloc::format!("{home_dir}/namesrv/kvConfig.json"),
+            config_store_path: alloc::format!("{home_dir}/namesrv/namesrv.properties"),
+            config_black_list: String::from("configBlackList;configStorePath;kvConfigPath"),
+            product_env_name: String::from("center"),
+            order_message_enable: false,
+            return_order_topic_config_to_broker: true,
+            scan_not_active_broker_interval: Duration::from_millis(5000),
+            support_acting_master: false,
+            enable_all_topic_list: true,
+            enable_topic_list: true,
+            notify_min_broker_id_changed: false,
+            need_wait_for_service: false,
+            wait_seconds_for_service: 45,
+            delete_topic_with_broker_registration: false,
+            listen_port: 9876,
+            bind_address: String::from("0.0.0.0"),
+            server_channel_max_idle_time_seconds: 120,
+            passthrough,
+        }
+    }
+
+    /// Sets one key as a properties file would (unknown keys are remembered as text).
+    ///
+    /// # Errors
+    /// A value that does not parse as the key's type.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        let value = value.trim();
+        let invalid = |expected| ConfigError::InvalidValue { key: key.to_string(), value: value.to_string(), expected };
+        let flag = |v: &str| match v.to_ascii_lowercase().as_str() {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(invalid("true or false")),
+        };
+        let number = |v: &str| v.parse::<u64>().map_err(|_| invalid("a non-negative integer"));
+        match key {
+            "rocketmqHome" => self.rocketmq_home = value.to_string(),
+            "kvConfigPath" => self.kv_config_path = value.to_string(),
+            "configStorePath" => self.config_store_path = value.to_string(),
+            "configBlackList" => self.config_black_list = value.to_string(),
+            "productEnvName" => self.product_env_name = value.to_string(),
+            "orderMessageEnable" => self.order_message_enable = flag(value)?,
+            "returnOrderTopicConfigToBroker" => self.return_order_topic_config_to_broker = flag(value)?,
+            "scanNotActiveBrokerInterval" => {
+                let ms = number(value)?;
+                if ms == 0 {
+                    return Err(invalid("a positive number of milliseconds"));
+                }
+                self.scan_not_active_broker_interval = Duration::from_millis(ms);
+            }
+            "supportActingMaster" => self.support_acting_master = flag(value)?,
+            "enableAllTopicList" => self.enable_all_topic_list = flag(value)?,
+            "enableTopicList" => self.enable_topic_list = flag(value)?,
+            "notifyMinBrokerIdChanged" => self.notify_min_broker_id_changed = flag(value)?,
+            "needWaitForService" => self.need_wait_for_service = flag(value)?,
+            "waitSecondsForService" => self.wait_seconds_for_service = number(value)?,
+            "deleteTopicWithBrokerRegistration" => self.delete_topic_with_broker_registration = flag(value)?,
+            "listenPort" => self.listen_port = value.parse().map_err(|_| invalid("a port number"))?,
+            "bindAddress" => self.bind_address = value.to_string(),
+            "serverChannelMaxIdleTimeSeconds" => self.server_channel_max_idle_time_seconds = number(value)?,
+            other => {
+                self.passthrough.insert(other.to_string(), value.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// Every key with its current value, as GET_NAMESRV_CONFIG lists them.
+    #[must_use]
+    pub fn to_properties(&self) -> BTreeMap<String, String> {
+        let mut out = self.passthrough.clone();
+        let mut put = |k: &str, v: String| {
+            out.insert(String::from(k), v);
+        };
+        put("rocketmqHome", self.rocketmq_home.clone());
+        put("kvConfigPath", self.kv_config_path.clone());
+        put("configStorePath", self.config_store_path.clone());
+        put("configBlackList", self.config_black_list.clone());
+        put("productEnvName", self.product_env_name.clone());
+        put("orderMessageEnable", self.order_message_enable.to_string());
+        put("returnOrderTopicConfigToBroker", self.return_order_topic_config_to_broker.to_string());
+        put("scanNotActiveBrokerInterval", millis(self.scan_not_active_broker_interval).to_string());
+        put("supportActingMaster", self.support_acting_master.to_string());
+        put("enableAllTopicList", self.enable_all_topic_list.to_string());
+        put("enableTopicList", self.enable_topic_list.to_string());
+        put("notifyMinBrokerIdChanged", self.notify_min_broker_id_changed.to_string());
+        put("needWaitForService", self.need_wait_for_service.to_string());
+        put("waitSecondsForService", self.wait_seconds_for_service.to_string());
+        put("deleteTopicWithBrokerRegistration", self.delete_topic_with_broker_registration.to_string());
+        put("listenPort", self.listen_port.to_string());
+        put("bindAddress", self.bind_address.clone());
+        put("serverChannelMaxIdleTimeSeconds", self.server_channel_max_idle_time_seconds.to_string());
+        out
+    }
+
+    /// Whether `key` may never be changed remotely: the fixed list plus `configBlackList`.
+    #[must_use]
+    pub fn is_black_listed(&self, key: &str) -> bool {
+        FIXED_BLACK_LIST.contains(&key) || self.config_black_list.split(';').any(|k| k.trim() == key)
+    }
+
+    /// Applies an UPDATE_NAMESRV_CONFIG: all keys or none.
+    ///
+    /// # Errors
+    /// A black-listed key, a key outside [`RUNTIME_UPDATABLE`], a value that does not parse,
+    /// or a value holding a line break (it would inject lines into the persisted file).
+    pub fn update_remotely(&mut self, entries: &BTreeMap<String, String>) -> Result<(), ConfigError> {
+        if let Some(key) = entries.keys().find(|k| self.is_black_listed(k)) {
+            return Err(ConfigError::BlackListed(key.clone()));
+        }
+        if let Some(key) = entries.keys().find(|k| !RUNTIME_UPDATABLE.contains(&k.as_str())) {
+            return Err(ConfigError::NotUpdatable(key.clone()));
+        }
+        let mut next = self.clone();
+        for (key, value) in entries {
+            if value.contains(['\n', '\r']) {
+                return Err(ConfigError::InvalidValue { key: key.clone(), value: value.clone(), expected: "a single line" });
+            }
+            next.set(key, value)?;
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// Keys in [`Self::to_properties`] order with their values, for persistence.
+    #[must_use]
+    pub fn entries(&self) -> Vec<(String, String)> {
+        self.to_properties().into_iter().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> Config {
+        Config::java_defaults("/home/rmq", "/opt/rocketmq")
+    }
+
+    fn one(key: &str, value: &str) -> BTreeMap<String, String> {
+        let mut m = BTreeMap::new();
+        m.insert(String::from(key), String::from(value));
+        m
+    }
+
+    #[test]
+    fn defaults_are_javas() {
+        let props = config().to_properties();
+        assert_eq!(props["kvConfigPath"], "/home/rmq/namesrv/kvConfig.json");
+        assert_eq!(props["scanNotActiveBrokerInterval"], "5000");
+        assert_eq!(props["listenPort"], "9876");
+        assert_eq!(props["serverChannelMaxIdleTimeSeconds"], "120");
+        assert_eq!(props["enableAllTopicList"], "true");
+        assert_eq!(props["serverWorkerThreads"], "8");
+    }
+
+    #[test]
+    fn set_parses_types_and_remembers_unknown_keys() {
+        let mut c = config();
+        c.set("orderMessageEnable", " TRUE ").unwrap();
+        assert!(c.order_message_enable);
+        c.set("somethingNew", "x").unwrap();
+        assert_eq!(c.to_properties()["somethingNew"], "x");
+        assert!(c.set("listenPort", "70000").is_err());
+        assert!(c.set("enableTopicList", "yes").is_err());
+        assert!(c.set("scanNotActiveBrokerInterval", "0").is_err());
+    }
+
+    #[test]
+    fn remote_updates_follow_the_allowlist() {
+        let mut c = config();
+        c.update_remotely(&one("enableAllTopicList", "false")).unwrap();
+        assert!(!c.enable_all_topic_list);
+        for key in FIXED_BLACK_LIST {
+            assert_eq!(c.update_remotely(&one(key, "/tmp/x")), Err(ConfigError::BlackListed(String::from(key))));
+        }
+        assert_eq!(c.update_remotely(&one("listenPort", "1")), Err(ConfigError::NotUpdatable(String::from("listenPort"))));
+        assert!(matches!(c.update_remotely(&one("productEnvName", "a\nb")), Err(ConfigError::InvalidValue { .. })));
+    }
+
+    #[test]
+    fn remote_updates_are_all_or_nothing() {
+        let mut c = config();
+        let mut both = one("enableAllTopicList", "false");
+        both.insert(String::from("enableTopicList"), String::from("maybe"));
+        assert!(c.update_remotely(&both).is_err());
+        assert!(c.enable_all_topic_list, "the valid half must not apply");
+    }
+
+    #[test]
+    fn configured_black_list_extends_the_fixed_one() {
+        let mut c = config();
+        c.set("configBlackList", "configBlackList;configStorePath;kvConfigPath;productEnvName").unwrap();
+        assert!(matches!(c.update_remotely(&one("productEnvName", "x")), Err(ConfigError::BlackListed(_))));
+    }
+}

@@ -1,0 +1,286 @@
+//! A writer that produces fastjson 1.2.x output byte for byte.
+//!
+//! Callers write object properties in alphabetical order and skip `None`s, as fastjson's
+//! `SortField` does; the writer takes care of separators, key quoting and string escaping.
+
+use alloc::vec::Vec;
+use core::fmt::Write as _;
+
+/// Which of fastjson's two outputs to produce (PROTOCOL.md §8.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum JsonStyle {
+    /// fastjson defaults: integer map keys bare (`{0:"a"}`), UTF-8 and `/` written raw.
+    Plain,
+    /// `BrowserCompatible` + `MapSortField`: keys quoted, `/` as `\/`, every char from
+    /// 0x7F up as `\uXXXX` (uppercase), longs beyond ±(2^53−1) quoted.
+    Standard,
+}
+
+/// Something that can write itself as fastjson output.
+pub trait WriteJson {
+    /// Writes `self` as one JSON value.
+    fn write_json(&self, w: &mut JsonWriter<'_>);
+
+    /// `self` as a complete JSON text in the given style.
+    fn to_json(&self, style: JsonStyle) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_json(&mut JsonWriter::new(&mut out, style));
+        out
+    }
+}
+
+/// Appends JSON values to a byte buffer.
+#[derive(Debug)]
+pub struct JsonWriter<'a> {
+    out: &'a mut Vec<u8>,
+    style: JsonStyle,
+}
+
+/// Writes the members of one object; created by [`JsonWriter::object`].
+#[derive(Debug)]
+pub struct ObjectWriter<'w, 'a> {
+    writer: &'w mut JsonWriter<'a>,
+    first: bool,
+}
+
+/// Writes the items of one array; created by [`JsonWriter::array`].
+#[derive(Debug)]
+pub struct ArrayWriter<'w, 'a> {
+    writer: &'w mut JsonWriter<'a>,
+    first: bool,
+}
+
+const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
+impl<'a> JsonWriter<'a> {
+    /// A writer appending to `out`.
+    pub fn new(out: &'a mut Vec<u8>, style: JsonStyle) -> Self {
+        Self { out, style }
+    }
+
+    /// The style being written.
+    #[must_use]
+    pub fn style(&self) -> JsonStyle {
+        self.style
+    }
+
+    /// Writes an object whose members `f` adds.
+    pub fn object(&mut self, f: impl FnOnce(&mut ObjectWriter<'_, 'a>)) {
+        self.out.push(b'{');
+        let mut members = ObjectWriter { writer: self, first: true };
+        f(&mut members);
+        self.out.push(b'}');
+    }
+
+    /// Writes an array whose items `f` adds.
+    pub fn array(&mut self, f: impl FnOnce(&mut ArrayWriter<'_, 'a>)) {
+        self.out.push(b'[');
+        let mut items = ArrayWriter { writer: self, first: true };
+        f(&mut items);
+        self.out.push(b']');
+    }
+
+    /// Writes an array of strings.
+    pub fn string_array<S: AsRef<str>>(&mut self, items: impl IntoIterator<Item = S>) {
+        self.array(|a| {
+            for item in items {
+                a.item().string(item.as_ref());
+            }
+        });
+    }
+
+    /// Writes a string value.
+    pub fn string(&mut self, s: &str) {
+        write_string(self.out, s, self.style);
+    }
+
+    /// Writes an integer (quoted in the standard style when JavaScript could not hold it).
+    pub fn int(&mut self, n: i64) {
+        let quoted = self.style == JsonStyle::Standard && !(-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&n);
+        if quoted {
+            self.out.push(b'"');
+        }
+        push_display(self.out, n);
+        if quoted {
+            self.out.push(b'"');
+        }
+    }
+
+    /// Writes `true` or `false`.
+    pub fn bool(&mut self, b: bool) {
+        self.out.extend_from_slice(if b { b"true" } else { b"false" });
+    }
+
+    /// Writes a value that is already JSON text.
+    pub fn raw(&mut self, json: &[u8]) {
+        self.out.extend_from_slice(json);
+    }
+
+    /// Writes any [`WriteJson`] value.
+    pub fn value(&mut self, v: &impl WriteJson) {
+        v.write_json(self);
+    }
+}
+
+impl<'a> ObjectWriter<'_, 'a> {
+    /// Starts a member with a string key; write its value on the returned writer.
+    pub fn key(&mut self, key: &str) -> &mut JsonWriter<'a> {
+        self.separator();
+        write_string(self.writer.out, key, self.writer.style);
+        self.writer.out.push(b':');
+        self.writer
+    }
+
+    /// Starts a member of a map with integer keys: bare in the plain style, quoted otherwise.
+    pub fn int_key(&mut self, key: i64) -> &mut JsonWriter<'a> {
+        self.separator();
+        let quoted = self.writer.style == JsonStyle::Standard;
+        if quoted {
+            self.writer.out.push(b'"');
+        }
+        push_display(self.writer.out, key);
+        if quoted {
+            self.writer.out.push(b'"');
+        }
+        self.writer.out.push(b':');
+        self.writer
+    }
+
+    /// Writes `key: "value"`, skipping the member when `value` is `None` (fastjson omits nulls).
+    pub fn opt_str(&mut self, key: &str, value: Option<&str>) {
+        if let Some(v) = value {
+            self.key(key).string(v);
+        }
+    }
+
+    fn separator(&mut self) {
+        if !self.first {
+            self.writer.out.push(b',');
+        }
+        self.first = false;
+    }
+}
+
+impl<'a> ArrayWriter<'_, 'a> {
+    /// Starts the next item; write it on the returned writer.
+    pub fn item(&mut self) -> &mut JsonWriter<'a> {
+        if !self.first {
+            self.writer.out.push(b',');
+        }
+        self.first = false;
+        self.writer
+    }
+}
+
+fn push_display(out: &mut Vec<u8>, n: i64) {
+    struct Sink<'a>(&'a mut Vec<u8>);
+    impl core::fmt::Write for Sink<'_> {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            self.0.extend_from_slice(s.as_bytes());
+            Ok(())
+        }
+    }
+    // Writing to a Vec cannot fail.
+    let _ = write!(Sink(out), "{n}");
+}
+
+/// Writes `s` as a quoted JSON string with fastjson's escaping for `style`.
+pub fn write_string(out: &mut Vec<u8>, s: &str, style: JsonStyle) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, ch) in s.char_indices() {
+        let escape: Option<&[u8]> = match ch {
+            '"' => Some(b"\\\""),
+            '\\' => Some(b"\\\\"),
+            '\u{8}' => Some(b"\\b"),
+            '\u{c}' => Some(b"\\f"),
+            '\n' => Some(b"\\n"),
+            '\r' => Some(b"\\r"),
+            '\t' => Some(b"\\t"),
+            '/' if style == JsonStyle::Standard => Some(b"\\/"),
+            _ => None,
+        };
+        let needs_unicode = (ch as u32) < 0x20 || (style == JsonStyle::Standard && (ch as u32) >= 0x7F);
+        if escape.is_none() && !needs_unicode {
+            continue;
+        }
+        out.extend_from_slice(&bytes[start..i]);
+        start = i + ch.len_utf8();
+        if let Some(e) = escape {
+            out.extend_from_slice(e);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in ch.encode_utf16(&mut units) {
+                push_unicode_escape(out, *unit);
+            }
+        }
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+fn push_unicode_escape(out: &mut Vec<u8>, unit: u16) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.extend_from_slice(b"\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(HEX[usize::from((unit >> shift) & 0xF)]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::String;
+
+    fn render(style: JsonStyle, f: impl FnOnce(&mut JsonWriter<'_>)) -> String {
+        let mut out = Vec::new();
+        f(&mut JsonWriter::new(&mut out, style));
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn escaping_matches_fastjson_in_both_styles() {
+        // PROTOCOL.md §8.3: orderTopicConf `a/bé中`.
+        assert_eq!(render(JsonStyle::Plain, |w| w.string("a/bé中")), "\"a/bé中\"");
+        assert_eq!(render(JsonStyle::Standard, |w| w.string("a/bé中")), "\"a\\/b\\u00E9\\u4E2D\"");
+        assert_eq!(render(JsonStyle::Plain, |w| w.string("q\"\\\n\t\u{1}")), "\"q\\\"\\\\\\n\\t\\u0001\"");
+        assert_eq!(render(JsonStyle::Standard, |w| w.string("😀")), "\"\\uD83D\\uDE00\"");
+        assert_eq!(render(JsonStyle::Standard, |w| w.string("\u{7f}")), "\"\\u007F\"");
+    }
+
+    #[test]
+    fn integer_keys_are_bare_only_in_plain_style() {
+        let map = |w: &mut JsonWriter<'_>| {
+            w.object(|o| {
+                o.int_key(0).string("a");
+                o.int_key(1).string("b");
+            });
+        };
+        assert_eq!(render(JsonStyle::Plain, map), "{0:\"a\",1:\"b\"}");
+        assert_eq!(render(JsonStyle::Standard, map), "{\"0\":\"a\",\"1\":\"b\"}");
+    }
+
+    #[test]
+    fn big_longs_are_quoted_in_standard_style() {
+        assert_eq!(render(JsonStyle::Standard, |w| w.int(9_007_199_254_740_992)), "\"9007199254740992\"");
+        assert_eq!(render(JsonStyle::Standard, |w| w.int(9_007_199_254_740_991)), "9007199254740991");
+        assert_eq!(render(JsonStyle::Plain, |w| w.int(i64::MIN)), "-9223372036854775808");
+    }
+
+    #[test]
+    fn objects_and_arrays_get_separators() {
+        let text = render(JsonStyle::Plain, |w| {
+            w.object(|o| {
+                o.key("a").array(|a| {
+                    a.item().int(1);
+                    a.item().bool(false);
+                });
+                o.opt_str("b", None);
+                o.opt_str("c", Some("x"));
+                o.key("d").object(|_| {});
+            });
+        });
+        assert_eq!(text, "{\"a\":[1,false],\"c\":\"x\",\"d\":{}}");
+    }
+}

@@ -1,0 +1,158 @@
+//! The KV config table (`KVConfigManager`): namespace → key → value.
+//!
+//! Its persistent form is `kvConfig.json`, `{"configTable":{"<ns>":{"<key>":"<value>"}}}`,
+//! interchangeable with the Java NameServer's file in both directions.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Deserialize;
+
+use crate::json::{JsonError, JsonStyle, JsonWriter, WriteJson, from_fastjson};
+
+/// The namespace whose keys are topics and whose values are `brokerName:queues;…`.
+pub const ORDER_TOPIC_CONFIG: &str = "ORDER_TOPIC_CONFIG";
+
+/// All KV entries.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct KvConfig {
+    config_table: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// What a put did, for the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KvPut {
+    /// The namespace did not exist.
+    NewNamespace,
+    /// A new key in an existing namespace.
+    NewKey,
+    /// An existing key got a new value.
+    Updated,
+    /// The key already had this value.
+    Unchanged,
+}
+
+impl KvConfig {
+    /// Reads a `kvConfig.json` (fastjson or strict JSON).
+    ///
+    /// # Errors
+    /// If the text is not a KV file.
+    pub fn from_json(bytes: &[u8]) -> Result<Self, JsonError> {
+        // Java writes `null` map values for keys put without a value; they are not entries.
+        #[derive(Deserialize, Default)]
+        #[serde(rename_all = "camelCase", default)]
+        struct File {
+            config_table: BTreeMap<String, Option<BTreeMap<String, Option<String>>>>,
+        }
+        let file: File = from_fastjson(bytes)?;
+        let config_table = file
+            .config_table
+            .into_iter()
+            .map(|(ns, entries)| (ns, entries.unwrap_or_default().into_iter().filter_map(|(k, v)| Some((k, v?))).collect()))
+            .collect();
+        Ok(Self { config_table })
+    }
+
+    /// The `kvConfig.json` bytes (fastjson plain style).
+    #[must_use]
+    pub fn to_json(&self) -> Vec<u8> {
+        WriteJson::to_json(self, JsonStyle::Plain)
+    }
+
+    /// Sets one entry.
+    pub fn put(&mut self, namespace: &str, key: &str, value: &str) -> KvPut {
+        let Some(table) = self.config_table.get_mut(namespace) else {
+            let mut table = BTreeMap::new();
+            table.insert(String::from(key), String::from(value));
+            self.config_table.insert(String::from(namespace), table);
+            return KvPut::NewNamespace;
+        };
+        match table.insert(String::from(key), String::from(value)) {
+            None => KvPut::NewKey,
+            Some(old) if old == value => KvPut::Unchanged,
+            Some(_) => KvPut::Updated,
+        }
+    }
+
+    /// One value.
+    #[must_use]
+    pub fn get(&self, namespace: &str, key: &str) -> Option<&str> {
+        self.config_table.get(namespace)?.get(key).map(String::as_str)
+    }
+
+    /// Removes one entry, returning its value. An emptied namespace stays, as in Java.
+    pub fn delete(&mut self, namespace: &str, key: &str) -> Option<String> {
+        self.config_table.get_mut(namespace)?.remove(key)
+    }
+
+    /// A whole namespace.
+    #[must_use]
+    pub fn namespace(&self, namespace: &str) -> Option<&BTreeMap<String, String>> {
+        self.config_table.get(namespace)
+    }
+
+    /// Every namespace with its entries.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &BTreeMap<String, String>)> {
+        self.config_table.iter().map(|(ns, table)| (ns.as_str(), table))
+    }
+
+    /// Number of entries over all namespaces.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.config_table.values().map(BTreeMap::len).sum()
+    }
+
+    /// Whether there are no entries.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl WriteJson for KvConfig {
+    fn write_json(&self, w: &mut JsonWriter<'_>) {
+        w.object(|o| {
+            o.key("configTable").object(|namespaces| {
+                for (ns, table) in &self.config_table {
+                    namespaces.key(ns).object(|entries| {
+                        for (k, v) in table {
+                            entries.key(k).string(v);
+                        }
+                    });
+                }
+            });
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_and_writes_the_java_file() {
+        let java = br#"{"configTable":{"ORDER_TOPIC_CONFIG":{"TopicOrder":"broker-a:4;broker-b:4"},"ns":{"k":"v","nul":null}}}"#;
+        let kv = KvConfig::from_json(java).unwrap();
+        assert_eq!(kv.get(ORDER_TOPIC_CONFIG, "TopicOrder"), Some("broker-a:4;broker-b:4"));
+        assert_eq!(kv.get("ns", "nul"), None);
+        assert_eq!(kv.to_json(), br#"{"configTable":{"ORDER_TOPIC_CONFIG":{"TopicOrder":"broker-a:4;broker-b:4"},"ns":{"k":"v"}}}"#);
+        assert_eq!(KvConfig::from_json(&kv.to_json()).unwrap(), kv);
+        assert!(KvConfig::from_json(b"{\"configTable\":[").is_err());
+        assert!(KvConfig::from_json(b"not json").is_err());
+    }
+
+    #[test]
+    fn put_reports_what_changed() {
+        let mut kv = KvConfig::default();
+        assert_eq!(kv.put("n", "k", "1"), KvPut::NewNamespace);
+        assert_eq!(kv.put("n", "j", "1"), KvPut::NewKey);
+        assert_eq!(kv.put("n", "j", "1"), KvPut::Unchanged);
+        assert_eq!(kv.put("n", "j", "2"), KvPut::Updated);
+        assert_eq!(kv.delete("n", "j").as_deref(), Some("2"));
+        assert_eq!(kv.delete("n", "j"), None);
+        assert!(kv.namespace("n").is_some());
+        assert_eq!(kv.len(), 1);
+    }
+}

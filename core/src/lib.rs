@@ -1,0 +1,69 @@
+//! The RocketMQ NameServer as a sans-IO state machine, with the remoting codec.
+//!
+//! This crate is the whole NameServer: the route tables (`topicQueueTable`, `brokerAddrTable`,
+//! `clusterAddrTable`, `brokerLiveTable`, `filterServerTable`), the KV config, every request
+//! the Java NameServer answers, and the `RemotingCommand` codec, byte-compatible with Apache
+//! RocketMQ 4.9.x and 5.x peers.
+//!
+//! It is **not** a server: it has no networking code, reads no clock, takes no lock and never
+//! touches a file. It is `#![no_std]` (with `alloc`) and deterministic, so the same code runs in
+//! the tokio daemon, in WebAssembly and inside the cluster simulation.
+//!
+//! # Run loop
+//!
+//! A driver owns one [`NameServer`] and repeats:
+//!
+//! 1. wait for a connection event, a decoded frame, or the deadline from
+//!    [`NameServer::poll_timeout`];
+//! 2. make **one** call to [`NameServer::handle`] with the current time and that [`Input`];
+//! 3. drain [`NameServer::poll_output`] until it returns `None`, acting on each [`Output`]
+//!    (send a reply, close a connection, log an event, persist KV or config bytes);
+//! 4. go back to 1, with a timer at the new `poll_timeout`.
+//!
+//! Time must not go backwards between calls. Delivering [`Input::Timeout`] early is harmless;
+//! delivering it late only delays expiry. Frames are decoded by the driver with
+//! [`codec::decode`], which returns `Ok(None)` until a whole frame is buffered and an error
+//! (close the connection, as Java does) on malformed input.
+//!
+//! ```
+//! use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, Output};
+//! use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};
+//!
+//! let mut ns = NameServer::new(Config::java_defaults("/home/u", "/opt/rmq"), KvConfig::default(), Instant::ZERO);
+//! let conn = ConnId(1);
+//! ns.handle(Instant::from_millis(1), Input::Connected { conn, remote: "127.0.0.1:5000".into() });
+//! let query = RemotingCommand::request(RequestCode::GetRouteInfoByTopic).with_field("topic", "TopicTest");
+//! ns.handle(Instant::from_millis(2), Input::Received { conn, cmd: query });
+//! match ns.poll_output() {
+//!     Some(Output::Send { cmd, .. }) => assert_eq!(cmd.response_code(), ResponseCode::TopicNotExist),
+//!     other => panic!("{other:?}"),
+//! }
+//! ```
+//!
+//! # Features
+//!
+//! `std` (default) only adds conveniences; the crate is `no_std` in every build.
+
+#![no_std]
+extern crate alloc;
+#[cfg(any(test, feature = "std"))]
+extern crate std;
+
+pub mod codec;
+pub mod config;
+pub mod event;
+pub mod json;
+pub mod kv;
+pub mod names;
+pub mod properties;
+pub mod protocol;
+pub mod route;
+pub mod server;
+pub mod time;
+
+pub use config::Config;
+pub use event::Event;
+pub use kv::KvConfig;
+pub use names::{BrokerAddr, BrokerId, BrokerName, ClusterName, ConnId, TopicName};
+pub use server::{Input, NameServer, Output};
+pub use time::Instant;

@@ -1,0 +1,117 @@
+//! Newtypes for every identifier that crosses a function boundary.
+//!
+//! Names are kept exactly as the peer sent them (RocketMQ compares them byte for byte).
+
+use alloc::string::String;
+use core::borrow::Borrow;
+use core::fmt;
+
+macro_rules! name_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            /// Wraps a name as received.
+            #[must_use]
+            pub fn new(name: impl Into<String>) -> Self {
+                Self(name.into())
+            }
+
+            /// The name as text.
+            #[must_use]
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+
+            /// Unwraps the text.
+            #[must_use]
+            pub fn into_string(self) -> String {
+                self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                Self(String::from(s))
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(s: String) -> Self {
+                Self(s)
+            }
+        }
+
+        impl Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+    };
+}
+
+name_type!(
+    /// A topic name, e.g. `TopicTest`.
+    TopicName
+);
+name_type!(
+    /// A broker group name, e.g. `broker-a` (master and slaves share it).
+    BrokerName
+);
+name_type!(
+    /// A cluster name, e.g. `DefaultCluster`.
+    ClusterName
+);
+name_type!(
+    /// A broker's `ip:port` as it registered (its main listener, not the peer address).
+    BrokerAddr
+);
+
+/// A broker's id within its group: 0 is the master, anything greater a slave.
+///
+/// Java carries it as a `Long`; negative values are kept rather than rejected.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
+#[serde(transparent)]
+pub struct BrokerId(pub i64);
+
+impl BrokerId {
+    /// The master's id.
+    pub const MASTER: Self = Self(0);
+
+    /// Whether this is the master's id.
+    #[must_use]
+    pub const fn is_master(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl fmt::Display for BrokerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A connection as named by the driver. The core never sees sockets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ConnId(pub u64);
+
+impl fmt::Display for ConnId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "conn#{}", self.0)
+    }
+}

@@ -1,0 +1,59 @@
+//! `ClusterInfo` (GET_BROKER_CLUSTER_INFO) and `BrokerMemberGroup` (GET_BROKER_MEMBER_GROUP).
+
+use alloc::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use super::{BrokerData, write_broker_addrs};
+use crate::json::{JsonWriter, WriteJson};
+use crate::names::{BrokerAddr, BrokerId, BrokerName, ClusterName};
+
+/// Every broker group and which groups each cluster has.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ClusterInfo {
+    /// Broker groups by name.
+    pub broker_addr_table: BTreeMap<BrokerName, BrokerData>,
+    /// Group names by cluster.
+    pub cluster_addr_table: BTreeMap<ClusterName, BTreeSet<BrokerName>>,
+}
+
+impl WriteJson for ClusterInfo {
+    fn write_json(&self, w: &mut JsonWriter<'_>) {
+        w.object(|o| {
+            o.key("brokerAddrTable").object(|m| {
+                for (name, data) in &self.broker_addr_table {
+                    m.key(name.as_str()).value(data);
+                }
+            });
+            o.key("clusterAddrTable").object(|m| {
+                for (cluster, names) in &self.cluster_addr_table {
+                    m.key(cluster.as_str()).string_array(names.iter().map(BrokerName::as_str));
+                }
+            });
+        });
+    }
+}
+
+/// The members of one broker group, wrapped as `GetBrokerMemberGroupResponseBody`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BrokerMemberGroup {
+    /// The cluster, echoed from the request.
+    pub cluster: ClusterName,
+    /// The group, echoed from the request.
+    pub broker_name: BrokerName,
+    /// Member addresses by id; empty for an unknown group.
+    pub broker_addrs: BTreeMap<BrokerId, BrokerAddr>,
+}
+
+impl WriteJson for BrokerMemberGroup {
+    fn write_json(&self, w: &mut JsonWriter<'_>) {
+        w.object(|o| {
+            o.key("brokerMemberGroup").object(|g| {
+                write_broker_addrs(g.key("brokerAddrs"), &self.broker_addrs);
+                g.key("brokerName").string(self.broker_name.as_str());
+                g.key("cluster").string(self.cluster.as_str());
+            });
+        });
+    }
+}

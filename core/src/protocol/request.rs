@@ -1,0 +1,415 @@
+//! Typed requests: every request the NameServer answers, parsed once at the edge.
+//!
+//! Header parsing is as lenient as Java's (extFields in any order, unknown keys ignored) but,
+//! unlike Java, a missing required field is reported instead of surfacing later as a
+//! NullPointerException; the response code (SYSTEM_ERROR) is the same.
+
+use alloc::collections::BTreeMap;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use super::body::{BodyError, DataVersion, QueueData, RegisterBrokerBody, TopicRouteData};
+use super::{RemotingCommand, RequestCode};
+use crate::codec::Limits;
+use crate::json::{JsonError, from_fastjson};
+use crate::names::{BrokerAddr, BrokerId, BrokerName, ClusterName, TopicName};
+use crate::properties::{self, PropertiesError};
+
+/// A request, fully recognised.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// `PUT_KV_CONFIG` (100).
+    PutKvConfig {
+        /// Namespace.
+        namespace: String,
+        /// Key.
+        key: String,
+        /// Value.
+        value: String,
+    },
+    /// `GET_KV_CONFIG` (101).
+    GetKvConfig {
+        /// Namespace.
+        namespace: String,
+        /// Key.
+        key: String,
+    },
+    /// `DELETE_KV_CONFIG` (102).
+    DeleteKvConfig {
+        /// Namespace.
+        namespace: String,
+        /// Key.
+        key: String,
+    },
+    /// `REGISTER_BROKER` (103).
+    RegisterBroker(alloc::boxed::Box<RegisterBroker>),
+    /// `UNREGISTER_BROKER` (104).
+    UnregisterBroker(BrokerIdentity),
+    /// `GET_ROUTEINFO_BY_TOPIC` (105).
+    GetRouteInfo(GetRouteInfo),
+    /// `GET_BROKER_CLUSTER_INFO` (106).
+    GetBrokerClusterInfo,
+    /// `WIPE_WRITE_PERM_OF_BROKER` (205).
+    WipeWritePerm {
+        /// The broker group.
+        broker_name: BrokerName,
+    },
+    /// `ADD_WRITE_PERM_OF_BROKER` (327).
+    AddWritePerm {
+        /// The broker group.
+        broker_name: BrokerName,
+    },
+    /// `GET_ALL_TOPIC_LIST_FROM_NAMESERVER` (206).
+    GetAllTopicList,
+    /// `DELETE_TOPIC_IN_NAMESRV` (216).
+    DeleteTopic {
+        /// The topic.
+        topic: TopicName,
+        /// Only this cluster's queues, when given and non-empty.
+        cluster: Option<ClusterName>,
+    },
+    /// `REGISTER_TOPIC_IN_NAMESRV` (217).
+    RegisterTopic {
+        /// The topic.
+        topic: TopicName,
+        /// The queues to register (`queueDatas` of the body).
+        queue_datas: Vec<QueueData>,
+    },
+    /// `GET_KVLIST_BY_NAMESPACE` (219).
+    GetKvListByNamespace {
+        /// Namespace.
+        namespace: String,
+    },
+    /// `GET_TOPICS_BY_CLUSTER` (224).
+    GetTopicsByCluster {
+        /// The cluster.
+        cluster: ClusterName,
+    },
+    /// `GET_SYSTEM_TOPIC_LIST_FROM_NS` (304).
+    GetSystemTopicList,
+    /// `GET_UNIT_TOPIC_LIST` (311), `GET_HAS_UNIT_SUB_TOPIC_LIST` (312),
+    /// `GET_HAS_UNIT_SUB_UNUNIT_TOPIC_LIST` (313).
+    GetUnitTopicList(UnitList),
+    /// `UPDATE_NAMESRV_CONFIG` (318).
+    UpdateNamesrvConfig {
+        /// The properties in the body.
+        entries: BTreeMap<String, String>,
+    },
+    /// `GET_NAMESRV_CONFIG` (319).
+    GetNamesrvConfig,
+    /// `QUERY_DATA_VERSION` (322).
+    QueryDataVersion {
+        /// The broker asking.
+        broker: BrokerIdentity,
+        /// Its current data version (`None` when the body is empty).
+        data_version: Option<DataVersion>,
+    },
+    /// `GET_BROKER_MEMBER_GROUP` (901).
+    GetBrokerMemberGroup {
+        /// The cluster.
+        cluster: ClusterName,
+        /// The broker group.
+        broker_name: BrokerName,
+    },
+    /// `BROKER_HEARTBEAT` (904).
+    BrokerHeartbeat {
+        /// The cluster.
+        cluster: ClusterName,
+        /// The broker's address.
+        broker_addr: BrokerAddr,
+        /// The broker group.
+        broker_name: BrokerName,
+    },
+    /// Any code the NameServer does not serve.
+    Unsupported(RequestCode),
+}
+
+/// Which unit topic list (PROTOCOL.md §7.15).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnitList {
+    /// Topics with the unit flag.
+    Unit,
+    /// Topics with the unit-sub flag.
+    HasUnitSub,
+    /// Topics with the unit-sub flag and without the unit flag.
+    HasUnitSubUnunit,
+}
+
+/// The four fields that name one broker instance.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BrokerIdentity {
+    /// `clusterName`.
+    pub cluster: ClusterName,
+    /// `brokerAddr`.
+    pub broker_addr: BrokerAddr,
+    /// `brokerName`.
+    pub broker_name: BrokerName,
+    /// `brokerId`.
+    pub broker_id: BrokerId,
+}
+
+/// REGISTER_BROKER, header and decoded body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegisterBroker {
+    /// Who is registering.
+    pub broker: BrokerIdentity,
+    /// `haServerAddr`.
+    pub ha_server_addr: String,
+    /// `heartbeatTimeoutMillis` (5.x, acting-master brokers only).
+    pub heartbeat_timeout_millis: Option<u64>,
+    /// `enableActingMaster`; `None` marks a pre-5.0 broker.
+    pub enable_acting_master: Option<bool>,
+    /// `__ZONE_NAME`.
+    pub zone_name: Option<String>,
+    /// The topic table and filter servers.
+    pub body: RegisterBrokerBody,
+}
+
+/// GET_ROUTEINFO_BY_TOPIC.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GetRouteInfo {
+    /// `topic`.
+    pub topic: TopicName,
+    /// Whether the reply must be standard JSON (`version ≥ 401` or `acceptStandardJsonOnly`).
+    pub standard_json: bool,
+    /// The zone to filter by, when `__ZONE_MODE` is true and `__ZONE_NAME` is set.
+    pub zone: Option<String>,
+}
+
+/// MQVersion `V4_9_4`: clients from this version on get standard-JSON routes.
+pub const V4_9_4: i32 = 401;
+
+/// Why a request could not be recognised.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HeaderError {
+    /// A required extField is absent (Java: "the custom field <x> is null").
+    Missing(&'static str),
+    /// An extField does not parse as its type.
+    Invalid {
+        /// The field.
+        field: &'static str,
+        /// The value received.
+        value: String,
+    },
+    /// `bodyCrc32` does not match the body.
+    CrcMismatch,
+    /// The REGISTER_BROKER body could not be decoded.
+    RegisterBody(BodyError),
+    /// Another JSON body could not be decoded.
+    Body(JsonError),
+    /// The UPDATE_NAMESRV_CONFIG body is not properties text.
+    Properties(PropertiesError),
+}
+
+impl fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Missing(field) => write!(f, "the custom field <{field}> is null"),
+            Self::Invalid { field, value } => write!(f, "the custom field <{field}> is invalid: `{value}`"),
+            Self::CrcMismatch => f.write_str("crc32 not match"),
+            Self::RegisterBody(e) => write!(f, "Failed to decode RegisterBrokerBody: {e}"),
+            Self::Body(e) => write!(f, "Failed to decode body: {e}"),
+            Self::Properties(e) => write!(f, "string2Properties error: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for HeaderError {}
+
+/// Reads typed fields out of `extFields`.
+struct Fields<'a>(&'a RemotingCommand);
+
+impl Fields<'_> {
+    fn opt(&self, name: &str) -> Option<&str> {
+        self.0.field(name)
+    }
+
+    fn text(&self, name: &'static str) -> Result<String, HeaderError> {
+        self.opt(name).map(ToString::to_string).ok_or(HeaderError::Missing(name))
+    }
+
+    fn long(&self, name: &'static str) -> Result<Option<i64>, HeaderError> {
+        self.opt(name)
+            .map(|v| v.trim().parse::<i64>().map_err(|_| HeaderError::Invalid { field: name, value: v.to_string() }))
+            .transpose()
+    }
+
+    fn required_long(&self, name: &'static str) -> Result<i64, HeaderError> {
+        self.long(name)?.ok_or(HeaderError::Missing(name))
+    }
+
+    /// Java `Boolean.parseBoolean`: only a case-insensitive "true" is true.
+    fn flag(&self, name: &str) -> Option<bool> {
+        self.opt(name).map(|v| v.trim().eq_ignore_ascii_case("true"))
+    }
+
+    fn broker(&self) -> Result<BrokerIdentity, HeaderError> {
+        Ok(BrokerIdentity {
+            cluster: ClusterName::new(self.text("clusterName")?),
+            broker_addr: BrokerAddr::new(self.text("brokerAddr")?),
+            broker_name: BrokerName::new(self.text("brokerName")?),
+            broker_id: BrokerId(self.required_long("brokerId")?),
+        })
+    }
+}
+
+impl Request {
+    /// Recognises `cmd` as one of the requests a NameServer serves.
+    ///
+    /// # Errors
+    /// A missing or malformed header field, a CRC mismatch, or an undecodable body.
+    pub fn parse(cmd: &RemotingCommand, limits: &Limits) -> Result<Self, HeaderError> {
+        let f = Fields(cmd);
+        Ok(match cmd.request_code() {
+            RequestCode::PutKvConfig => {
+                Self::PutKvConfig { namespace: f.text("namespace")?, key: f.text("key")?, value: f.text("value")? }
+            }
+            RequestCode::GetKvConfig => Self::GetKvConfig { namespace: f.text("namespace")?, key: f.text("key")? },
+            RequestCode::DeleteKvConfig => Self::DeleteKvConfig { namespace: f.text("namespace")?, key: f.text("key")? },
+            RequestCode::RegisterBroker => Self::RegisterBroker(alloc::boxed::Box::new(parse_register(cmd, &f, limits)?)),
+            RequestCode::UnregisterBroker => Self::UnregisterBroker(f.broker()?),
+            RequestCode::GetRouteInfoByTopic => {
+                let zone = (f.flag("__ZONE_MODE") == Some(true))
+                    .then(|| f.opt("__ZONE_NAME").map(str::trim).filter(|z| !z.is_empty()).map(ToString::to_string))
+                    .flatten();
+                Self::GetRouteInfo(GetRouteInfo {
+                    topic: TopicName::new(f.text("topic")?),
+                    standard_json: cmd.version >= V4_9_4 || f.flag("acceptStandardJsonOnly") == Some(true),
+                    zone,
+                })
+            }
+            RequestCode::GetBrokerClusterInfo => Self::GetBrokerClusterInfo,
+            RequestCode::WipeWritePermOfBroker => Self::WipeWritePerm { broker_name: BrokerName::new(f.text("brokerName")?) },
+            RequestCode::AddWritePermOfBroker => Self::AddWritePerm { broker_name: BrokerName::new(f.text("brokerName")?) },
+            RequestCode::GetAllTopicListFromNameserver => Self::GetAllTopicList,
+            RequestCode::DeleteTopicInNamesrv => Self::DeleteTopic {
+                topic: TopicName::new(f.text("topic")?),
+                cluster: f.opt("clusterName").filter(|c| !c.is_empty()).map(ClusterName::from),
+            },
+            RequestCode::RegisterTopicInNamesrv => {
+                let route: TopicRouteData =
+                    if cmd.body.is_empty() { TopicRouteData::default() } else { from_fastjson(&cmd.body).map_err(HeaderError::Body)? };
+                Self::RegisterTopic { topic: TopicName::new(f.text("topic")?), queue_datas: route.queue_datas }
+            }
+            RequestCode::GetKvlistByNamespace => Self::GetKvListByNamespace { namespace: f.text("namespace")? },
+            RequestCode::GetTopicsByCluster => Self::GetTopicsByCluster { cluster: ClusterName::new(f.text("cluster")?) },
+            RequestCode::GetSystemTopicListFromNs => Self::GetSystemTopicList,
+            RequestCode::GetUnitTopicList => Self::GetUnitTopicList(UnitList::Unit),
+            RequestCode::GetHasUnitSubTopicList => Self::GetUnitTopicList(UnitList::HasUnitSub),
+            RequestCode::GetHasUnitSubUnunitTopicList => Self::GetUnitTopicList(UnitList::HasUnitSubUnunit),
+            RequestCode::UpdateNamesrvConfig => {
+                let text = String::from_utf8_lossy(&cmd.body);
+                Self::UpdateNamesrvConfig { entries: properties::parse(&text).map_err(HeaderError::Properties)? }
+            }
+            RequestCode::GetNamesrvConfig => Self::GetNamesrvConfig,
+            RequestCode::QueryDataVersion => Self::QueryDataVersion {
+                broker: f.broker()?,
+                data_version: if cmd.body.is_empty() { None } else { Some(from_fastjson(&cmd.body).map_err(HeaderError::Body)?) },
+            },
+            RequestCode::GetBrokerMemberGroup => Self::GetBrokerMemberGroup {
+                cluster: ClusterName::new(f.text("clusterName")?),
+                broker_name: BrokerName::new(f.text("brokerName")?),
+            },
+            RequestCode::BrokerHeartbeat => Self::BrokerHeartbeat {
+                cluster: ClusterName::new(f.text("clusterName")?),
+                broker_addr: BrokerAddr::new(f.text("brokerAddr")?),
+                broker_name: BrokerName::new(f.text("brokerName")?),
+            },
+            other => Self::Unsupported(other),
+        })
+    }
+}
+
+fn parse_register(cmd: &RemotingCommand, f: &Fields<'_>, limits: &Limits) -> Result<RegisterBroker, HeaderError> {
+    let broker = f.broker()?;
+    let ha_server_addr = f.text("haServerAddr")?;
+    let crc = f.long("bodyCrc32")?.unwrap_or(0);
+    if crc != 0 {
+        let actual = i64::from(crc32fast::hash(&cmd.body) & 0x7FFF_FFFF);
+        if actual != crc {
+            return Err(HeaderError::CrcMismatch);
+        }
+    }
+    let heartbeat_timeout_millis = match f.long("heartbeatTimeoutMillis")? {
+        Some(ms) if ms <= 0 => return Err(HeaderError::Invalid { field: "heartbeatTimeoutMillis", value: ms.to_string() }),
+        other => other.map(i64::unsigned_abs),
+    };
+    let compressed = f.flag("compressed").unwrap_or(false);
+    let body = RegisterBrokerBody::decode(&cmd.body, compressed, cmd.version, limits.max_decompressed).map_err(HeaderError::RegisterBody)?;
+    Ok(RegisterBroker {
+        broker,
+        ha_server_addr,
+        heartbeat_timeout_millis,
+        enable_acting_master: f.flag("enableActingMaster"),
+        zone_name: f.opt("__ZONE_NAME").map(ToString::to_string),
+        body,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn route_request(fields: &[(&str, &str)], version: i32) -> RemotingCommand {
+        let mut cmd = RemotingCommand::request(RequestCode::GetRouteInfoByTopic);
+        cmd.version = version;
+        for (k, v) in fields {
+            cmd = cmd.with_field(k, *v);
+        }
+        cmd
+    }
+
+    #[test]
+    fn route_style_follows_version_and_flag() {
+        let parse = |cmd: &RemotingCommand| match Request::parse(cmd, &Limits::DEFAULT).unwrap() {
+            Request::GetRouteInfo(r) => r,
+            other => panic!("{other:?}"),
+        };
+        assert!(parse(&route_request(&[("topic", "T")], 401)).standard_json);
+        assert!(!parse(&route_request(&[("topic", "T")], 400)).standard_json);
+        assert!(parse(&route_request(&[("topic", "T"), ("acceptStandardJsonOnly", "TRUE")], 121)).standard_json);
+        let zoned = parse(&route_request(&[("topic", "T"), ("__ZONE_MODE", "true"), ("__ZONE_NAME", " z1 ")], 479));
+        assert_eq!(zoned.zone.as_deref(), Some("z1"));
+        assert_eq!(parse(&route_request(&[("topic", "T"), ("__ZONE_NAME", "z1")], 479)).zone, None);
+    }
+
+    #[test]
+    fn missing_and_invalid_fields_are_named() {
+        assert_eq!(Request::parse(&route_request(&[], 479), &Limits::DEFAULT), Err(HeaderError::Missing("topic")));
+        let cmd = RemotingCommand::request(RequestCode::UnregisterBroker)
+            .with_field("clusterName", "c")
+            .with_field("brokerAddr", "a")
+            .with_field("brokerName", "b")
+            .with_field("brokerId", "zero");
+        assert_eq!(
+            Request::parse(&cmd, &Limits::DEFAULT),
+            Err(HeaderError::Invalid { field: "brokerId", value: String::from("zero") })
+        );
+        assert_eq!(HeaderError::Missing("topic").to_string(), "the custom field <topic> is null");
+    }
+
+    #[test]
+    fn unknown_codes_are_unsupported_not_errors() {
+        let cmd = RemotingCommand { code: 4242, ..RemotingCommand::default() };
+        assert_eq!(Request::parse(&cmd, &Limits::DEFAULT), Ok(Request::Unsupported(RequestCode::Unknown(4242))));
+    }
+
+    #[test]
+    fn crc_is_checked_with_the_java_mask() {
+        // PROTOCOL.md §9.3: CRC of ASCII `hello` masked = 907060870.
+        assert_eq!(crc32fast::hash(b"hello") & 0x7FFF_FFFF, 907_060_870);
+        let base = RemotingCommand::request(RequestCode::RegisterBroker)
+            .with_field("clusterName", "c")
+            .with_field("brokerAddr", "a:1")
+            .with_field("brokerName", "b")
+            .with_field("brokerId", "0")
+            .with_field("haServerAddr", "a:2")
+            .with_body(b"{}".to_vec());
+        let good = crc32fast::hash(b"{}") & 0x7FFF_FFFF;
+        assert!(Request::parse(&base.clone().with_field("bodyCrc32", good.to_string()), &Limits::DEFAULT).is_ok());
+        assert_eq!(Request::parse(&base.clone().with_field("bodyCrc32", "12345"), &Limits::DEFAULT), Err(HeaderError::CrcMismatch));
+        assert!(Request::parse(&base.with_field("bodyCrc32", "0"), &Limits::DEFAULT).is_ok());
+    }
+}

@@ -1,0 +1,186 @@
+//! Read-side queries and the admin edits of existing routes (PROTOCOL.md §7, §10.6, §10.8).
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::{BrokerAddrInfo, RouteTable};
+use crate::event::Event;
+use crate::names::{BrokerId, BrokerName, ClusterName, TopicName};
+use crate::protocol::body::{BrokerMemberGroup, ClusterInfo, TopicList, TopicRouteData, perm};
+use crate::protocol::request::UnitList;
+
+/// Topic prefix of the per-group member-sync topics, never rewritten for acting masters.
+const SYNC_BROKER_MEMBER_PREFIX: &str = "rmq_sys_SYNC_BROKER_MEMBER_";
+
+/// `topicSysFlag` bits.
+const FLAG_UNIT: i32 = 1;
+const FLAG_UNIT_SUB: i32 = 2;
+
+/// Options of a route lookup that come from configuration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RouteFilter {
+    /// `supportActingMaster`: present the lowest slave of a master-less read-only group as id 0.
+    pub support_acting_master: bool,
+}
+
+impl RouteTable {
+    /// `pickupTopicRouteData`: the topic's route, or `None` when it has no queue data or none
+    /// of its groups is known (TOPIC_NOT_EXIST).
+    #[must_use]
+    pub fn pickup_topic_route_data(&self, topic: &TopicName, filter: RouteFilter) -> Option<TopicRouteData> {
+        let queues = self.topic_queue_table.get(topic)?;
+        let mut route = TopicRouteData { queue_datas: queues.values().cloned().collect(), ..TopicRouteData::default() };
+        for name in queues.keys() {
+            let Some(data) = self.broker_addr_table.get(name) else { continue };
+            route.broker_datas.push(data.clone());
+            if !self.filter_server_table.is_empty() {
+                for addr in data.broker_addrs.values() {
+                    let key = BrokerAddrInfo { cluster: data.cluster.clone(), broker_addr: addr.clone() };
+                    if let Some(servers) = self.filter_server_table.get(&key) {
+                        route.filter_server_table.insert(addr.to_string(), servers.clone());
+                    }
+                }
+            }
+        }
+        if route.queue_datas.is_empty() || route.broker_datas.is_empty() {
+            return None;
+        }
+        route.topic_queue_mapping_by_broker = self
+            .topic_queue_mapping_info_table
+            .get(topic)
+            .map(|m| m.iter().map(|(name, info)| (name.to_string(), info.clone())).collect());
+        if filter.support_acting_master && !topic.as_str().starts_with(SYNC_BROKER_MEMBER_PREFIX) {
+            apply_acting_master(&mut route);
+        }
+        Some(route)
+    }
+
+    /// `getAllClusterInfo`.
+    #[must_use]
+    pub fn cluster_info(&self) -> ClusterInfo {
+        ClusterInfo { broker_addr_table: self.broker_addr_table.clone(), cluster_addr_table: self.cluster_addr_table.clone() }
+    }
+
+    /// `getAllTopicList`.
+    #[must_use]
+    pub fn all_topic_list(&self) -> TopicList {
+        TopicList { broker_addr: None, topic_list: self.topic_queue_table.keys().map(ToString::to_string).collect() }
+    }
+
+    /// `getTopicsByCluster`: topics with queues on any group of the cluster (empty if unknown).
+    #[must_use]
+    pub fn topics_by_cluster(&self, cluster: &ClusterName) -> TopicList {
+        let names = self.cluster_addr_table.get(cluster);
+        let topic_list = self
+            .topic_queue_table
+            .iter()
+            .filter(|(_, queues)| names.is_some_and(|names| queues.keys().any(|n| names.contains(n))))
+            .map(|(topic, _)| topic.to_string())
+            .collect();
+        TopicList { broker_addr: None, topic_list }
+    }
+
+    /// `getSystemTopicList`: every cluster name and broker name, plus one broker address.
+    #[must_use]
+    pub fn system_topic_list(&self) -> TopicList {
+        let mut names: BTreeSet<String> = self.cluster_addr_table.keys().map(ToString::to_string).collect();
+        names.extend(self.broker_addr_table.keys().map(ToString::to_string));
+        let broker_addr = self.broker_addr_table.values().find_map(|d| d.broker_addrs.values().next()).map(ToString::to_string);
+        TopicList { broker_addr, topic_list: names.into_iter().collect() }
+    }
+
+    /// The unit topic lists, judged by the first group's `topicSysFlag`.
+    #[must_use]
+    pub fn unit_topic_list(&self, which: UnitList) -> TopicList {
+        let topic_list = self
+            .topic_queue_table
+            .iter()
+            .filter(|(_, queues)| {
+                let Some(flag) = queues.values().next().map(|q| q.topic_sys_flag) else { return false };
+                match which {
+                    UnitList::Unit => flag & FLAG_UNIT != 0,
+                    UnitList::HasUnitSub => flag & FLAG_UNIT_SUB != 0,
+                    UnitList::HasUnitSubUnunit => flag & FLAG_UNIT == 0 && flag & FLAG_UNIT_SUB != 0,
+                }
+            })
+            .map(|(topic, _)| topic.to_string())
+            .collect();
+        TopicList { broker_addr: None, topic_list }
+    }
+
+    /// `getBrokerMemberGroup`.
+    #[must_use]
+    pub fn broker_member_group(&self, cluster: &ClusterName, broker_name: &BrokerName) -> BrokerMemberGroup {
+        BrokerMemberGroup {
+            cluster: cluster.clone(),
+            broker_name: broker_name.clone(),
+            broker_addrs: self.broker_addr_table.get(broker_name).map(|d| d.broker_addrs.clone()).unwrap_or_default(),
+        }
+    }
+
+    /// WIPE_WRITE_PERM_OF_BROKER (clear PERM_WRITE) or ADD_WRITE_PERM_OF_BROKER (set perm to
+    /// read|write) on every topic of the group. Returns how many topics were touched.
+    pub fn change_write_perm(&mut self, broker_name: &BrokerName, add: bool, log: &mut Vec<Event>) -> u32 {
+        let mut count = 0u32;
+        let mut changed = Vec::new();
+        for (topic, queues) in &mut self.topic_queue_table {
+            if let Some(q) = queues.get_mut(broker_name) {
+                count = count.saturating_add(1);
+                let next = if add { perm::READ | perm::WRITE } else { q.perm & !perm::WRITE };
+                if next != q.perm {
+                    q.perm = next;
+                    changed.push(topic.clone());
+                }
+            }
+        }
+        for topic in &changed {
+            self.touch_topic(topic);
+        }
+        log.push(Event::WritePermChanged { broker_name: broker_name.clone(), added: add, topics: count });
+        count
+    }
+
+    /// DELETE_TOPIC_IN_NAMESRV: the whole topic, or only the queues of one cluster's groups.
+    pub fn delete_topic(&mut self, topic: &TopicName, cluster: Option<&ClusterName>, log: &mut Vec<Event>) {
+        match cluster {
+            None => {
+                if self.topic_queue_table.remove(topic).is_some() {
+                    self.touch_topic(topic);
+                }
+            }
+            Some(cluster) => {
+                let names: Vec<BrokerName> =
+                    self.cluster_addr_table.get(cluster).map(|n| n.iter().cloned().collect()).unwrap_or_default();
+                for name in &names {
+                    self.remove_queue_data(topic, name);
+                }
+            }
+        }
+        log.push(Event::TopicDeleted { topic: topic.clone(), cluster: cluster.cloned() });
+    }
+}
+
+/// PROTOCOL.md §10.6 step 5, on a copy: for master-less acting groups whose queues are not
+/// writable, the lowest member is shown under id 0.
+fn apply_acting_master(route: &mut TopicRouteData) {
+    let needed = route.broker_datas.iter().any(|d| !d.broker_addrs.is_empty() && d.master_addr().is_none());
+    if !needed {
+        return;
+    }
+    let writable: BTreeMap<BrokerName, bool> =
+        route.queue_datas.iter().map(|q| (q.broker_name.clone(), perm::is_writeable(q.perm))).collect();
+    for data in &mut route.broker_datas {
+        if !data.enable_acting_master || data.broker_addrs.is_empty() || data.master_addr().is_some() {
+            continue;
+        }
+        if writable.get(&data.broker_name).copied().unwrap_or(true) {
+            continue;
+        }
+        if let Some((&id, _)) = data.broker_addrs.iter().next() {
+            if let Some(addr) = data.broker_addrs.remove(&id) {
+                data.broker_addrs.insert(BrokerId::MASTER, addr);
+            }
+        }
+    }
+}

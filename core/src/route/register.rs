@@ -1,0 +1,266 @@
+//! registerBroker and registerTopic (PROTOCOL.md §10.3, §10.5).
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use super::{BrokerAddrInfo, BrokerLiveInfo, DEFAULT_BROKER_TIMEOUT, RouteTable};
+use crate::event::Event;
+use crate::names::{BrokerAddr, BrokerId, ConnId, TopicName};
+use crate::protocol::body::{BrokerData, QueueData, TopicConfig, TopicConfigWrapper, perm};
+use crate::protocol::request::BrokerIdentity;
+use crate::time::Instant;
+
+/// One REGISTER_BROKER, as the route table needs it.
+#[derive(Clone, Copy, Debug)]
+pub struct Registration<'a> {
+    /// Who.
+    pub broker: &'a BrokerIdentity,
+    /// `haServerAddr`.
+    pub ha_server_addr: &'a str,
+    /// `__ZONE_NAME`.
+    pub zone_name: Option<&'a str>,
+    /// `heartbeatTimeoutMillis`.
+    pub heartbeat_timeout_millis: Option<u64>,
+    /// `enableActingMaster`; `None` marks a pre-5.0 broker.
+    pub enable_acting_master: Option<bool>,
+    /// The topic table.
+    pub wrapper: &'a TopicConfigWrapper,
+    /// `filterServerList`.
+    pub filter_server_list: &'a [String],
+    /// The connection it arrived on.
+    pub conn: ConnId,
+    /// When.
+    pub now: Instant,
+    /// `deleteTopicWithBrokerRegistration`.
+    pub delete_topics_not_listed: bool,
+}
+
+/// What a registration did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegisterOutcome {
+    /// Registered; for a slave whose master is live, the master's addresses.
+    Registered {
+        /// The master's `haServerAddr`.
+        ha_server_addr: Option<String>,
+        /// The master's address.
+        master_addr: Option<BrokerAddr>,
+        /// The group's lowest broker id went down (for NOTIFY_MIN_BROKER_ID_CHANGE).
+        min_broker_id_changed: bool,
+    },
+    /// The id is held by a live instance with a higher state version: an empty result.
+    Conflict,
+    /// A single-topic registration from an instance not registered yet: "register broker failed".
+    Rejected,
+}
+
+impl RouteTable {
+    /// `RouteInfoManager.registerBroker` (5.x).
+    pub fn register_broker(&mut self, reg: &Registration<'_>, log: &mut Vec<Event>) -> RegisterOutcome {
+        let broker = reg.broker;
+        let name = &broker.broker_name;
+        let addr_info = BrokerAddrInfo { cluster: broker.cluster.clone(), broker_addr: broker.broker_addr.clone() };
+
+        self.cluster_addr_table.entry(broker.cluster.clone()).or_default().insert(name.clone());
+
+        let mut register_first = !self.broker_addr_table.contains_key(name);
+        let old_version_broker = reg.enable_acting_master.is_none();
+        let before = self.broker_addr_table.get(name).cloned();
+        let data = self.broker_addr_table.entry(name.clone()).or_insert_with(|| BrokerData {
+            cluster: broker.cluster.clone(),
+            broker_name: name.clone(),
+            ..BrokerData::default()
+        });
+        data.enable_acting_master = !old_version_broker && reg.enable_acting_master == Some(true);
+        data.zone_name = reg.zone_name.map(String::from);
+
+        let prev_min_id = data.broker_addrs.keys().next().copied().unwrap_or(BrokerId(0));
+        let min_broker_id_changed = broker.broker_id < prev_min_id;
+
+        // One address never appears under two ids: a slave that became master (or back).
+        data.broker_addrs.retain(|id, addr| *addr != broker.broker_addr || *id == broker.broker_id);
+
+        if let Some(holder) = data.broker_addrs.get(&broker.broker_id).filter(|a| **a != broker.broker_addr).cloned() {
+            let holder_key = BrokerAddrInfo { cluster: broker.cluster.clone(), broker_addr: holder.clone() };
+            let holder_state = self.broker_live_table.get(&holder_key).map(|l| l.data_version.state_version);
+            if holder_state.is_some_and(|s| s > reg.wrapper.data_version.state_version) {
+                self.finish_broker_data_change(name, before.as_ref());
+                self.broker_live_table.remove(&addr_info);
+                log.push(Event::RegistrationConflict { broker_addr: broker.broker_addr.clone(), holder });
+                return RegisterOutcome::Conflict;
+            }
+        }
+
+        let data = self.broker_addr_table.get_mut(name).expect("inserted above");
+        if !data.broker_addrs.contains_key(&broker.broker_id) && reg.wrapper.topic_config_table.len() == 1 {
+            self.finish_broker_data_change(name, before.as_ref());
+            log.push(Event::RegistrationRejected { broker_addr: broker.broker_addr.clone(), broker_name: name.clone() });
+            return RegisterOutcome::Rejected;
+        }
+
+        let old_addr = data.broker_addrs.insert(broker.broker_id, broker.broker_addr.clone());
+        register_first |= old_addr.is_none();
+        let is_master = broker.broker_id.is_master();
+        let min_id = data.broker_addrs.keys().next().copied();
+        let is_prime_slave = !old_version_broker && !is_master && min_id == Some(broker.broker_id);
+        let acting_master = data.enable_acting_master;
+        self.finish_broker_data_change(name, before.as_ref());
+
+        if is_master || is_prime_slave {
+            let version_changed = self.broker_live_table.get(&addr_info).is_none_or(|l| l.data_version != reg.wrapper.data_version);
+            if reg.delete_topics_not_listed && reg.wrapper.topic_queue_mapping_info_map.is_empty() {
+                self.delete_topics_not_in(name, &reg.wrapper.topic_config_table, log);
+            }
+            for config in reg.wrapper.topic_config_table.values() {
+                let missing = self.topic_queue_table.get(&config.topic_name).is_none_or(|q| !q.contains_key(name));
+                if register_first || version_changed || missing {
+                    let mut config = config.clone();
+                    if is_prime_slave && acting_master {
+                        config.perm &= !perm::WRITE;
+                    }
+                    self.create_and_update_queue_data(name, &config, log);
+                }
+            }
+            if version_changed || register_first {
+                for (topic, info) in &reg.wrapper.topic_queue_mapping_info_map {
+                    let topic = TopicName::from(topic.as_str());
+                    self.topic_queue_mapping_info_table
+                        .entry(topic.clone())
+                        .or_default()
+                        .insert(crate::names::BrokerName::from(info.bname.as_str()), info.clone());
+                    self.touch_topic(&topic);
+                }
+            }
+        }
+
+        let timeout = reg.heartbeat_timeout_millis.map_or(DEFAULT_BROKER_TIMEOUT, Duration::from_millis);
+        let previous = self.broker_live_table.insert(
+            addr_info.clone(),
+            BrokerLiveInfo {
+                last_update: reg.now,
+                heartbeat_timeout: timeout,
+                data_version: reg.wrapper.data_version,
+                conn: reg.conn,
+                ha_server_addr: String::from(reg.ha_server_addr),
+                broker_name: name.clone(),
+                broker_id: broker.broker_id,
+            },
+        );
+        if previous.is_none() {
+            log.push(Event::BrokerRegistered {
+                cluster: broker.cluster.clone(),
+                broker_addr: broker.broker_addr.clone(),
+                broker_name: name.clone(),
+                broker_id: broker.broker_id,
+                ha_server_addr: String::from(reg.ha_server_addr),
+            });
+        }
+
+        let filters_changed = if reg.filter_server_list.is_empty() {
+            self.filter_server_table.remove(&addr_info).is_some()
+        } else {
+            self.filter_server_table.insert(addr_info, reg.filter_server_list.to_vec()).as_deref() != Some(reg.filter_server_list)
+        };
+        if filters_changed {
+            self.touch_broker(name);
+        }
+
+        let (mut ha_server_addr, mut master_addr) = (None, None);
+        if !is_master {
+            if let Some(master) = self.broker_addr_table.get(name).and_then(BrokerData::master_addr) {
+                let key = BrokerAddrInfo { cluster: broker.cluster.clone(), broker_addr: master.clone() };
+                if let Some(live) = self.broker_live_table.get(&key) {
+                    ha_server_addr = Some(live.ha_server_addr.clone());
+                    master_addr = Some(master.clone());
+                }
+            }
+        }
+        RegisterOutcome::Registered { ha_server_addr, master_addr, min_broker_id_changed }
+    }
+
+    /// Marks the group's topics changed if its `BrokerData` differs from `before`.
+    fn finish_broker_data_change(&mut self, name: &crate::names::BrokerName, before: Option<&BrokerData>) {
+        if self.broker_addr_table.get(name) != before {
+            self.touch_broker(name);
+        }
+    }
+
+    /// `createAndUpdateQueueData`: the topic's queues on this group become `config`'s.
+    fn create_and_update_queue_data(&mut self, name: &crate::names::BrokerName, config: &TopicConfig, log: &mut Vec<Event>) {
+        let queue_data = QueueData {
+            broker_name: name.clone(),
+            read_queue_nums: config.read_queue_nums,
+            write_queue_nums: config.write_queue_nums,
+            perm: config.perm,
+            topic_sys_flag: config.topic_sys_flag,
+        };
+        let queues = self.topic_queue_table.entry(config.topic_name.clone()).or_default();
+        match queues.insert(name.clone(), queue_data.clone()) {
+            None => log.push(Event::TopicRegistered { topic: config.topic_name.clone(), queue_data }),
+            Some(old) if old != queue_data => {
+                log.push(Event::TopicChanged { topic: config.topic_name.clone(), old, new: queue_data });
+            }
+            Some(_) => return,
+        }
+        self.touch_topic(&config.topic_name);
+    }
+
+    /// `deleteTopicWithBrokerRegistration`: drop this group's queues of topics it no longer lists.
+    fn delete_topics_not_in(
+        &mut self,
+        name: &crate::names::BrokerName,
+        listed: &BTreeMap<TopicName, TopicConfig>,
+        log: &mut Vec<Event>,
+    ) {
+        let stale: Vec<TopicName> = self
+            .topic_queue_table
+            .iter()
+            .filter(|(topic, queues)| queues.contains_key(name) && !listed.contains_key(*topic))
+            .map(|(topic, _)| topic.clone())
+            .collect();
+        for topic in stale {
+            self.remove_queue_data(&topic, name);
+            log.push(Event::TopicRemovedWithBroker { topic, broker_name: name.clone() });
+        }
+    }
+
+    /// Removes one group's queues of a topic; drops the topic when none remain.
+    pub(super) fn remove_queue_data(&mut self, topic: &TopicName, name: &crate::names::BrokerName) {
+        if let Some(queues) = self.topic_queue_table.get_mut(topic) {
+            if queues.remove(name).is_some() {
+                if queues.is_empty() {
+                    self.topic_queue_table.remove(topic);
+                }
+                self.touch_topic(topic);
+            }
+        }
+    }
+
+    /// `registerTopic` (REGISTER_TOPIC_IN_NAMESRV). An existing topic takes entries in order
+    /// until one names an unknown group; a new topic is stored only if every group is known.
+    pub fn register_topic(&mut self, topic: &TopicName, queue_datas: &[QueueData], log: &mut Vec<Event>) {
+        if queue_datas.is_empty() {
+            return;
+        }
+        if !self.topic_queue_table.contains_key(topic)
+            && queue_datas.iter().any(|q| !self.broker_addr_table.contains_key(&q.broker_name))
+        {
+            return;
+        }
+        for queue_data in queue_datas {
+            if !self.broker_addr_table.contains_key(&queue_data.broker_name) {
+                break;
+            }
+            let queues = self.topic_queue_table.entry(topic.clone()).or_default();
+            match queues.insert(queue_data.broker_name.clone(), queue_data.clone()) {
+                None => log.push(Event::TopicRegistered { topic: topic.clone(), queue_data: queue_data.clone() }),
+                Some(old) if old != *queue_data => {
+                    log.push(Event::TopicChanged { topic: topic.clone(), old, new: queue_data.clone() });
+                }
+                Some(_) => continue,
+            }
+            self.touch_topic(topic);
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! Unregistration, expiry and connection loss (PROTOCOL.md §10.4, §10.7).
+//!
+//! Java decides to unregister in one place and executes later from a queue, so a stale
+//! decision can delete a fresher registration (upstream bug #11043). Here decision and
+//! execution happen in one call, and an UNREGISTER_BROKER request is fenced: it only removes
+//! a live entry that belongs to the connection it came from.
+
+use alloc::collections::BTreeSet;
+use alloc::vec::Vec;
+
+use super::{BrokerAddrInfo, RouteTable};
+use crate::event::{Event, UnregisterReason};
+use crate::names::{BrokerName, ConnId, TopicName};
+use crate::protocol::body::perm;
+use crate::protocol::request::BrokerIdentity;
+use crate::time::Instant;
+
+/// Where an unregistration comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnregisterSource {
+    /// UNREGISTER_BROKER received on this connection.
+    Request(ConnId),
+    /// The registering connection closed.
+    ChannelClosed,
+    /// The registering connection idled out.
+    ChannelIdle,
+    /// The heartbeat timed out.
+    Expired,
+}
+
+/// One broker instance to unregister.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnregisterItem {
+    /// Which instance.
+    pub broker: BrokerIdentity,
+    /// Why.
+    pub source: UnregisterSource,
+}
+
+impl RouteTable {
+    /// Unregisters a batch of instances in one pass (Java's `BatchUnregistrationService`).
+    /// Returns the groups whose lowest id changed (for NOTIFY_MIN_BROKER_ID_CHANGE).
+    pub fn unregister(&mut self, items: &[UnregisterItem], log: &mut Vec<Event>) -> BTreeSet<BrokerName> {
+        let mut removed: BTreeSet<BrokerName> = BTreeSet::new();
+        let mut reduced: BTreeSet<BrokerName> = BTreeSet::new();
+        let mut min_changed = BTreeSet::new();
+        for item in items {
+            let broker = &item.broker;
+            let key = BrokerAddrInfo { cluster: broker.cluster.clone(), broker_addr: broker.broker_addr.clone() };
+            if let (UnregisterSource::Request(from), Some(live)) = (item.source, self.broker_live_table.get(&key)) {
+                if live.conn != from || live.broker_id != broker.broker_id {
+                    log.push(Event::StaleUnregisterIgnored {
+                        broker_addr: broker.broker_addr.clone(),
+                        from,
+                        live_on: live.conn,
+                    });
+                    continue;
+                }
+            }
+            if self.broker_live_table.remove(&key).is_some() {
+                let reason = match item.source {
+                    UnregisterSource::Request(_) => UnregisterReason::Request,
+                    UnregisterSource::ChannelClosed => UnregisterReason::ChannelClosed,
+                    UnregisterSource::ChannelIdle => UnregisterReason::ChannelIdle,
+                    UnregisterSource::Expired => UnregisterReason::Expired,
+                };
+                log.push(Event::BrokerUnregistered { cluster: broker.cluster.clone(), broker_addr: broker.broker_addr.clone(), reason });
+            }
+            if self.filter_server_table.remove(&key).is_some() {
+                self.touch_broker(&broker.broker_name);
+            }
+            let Some(data) = self.broker_addr_table.get_mut(&broker.broker_name) else { continue };
+            let min_id = data.broker_addrs.keys().next().copied();
+            let before = data.broker_addrs.len();
+            // By address (as Java 5.1+) but only under this id, so that a stale id can never
+            // take a re-registered instance with it.
+            data.broker_addrs.retain(|id, addr| *addr != broker.broker_addr || *id != broker.broker_id);
+            let changed = data.broker_addrs.len() != before;
+            let now_empty = data.broker_addrs.is_empty();
+            if changed && min_id == Some(broker.broker_id) && !now_empty {
+                min_changed.insert(broker.broker_name.clone());
+            }
+            if changed {
+                self.touch_broker(&broker.broker_name);
+            }
+            if now_empty {
+                self.broker_addr_table.remove(&broker.broker_name);
+                log.push(Event::BrokerNameRemoved { broker_name: broker.broker_name.clone() });
+                if let Some(names) = self.cluster_addr_table.get_mut(&broker.cluster) {
+                    names.remove(&broker.broker_name);
+                    if names.is_empty() {
+                        self.cluster_addr_table.remove(&broker.cluster);
+                        log.push(Event::ClusterRemoved { cluster: broker.cluster.clone() });
+                    }
+                }
+                removed.insert(broker.broker_name.clone());
+                reduced.remove(&broker.broker_name);
+            } else {
+                reduced.insert(broker.broker_name.clone());
+            }
+        }
+        self.remove_topics_of(&removed, log);
+        self.wipe_masterless_acting_groups(&reduced);
+        min_changed
+    }
+
+    /// Unregisters every instance whose latest registration arrived on `conn`
+    /// (`onChannelDestroy`). Returns how many there were.
+    pub fn on_channel_destroy(&mut self, conn: ConnId, idle: bool, log: &mut Vec<Event>) -> usize {
+        let items: Vec<UnregisterItem> = self
+            .broker_live_table
+            .iter()
+            .filter(|(_, live)| live.conn == conn)
+            .map(|(key, live)| {
+                log.push(Event::ChannelDestroyed { conn, broker_addr: key.broker_addr.clone() });
+                UnregisterItem {
+                    broker: BrokerIdentity {
+                        cluster: key.cluster.clone(),
+                        broker_addr: key.broker_addr.clone(),
+                        broker_name: live.broker_name.clone(),
+                        broker_id: live.broker_id,
+                    },
+                    source: if idle { UnregisterSource::ChannelIdle } else { UnregisterSource::ChannelClosed },
+                }
+            })
+            .collect();
+        self.unregister(&items, log);
+        items.len()
+    }
+
+    /// `scanNotActiveBroker`: unregisters every instance silent for longer than its timeout.
+    /// Returns the connections of the expired instances; Java closes them.
+    pub fn scan_not_active_broker(&mut self, now: Instant, log: &mut Vec<Event>) -> Vec<ConnId> {
+        let mut conns = Vec::new();
+        let items: Vec<UnregisterItem> = self
+            .broker_live_table
+            .iter()
+            .filter(|(_, live)| live.expires_at() < now)
+            .map(|(key, live)| {
+                log.push(Event::BrokerExpired {
+                    cluster: key.cluster.clone(),
+                    broker_addr: key.broker_addr.clone(),
+                    timeout_ms: crate::time::millis(live.heartbeat_timeout),
+                });
+                conns.push(live.conn);
+                UnregisterItem {
+                    broker: BrokerIdentity {
+                        cluster: key.cluster.clone(),
+                        broker_addr: key.broker_addr.clone(),
+                        broker_name: live.broker_name.clone(),
+                        broker_id: live.broker_id,
+                    },
+                    source: UnregisterSource::Expired,
+                }
+            })
+            .collect();
+        self.unregister(&items, log);
+        conns
+    }
+
+    fn remove_topics_of(&mut self, removed: &BTreeSet<BrokerName>, log: &mut Vec<Event>) {
+        if removed.is_empty() {
+            return;
+        }
+        let affected: Vec<(TopicName, BrokerName)> = self
+            .topic_queue_table
+            .iter()
+            .flat_map(|(topic, queues)| {
+                removed.iter().filter(|name| queues.contains_key(*name)).map(move |name| (topic.clone(), name.clone()))
+            })
+            .collect();
+        for (topic, name) in affected {
+            self.remove_queue_data(&topic, &name);
+            log.push(Event::TopicRemovedWithBroker { topic, broker_name: name });
+        }
+    }
+
+    /// Acting-master groups left without a master lose write permission on their queues.
+    fn wipe_masterless_acting_groups(&mut self, reduced: &BTreeSet<BrokerName>) {
+        for name in reduced {
+            let Some(data) = self.broker_addr_table.get(name) else { continue };
+            if !data.enable_acting_master || data.master_addr().is_some() {
+                continue;
+            }
+            let mut touched = Vec::new();
+            for (topic, queues) in &mut self.topic_queue_table {
+                if let Some(q) = queues.get_mut(name) {
+                    if perm::is_writeable(q.perm) {
+                        q.perm &= !perm::WRITE;
+                        touched.push(topic.clone());
+                    }
+                }
+            }
+            for topic in touched {
+                self.touch_topic(&topic);
+            }
+        }
+    }
+}

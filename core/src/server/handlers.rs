@@ -1,0 +1,312 @@
+//! One function per request: typed request in, response command out (PROTOCOL.md §7).
+
+use alloc::collections::BTreeSet;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::{NameServer, Output};
+use crate::config::{ConfigError, RUNTIME_UPDATABLE};
+use crate::event::Event;
+use crate::json::{JsonStyle, WriteJson};
+use crate::kv::{KvPut, ORDER_TOPIC_CONFIG};
+use crate::names::{BrokerAddr, BrokerName, ConnId, TopicName};
+use crate::properties;
+use crate::protocol::body::{KvTable, TopicRouteData};
+use crate::protocol::request::{GetRouteInfo, HeaderError, RegisterBroker, Request};
+use crate::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode, ResponseCode};
+use crate::route::{RegisterOutcome, RouteFilter, Registration, UnregisterItem, UnregisterSource};
+
+/// Java 5.1.0+'s FAQ link in TOPIC_NOT_EXIST remarks.
+const FAQ_URL: &str = "https://rocketmq.apache.org/docs/bestPractice/06FAQ";
+
+/// Keys whose change can alter every route answer.
+const ROUTE_KEYS: [&str; 2] = ["orderMessageEnable", "supportActingMaster"];
+
+impl NameServer {
+    /// Answers one request. The reply is dropped by the caller for oneway requests.
+    pub(super) fn process(&mut self, conn: ConnId, cmd: &RemotingCommand) -> RemotingCommand {
+        let request = match Request::parse(cmd, &self.limits) {
+            Ok(request) => request,
+            Err(error) => return header_error_reply(cmd, &error),
+        };
+        let ok = || RemotingCommand::response_to(cmd, ResponseCode::Success);
+        match request {
+            Request::PutKvConfig { namespace, key, value } => {
+                if self.kv.put(&namespace, &key, &value) != KvPut::Unchanged {
+                    self.kv_changed(&namespace, &key);
+                    self.log(Event::KvPut { namespace, key, value });
+                }
+                ok()
+            }
+            Request::GetKvConfig { namespace, key } => match self.kv.get(&namespace, &key) {
+                Some(value) => ok().with_field("value", value),
+                None => RemotingCommand::response_to(cmd, ResponseCode::QueryNotFound)
+                    .with_header_fields()
+                    .with_remark(alloc::format!("No config item, Namespace: {namespace} Key: {key}")),
+            },
+            Request::DeleteKvConfig { namespace, key } => {
+                if self.kv.delete(&namespace, &key).is_some() {
+                    self.kv_changed(&namespace, &key);
+                    self.log(Event::KvDeleted { namespace, key });
+                }
+                ok()
+            }
+            Request::RegisterBroker(register) => self.register_broker(conn, cmd, &register),
+            Request::UnregisterBroker(broker) => {
+                self.unregister(&[UnregisterItem { broker, source: UnregisterSource::Request(conn) }]);
+                ok()
+            }
+            Request::GetRouteInfo(query) => self.route_info(cmd, &query),
+            Request::GetBrokerClusterInfo => ok().with_body(self.routes.cluster_info().to_json(JsonStyle::Plain)),
+            Request::WipeWritePerm { broker_name } => {
+                let count = self.with_log(|routes, log| routes.change_write_perm(&broker_name, false, log));
+                ok().with_field("wipeTopicCount", count.to_string())
+            }
+            Request::AddWritePerm { broker_name } => {
+                let count = self.with_log(|routes, log| routes.change_write_perm(&broker_name, true, log));
+                ok().with_field("addTopicCount", count.to_string())
+            }
+            Request::GetAllTopicList => {
+                if !self.config.enable_all_topic_list {
+                    return disabled(cmd);
+                }
+                ok().with_body(self.routes.all_topic_list().to_json(JsonStyle::Plain))
+            }
+            Request::DeleteTopic { topic, cluster } => {
+                self.with_log(|routes, log| routes.delete_topic(&topic, cluster.as_ref(), log));
+                ok()
+            }
+            Request::RegisterTopic { topic, queue_datas } => {
+                self.with_log(|routes, log| routes.register_topic(&topic, &queue_datas, log));
+                ok()
+            }
+            Request::GetKvListByNamespace { namespace } => match self.kv.namespace(&namespace) {
+                Some(table) => ok().with_body(KvTable { table: table.clone() }.to_json(JsonStyle::Plain)),
+                None => RemotingCommand::response_to(cmd, ResponseCode::QueryNotFound)
+                    .with_remark(alloc::format!("No config item, Namespace: {namespace}")),
+            },
+            Request::GetTopicsByCluster { cluster } => {
+                if !self.config.enable_topic_list {
+                    return disabled(cmd);
+                }
+                ok().with_body(self.routes.topics_by_cluster(&cluster).to_json(JsonStyle::Plain))
+            }
+            Request::GetSystemTopicList => ok().with_body(self.routes.system_topic_list().to_json(JsonStyle::Plain)),
+            Request::GetUnitTopicList(which) => {
+                if !self.config.enable_topic_list {
+                    return disabled(cmd);
+                }
+                ok().with_body(self.routes.unit_topic_list(which).to_json(JsonStyle::Plain))
+            }
+            Request::UpdateNamesrvConfig { entries } => self.update_config(cmd, &entries),
+            Request::GetNamesrvConfig => {
+                ok().with_body(properties::to_plain_text(&self.config.to_properties()).into_bytes())
+            }
+            Request::QueryDataVersion { broker, data_version } => {
+                let live = self.routes.live(&broker.cluster, &broker.broker_addr).map(|l| l.data_version);
+                let changed = live.is_none() || live != data_version;
+                self.routes.refresh(&broker.cluster, &broker.broker_addr, self.now);
+                let reply = ok().with_field("changed", if changed { "true" } else { "false" });
+                match live {
+                    Some(version) => reply.with_body(version.to_json(JsonStyle::Plain)),
+                    None => reply,
+                }
+            }
+            Request::GetBrokerMemberGroup { cluster, broker_name } => {
+                ok().with_body(self.routes.broker_member_group(&cluster, &broker_name).to_json(JsonStyle::Plain))
+            }
+            Request::BrokerHeartbeat { cluster, broker_addr, .. } => {
+                self.routes.refresh(&cluster, &broker_addr, self.now);
+                ok()
+            }
+            Request::Unsupported(code) => RemotingCommand::response_to(cmd, ResponseCode::RequestCodeNotSupported)
+                .with_remark(alloc::format!(" request type {} not supported", code.raw())),
+        }
+    }
+
+    fn register_broker(&mut self, conn: ConnId, cmd: &RemotingCommand, register: &RegisterBroker) -> RemotingCommand {
+        let body = &register.body;
+        let registration = Registration {
+            broker: &register.broker,
+            ha_server_addr: &register.ha_server_addr,
+            zone_name: register.zone_name.as_deref(),
+            heartbeat_timeout_millis: register.heartbeat_timeout_millis,
+            enable_acting_master: register.enable_acting_master,
+            wrapper: &body.topic_config_wrapper,
+            filter_server_list: &body.filter_server_list,
+            conn,
+            now: self.now,
+            delete_topics_not_listed: self.config.delete_topic_with_broker_registration,
+        };
+        let outcome = self.with_log(|routes, log| routes.register_broker(&registration, log));
+        let mut reply = RemotingCommand::response_to(cmd, ResponseCode::Success).with_header_fields();
+        match outcome {
+            RegisterOutcome::Rejected => {
+                return RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark("register broker failed");
+            }
+            RegisterOutcome::Conflict => {}
+            RegisterOutcome::Registered { ha_server_addr, master_addr, min_broker_id_changed } => {
+                if let Some(ha) = ha_server_addr {
+                    reply = reply.with_field("haServerAddr", ha);
+                }
+                if let Some(master) = master_addr {
+                    reply = reply.with_field("masterAddr", master.into_string());
+                }
+                if min_broker_id_changed {
+                    self.notify_min_broker_id_changed(&register.broker.broker_name, None, Some(&register.ha_server_addr));
+                }
+            }
+        }
+        if self.config.return_order_topic_config_to_broker {
+            if let Some(table) = self.kv.namespace(ORDER_TOPIC_CONFIG) {
+                reply = reply.with_body(KvTable { table: table.clone() }.to_json(JsonStyle::Plain));
+            }
+        }
+        reply
+    }
+
+    fn route_info(&self, cmd: &RemotingCommand, query: &GetRouteInfo) -> RemotingCommand {
+        if !self.serving_routes() {
+            return RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark("name server not ready");
+        }
+        let style = if query.standard_json { JsonStyle::Standard } else { JsonStyle::Plain };
+        let body = match &query.zone {
+            None => self.route_body(&query.topic, style),
+            Some(zone) => self.zone_route_body(&query.topic, zone),
+        };
+        match body {
+            Some(body) => RemotingCommand::response_to(cmd, ResponseCode::Success).with_body(body),
+            None => RemotingCommand::response_to(cmd, ResponseCode::TopicNotExist).with_remark(alloc::format!(
+                "No topic route info in name server for the topic: {}\nSee {FAQ_URL} for further details.",
+                query.topic
+            )),
+        }
+    }
+
+    /// ZoneRouteRPCHook: keep groups without a master or in the zone, re-encoded in the plain
+    /// style whatever the client version (a quirk of the Java server, kept).
+    fn zone_route_body(&self, topic: &TopicName, zone: &str) -> Option<Vec<u8>> {
+        let filter = RouteFilter { support_acting_master: self.config.support_acting_master };
+        let mut route: TopicRouteData = self.routes.pickup_topic_route_data(topic, filter)?;
+        if self.config.order_message_enable {
+            route.order_topic_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic.as_str()).map(String::from);
+        }
+        let mut dropped: BTreeSet<BrokerName> = BTreeSet::new();
+        let mut dropped_addrs: Vec<BrokerAddr> = Vec::new();
+        route.broker_datas.retain(|data| {
+            let keep = data.master_addr().is_none() || data.zone_name.as_deref().is_some_and(|z| z.eq_ignore_ascii_case(zone));
+            if !keep {
+                dropped.insert(data.broker_name.clone());
+                dropped_addrs.extend(data.broker_addrs.values().cloned());
+            }
+            keep
+        });
+        route.queue_datas.retain(|q| !dropped.contains(&q.broker_name));
+        for addr in &dropped_addrs {
+            route.filter_server_table.remove(addr.as_str());
+        }
+        Some(route.to_json(JsonStyle::Plain))
+    }
+
+    fn update_config(&mut self, cmd: &RemotingCommand, entries: &alloc::collections::BTreeMap<String, String>) -> RemotingCommand {
+        if entries.is_empty() {
+            return RemotingCommand::response_to(cmd, ResponseCode::Success);
+        }
+        match self.config.update_remotely(entries) {
+            Ok(()) => {
+                if entries.keys().any(|k| ROUTE_KEYS.contains(&k.as_str())) {
+                    self.all_routes_changed = true;
+                }
+                let text = properties::to_escaped_text(&self.config.to_properties());
+                self.out.push_back(Output::PersistConfig(text.into_bytes()));
+                self.log(Event::ConfigUpdated { entries: properties::to_plain_text(entries).trim_end().replace('\n', ", ") });
+                RemotingCommand::response_to(cmd, ResponseCode::Success)
+            }
+            Err(error) => {
+                let code = match error {
+                    ConfigError::BlackListed(_) | ConfigError::NotUpdatable(_) => ResponseCode::NoPermission,
+                    _ => ResponseCode::InvalidParameter,
+                };
+                let remark = match &error {
+                    ConfigError::NotUpdatable(_) => {
+                        alloc::format!("{error}; keys that can change: {}", RUNTIME_UPDATABLE.join(", "))
+                    }
+                    _ => error.to_string(),
+                };
+                self.log(Event::ConfigUpdateRefused { reason: remark.clone() });
+                RemotingCommand::response_to(cmd, code).with_remark(remark)
+            }
+        }
+    }
+
+    fn unregister(&mut self, items: &[UnregisterItem]) {
+        let min_changed = self.with_log(|routes, log| routes.unregister(items, log));
+        for name in min_changed {
+            let offline = items.iter().find(|i| i.broker.broker_name == name).map(|i| i.broker.broker_addr.clone());
+            self.notify_min_broker_id_changed(&name, offline.as_ref(), None);
+        }
+    }
+
+    /// NOTIFY_MIN_BROKER_ID_CHANGE to the group's live members (PROTOCOL.md §10.9), only with
+    /// `notifyMinBrokerIdChanged` and for acting-master groups.
+    fn notify_min_broker_id_changed(&mut self, name: &BrokerName, offline: Option<&BrokerAddr>, ha: Option<&str>) {
+        if !self.config.notify_min_broker_id_changed {
+            return;
+        }
+        let Some(data) = self.routes.broker_addr_table().get(name) else { return };
+        if !data.enable_acting_master {
+            return;
+        }
+        let Some((min_id, min_addr)) = data.broker_addrs.iter().next() else { return };
+        let everyone = offline.is_some() || data.broker_addrs.len() == 1;
+        let mut notice = RemotingCommand::request(RequestCode::NotifyMinBrokerIdChange)
+            .with_field("minBrokerId", min_id.0.to_string())
+            .with_field("minBrokerAddr", min_addr.as_str());
+        notice.flag = FLAG_ONEWAY;
+        if let Some(offline) = offline {
+            notice = notice.with_field("offlineBrokerAddr", offline.as_str());
+        }
+        if let Some(ha) = ha {
+            notice = notice.with_field("haBrokerAddr", ha);
+        }
+        let targets: Vec<ConnId> = data
+            .broker_addrs
+            .values()
+            .filter(|addr| everyone || *addr != min_addr)
+            .filter_map(|addr| self.routes.live(&data.cluster, addr).map(|l| l.conn))
+            .collect();
+        for conn in targets {
+            self.out.push_back(Output::Send { conn, cmd: notice.clone() });
+        }
+    }
+
+    fn kv_changed(&mut self, namespace: &str, key: &str) {
+        if namespace == ORDER_TOPIC_CONFIG {
+            self.extra_changes.topics.insert(TopicName::from(key));
+        }
+        self.out.push_back(Output::PersistKv(self.kv.to_json()));
+    }
+
+    fn log(&mut self, event: Event) {
+        self.out.push_back(Output::Event(event));
+    }
+
+    fn with_log<T>(&mut self, f: impl FnOnce(&mut crate::route::RouteTable, &mut Vec<Event>) -> T) -> T {
+        let mut log = Vec::new();
+        let result = f(&mut self.routes, &mut log);
+        self.emit(log);
+        result
+    }
+}
+
+fn disabled(cmd: &RemotingCommand) -> RemotingCommand {
+    RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark("disable")
+}
+
+fn header_error_reply(cmd: &RemotingCommand, error: &HeaderError) -> RemotingCommand {
+    let remark = match (cmd.request_code(), error) {
+        (RequestCode::PutKvConfig, HeaderError::Missing("namespace" | "key")) => String::from("namespace or key is null"),
+        _ => error.to_string(),
+    };
+    RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark(remark)
+}

@@ -1,0 +1,263 @@
+//! The NameServer as a sans-IO state machine.
+//!
+//! Drivers feed [`Input`]s with the current time through [`NameServer::handle`], then drain
+//! [`NameServer::poll_output`] until it returns `None`, then arm one timer for
+//! [`NameServer::poll_timeout`]. See the crate docs for the full contract.
+
+mod handlers;
+
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use crate::codec::Limits;
+use crate::config::Config;
+use crate::event::Event;
+use crate::json::{JsonStyle, WriteJson};
+use crate::kv::{KvConfig, ORDER_TOPIC_CONFIG};
+use crate::names::{ConnId, TopicName};
+use crate::protocol::RemotingCommand;
+use crate::route::{RouteChanges, RouteFilter, RouteTable};
+use crate::time::Instant;
+
+/// Delay from start to the first expiry scan (both 4.9.x and 5.x).
+pub const SCAN_INITIAL_DELAY: Duration = Duration::from_millis(5000);
+
+/// Something that happened to the NameServer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Input {
+    /// A connection was accepted. `remote` is the peer address, for log lines.
+    Connected {
+        /// The connection.
+        conn: ConnId,
+        /// The peer, e.g. `127.0.0.1:53120`.
+        remote: String,
+    },
+    /// A whole command arrived on a connection.
+    Received {
+        /// The connection.
+        conn: ConnId,
+        /// The command.
+        cmd: RemotingCommand,
+    },
+    /// A connection closed (by the peer, by an error, or after [`Output::Close`]).
+    Disconnected {
+        /// The connection.
+        conn: ConnId,
+    },
+    /// Nothing was read or written on a connection for `serverChannelMaxIdleTimeSeconds`.
+    Idle {
+        /// The connection.
+        conn: ConnId,
+    },
+    /// The instant returned by [`NameServer::poll_timeout`] has passed.
+    Timeout,
+}
+
+/// Something the driver must do.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Output {
+    /// Write this command to the connection (replies, and NOTIFY_MIN_BROKER_ID_CHANGE).
+    Send {
+        /// The connection.
+        conn: ConnId,
+        /// The command.
+        cmd: RemotingCommand,
+    },
+    /// Close the connection.
+    Close {
+        /// The connection.
+        conn: ConnId,
+    },
+    /// Log this.
+    Event(Event),
+    /// Write these bytes to `kvConfigPath` (crash-safely).
+    PersistKv(Vec<u8>),
+    /// Write these bytes (properties text) to `configStorePath` (crash-safely).
+    PersistConfig(Vec<u8>),
+}
+
+/// One NameServer: route tables, KV config, configuration and connection bookkeeping.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NameServer {
+    config: Config,
+    limits: Limits,
+    routes: RouteTable,
+    kv: KvConfig,
+    conns: BTreeMap<ConnId, String>,
+    out: VecDeque<Output>,
+    now: Instant,
+    started: Instant,
+    next_scan: Instant,
+    extra_changes: RouteChanges,
+    all_routes_changed: bool,
+}
+
+impl NameServer {
+    /// A NameServer started at `now` with `config` and the KV entries loaded from disk.
+    #[must_use]
+    pub fn new(config: Config, kv: KvConfig, now: Instant) -> Self {
+        Self {
+            config,
+            limits: Limits::DEFAULT,
+            routes: RouteTable::new(),
+            kv,
+            conns: BTreeMap::new(),
+            out: VecDeque::new(),
+            now,
+            started: now,
+            next_scan: now + SCAN_INITIAL_DELAY,
+            extra_changes: RouteChanges::default(),
+            all_routes_changed: true,
+        }
+    }
+
+    /// Uses `limits` for bodies it decodes (compressed registrations).
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Processes one input at time `now`. Time never goes backwards: an earlier `now` than a
+    /// previous call is treated as the previous one.
+    pub fn handle(&mut self, now: Instant, input: Input) {
+        debug_assert!(now >= self.now, "time went backwards: {now} < {}", self.now);
+        self.now = self.now.max(now);
+        self.run_scans();
+        match input {
+            Input::Connected { conn, remote } => {
+                self.conns.insert(conn, remote);
+            }
+            Input::Received { conn, cmd } => {
+                // Responses would answer requests of ours; we never wait for any.
+                if cmd.is_response() {
+                    return;
+                }
+                let reply = self.process(conn, &cmd);
+                if !cmd.is_oneway() {
+                    self.out.push_back(Output::Send { conn, cmd: reply });
+                }
+            }
+            Input::Disconnected { conn } => {
+                self.conns.remove(&conn);
+                self.destroy_channel(conn, false);
+            }
+            Input::Idle { conn } => {
+                let remote = self.conns.remove(&conn).unwrap_or_else(|| alloc::format!("{conn}"));
+                self.out.push_back(Output::Event(Event::ChannelIdle { conn, remote }));
+                self.destroy_channel(conn, true);
+                self.out.push_back(Output::Close { conn });
+            }
+            Input::Timeout => {}
+        }
+    }
+
+    /// The next thing the driver must do, if any.
+    #[must_use]
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.out.pop_front()
+    }
+
+    /// When [`Input::Timeout`] is due next. Calling early is harmless; late delays expiry.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        Some(self.next_scan)
+    }
+
+    /// The route tables.
+    #[must_use]
+    pub fn routes(&self) -> &RouteTable {
+        &self.routes
+    }
+
+    /// The KV entries.
+    #[must_use]
+    pub fn kv(&self) -> &KvConfig {
+        &self.kv
+    }
+
+    /// The configuration in effect.
+    #[must_use]
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Open connections with their peer addresses.
+    #[must_use]
+    pub fn connections(&self) -> &BTreeMap<ConnId, String> {
+        &self.conns
+    }
+
+    /// The latest time seen.
+    #[must_use]
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// When the next expiry scan runs.
+    #[must_use]
+    pub fn next_scan(&self) -> Instant {
+        self.next_scan
+    }
+
+    /// The GET_ROUTEINFO_BY_TOPIC success body for `topic` in `style`, or `None` for
+    /// TOPIC_NOT_EXIST. Drivers that answer route queries from a snapshot use exactly this.
+    #[must_use]
+    pub fn route_body(&self, topic: &TopicName, style: JsonStyle) -> Option<Vec<u8>> {
+        let filter = RouteFilter { support_acting_master: self.config.support_acting_master };
+        let mut route = self.routes.pickup_topic_route_data(topic, filter)?;
+        if self.config.order_message_enable {
+            route.order_topic_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic.as_str()).map(String::from);
+        }
+        Some(route.to_json(style))
+    }
+
+    /// Whether route queries are answered without waiting (`needWaitForService` is off or
+    /// its wait is over); when false they get "name server not ready".
+    #[must_use]
+    pub fn serving_routes(&self) -> bool {
+        !self.config.need_wait_for_service
+            || self.now >= self.started + Duration::from_secs(self.config.wait_seconds_for_service)
+    }
+
+    /// Takes the topics whose [`Self::route_body`] may have changed since the last call;
+    /// `None` means every topic (a configuration change, or the first call).
+    pub fn take_route_changes(&mut self) -> Option<RouteChanges> {
+        let mut changes = self.routes.take_changes();
+        changes.topics.append(&mut core::mem::take(&mut self.extra_changes).topics);
+        if core::mem::take(&mut self.all_routes_changed) { None } else { Some(changes) }
+    }
+
+    /// Runs every scan due by now (fixed rate; missed runs collapse into one).
+    fn run_scans(&mut self) {
+        if self.now < self.next_scan {
+            return;
+        }
+        let mut log = Vec::new();
+        let conns = self.routes.scan_not_active_broker(self.now, &mut log);
+        self.emit(log);
+        let mut closed = Vec::new();
+        for conn in conns {
+            if !closed.contains(&conn) {
+                closed.push(conn);
+                self.out.push_back(Output::Close { conn });
+            }
+        }
+        let interval = self.config.scan_not_active_broker_interval.max(Duration::from_millis(1));
+        while self.next_scan <= self.now {
+            self.next_scan = self.next_scan + interval;
+        }
+    }
+
+    fn destroy_channel(&mut self, conn: ConnId, idle: bool) {
+        let mut log = Vec::new();
+        self.routes.on_channel_destroy(conn, idle, &mut log);
+        self.emit(log);
+    }
+
+    fn emit(&mut self, log: Vec<Event>) {
+        self.out.extend(log.into_iter().map(Output::Event));
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every test of the project on a fresh machine, installing what it needs first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "toolchain targets"
+for target in wasm32-unknown-unknown thumbv7em-none-eabihf; do
+  rustup target list --installed | grep -qx "$target" || rustup target add "$target"
+done
+
+step "formatting"
+cargo fmt --all -- --check
+
+step "clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "unit, integration and doc tests"
+cargo test --workspace --locked
+
+step "core builds without std (no-std target and wasm32)"
+cargo build -p nameserver-core --no-default-features --locked --target thumbv7em-none-eabihf
+cargo build -p nameserver-core --no-default-features --locked --target wasm32-unknown-unknown
+
+step "all tests passed"
