@@ -61,6 +61,15 @@ pub fn decode(buf: &[u8], limits: &Limits) -> Result<Option<(RemotingCommand, us
 /// # Errors
 /// If the header or the frame is too large for the length fields; `out` is then unchanged.
 pub fn encode(cmd: &RemotingCommand, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    encode_with_body(cmd, &cmd.body, out)
+}
+
+/// Appends a frame made of `cmd`'s header and `body` (ignoring `cmd.body`), so that a body
+/// encoded once can be sent many times without being copied into a command first.
+///
+/// # Errors
+/// As [`encode`].
+pub fn encode_with_body(cmd: &RemotingCommand, body: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
     let start = out.len();
     out.extend_from_slice(&[0; 8]);
     match cmd.serialize_type {
@@ -72,12 +81,12 @@ pub fn encode(cmd: &RemotingCommand, out: &mut Vec<u8>) -> Result<(), EncodeErro
         out.truncate(start);
         return Err(EncodeError::HeaderTooLarge(header_len));
     }
-    let total = 4 + header_len + cmd.body.len();
+    let total = 4 + header_len + body.len();
     let Ok(total32) = i32::try_from(total) else {
         out.truncate(start);
         return Err(EncodeError::FrameTooLarge(total + 4));
     };
-    out.extend_from_slice(&cmd.body);
+    out.extend_from_slice(body);
     out[start..start + 4].copy_from_slice(&total32.to_be_bytes());
     // header_len fits in 24 bits (checked above).
     let word = (u32::from(cmd.serialize_type.byte()) << 24) | header_len as u32;

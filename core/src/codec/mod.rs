@@ -17,7 +17,7 @@ mod json_header;
 use alloc::string::String;
 use core::fmt;
 
-pub use frame::{decode, encode, encode_to_vec, frame_len};
+pub use frame::{decode, encode, encode_to_vec, encode_with_body, frame_len};
 
 /// Size limits applied while decoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -5,8 +5,10 @@
 //! leniencies in front of `serde_json`; [`writer`] produces fastjson's exact output in either
 //! style (see [`JsonStyle`]).
 
+mod ordered;
 pub mod reader;
 pub mod writer;
 
+pub use ordered::OrderedMap;
 pub use reader::{JsonError, from_fastjson};
 pub use writer::{ArrayWriter, JsonStyle, JsonWriter, ObjectWriter, WriteJson};

@@ -59,7 +59,14 @@ impl RouteTable {
     /// `getAllClusterInfo`.
     #[must_use]
     pub fn cluster_info(&self) -> ClusterInfo {
-        ClusterInfo { broker_addr_table: self.broker_addr_table.clone(), cluster_addr_table: self.cluster_addr_table.clone() }
+        ClusterInfo {
+            broker_addr_table: self.broker_addr_table.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            cluster_addr_table: self
+                .cluster_addr_table
+                .iter()
+                .map(|(cluster, names)| (cluster.clone(), names.iter().cloned().collect()))
+                .collect(),
+        }
     }
 
     /// `getAllTopicList`.
