@@ -85,7 +85,9 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::InvalidValue { key, value, expected } => write!(f, "invalid value `{value}` for {key}: expected {expected}"),
+            Self::InvalidValue { key, value, expected } => {
+                write!(f, "invalid value `{value}` for {key}: expected {expected}")
+            }
             Self::BlackListed(_) => f.write_str("Can not update config in black list."),
             Self::NotUpdatable(key) => write!(f, "Can not update config {key}: it cannot change at runtime"),
         }
@@ -264,7 +266,11 @@ impl Config {
         let mut next = self.clone();
         for (key, value) in entries {
             if value.contains(['\n', '\r']) {
-                return Err(ConfigError::InvalidValue { key: key.clone(), value: value.clone(), expected: "a single line" });
+                return Err(ConfigError::InvalidValue {
+                    key: key.clone(),
+                    value: value.clone(),
+                    expected: "a single line",
+                });
             }
             next.set(key, value)?;
         }
@@ -324,7 +330,10 @@ mod tests {
         for key in FIXED_BLACK_LIST {
             assert_eq!(c.update_remotely(&one(key, "/tmp/x")), Err(ConfigError::BlackListed(String::from(key))));
         }
-        assert_eq!(c.update_remotely(&one("listenPort", "1")), Err(ConfigError::NotUpdatable(String::from("listenPort"))));
+        assert_eq!(
+            c.update_remotely(&one("listenPort", "1")),
+            Err(ConfigError::NotUpdatable(String::from("listenPort")))
+        );
         assert!(matches!(c.update_remotely(&one("productEnvName", "a\nb")), Err(ConfigError::InvalidValue { .. })));
     }
 

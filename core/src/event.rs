@@ -203,10 +203,17 @@ impl fmt::Display for Event {
                 "register broker failed: {broker_name} {broker_addr} sent a single-topic registration before a full one"
             ),
             Self::RegistrationConflict { broker_addr, holder } => {
-                write!(f, "Registering broker {broker_addr} conflicts with the existing broker {holder}, it has a higher state version")
+                write!(
+                    f,
+                    "Registering broker {broker_addr} conflicts with the existing broker {holder}, it has a higher state version"
+                )
             }
-            Self::TopicRegistered { topic, queue_data } => write!(f, "new topic registered, {topic} {}", Queue(queue_data)),
-            Self::TopicChanged { topic, old, new } => write!(f, "topic changed, {topic} OLD: {} NEW: {}", Queue(old), Queue(new)),
+            Self::TopicRegistered { topic, queue_data } => {
+                write!(f, "new topic registered, {topic} {}", Queue(queue_data))
+            }
+            Self::TopicChanged { topic, old, new } => {
+                write!(f, "topic changed, {topic} OLD: {} NEW: {}", Queue(old), Queue(new))
+            }
             Self::BrokerExpired { cluster, broker_addr, timeout_ms } => {
                 write!(f, "The broker channel expired, {} {timeout_ms}ms", AddrInfo(cluster, broker_addr))
             }
@@ -224,11 +231,15 @@ impl fmt::Display for Event {
             Self::BrokerNameRemoved { broker_name } => {
                 write!(f, "unregisterBroker, remove name from brokerAddrTable OK, {broker_name}")
             }
-            Self::ClusterRemoved { cluster } => write!(f, "unregisterBroker, remove cluster from clusterAddrTable {cluster}"),
+            Self::ClusterRemoved { cluster } => {
+                write!(f, "unregisterBroker, remove cluster from clusterAddrTable {cluster}")
+            }
             Self::TopicRemovedWithBroker { topic, broker_name } => {
                 write!(f, "removeTopicByBrokerName, remove one broker's topic {topic} {broker_name}")
             }
-            Self::TopicDeleted { topic, cluster: Some(cluster) } => write!(f, "delete topic {topic} of cluster {cluster}"),
+            Self::TopicDeleted { topic, cluster: Some(cluster) } => {
+                write!(f, "delete topic {topic} of cluster {cluster}")
+            }
             Self::TopicDeleted { topic, cluster: None } => write!(f, "delete topic {topic}"),
             Self::WritePermChanged { broker_name, added: true, topics } => {
                 write!(f, "add write perm of broker {broker_name}, {topics} topics")
@@ -239,7 +250,9 @@ impl fmt::Display for Event {
             Self::KvPut { namespace, key, value } => {
                 write!(f, "putKVConfig create new config item, Namespace: {namespace} Key: {key} Value: {value}")
             }
-            Self::KvDeleted { namespace, key } => write!(f, "deleteKVConfig delete a config item, Namespace: {namespace} Key: {key}"),
+            Self::KvDeleted { namespace, key } => {
+                write!(f, "deleteKVConfig delete a config item, Namespace: {namespace} Key: {key}")
+            }
             Self::ConfigUpdated { entries } => write!(f, "updateConfig, {entries}"),
             Self::ConfigUpdateRefused { reason } => write!(f, "updateConfig refused: {reason}"),
         }

@@ -50,7 +50,9 @@ impl KvConfig {
         let config_table = file
             .config_table
             .into_iter()
-            .map(|(ns, entries)| (ns, entries.unwrap_or_default().into_iter().filter_map(|(k, v)| Some((k, v?))).collect()))
+            .map(|(ns, entries)| {
+                (ns, entries.unwrap_or_default().into_iter().filter_map(|(k, v)| Some((k, v?))).collect())
+            })
             .collect();
         Ok(Self { config_table })
     }
@@ -137,7 +139,10 @@ mod tests {
         let kv = KvConfig::from_json(java).unwrap();
         assert_eq!(kv.get(ORDER_TOPIC_CONFIG, "TopicOrder"), Some("broker-a:4;broker-b:4"));
         assert_eq!(kv.get("ns", "nul"), None);
-        assert_eq!(kv.to_json(), br#"{"configTable":{"ORDER_TOPIC_CONFIG":{"TopicOrder":"broker-a:4;broker-b:4"},"ns":{"k":"v"}}}"#);
+        assert_eq!(
+            kv.to_json(),
+            br#"{"configTable":{"ORDER_TOPIC_CONFIG":{"TopicOrder":"broker-a:4;broker-b:4"},"ns":{"k":"v"}}}"#
+        );
         assert_eq!(KvConfig::from_json(&kv.to_json()).unwrap(), kv);
         assert!(KvConfig::from_json(b"{\"configTable\":[").is_err());
         assert!(KvConfig::from_json(b"not json").is_err());

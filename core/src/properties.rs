@@ -166,7 +166,8 @@ mod tests {
 
     #[test]
     fn java_load_rules() {
-        let parsed = parse("# comment\n! also\n  listenPort = 9877\nkey:value\nbare value with spaces\nempty\n").unwrap();
+        let parsed =
+            parse("# comment\n! also\n  listenPort = 9877\nkey:value\nbare value with spaces\nempty\n").unwrap();
         assert_eq!(parsed["listenPort"], "9877");
         assert_eq!(parsed["key"], "value");
         assert_eq!(parsed["bare"], "value with spaces");

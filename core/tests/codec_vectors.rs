@@ -40,7 +40,9 @@ fn protocol_1_4_json_header_frame_is_byte_exact() {
 
 #[test]
 fn protocol_1_4_binary_header_frame_is_byte_exact() {
-    let frame = hex("0000002d 01000029 0069 00 01df 00000007 00000000 00000000 00000014 0005 746f706963 00000009 546f70696354657374");
+    let frame = hex(
+        "0000002d 01000029 0069 00 01df 00000007 00000000 00000000 00000014 0005 746f706963 00000009 546f70696354657374",
+    );
     let cmd = decode_one(&frame);
     assert_eq!(cmd.serialize_type, SerializeType::Rocketmq);
     assert_eq!(cmd.request_code(), RequestCode::GetRouteInfoByTopic);
@@ -117,7 +119,10 @@ fn protocol_8_4_cluster_info() {
 #[test]
 fn protocol_8_5_to_8_9_small_bodies() {
     round_trip::<TopicList>(r#"{"topicList":["TopicTest","TBW102"]}"#, JsonStyle::Plain);
-    round_trip::<TopicList>(r#"{"brokerAddr":"127.0.0.1:10911","topicList":["DefaultCluster","broker-a"]}"#, JsonStyle::Plain);
+    round_trip::<TopicList>(
+        r#"{"brokerAddr":"127.0.0.1:10911","topicList":["DefaultCluster","broker-a"]}"#,
+        JsonStyle::Plain,
+    );
     round_trip::<TopicList>(r#"{"topicList":[]}"#, JsonStyle::Plain);
     round_trip::<KvTable>(r#"{"table":{"TopicOrder":"broker-a:4;broker-b:4"}}"#, JsonStyle::Plain);
     round_trip::<DataVersion>(r#"{"counter":5,"stateVersion":0,"timestamp":1700000000000}"#, JsonStyle::Plain);
@@ -174,7 +179,8 @@ fn real_client_frames_decode_and_parse() {
                 assert_eq!(cmd.field(k), val.as_str(), "{k}");
             }
         }
-        let request = Request::parse(&cmd, &Limits::DEFAULT).unwrap_or_else(|e| panic!("{} code {}: {e}", v.sender, v.code));
+        let request =
+            Request::parse(&cmd, &Limits::DEFAULT).unwrap_or_else(|e| panic!("{} code {}: {e}", v.sender, v.code));
         assert!(!matches!(request, Request::Unsupported(_)), "code {}", v.code);
         // Our encoding of the same command decodes to the same command.
         assert_eq!(decode_one(&codec::encode_to_vec(&cmd).unwrap()), cmd);

@@ -19,7 +19,8 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], DecodeError> {
-        let end = self.pos.checked_add(n).filter(|end| *end <= self.buf.len()).ok_or(DecodeError::BadBinaryHeader(what))?;
+        let end =
+            self.pos.checked_add(n).filter(|end| *end <= self.buf.len()).ok_or(DecodeError::BadBinaryHeader(what))?;
         let bytes = &self.buf[self.pos..end];
         self.pos = end;
         Ok(bytes)
@@ -53,9 +54,22 @@ pub(super) fn decode(header: &[u8]) -> Result<RemotingCommand, DecodeError> {
     let remark_len = r.i32("header shorter than its fixed fields")?;
     let remark = r.string(i64::from(remark_len), "remark length overruns the header")?;
     let ext_len = r.i32("ext fields length missing")?;
-    let ext = r.take(usize::try_from(ext_len).map_err(|_| DecodeError::BadBinaryHeader("negative ext fields length"))?, "ext fields length overruns the header")?;
+    let ext = r.take(
+        usize::try_from(ext_len).map_err(|_| DecodeError::BadBinaryHeader("negative ext fields length"))?,
+        "ext fields length overruns the header",
+    )?;
     let ext_fields = if ext.is_empty() { None } else { Some(decode_ext(ext)?) };
-    Ok(RemotingCommand { code, language, version, opaque, flag, remark, ext_fields, serialize_type: SerializeType::Rocketmq, body: Vec::new() })
+    Ok(RemotingCommand {
+        code,
+        language,
+        version,
+        opaque,
+        flag,
+        remark,
+        ext_fields,
+        serialize_type: SerializeType::Rocketmq,
+        body: Vec::new(),
+    })
 }
 
 fn decode_ext(ext: &[u8]) -> Result<BTreeMap<String, String>, DecodeError> {

@@ -67,7 +67,12 @@ pub fn normalize(input: &[u8]) -> Result<Vec<u8>, JsonError> {
                 let expected = if b == b'}' { "object" } else { "array" };
                 match (stack.pop(), b) {
                     (Some(Container::Object { .. }), b'}') | (Some(Container::Array), b']') => {}
-                    _ => return Err(JsonError(alloc::format!("unbalanced `{}` at byte {i}: no open {expected}", b as char))),
+                    _ => {
+                        return Err(JsonError(alloc::format!(
+                            "unbalanced `{}` at byte {i}: no open {expected}",
+                            b as char
+                        )));
+                    }
                 }
                 out.push(b);
                 i += 1;

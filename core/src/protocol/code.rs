@@ -260,10 +260,7 @@ impl LanguageCode {
     /// Looks a JSON header name up; unknown names give [`LanguageCode::UNKNOWN_NAME`].
     #[must_use]
     pub fn from_name(name: &str) -> Self {
-        LANGUAGE_NAMES
-            .iter()
-            .find(|(_, n)| *n == name)
-            .map_or(Self::UNKNOWN_NAME, |(code, _)| *code)
+        LANGUAGE_NAMES.iter().find(|(_, n)| *n == name).map_or(Self::UNKNOWN_NAME, |(code, _)| *code)
     }
 }
 

@@ -267,8 +267,12 @@ impl Request {
                 Self::PutKvConfig { namespace: f.text("namespace")?, key: f.text("key")?, value: f.text("value")? }
             }
             RequestCode::GetKvConfig => Self::GetKvConfig { namespace: f.text("namespace")?, key: f.text("key")? },
-            RequestCode::DeleteKvConfig => Self::DeleteKvConfig { namespace: f.text("namespace")?, key: f.text("key")? },
-            RequestCode::RegisterBroker => Self::RegisterBroker(alloc::boxed::Box::new(parse_register(cmd, &f, limits)?)),
+            RequestCode::DeleteKvConfig => {
+                Self::DeleteKvConfig { namespace: f.text("namespace")?, key: f.text("key")? }
+            }
+            RequestCode::RegisterBroker => {
+                Self::RegisterBroker(alloc::boxed::Box::new(parse_register(cmd, &f, limits)?))
+            }
             RequestCode::UnregisterBroker => Self::UnregisterBroker(f.broker()?),
             RequestCode::GetRouteInfoByTopic => {
                 let zone = (f.flag("__ZONE_MODE") == Some(true))
@@ -281,20 +285,29 @@ impl Request {
                 })
             }
             RequestCode::GetBrokerClusterInfo => Self::GetBrokerClusterInfo,
-            RequestCode::WipeWritePermOfBroker => Self::WipeWritePerm { broker_name: BrokerName::new(f.text("brokerName")?) },
-            RequestCode::AddWritePermOfBroker => Self::AddWritePerm { broker_name: BrokerName::new(f.text("brokerName")?) },
+            RequestCode::WipeWritePermOfBroker => {
+                Self::WipeWritePerm { broker_name: BrokerName::new(f.text("brokerName")?) }
+            }
+            RequestCode::AddWritePermOfBroker => {
+                Self::AddWritePerm { broker_name: BrokerName::new(f.text("brokerName")?) }
+            }
             RequestCode::GetAllTopicListFromNameserver => Self::GetAllTopicList,
             RequestCode::DeleteTopicInNamesrv => Self::DeleteTopic {
                 topic: TopicName::new(f.text("topic")?),
                 cluster: f.opt("clusterName").filter(|c| !c.is_empty()).map(ClusterName::from),
             },
             RequestCode::RegisterTopicInNamesrv => {
-                let route: TopicRouteData =
-                    if cmd.body.is_empty() { TopicRouteData::default() } else { from_fastjson(&cmd.body).map_err(HeaderError::Body)? };
+                let route: TopicRouteData = if cmd.body.is_empty() {
+                    TopicRouteData::default()
+                } else {
+                    from_fastjson(&cmd.body).map_err(HeaderError::Body)?
+                };
                 Self::RegisterTopic { topic: TopicName::new(f.text("topic")?), queue_datas: route.queue_datas }
             }
             RequestCode::GetKvlistByNamespace => Self::GetKvListByNamespace { namespace: f.text("namespace")? },
-            RequestCode::GetTopicsByCluster => Self::GetTopicsByCluster { cluster: ClusterName::new(f.text("cluster")?) },
+            RequestCode::GetTopicsByCluster => {
+                Self::GetTopicsByCluster { cluster: ClusterName::new(f.text("cluster")?) }
+            }
             RequestCode::GetSystemTopicListFromNs => Self::GetSystemTopicList,
             RequestCode::GetUnitTopicList => Self::GetUnitTopicList(UnitList::Unit),
             RequestCode::GetHasUnitSubTopicList => Self::GetUnitTopicList(UnitList::HasUnitSub),
@@ -306,7 +319,11 @@ impl Request {
             RequestCode::GetNamesrvConfig => Self::GetNamesrvConfig,
             RequestCode::QueryDataVersion => Self::QueryDataVersion {
                 broker: f.broker()?,
-                data_version: if cmd.body.is_empty() { None } else { Some(from_fastjson(&cmd.body).map_err(HeaderError::Body)?) },
+                data_version: if cmd.body.is_empty() {
+                    None
+                } else {
+                    Some(from_fastjson(&cmd.body).map_err(HeaderError::Body)?)
+                },
             },
             RequestCode::GetBrokerMemberGroup => Self::GetBrokerMemberGroup {
                 cluster: ClusterName::new(f.text("clusterName")?),
@@ -333,11 +350,14 @@ fn parse_register(cmd: &RemotingCommand, f: &Fields<'_>, limits: &Limits) -> Res
         }
     }
     let heartbeat_timeout_millis = match f.long("heartbeatTimeoutMillis")? {
-        Some(ms) if ms <= 0 => return Err(HeaderError::Invalid { field: "heartbeatTimeoutMillis", value: ms.to_string() }),
+        Some(ms) if ms <= 0 => {
+            return Err(HeaderError::Invalid { field: "heartbeatTimeoutMillis", value: ms.to_string() });
+        }
         other => other.map(i64::unsigned_abs),
     };
     let compressed = f.flag("compressed").unwrap_or(false);
-    let body = RegisterBrokerBody::decode(&cmd.body, compressed, cmd.version, limits.max_decompressed).map_err(HeaderError::RegisterBody)?;
+    let body = RegisterBrokerBody::decode(&cmd.body, compressed, cmd.version, limits.max_decompressed)
+        .map_err(HeaderError::RegisterBody)?;
     Ok(RegisterBroker {
         broker,
         ha_server_addr,
@@ -409,7 +429,10 @@ mod tests {
             .with_body(b"{}".to_vec());
         let good = crc32fast::hash(b"{}") & 0x7FFF_FFFF;
         assert!(Request::parse(&base.clone().with_field("bodyCrc32", good.to_string()), &Limits::DEFAULT).is_ok());
-        assert_eq!(Request::parse(&base.clone().with_field("bodyCrc32", "12345"), &Limits::DEFAULT), Err(HeaderError::CrcMismatch));
+        assert_eq!(
+            Request::parse(&base.clone().with_field("bodyCrc32", "12345"), &Limits::DEFAULT),
+            Err(HeaderError::CrcMismatch)
+        );
         assert!(Request::parse(&base.with_field("bodyCrc32", "0"), &Limits::DEFAULT).is_ok());
     }
 }

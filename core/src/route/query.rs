@@ -93,7 +93,8 @@ impl RouteTable {
     pub fn system_topic_list(&self) -> TopicList {
         let mut names: BTreeSet<String> = self.cluster_addr_table.keys().map(ToString::to_string).collect();
         names.extend(self.broker_addr_table.keys().map(ToString::to_string));
-        let broker_addr = self.broker_addr_table.values().find_map(|d| d.broker_addrs.values().next()).map(ToString::to_string);
+        let broker_addr =
+            self.broker_addr_table.values().find_map(|d| d.broker_addrs.values().next()).map(ToString::to_string);
         TopicList { broker_addr, topic_list: names.into_iter().collect() }
     }
 

@@ -95,7 +95,10 @@ impl RouteTable {
         let data = self.broker_addr_table.get_mut(name).expect("inserted above");
         if !data.broker_addrs.contains_key(&broker.broker_id) && reg.wrapper.topic_config_table.len() == 1 {
             self.finish_broker_data_change(name, before.as_ref());
-            log.push(Event::RegistrationRejected { broker_addr: broker.broker_addr.clone(), broker_name: name.clone() });
+            log.push(Event::RegistrationRejected {
+                broker_addr: broker.broker_addr.clone(),
+                broker_name: name.clone(),
+            });
             return RegisterOutcome::Rejected;
         }
 
@@ -108,7 +111,8 @@ impl RouteTable {
         self.finish_broker_data_change(name, before.as_ref());
 
         if is_master || is_prime_slave {
-            let version_changed = self.broker_live_table.get(&addr_info).is_none_or(|l| l.data_version != reg.wrapper.data_version);
+            let version_changed =
+                self.broker_live_table.get(&addr_info).is_none_or(|l| l.data_version != reg.wrapper.data_version);
             if reg.delete_topics_not_listed && reg.wrapper.topic_queue_mapping_info_map.is_empty() {
                 self.delete_topics_not_in(name, &reg.wrapper.topic_config_table, log);
             }
@@ -160,7 +164,8 @@ impl RouteTable {
         let filters_changed = if reg.filter_server_list.is_empty() {
             self.filter_server_table.remove(&addr_info).is_some()
         } else {
-            self.filter_server_table.insert(addr_info, reg.filter_server_list.to_vec()).as_deref() != Some(reg.filter_server_list)
+            self.filter_server_table.insert(addr_info, reg.filter_server_list.to_vec()).as_deref()
+                != Some(reg.filter_server_list)
         };
         if filters_changed {
             self.touch_broker(name);
@@ -187,7 +192,12 @@ impl RouteTable {
     }
 
     /// `createAndUpdateQueueData`: the topic's queues on this group become `config`'s.
-    fn create_and_update_queue_data(&mut self, name: &crate::names::BrokerName, config: &TopicConfig, log: &mut Vec<Event>) {
+    fn create_and_update_queue_data(
+        &mut self,
+        name: &crate::names::BrokerName,
+        config: &TopicConfig,
+        log: &mut Vec<Event>,
+    ) {
         let queue_data = QueueData {
             broker_name: name.clone(),
             read_queue_nums: config.read_queue_nums,

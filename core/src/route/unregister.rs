@@ -64,7 +64,11 @@ impl RouteTable {
                     UnregisterSource::ChannelIdle => UnregisterReason::ChannelIdle,
                     UnregisterSource::Expired => UnregisterReason::Expired,
                 };
-                log.push(Event::BrokerUnregistered { cluster: broker.cluster.clone(), broker_addr: broker.broker_addr.clone(), reason });
+                log.push(Event::BrokerUnregistered {
+                    cluster: broker.cluster.clone(),
+                    broker_addr: broker.broker_addr.clone(),
+                    reason,
+                });
             }
             if self.filter_server_table.remove(&key).is_some() {
                 self.touch_broker(&broker.broker_name);

@@ -14,7 +14,7 @@ use crate::properties;
 use crate::protocol::body::{KvTable, TopicRouteData};
 use crate::protocol::request::{GetRouteInfo, HeaderError, RegisterBroker, Request};
 use crate::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode, ResponseCode};
-use crate::route::{RegisterOutcome, RouteFilter, Registration, UnregisterItem, UnregisterSource};
+use crate::route::{RegisterOutcome, Registration, RouteFilter, UnregisterItem, UnregisterSource};
 
 /// Java 5.1.0+'s FAQ link in TOPIC_NOT_EXIST remarks.
 const FAQ_URL: &str = "https://rocketmq.apache.org/docs/bestPractice/06FAQ";
@@ -142,7 +142,8 @@ impl NameServer {
         let mut reply = RemotingCommand::response_to(cmd, ResponseCode::Success).with_header_fields();
         match outcome {
             RegisterOutcome::Rejected => {
-                return RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark("register broker failed");
+                return RemotingCommand::response_to(cmd, ResponseCode::SystemError)
+                    .with_remark("register broker failed");
             }
             RegisterOutcome::Conflict => {}
             RegisterOutcome::Registered { ha_server_addr, master_addr, min_broker_id_changed } => {
@@ -153,7 +154,11 @@ impl NameServer {
                     reply = reply.with_field("masterAddr", master.into_string());
                 }
                 if min_broker_id_changed {
-                    self.notify_min_broker_id_changed(&register.broker.broker_name, None, Some(&register.ha_server_addr));
+                    self.notify_min_broker_id_changed(
+                        &register.broker.broker_name,
+                        None,
+                        Some(&register.ha_server_addr),
+                    );
                 }
             }
         }
@@ -194,7 +199,8 @@ impl NameServer {
         let mut dropped: BTreeSet<BrokerName> = BTreeSet::new();
         let mut dropped_addrs: Vec<BrokerAddr> = Vec::new();
         route.broker_datas.retain(|data| {
-            let keep = data.master_addr().is_none() || data.zone_name.as_deref().is_some_and(|z| z.eq_ignore_ascii_case(zone));
+            let keep =
+                data.master_addr().is_none() || data.zone_name.as_deref().is_some_and(|z| z.eq_ignore_ascii_case(zone));
             if !keep {
                 dropped.insert(data.broker_name.clone());
                 dropped_addrs.extend(data.broker_addrs.values().cloned());
@@ -208,7 +214,11 @@ impl NameServer {
         Some(route.to_json(JsonStyle::Plain))
     }
 
-    fn update_config(&mut self, cmd: &RemotingCommand, entries: &alloc::collections::BTreeMap<String, String>) -> RemotingCommand {
+    fn update_config(
+        &mut self,
+        cmd: &RemotingCommand,
+        entries: &alloc::collections::BTreeMap<String, String>,
+    ) -> RemotingCommand {
         if entries.is_empty() {
             return RemotingCommand::response_to(cmd, ResponseCode::Success);
         }
@@ -219,7 +229,9 @@ impl NameServer {
                 }
                 let text = properties::to_escaped_text(&self.config.to_properties());
                 self.out.push_back(Output::PersistConfig(text.into_bytes()));
-                self.log(Event::ConfigUpdated { entries: properties::to_plain_text(entries).trim_end().replace('\n', ", ") });
+                self.log(Event::ConfigUpdated {
+                    entries: properties::to_plain_text(entries).trim_end().replace('\n', ", "),
+                });
                 RemotingCommand::response_to(cmd, ResponseCode::Success)
             }
             Err(error) => {
@@ -305,7 +317,9 @@ fn disabled(cmd: &RemotingCommand) -> RemotingCommand {
 
 fn header_error_reply(cmd: &RemotingCommand, error: &HeaderError) -> RemotingCommand {
     let remark = match (cmd.request_code(), error) {
-        (RequestCode::PutKvConfig, HeaderError::Missing("namespace" | "key")) => String::from("namespace or key is null"),
+        (RequestCode::PutKvConfig, HeaderError::Missing("namespace" | "key")) => {
+            String::from("namespace or key is null")
+        }
         _ => error.to_string(),
     };
     RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark(remark)

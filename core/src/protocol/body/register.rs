@@ -129,7 +129,11 @@ impl RegisterBrokerBody {
         for config in wrapper.topic_config_table.values() {
             let mut line = alloc::format!(
                 "{} {} {} {} {}",
-                config.topic_name, config.read_queue_nums, config.write_queue_nums, config.perm, config.topic_filter_type
+                config.topic_name,
+                config.read_queue_nums,
+                config.write_queue_nums,
+                config.perm,
+                config.topic_filter_type
             );
             if version >= V5_0_0 {
                 line.push(' ');
@@ -248,7 +252,8 @@ fn decode_uncompressed_binary(raw: &[u8], version: i32) -> Result<RegisterBroker
 
 /// `topicName readQueueNums writeQueueNums perm topicFilterType [attributesJson]`.
 fn decode_topic_line(line: &[u8]) -> Result<TopicConfig, BodyError> {
-    let text = core::str::from_utf8(line).map_err(|_| BodyError::BadTopicConfig(String::from_utf8_lossy(line).into_owned()))?;
+    let text = core::str::from_utf8(line)
+        .map_err(|_| BodyError::BadTopicConfig(String::from_utf8_lossy(line).into_owned()))?;
     let bad = || BodyError::BadTopicConfig(text.to_string());
     let fields: Vec<&str> = text.split(' ').collect();
     if fields.len() < 5 {
@@ -277,8 +282,11 @@ mod tests {
 
     fn one_topic() -> RegisterBrokerBody {
         let mut body = RegisterBrokerBody::default();
-        body.topic_config_wrapper.data_version = DataVersion { counter: 5, state_version: 0, timestamp: 1_700_000_000_000 };
-        body.topic_config_wrapper.topic_config_table.insert(TopicName::from("TopicTest"), TopicConfig::new("TopicTest", 4));
+        body.topic_config_wrapper.data_version =
+            DataVersion { counter: 5, state_version: 0, timestamp: 1_700_000_000_000 };
+        body.topic_config_wrapper
+            .topic_config_table
+            .insert(TopicName::from("TopicTest"), TopicConfig::new("TopicTest", 4));
         body
     }
 
@@ -328,7 +336,10 @@ mod tests {
         let packed = miniz_oxide::deflate::compress_to_vec_zlib(&raw, 9);
         assert_eq!(RegisterBrokerBody::decode(&packed, true, 479, 1 << 20), Err(BodyError::Truncated));
         assert_eq!(RegisterBrokerBody::decode(&[0x78, 0xDA, 1, 2, 3], true, 479, 1 << 20), Err(BodyError::Zlib));
-        assert!(matches!(RegisterBrokerBody::decode(b"{\"filterServerList\":3}", false, 479, 1 << 20), Err(BodyError::Json(_))));
+        assert!(matches!(
+            RegisterBrokerBody::decode(b"{\"filterServerList\":3}", false, 479, 1 << 20),
+            Err(BodyError::Json(_))
+        ));
     }
 
     #[test]
