@@ -59,6 +59,7 @@ pub mod properties;
 pub mod protocol;
 pub mod route;
 pub mod server;
+pub mod sim;
 pub mod time;
 
 pub use config::Config;

@@ -33,6 +33,9 @@ struct WireHeader {
 }
 
 pub(super) fn decode(header: &[u8]) -> Result<RemotingCommand, DecodeError> {
+    if let Some(cmd) = super::header_scan::scan(header) {
+        return Ok(cmd);
+    }
     // serde would also take a JSON array as a struct, field by field; Java would not.
     if header.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(DecodeError::BadJsonHeader(String::from("the header is not a JSON object")));
@@ -72,7 +75,12 @@ pub(super) fn encode(cmd: &RemotingCommand, out: &mut Vec<u8>) {
             });
         }
         o.key("flag").int(i64::from(cmd.flag));
-        o.opt_str("language", cmd.language.name());
+        match cmd.language.name() {
+            Some(name) => o.key("language").string(name),
+            // A language without a name is kept as its raw value (fastjson reads an enum from a
+            // number too); omitting it would make it read back as JAVA.
+            None => o.key("language").int(i64::from(cmd.language.raw())),
+        }
         o.key("opaque").int(i64::from(cmd.opaque));
         o.opt_str("remark", cmd.remark.as_deref());
         o.key("serializeTypeCurrentRPC").string(SerializeType::Json.name());
@@ -201,6 +209,33 @@ mod tests {
         assert_eq!(fields.get("n").map(String::as_str), Some("3"));
         assert_eq!(fields.get("b").map(String::as_str), Some("true"));
         assert!(!fields.contains_key("x"));
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_the_general_reader() {
+        let headers: [&[u8]; 6] = [
+            br#"{"code":105,"extFields":{"topic":"TopicTest"},"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":479}"#,
+            br#"{"code":17,"flag":1,"language":"JAVA","opaque":7,"remark":"a\nb \"q\" \u00e9 \ud83d\ude00 \/","serializeTypeCurrentRPC":"JSON","version":0}"#,
+            br#" { "code" : -3 , "remark" : null , "extFields" : { "k" : "v" , "n" : null } } "#,
+            br#"{"code":104,"language":"RUST","version":474,"opaque":34,"flag":0,"remark":null,"extFields":null,"serializeTypeCurrentRPC":"JSON"}"#,
+            br#"{}"#,
+            br#"{"code":105,"language":"JAVA","opaque":1,"flag":0,"version":121,"extFields":{"topic":"TopicTest"}}"#,
+        ];
+        for header in headers {
+            let fast = super::super::header_scan::scan(header).expect("fast path applies");
+            let strict: WireHeader = serde_json::from_slice(header).unwrap();
+            assert_eq!(
+                (fast.code, fast.version, fast.opaque, fast.flag),
+                (strict.code, strict.version, strict.opaque, strict.flag)
+            );
+            assert_eq!(fast.remark, strict.remark);
+            assert_eq!(fast.ext_fields, strict.ext_fields);
+            assert_eq!(fast.language, strict.language);
+        }
+        for odd in [&br#"{"code":1,"x":2}"#[..], br#"{"code":"105"}"#, br#"{"code":1.5}"#, br#"{"code":1}x"#, br#"[1]"#]
+        {
+            assert!(super::super::header_scan::scan(odd).is_none(), "{}", String::from_utf8_lossy(odd));
+        }
     }
 
     #[test]

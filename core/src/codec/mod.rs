@@ -12,6 +12,7 @@
 
 mod binary_header;
 mod frame;
+mod header_scan;
 mod json_header;
 
 use alloc::string::String;

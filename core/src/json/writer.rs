@@ -189,32 +189,39 @@ pub fn write_string(out: &mut Vec<u8>, s: &str, style: JsonStyle) {
     out.push(b'"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, ch) in s.char_indices() {
-        let escape: Option<&[u8]> = match ch {
-            '"' => Some(b"\\\""),
-            '\\' => Some(b"\\\\"),
-            '\u{8}' => Some(b"\\b"),
-            '\u{c}' => Some(b"\\f"),
-            '\n' => Some(b"\\n"),
-            '\r' => Some(b"\\r"),
-            '\t' => Some(b"\\t"),
-            '/' if style == JsonStyle::Standard => Some(b"\\/"),
-            _ => None,
-        };
-        let needs_unicode = (ch as u32) < 0x20 || (style == JsonStyle::Standard && (ch as u32) >= 0x7F);
-        if escape.is_none() && !needs_unicode {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let special = b < 0x20 || b == b'"' || b == b'\\' || (style == JsonStyle::Standard && (b == b'/' || b >= 0x7F));
+        if !special {
+            i += 1;
             continue;
         }
         out.extend_from_slice(&bytes[start..i]);
-        start = i + ch.len_utf8();
-        if let Some(e) = escape {
-            out.extend_from_slice(e);
-        } else {
+        if b >= 0x7F {
+            // Standard style: the whole char as UTF-16 escapes. `i` is a char boundary
+            // because every byte before it in this run was ASCII or a complete char.
+            let ch = s[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
             let mut units = [0u16; 2];
             for unit in ch.encode_utf16(&mut units) {
                 push_unicode_escape(out, *unit);
             }
+            i += ch.len_utf8();
+        } else {
+            match b {
+                b'"' => out.extend_from_slice(b"\\\""),
+                b'\\' => out.extend_from_slice(b"\\\\"),
+                b'/' => out.extend_from_slice(b"\\/"),
+                8 => out.extend_from_slice(b"\\b"),
+                12 => out.extend_from_slice(b"\\f"),
+                b'\n' => out.extend_from_slice(b"\\n"),
+                b'\r' => out.extend_from_slice(b"\\r"),
+                b'\t' => out.extend_from_slice(b"\\t"),
+                _ => push_unicode_escape(out, u16::from(b)),
+            }
+            i += 1;
         }
+        start = i;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');

@@ -1,0 +1,217 @@
+//! A fast path for the JSON header: a hand-written scanner for the flat, strict shape every
+//! RocketMQ peer sends (`{"code":105,"extFields":{"topic":"T"},…}`).
+//!
+//! It gives up (`None`) on anything unusual, and the serde-based reader in `json_header.rs`
+//! takes over; so it only has to be right, not complete.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::protocol::{LanguageCode, RemotingCommand, SerializeType};
+
+struct Scan<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn ws(&mut self) {
+        while self.pos < self.buf.len() && matches!(self.buf[self.pos], b' ' | b'\t' | b'\r' | b'\n') {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        self.ws();
+        (self.buf.get(self.pos) == Some(&byte)).then(|| self.pos += 1)
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.buf.get(self.pos).copied()
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.ws();
+        self.buf.get(self.pos..self.pos + word.len()).filter(|w| *w == word).map(|_| self.pos += word.len())
+    }
+
+    fn int(&mut self) -> Option<i32> {
+        if self.peek() == Some(b'n') {
+            self.literal(b"null")?;
+            return Some(0);
+        }
+        let start = self.pos;
+        if self.buf.get(self.pos) == Some(&b'-') {
+            self.pos += 1;
+        }
+        while self.pos < self.buf.len() && self.buf[self.pos].is_ascii_digit() {
+            self.pos += 1;
+        }
+        if matches!(self.buf.get(self.pos), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        core::str::from_utf8(&self.buf[start..self.pos]).ok()?.parse().ok()
+    }
+
+    /// A string without escapes, borrowed.
+    fn raw_str(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.pos;
+        while self.pos < self.buf.len() {
+            match self.buf[self.pos] {
+                b'"' => {
+                    let s = core::str::from_utf8(&self.buf[start..self.pos]).ok()?;
+                    self.pos += 1;
+                    return Some(s);
+                }
+                b'\\' => return None,
+                b if b < 0x20 => return None,
+                _ => self.pos += 1,
+            }
+        }
+        None
+    }
+
+    /// A string, escapes decoded.
+    fn string(&mut self) -> Option<String> {
+        let save = self.pos;
+        if let Some(raw) = self.raw_str() {
+            return Some(String::from(raw));
+        }
+        self.pos = save;
+        self.eat(b'"')?;
+        let mut out: Vec<u8> = Vec::new();
+        let mut start = self.pos;
+        while self.pos < self.buf.len() {
+            match self.buf[self.pos] {
+                b'"' => {
+                    out.extend_from_slice(&self.buf[start..self.pos]);
+                    self.pos += 1;
+                    return String::from_utf8(out).ok();
+                }
+                b'\\' => {
+                    out.extend_from_slice(&self.buf[start..self.pos]);
+                    self.pos += 1;
+                    let escaped = *self.buf.get(self.pos)?;
+                    self.pos += 1;
+                    match escaped {
+                        b'"' | b'\\' | b'/' => out.push(escaped),
+                        b'b' => out.push(8),
+                        b'f' => out.push(12),
+                        b'n' => out.push(b'\n'),
+                        b'r' => out.push(b'\r'),
+                        b't' => out.push(b'\t'),
+                        b'u' => {
+                            let ch = self.unicode_escape()?;
+                            let mut tmp = [0u8; 4];
+                            out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
+                        }
+                        _ => return None,
+                    }
+                    start = self.pos;
+                }
+                b if b < 0x20 => return None,
+                _ => self.pos += 1,
+            }
+        }
+        None
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = self.buf.get(self.pos..self.pos + 4)?;
+        self.pos += 4;
+        u32::from_str_radix(core::str::from_utf8(digits).ok()?, 16).ok()
+    }
+
+    fn unicode_escape(&mut self) -> Option<char> {
+        let first = self.hex4()?;
+        if (0xD800..0xDC00).contains(&first) {
+            if self.buf.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                return None;
+            }
+            self.pos += 2;
+            let second = self.hex4()?;
+            if !(0xDC00..0xE000).contains(&second) {
+                return None;
+            }
+            return char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00));
+        }
+        char::from_u32(first)
+    }
+
+    fn opt_string(&mut self) -> Option<Option<String>> {
+        if self.peek() == Some(b'n') {
+            self.literal(b"null")?;
+            return Some(None);
+        }
+        self.string().map(Some)
+    }
+
+    fn ext_fields(&mut self) -> Option<Option<BTreeMap<String, String>>> {
+        if self.peek() == Some(b'n') {
+            self.literal(b"null")?;
+            return Some(None);
+        }
+        self.eat(b'{')?;
+        let mut fields = BTreeMap::new();
+        if self.eat(b'}').is_some() {
+            return Some(Some(fields));
+        }
+        loop {
+            let key = self.string()?;
+            self.eat(b':')?;
+            match self.peek()? {
+                b'"' => {
+                    fields.insert(key, self.string()?);
+                }
+                b'n' => self.literal(b"null")?,
+                _ => return None,
+            }
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b'}' => {
+                    self.pos += 1;
+                    return Some(Some(fields));
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// Decodes a strict, flat JSON header; `None` when the general reader must decide.
+pub(super) fn scan(header: &[u8]) -> Option<RemotingCommand> {
+    let mut s = Scan { buf: header, pos: 0 };
+    let mut cmd = RemotingCommand { serialize_type: SerializeType::Json, ..RemotingCommand::default() };
+    s.eat(b'{')?;
+    if s.eat(b'}').is_some() {
+        return (s.peek().is_none()).then_some(cmd);
+    }
+    loop {
+        let key = s.raw_str()?;
+        s.eat(b':')?;
+        match key {
+            "code" => cmd.code = s.int()?,
+            "version" => cmd.version = s.int()?,
+            "opaque" => cmd.opaque = s.int()?,
+            "flag" => cmd.flag = s.int()?,
+            "language" => cmd.language = LanguageCode::from_name(s.raw_str()?),
+            "remark" => cmd.remark = s.opt_string()?,
+            "extFields" => cmd.ext_fields = s.ext_fields()?,
+            "serializeTypeCurrentRPC" => {
+                s.raw_str()?;
+            }
+            _ => return None,
+        }
+        match s.peek()? {
+            b',' => s.pos += 1,
+            b'}' => {
+                s.pos += 1;
+                return s.peek().is_none().then_some(cmd);
+            }
+            _ => return None,
+        }
+    }
+}

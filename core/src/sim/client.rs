@@ -1,0 +1,153 @@
+//! What producers and consumers share: the NameServer they are bound to, their cached route,
+//! and the 30 s route poll (`MQClientInstance.updateTopicRouteInfoFromNameServer`).
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::node::{Cx, Failure, Purpose};
+use super::trace::{NodeId, TraceKind};
+use crate::json::from_fastjson;
+use crate::names::TopicName;
+use crate::protocol::body::{TopicRouteData, perm};
+use crate::protocol::{RemotingCommand, RequestCode, ResponseCode};
+use crate::time::Instant;
+
+/// `mqClientApiTimeout`.
+pub(crate) const CLIENT_API_TIMEOUT_MS: u64 = 3000;
+
+/// A client's NameServer binding and route cache.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClientCore {
+    /// The topic the client uses.
+    pub topic: TopicName,
+    /// Index into the NameServer list of the one in use.
+    pub ns_index: usize,
+    /// The cached route, sorted by broker name.
+    pub route: Option<TopicRouteData>,
+    /// When the cached route last changed.
+    pub route_changed_at: Option<Instant>,
+    /// The NameServer that gave the cached route.
+    pub route_from: Option<NodeId>,
+}
+
+impl ClientCore {
+    /// A client of `topic` bound first to NameServer `ns_index`.
+    #[must_use]
+    pub fn new(topic: TopicName, ns_index: usize) -> Self {
+        Self { topic, ns_index, route: None, route_changed_at: None, route_from: None }
+    }
+
+    /// The NameServer in use.
+    #[must_use]
+    pub fn nameserver(&self, cx: &Cx<'_>) -> NodeId {
+        cx.dir.nameservers[self.ns_index % cx.dir.nameservers.len()]
+    }
+
+    /// Sends a GET_ROUTEINFO_BY_TOPIC for `topic` to the bound NameServer.
+    pub fn query_route(&self, topic: &str, purpose: Purpose, cx: &mut Cx<'_>) {
+        let ns = self.nameserver(cx);
+        let cmd = RemotingCommand::request(RequestCode::GetRouteInfoByTopic).with_field("topic", topic);
+        cx.request(ns, cmd, purpose, CLIENT_API_TIMEOUT_MS);
+    }
+
+    /// Handles a route answer. Returns the route if the NameServer had one; on a transport
+    /// failure, moves to the next NameServer (the channel was closed, so the next request
+    /// picks another one).
+    pub fn on_route_answer(
+        &mut self,
+        topic: &str,
+        result: &Result<RemotingCommand, Failure>,
+        cx: &mut Cx<'_>,
+    ) -> Option<TopicRouteData> {
+        let ns = self.nameserver(cx);
+        let ns_addr = cx.dir.addr(ns).to_string();
+        match result {
+            Ok(reply) if reply.response_code() == ResponseCode::Success => {
+                match from_fastjson::<TopicRouteData>(&reply.body) {
+                    Ok(route) => Some(sorted(route)),
+                    Err(e) => {
+                        cx.trace(TraceKind::RouteQueryFailed, alloc::format!("bad route body from {ns_addr}: {e}"));
+                        None
+                    }
+                }
+            }
+            Ok(reply) if reply.response_code() == ResponseCode::TopicNotExist => {
+                cx.trace(
+                    TraceKind::RouteNotFound,
+                    alloc::format!("get Topic [{topic}] RouteInfoFromNameServer is not exist value ({ns_addr})"),
+                );
+                None
+            }
+            Ok(reply) => {
+                let remark = reply.remark.clone().unwrap_or_default();
+                cx.trace(
+                    TraceKind::RouteQueryFailed,
+                    alloc::format!(
+                        "getTopicRouteInfoFromNameServer {topic} from {ns_addr}: code {} {remark}",
+                        reply.code
+                    ),
+                );
+                None
+            }
+            Err(failure) => {
+                let n = cx.dir.nameservers.len().max(1);
+                self.ns_index = (self.ns_index + 1) % n;
+                let next = cx.dir.addr(self.nameserver(cx)).to_string();
+                cx.trace(
+                    TraceKind::RouteQueryFailed,
+                    alloc::format!(
+                        "updateTopicRouteInfoFromNameServer Exception, {}; switch name server to {next}",
+                        super::broker::failure_text(*failure, &ns_addr)
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// Applies a fresh route for the client's topic if it differs from the cache.
+    /// Returns whether it changed.
+    pub fn apply_route(&mut self, route: TopicRouteData, cx: &mut Cx<'_>) -> bool {
+        if self.route.as_ref() == Some(&route) {
+            return false;
+        }
+        cx.trace(
+            TraceKind::RouteUpdated,
+            alloc::format!("topicRouteTable.put. Topic = {}, {}", self.topic, describe(&route)),
+        );
+        self.route = Some(route);
+        self.route_changed_at = Some(cx.now);
+        self.route_from = Some(self.nameserver(cx));
+        true
+    }
+}
+
+/// Java clients sort both lists by broker name before comparing routes.
+#[must_use]
+pub(crate) fn sorted(mut route: TopicRouteData) -> TopicRouteData {
+    route.broker_datas.sort_by(|a, b| a.broker_name.cmp(&b.broker_name));
+    route.queue_datas.sort_by(|a, b| a.broker_name.cmp(&b.broker_name));
+    route
+}
+
+/// `TopicRouteData [brokerDatas=…, queueDatas=…]`, shortened for the log.
+#[must_use]
+pub(crate) fn describe(route: &TopicRouteData) -> String {
+    let brokers: Vec<String> = route
+        .broker_datas
+        .iter()
+        .map(|b| {
+            let addrs: Vec<String> = b.broker_addrs.iter().map(|(id, a)| alloc::format!("{}={a}", id.0)).collect();
+            alloc::format!("{} {{{}}}", b.broker_name, addrs.join(", "))
+        })
+        .collect();
+    let queues: Vec<String> = route
+        .queue_datas
+        .iter()
+        .map(|q| {
+            let mode = if perm::is_writeable(q.perm) { "RW" } else { "R" };
+            alloc::format!("{} r{}/w{} {mode}", q.broker_name, q.read_queue_nums, q.write_queue_nums)
+        })
+        .collect();
+    alloc::format!("TopicRouteData [brokerDatas=[{}], queueDatas=[{}]]", brokers.join("; "), queues.join("; "))
+}

@@ -1,0 +1,107 @@
+//! Everything a run has done, append-only: the trace and the records measurements are derived
+//! from. Checkpoints store only lengths ([`HistoryMark`]); restoring truncates.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::node::SendRecord;
+use super::scenario::Action;
+use super::trace::{NodeId, TraceEntry};
+use crate::time::Instant;
+
+/// A NameServer dropped a broker instance.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Removal {
+    /// When.
+    pub at: Instant,
+    /// Which NameServer.
+    pub ns: NodeId,
+    /// The broker's address.
+    pub broker_addr: String,
+}
+
+/// A client's cached route changed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RouteChange {
+    /// When.
+    pub at: Instant,
+    /// Which client.
+    pub client: NodeId,
+    /// Broker addresses in the new route, sorted.
+    pub addrs: Vec<String>,
+}
+
+/// An injected fault.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FaultRecord {
+    /// When.
+    pub at: Instant,
+    /// What.
+    pub action: Action,
+    /// The node it hit (the first one for link faults).
+    pub target: Option<NodeId>,
+}
+
+/// A client's route started or stopped differing from its NameServer's.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StaleMark {
+    /// When.
+    pub at: Instant,
+    /// Which client.
+    pub client: NodeId,
+    /// Stale from now on (else fresh).
+    pub stale: bool,
+}
+
+/// The append-only record of a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct History {
+    /// Every trace line.
+    pub trace: Vec<TraceEntry>,
+    /// Every finished send.
+    pub sends: Vec<SendRecord>,
+    /// Every broker removal by a NameServer.
+    pub removals: Vec<Removal>,
+    /// Every client route change.
+    pub route_changes: Vec<RouteChange>,
+    /// Every fault.
+    pub faults: Vec<FaultRecord>,
+    /// Every change of a client's staleness.
+    pub stale: Vec<StaleMark>,
+}
+
+/// Lengths of a [`History`] at a checkpoint.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct HistoryMark {
+    trace: usize,
+    sends: usize,
+    removals: usize,
+    route_changes: usize,
+    faults: usize,
+    stale: usize,
+}
+
+impl History {
+    /// The current lengths.
+    #[must_use]
+    pub fn mark(&self) -> HistoryMark {
+        HistoryMark {
+            trace: self.trace.len(),
+            sends: self.sends.len(),
+            removals: self.removals.len(),
+            route_changes: self.route_changes.len(),
+            faults: self.faults.len(),
+            stale: self.stale.len(),
+        }
+    }
+
+    /// Forgets everything after `mark`.
+    pub fn truncate(&mut self, mark: HistoryMark) {
+        self.trace.truncate(mark.trace);
+        self.sends.truncate(mark.sends);
+        self.removals.truncate(mark.removals);
+        self.route_changes.truncate(mark.route_changes);
+        self.faults.truncate(mark.faults);
+        self.stale.truncate(mark.stale);
+    }
+}

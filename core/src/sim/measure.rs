@@ -1,0 +1,234 @@
+//! Derived measurements: how long each fault took to reach each NameServer and each client,
+//! what happened to sends meanwhile, and when clients' routes were stale.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::hash::{Hash, Hasher};
+
+use super::client::sorted;
+use super::history::{RouteChange, StaleMark};
+use super::node::{Role, SendOutcome};
+use super::scenario::action_text;
+use super::trace::{Fnv64, NodeId};
+use super::{Actor, Sim};
+use crate::protocol::body::TopicRouteData;
+use crate::route::RouteFilter;
+use crate::time::Instant;
+
+/// What staleness was last computed from: (NameServer, its incarnation, its route epoch,
+/// the client's last route change).
+pub(crate) type StaleKey = (NodeId, u32, u64, Option<Instant>);
+
+/// For one fault: when each NameServer and each client learned of it, and the sends it hit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultMeasurement {
+    /// When the fault happened.
+    pub at: Instant,
+    /// The action, as the script writes it.
+    pub action: String,
+    /// The node it hit.
+    pub target: Option<NodeId>,
+    /// For each NameServer: when it removed the target broker (if it did).
+    pub ns_removal: Vec<(NodeId, Option<Instant>)>,
+    /// For each client: when its route stopped listing the target broker (if it did).
+    pub client_update: Vec<(NodeId, Option<Instant>)>,
+    /// Send attempts to the target's group after the fault.
+    pub attempts: u32,
+    /// Of those, the ones that failed.
+    pub failed_attempts: u32,
+    /// Sends that failed for good after the fault.
+    pub sends_failed: u32,
+    /// Sends that succeeded only after a retry.
+    pub sends_retried: u32,
+    /// Sends whose outcome is unknown (an attempt timed out).
+    pub sends_indeterminate: u32,
+}
+
+/// An interval in which a client's route differed from its NameServer's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaleWindow {
+    /// The client.
+    pub client: NodeId,
+    /// From.
+    pub from: Instant,
+    /// To (`None`: still stale).
+    pub to: Option<Instant>,
+}
+
+fn route_addrs(route: Option<&TopicRouteData>) -> Vec<String> {
+    let mut addrs: Vec<String> = route
+        .iter()
+        .flat_map(|r| r.broker_datas.iter())
+        .flat_map(|b| b.broker_addrs.values())
+        .map(|a| String::from(a.as_str()))
+        .collect();
+    addrs.sort();
+    addrs
+}
+
+/// A fingerprint of a route as clients compare it.
+pub(crate) fn route_fingerprint(route: &TopicRouteData) -> u64 {
+    let mut h = Fnv64::default();
+    route.broker_datas.hash(&mut h);
+    route.queue_datas.hash(&mut h);
+    h.finish()
+}
+
+impl Sim {
+    /// Recomputes each client's staleness when its route or its NameServer's routes changed.
+    pub(super) fn update_staleness(&mut self) {
+        for index in 0..self.nodes.len() {
+            let client = NodeId(index as u16);
+            let core = match &self.nodes[index].actor {
+                Actor::Producer(p) => &p.client,
+                Actor::Consumer(c) => &c.client,
+                _ => continue,
+            };
+            let ns = self.dir.nameservers[core.ns_index % self.dir.nameservers.len().max(1)];
+            let ns_node = &self.nodes[usize::from(ns.0)];
+            let (epoch, ns_route) = match &ns_node.actor {
+                Actor::NameServer(n) => (n.ns.routes().epoch(), Some(n)),
+                _ => (0, None),
+            };
+            let key: StaleKey = (ns, ns_node.incarnation, epoch, core.route_changed_at);
+            if self.stale_keys.get(&client) == Some(&key) {
+                continue;
+            }
+            let changed_route = self.stale_keys.get(&client).is_none_or(|k| k.3 != key.3);
+            let client_route = core.route.clone();
+            let truth = ns_route
+                .and_then(|n| n.ns.routes().pickup_topic_route_data(&core.topic, RouteFilter::default()))
+                .map(sorted);
+            self.stale_keys.insert(client, key);
+            if changed_route && key.3.is_some() {
+                self.history.route_changes.push(RouteChange {
+                    at: self.now,
+                    client,
+                    addrs: route_addrs(client_route.as_ref()),
+                });
+            }
+            let stale = match (&client_route, &truth, ns_route.is_some()) {
+                (_, _, false) => false,
+                (Some(c), Some(t), true) => c.broker_datas != t.broker_datas || c.queue_datas != t.queue_datas,
+                (None, None, true) => false,
+                _ => true,
+            };
+            if self.stale_now.get(&client).copied().unwrap_or(false) != stale {
+                self.stale_now.insert(client, stale);
+                self.history.stale.push(StaleMark { at: self.now, client, stale });
+            }
+        }
+    }
+
+    /// Whether `client`'s route differs from its NameServer's right now.
+    #[must_use]
+    pub fn is_stale(&self, client: NodeId) -> bool {
+        self.stale_now.get(&client).copied().unwrap_or(false)
+    }
+
+    /// Since when `client` has been stale.
+    #[must_use]
+    pub fn stale_since(&self, client: NodeId) -> Option<Instant> {
+        if !self.is_stale(client) {
+            return None;
+        }
+        self.history.stale.iter().rev().find(|m| m.client == client && m.stale).map(|m| m.at)
+    }
+
+    /// Every stale window so far.
+    #[must_use]
+    pub fn stale_windows(&self) -> Vec<StaleWindow> {
+        let mut open: Vec<StaleWindow> = Vec::new();
+        let mut done = Vec::new();
+        for mark in &self.history.stale {
+            if mark.stale {
+                open.push(StaleWindow { client: mark.client, from: mark.at, to: None });
+            } else if let Some(i) = open.iter().position(|w| w.client == mark.client) {
+                let mut w = open.remove(i);
+                w.to = Some(mark.at);
+                done.push(w);
+            }
+        }
+        done.extend(open);
+        done.sort_by_key(|w| (w.from, w.client));
+        done
+    }
+
+    /// Measurements for every fault so far.
+    #[must_use]
+    pub fn measurements(&self) -> Vec<FaultMeasurement> {
+        let h = &self.history;
+        h.faults
+            .iter()
+            .map(|fault| {
+                let target = fault.target;
+                let addr = target.map(|t| String::from(self.dir.addr(t)));
+                let group = target.and_then(|t| match &self.scenario.nodes[usize::from(t.0)] {
+                    super::scenario::NodeSpec::Broker { group, .. } => {
+                        self.dir.group(&crate::names::BrokerName::from(group.as_str()))
+                    }
+                    _ => None,
+                });
+                let is_broker = group.is_some();
+                let ns_removal = self
+                    .dir
+                    .nameservers
+                    .iter()
+                    .map(|ns| {
+                        let at = h
+                            .removals
+                            .iter()
+                            .find(|r| r.ns == *ns && r.at >= fault.at && Some(&r.broker_addr) == addr.as_ref())
+                            .map(|r| r.at);
+                        (*ns, if is_broker { at } else { None })
+                    })
+                    .collect();
+                let client_update = (0..self.nodes.len())
+                    .map(|i| NodeId(i as u16))
+                    .filter(|id| matches!(self.dir.roles[usize::from(id.0)], Role::Producer | Role::Consumer))
+                    .map(|client| {
+                        let at = h
+                            .route_changes
+                            .iter()
+                            .find(|c| {
+                                c.client == client
+                                    && c.at >= fault.at
+                                    && addr.as_ref().is_some_and(|a| !c.addrs.contains(a))
+                            })
+                            .map(|c| c.at);
+                        (client, if is_broker { at } else { None })
+                    })
+                    .collect();
+                let mut m = FaultMeasurement {
+                    at: fault.at,
+                    action: action_text(&fault.action),
+                    target,
+                    ns_removal,
+                    client_update,
+                    attempts: 0,
+                    failed_attempts: 0,
+                    sends_failed: 0,
+                    sends_retried: 0,
+                    sends_indeterminate: 0,
+                };
+                if let Some(group) = group {
+                    for send in h.sends.iter().filter(|s| s.started >= fault.at) {
+                        let hits: Vec<_> = send.attempts.iter().filter(|a| a.group == group).collect();
+                        if hits.is_empty() {
+                            continue;
+                        }
+                        m.attempts += hits.len() as u32;
+                        m.failed_attempts += hits.iter().filter(|a| a.failure.is_some()).count() as u32;
+                        match send.outcome {
+                            SendOutcome::Ok if send.attempts.len() > 1 => m.sends_retried += 1,
+                            SendOutcome::Ok => {}
+                            SendOutcome::Failed => m.sends_failed += 1,
+                            SendOutcome::Indeterminate => m.sends_indeterminate += 1,
+                        }
+                    }
+                }
+                m
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,152 @@
+//! NameServer nodes: the real [`NameServer`] behind a simulated socket layer that tracks idle
+//! connections the way Netty's `IdleStateHandler(0, 0, 120 s)` does.
+
+use alloc::collections::BTreeMap;
+use alloc::string::ToString;
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use super::history::Removal;
+use super::net::Payload;
+use super::node::TimerKind;
+use super::trace::{NodeId, TraceKind};
+use super::{Actor, CLASS_NORMAL, Ev, Sim};
+use crate::event::Event;
+use crate::names::ConnId;
+use crate::server::{Input, NameServer, Output};
+use crate::time::Instant;
+
+/// `serverChannelMaxIdleTimeSeconds`.
+const IDLE_TIME: Duration = Duration::from_secs(120);
+
+/// A NameServer process: the core state machine plus last activity per connection.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NsNode {
+    /// The real NameServer.
+    pub ns: NameServer,
+    /// Last read or write per open connection.
+    pub last_activity: BTreeMap<ConnId, Instant>,
+}
+
+impl NsNode {
+    /// Wraps a NameServer.
+    #[must_use]
+    pub fn new(ns: NameServer) -> Self {
+        Self { ns, last_activity: BTreeMap::new() }
+    }
+}
+
+fn kind_of(event: &Event) -> TraceKind {
+    match event {
+        Event::BrokerRegistered { .. } => TraceKind::Registered,
+        Event::BrokerUnregistered { .. } => TraceKind::Unregistered,
+        Event::BrokerExpired { .. } => TraceKind::Expired,
+        Event::ChannelDestroyed { .. } => TraceKind::ChannelClosed,
+        Event::ChannelIdle { .. } => TraceKind::ChannelIdle,
+        Event::TopicRegistered { .. }
+        | Event::TopicChanged { .. }
+        | Event::TopicRemovedWithBroker { .. }
+        | Event::TopicDeleted { .. } => TraceKind::TopicChanged,
+        _ => TraceKind::Info,
+    }
+}
+
+impl Sim {
+    /// Feeds one input to the NameServer on `node` and carries out what it asks for.
+    pub(super) fn ns_input(&mut self, node: NodeId, input: Input) {
+        let now = self.now;
+        let route_reply = match &input {
+            Input::Received { cmd, .. } if cmd.request_code() == crate::protocol::RequestCode::GetRouteInfoByTopic => {
+                Some(cmd.opaque)
+            }
+            _ => None,
+        };
+        let Actor::NameServer(ns) = &mut self.node_mut(node).actor else { return };
+        ns.ns.handle(now, input);
+        let mut outputs = Vec::new();
+        while let Some(out) = ns.ns.poll_output() {
+            outputs.push(out);
+        }
+        for out in outputs {
+            match out {
+                Output::Send { conn, cmd } => {
+                    self.touch_conn(node, conn);
+                    if route_reply.is_some_and(|o| o == cmd.opaque)
+                        && cmd.response_code() == crate::protocol::ResponseCode::Success
+                    {
+                        self.remember_route_answer(&cmd.body);
+                    }
+                    self.send_on(conn, node, &cmd);
+                }
+                Output::Close { conn } => self.close_conn(conn, node, Payload::Fin),
+                Output::Event(event) => {
+                    if let Event::BrokerUnregistered { broker_addr, .. } = &event {
+                        self.history.removals.push(Removal { at: now, ns: node, broker_addr: broker_addr.to_string() });
+                    }
+                    self.trace_line(node, kind_of(&event), event.to_string());
+                }
+                Output::PersistKv(_) | Output::PersistConfig(_) => {}
+            }
+        }
+        self.sync_ns_timer(node);
+    }
+
+    /// Keeps one scan timer armed at the NameServer's `poll_timeout`.
+    pub(super) fn sync_ns_timer(&mut self, node: NodeId) {
+        let Actor::NameServer(ns) = &self.node(node).actor else { return };
+        let Some(at) = ns.ns.poll_timeout() else { return };
+        if self.node(node).timers.get(&TimerKind::Scan) != Some(&at) {
+            let incarnation = self.node(node).incarnation;
+            self.node_mut(node).timers.insert(TimerKind::Scan, at);
+            self.schedule(at, CLASS_NORMAL, Ev::Timer(node, TimerKind::Scan, incarnation));
+        }
+    }
+
+    /// The scan timer fired.
+    pub(super) fn ns_scan(&mut self, node: NodeId) {
+        let before = self.trace().len();
+        self.ns_input(node, Input::Timeout);
+        let Actor::NameServer(ns) = &self.node(node).actor else { return };
+        let live = ns.ns.routes().broker_live_table().len();
+        let expired = self.trace()[before..].iter().filter(|e| e.kind == TraceKind::Expired).count();
+        self.trace_line(node, TraceKind::Scan, alloc::format!("scanNotActiveBroker: {live} live, {expired} expired"));
+    }
+
+    /// Records activity on a NameServer connection and makes sure an idle check is pending.
+    pub(super) fn touch_conn(&mut self, node: NodeId, conn: ConnId) {
+        if !self.scenario.idle_close {
+            return;
+        }
+        let now = self.now;
+        let incarnation = self.node(node).incarnation;
+        let Actor::NameServer(ns) = &mut self.node_mut(node).actor else { return };
+        let first = ns.last_activity.insert(conn, now).is_none();
+        if first {
+            self.schedule(now + IDLE_TIME, CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
+        }
+    }
+
+    /// An idle check is due: close the connection if nothing happened for 120 s.
+    pub(super) fn idle_check(&mut self, node: NodeId, conn: ConnId, incarnation: u32) {
+        if self.node(node).incarnation != incarnation {
+            return;
+        }
+        if self.defer_if_frozen(node, Ev::Idle(node, conn, incarnation)) {
+            return;
+        }
+        let open = self.net.conns.get(&conn).is_some_and(|c| c.open_at(node));
+        let now = self.now;
+        let Actor::NameServer(ns) = &mut self.node_mut(node).actor else { return };
+        let Some(last) = ns.last_activity.get(&conn).copied() else { return };
+        if !open {
+            ns.last_activity.remove(&conn);
+            return;
+        }
+        if now < last + IDLE_TIME {
+            self.schedule(last + IDLE_TIME, CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
+            return;
+        }
+        ns.last_activity.remove(&conn);
+        self.ns_input(node, Input::Idle { conn });
+    }
+}

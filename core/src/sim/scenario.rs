@@ -1,0 +1,593 @@
+//! Scenarios as data: seed + cluster + timed script, with a compact text form that fits in a
+//! URL.
+//!
+//! ```text
+//! seed 42; profile 4.9; idle on; latency 2 1; autocreate on
+//! nameserver NS-1 start 0; nameserver NS-2 start 3
+//! broker broker-a group broker-a id 0 start 1
+//! topic TopicTest queues 4 on broker-a broker-b
+//! producer P1 ns NS-1 start 4 topic TopicTest every 1
+//! consumer C1 group CG1 ns NS-2 start 6 topic TopicTest
+//! at 50 shutdown broker-b
+//! ```
+//!
+//! Statements are separated by newlines or `;`. Times are seconds with up to three decimals.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::time::Instant;
+
+/// Which RocketMQ version's timings the model follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Profile {
+    /// 4.9.x: scan every 10 s, fault isolation 600 s, brokers without acting-master headers.
+    Classic,
+    /// 5.x: scan every 5 s, fault isolation 10 s.
+    Modern,
+}
+
+impl Profile {
+    /// `4.9` or `5.x`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Classic => "4.9",
+            Self::Modern => "5.x",
+        }
+    }
+
+    /// The NameServer's `scanNotActiveBrokerInterval`.
+    #[must_use]
+    pub fn scan_interval_ms(self) -> u64 {
+        match self {
+            Self::Classic => 10_000,
+            Self::Modern => 5_000,
+        }
+    }
+
+    /// How long `sendLatencyFaultEnable` isolates a broker after a failure.
+    #[must_use]
+    pub fn isolation_ms(self) -> u64 {
+        match self {
+            Self::Classic => 600_000,
+            Self::Modern => 10_000,
+        }
+    }
+
+    /// The MQVersion ordinal brokers and clients send (V4_9_4 or V5_3_3).
+    #[must_use]
+    pub fn wire_version(self) -> i32 {
+        match self {
+            Self::Classic => 401,
+            Self::Modern => 479,
+        }
+    }
+}
+
+/// A node of the model cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NodeSpec {
+    /// A NameServer.
+    NameServer {
+        /// Name, e.g. `NS-1`.
+        name: String,
+        /// Start time.
+        start: Instant,
+    },
+    /// A broker instance.
+    Broker {
+        /// Name, e.g. `broker-a-s`.
+        name: String,
+        /// Group (brokerName), e.g. `broker-a`.
+        group: String,
+        /// brokerId: 0 master, 1.. slaves.
+        id: i64,
+        /// Start time.
+        start: Instant,
+    },
+    /// A producer.
+    Producer {
+        /// Name, e.g. `P1`.
+        name: String,
+        /// The NameServer it binds to first; `None` = seeded random choice.
+        ns: Option<String>,
+        /// Start time.
+        start: Instant,
+        /// Topic it sends to.
+        topic: String,
+        /// Milliseconds between sends.
+        every_ms: u64,
+        /// `sendLatencyFaultEnable`.
+        fault_tolerance: bool,
+    },
+    /// A consumer.
+    Consumer {
+        /// Name, e.g. `C1`.
+        name: String,
+        /// Consumer group.
+        group: String,
+        /// The NameServer it binds to first; `None` = seeded random choice.
+        ns: Option<String>,
+        /// Start time.
+        start: Instant,
+        /// Topic it consumes.
+        topic: String,
+    },
+}
+
+impl NodeSpec {
+    /// The node's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        match self {
+            Self::NameServer { name, .. }
+            | Self::Broker { name, .. }
+            | Self::Producer { name, .. }
+            | Self::Consumer { name, .. } => name,
+        }
+    }
+
+    /// When the node starts.
+    #[must_use]
+    pub fn start(&self) -> Instant {
+        match self {
+            Self::NameServer { start, .. }
+            | Self::Broker { start, .. }
+            | Self::Producer { start, .. }
+            | Self::Consumer { start, .. } => *start,
+        }
+    }
+}
+
+/// A topic present on some broker groups from the start.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TopicSpec {
+    /// Topic name.
+    pub name: String,
+    /// Read and write queues per group.
+    pub queues: i32,
+    /// Groups holding it.
+    pub groups: Vec<String>,
+}
+
+/// Something the script (or the learner) does to the cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Graceful shutdown (`mqshutdown broker`): unregister from every NameServer, then exit.
+    Shutdown(String),
+    /// `kill -9`: the process dies, the OS closes its connections.
+    Kill(String),
+    /// The process hangs with its sockets open.
+    Freeze(String),
+    /// A frozen process resumes.
+    Unfreeze(String),
+    /// The machine loses power: nothing is sent, not even a close.
+    PowerOff(String),
+    /// A stopped node starts again, empty.
+    Restart(String),
+    /// Packets between two nodes silently vanish.
+    Cut(String, String),
+    /// Connections between two nodes are reset, and new ones refused.
+    Reset(String, String),
+    /// A cut or reset link works again.
+    Heal(String, String),
+    /// The message in flight with this id is lost.
+    Drop(u64),
+    /// The message in flight with this id arrives this many milliseconds later.
+    Delay(u64, u64),
+    /// `mqadmin updateTopic` on a broker group.
+    CreateTopic {
+        /// The group.
+        group: String,
+        /// The topic.
+        topic: String,
+        /// Queues.
+        queues: i32,
+    },
+    /// `autoCreateTopicEnable` on every broker.
+    AutoCreate(bool),
+    /// `sendLatencyFaultEnable` on a producer.
+    FaultTolerance(String, bool),
+}
+
+/// An action at a time.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ScriptEvent {
+    /// When.
+    pub at: Instant,
+    /// What.
+    pub action: Action,
+}
+
+/// A whole scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Scenario {
+    /// PRNG seed.
+    pub seed: u64,
+    /// Timing profile.
+    pub profile: Profile,
+    /// Whether NameServers close idle connections (false: the "textbook" scan-only model).
+    pub idle_close: bool,
+    /// One-way link latency in ms.
+    pub latency_ms: u64,
+    /// Latency jitter, ± ms.
+    pub jitter_ms: u64,
+    /// Brokers' `autoCreateTopicEnable`.
+    pub auto_create: bool,
+    /// Cluster name of every broker.
+    pub cluster: String,
+    /// Nodes in declaration order (their index is their `NodeId`).
+    pub nodes: Vec<NodeSpec>,
+    /// Topics created at start.
+    pub topics: Vec<TopicSpec>,
+    /// Timed actions, in time order (stable for equal times).
+    pub script: Vec<ScriptEvent>,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Self {
+            seed: 42,
+            profile: Profile::Classic,
+            idle_close: true,
+            latency_ms: 2,
+            jitter_ms: 1,
+            auto_create: true,
+            cluster: String::from("DefaultCluster"),
+            nodes: Vec::new(),
+            topics: Vec::new(),
+            script: Vec::new(),
+        }
+    }
+}
+
+/// A scenario text that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The statement (1-based).
+    pub statement: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "scenario statement {}: {}", self.statement, self.message)
+    }
+}
+
+impl core::error::Error for ScenarioError {}
+
+/// Formats milliseconds as seconds with at most three decimals (`1500` → `1.5`).
+#[must_use]
+pub fn seconds(ms: u64) -> String {
+    let whole = ms / 1000;
+    let frac = ms % 1000;
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let mut s = alloc::format!("{whole}.{frac:03}");
+    while s.ends_with('0') {
+        s.pop();
+    }
+    s
+}
+
+fn parse_seconds(text: &str) -> Result<u64, String> {
+    let bad = || alloc::format!("`{text}` is not a time in seconds");
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    if whole.is_empty() && frac.is_empty() || frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| bad())? };
+    let mut frac_ms: u64 = if frac.is_empty() { 0 } else { frac.parse().map_err(|_| bad())? };
+    for _ in frac.len()..3 {
+        frac_ms *= 10;
+    }
+    whole.checked_mul(1000).and_then(|ms| ms.checked_add(frac_ms)).ok_or_else(bad)
+}
+
+fn on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(alloc::format!("expected on or off, got `{other}`")),
+    }
+}
+
+/// Reads `key value` options after a node name.
+struct Options<'a> {
+    words: &'a [&'a str],
+}
+
+impl<'a> Options<'a> {
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.words.windows(2).find(|w| w[0] == key).map(|w| w[1])
+    }
+
+    fn time(&self, key: &str, default: u64) -> Result<Instant, String> {
+        self.get(key).map_or(Ok(default), parse_seconds).map(Instant::from_millis)
+    }
+}
+
+impl Scenario {
+    /// Parses the text form.
+    ///
+    /// # Errors
+    /// The first statement that is not understood, with why.
+    pub fn parse(text: &str) -> Result<Self, ScenarioError> {
+        let mut scenario = Self::default();
+        for (index, statement) in text.split(['\n', ';']).enumerate() {
+            let statement = statement.split('#').next().unwrap_or("").trim();
+            if statement.is_empty() {
+                continue;
+            }
+            let words: Vec<&str> = statement.split_whitespace().collect();
+            scenario.apply_statement(&words).map_err(|message| ScenarioError { statement: index + 1, message })?;
+        }
+        scenario.validate().map_err(|message| ScenarioError { statement: 0, message })?;
+        Ok(scenario)
+    }
+
+    fn apply_statement(&mut self, words: &[&str]) -> Result<(), String> {
+        let arg = |i: usize| words.get(i).copied().ok_or_else(|| alloc::format!("`{}` needs more arguments", words[0]));
+        let opts = Options { words: words.get(2..).unwrap_or(&[]) };
+        match words[0] {
+            "seed" => self.seed = arg(1)?.parse().map_err(|_| String::from("seed must be a number"))?,
+            "profile" => {
+                self.profile = match arg(1)? {
+                    "4.9" | "4" => Profile::Classic,
+                    "5.x" | "5" => Profile::Modern,
+                    other => return Err(alloc::format!("unknown profile `{other}` (4.9 or 5.x)")),
+                }
+            }
+            "idle" => self.idle_close = on_off(arg(1)?)?,
+            "autocreate" => self.auto_create = on_off(arg(1)?)?,
+            "cluster" => self.cluster = arg(1)?.to_string(),
+            "latency" => {
+                self.latency_ms = arg(1)?.parse().map_err(|_| String::from("latency must be whole ms"))?;
+                self.jitter_ms =
+                    words.get(2).map_or(Ok(0), |j| j.parse().map_err(|_| String::from("jitter must be whole ms")))?;
+            }
+            "nameserver" => {
+                self.nodes.push(NodeSpec::NameServer { name: arg(1)?.to_string(), start: opts.time("start", 0)? })
+            }
+            "broker" => {
+                let name = arg(1)?.to_string();
+                let group = opts.get("group").map_or_else(|| name.clone(), ToString::to_string);
+                let id =
+                    opts.get("id").map_or(Ok(0), |i| i.parse().map_err(|_| String::from("id must be a number")))?;
+                self.nodes.push(NodeSpec::Broker { name, group, id, start: opts.time("start", 0)? });
+            }
+            "producer" => self.nodes.push(NodeSpec::Producer {
+                name: arg(1)?.to_string(),
+                ns: opts.get("ns").filter(|n| *n != "random").map(ToString::to_string),
+                start: opts.time("start", 0)?,
+                topic: opts.get("topic").unwrap_or("TopicTest").to_string(),
+                every_ms: opts.get("every").map_or(Ok(1000), parse_seconds)?.max(1),
+                fault_tolerance: opts.get("faulttolerance").map_or(Ok(false), on_off)?,
+            }),
+            "consumer" => self.nodes.push(NodeSpec::Consumer {
+                name: arg(1)?.to_string(),
+                group: opts.get("group").unwrap_or("CG1").to_string(),
+                ns: opts.get("ns").filter(|n| *n != "random").map(ToString::to_string),
+                start: opts.time("start", 0)?,
+                topic: opts.get("topic").unwrap_or("TopicTest").to_string(),
+            }),
+            "topic" => {
+                let on = words.iter().position(|w| *w == "on").ok_or("topic needs `on <group>…`")?;
+                let queues = opts
+                    .get("queues")
+                    .map_or(Ok(4), |q| q.parse().map_err(|_| String::from("queues must be a number")))?;
+                let groups: Vec<String> = words[on + 1..].iter().map(|g| (*g).to_string()).collect();
+                if groups.is_empty() {
+                    return Err(String::from("topic needs at least one group"));
+                }
+                self.topics.push(TopicSpec { name: arg(1)?.to_string(), queues, groups });
+            }
+            "at" => {
+                let at = Instant::from_millis(parse_seconds(arg(1)?)?);
+                let action = parse_action(&words[2..])?;
+                self.push_action(at, action);
+            }
+            other => return Err(alloc::format!("unknown statement `{other}`")),
+        }
+        Ok(())
+    }
+
+    /// Adds an action, keeping the script in time order (after actions at the same time).
+    pub fn push_action(&mut self, at: Instant, action: Action) {
+        let index = self.script.partition_point(|e| e.at <= at);
+        self.script.insert(index, ScriptEvent { at, action });
+    }
+
+    /// The node index of `name`.
+    #[must_use]
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name() == name)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        for (i, node) in self.nodes.iter().enumerate() {
+            if self.nodes[..i].iter().any(|n| n.name() == node.name()) {
+                return Err(alloc::format!("two nodes are called `{}`", node.name()));
+            }
+            if let NodeSpec::Producer { ns: Some(ns), .. } | NodeSpec::Consumer { ns: Some(ns), .. } = node {
+                if !matches!(self.nodes.iter().find(|n| n.name() == ns), Some(NodeSpec::NameServer { .. })) {
+                    return Err(alloc::format!("`{}` binds to `{ns}`, which is not a nameserver", node.name()));
+                }
+            }
+        }
+        if self.nodes.len() > 64 {
+            return Err(String::from("at most 64 nodes"));
+        }
+        for event in &self.script {
+            let names: Vec<&str> = match &event.action {
+                Action::Shutdown(n)
+                | Action::Kill(n)
+                | Action::Freeze(n)
+                | Action::Unfreeze(n)
+                | Action::PowerOff(n)
+                | Action::Restart(n)
+                | Action::FaultTolerance(n, _) => alloc::vec![n.as_str()],
+                Action::Cut(a, b) | Action::Reset(a, b) | Action::Heal(a, b) => alloc::vec![a.as_str(), b.as_str()],
+                _ => Vec::new(),
+            };
+            if let Some(missing) = names.iter().find(|n| self.node_index(n).is_none()) {
+                return Err(alloc::format!("the script names `{missing}`, which is not a node"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The text form, one statement per line.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        self.statements().join("\n")
+    }
+
+    /// The compact text form (`;`-separated), for URLs.
+    #[must_use]
+    pub fn to_compact(&self) -> String {
+        self.statements().join(";")
+    }
+
+    fn statements(&self) -> Vec<String> {
+        let on = |b: bool| if b { "on" } else { "off" };
+        let mut out = alloc::vec![
+            alloc::format!("seed {}", self.seed),
+            alloc::format!("profile {}", self.profile.name()),
+            alloc::format!("idle {}", on(self.idle_close)),
+            alloc::format!("latency {} {}", self.latency_ms, self.jitter_ms),
+            alloc::format!("autocreate {}", on(self.auto_create)),
+        ];
+        if self.cluster != "DefaultCluster" {
+            out.push(alloc::format!("cluster {}", self.cluster));
+        }
+        for node in &self.nodes {
+            out.push(match node {
+                NodeSpec::NameServer { name, start } => {
+                    alloc::format!("nameserver {name} start {}", seconds(start.as_millis()))
+                }
+                NodeSpec::Broker { name, group, id, start } => {
+                    alloc::format!("broker {name} group {group} id {id} start {}", seconds(start.as_millis()))
+                }
+                NodeSpec::Producer { name, ns, start, topic, every_ms, fault_tolerance } => alloc::format!(
+                    "producer {name} ns {} start {} topic {topic} every {} faulttolerance {}",
+                    ns.as_deref().unwrap_or("random"),
+                    seconds(start.as_millis()),
+                    seconds(*every_ms),
+                    on(*fault_tolerance)
+                ),
+                NodeSpec::Consumer { name, group, ns, start, topic } => alloc::format!(
+                    "consumer {name} group {group} ns {} start {} topic {topic}",
+                    ns.as_deref().unwrap_or("random"),
+                    seconds(start.as_millis())
+                ),
+            });
+        }
+        for topic in &self.topics {
+            out.push(alloc::format!("topic {} queues {} on {}", topic.name, topic.queues, topic.groups.join(" ")));
+        }
+        for event in &self.script {
+            out.push(alloc::format!("at {} {}", seconds(event.at.as_millis()), action_text(&event.action)));
+        }
+        out
+    }
+}
+
+fn parse_action(words: &[&str]) -> Result<Action, String> {
+    let arg = |i: usize| {
+        words.get(i).map(|w| (*w).to_string()).ok_or_else(|| String::from("the action needs more arguments"))
+    };
+    let number = |i: usize| -> Result<u64, String> { arg(i)?.parse().map_err(|_| String::from("expected a number")) };
+    let verb = words.first().copied().ok_or("`at` needs an action")?;
+    Ok(match verb {
+        "shutdown" => Action::Shutdown(arg(1)?),
+        "kill" | "crash" => Action::Kill(arg(1)?),
+        "freeze" => Action::Freeze(arg(1)?),
+        "unfreeze" => Action::Unfreeze(arg(1)?),
+        "poweroff" => Action::PowerOff(arg(1)?),
+        "restart" => Action::Restart(arg(1)?),
+        "cut" => Action::Cut(arg(1)?, arg(2)?),
+        "reset" => Action::Reset(arg(1)?, arg(2)?),
+        "heal" => Action::Heal(arg(1)?, arg(2)?),
+        "drop" => Action::Drop(number(1)?),
+        "delay" => Action::Delay(number(1)?, number(2)?),
+        "create-topic" => Action::CreateTopic {
+            group: arg(1)?,
+            topic: arg(2)?,
+            queues: i32::try_from(number(3)?).map_err(|_| String::from("too many queues"))?,
+        },
+        "autocreate" => Action::AutoCreate(on_off(&arg(1)?)?),
+        "faulttolerance" => Action::FaultTolerance(arg(1)?, on_off(&arg(2)?)?),
+        other => return Err(alloc::format!("unknown action `{other}`")),
+    })
+}
+
+/// The text of one action, as the script writes it.
+#[must_use]
+pub fn action_text(action: &Action) -> String {
+    let on = |b: bool| if b { "on" } else { "off" };
+    match action {
+        Action::Shutdown(n) => alloc::format!("shutdown {n}"),
+        Action::Kill(n) => alloc::format!("kill {n}"),
+        Action::Freeze(n) => alloc::format!("freeze {n}"),
+        Action::Unfreeze(n) => alloc::format!("unfreeze {n}"),
+        Action::PowerOff(n) => alloc::format!("poweroff {n}"),
+        Action::Restart(n) => alloc::format!("restart {n}"),
+        Action::Cut(a, b) => alloc::format!("cut {a} {b}"),
+        Action::Reset(a, b) => alloc::format!("reset {a} {b}"),
+        Action::Heal(a, b) => alloc::format!("heal {a} {b}"),
+        Action::Drop(id) => alloc::format!("drop {id}"),
+        Action::Delay(id, ms) => alloc::format!("delay {id} {ms}"),
+        Action::CreateTopic { group, topic, queues } => alloc::format!("create-topic {group} {topic} {queues}"),
+        Action::AutoCreate(b) => alloc::format!("autocreate {}", on(*b)),
+        Action::FaultTolerance(n, b) => alloc::format!("faulttolerance {n} {}", on(*b)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_round_trip() {
+        for ms in [0, 1, 10, 100, 1500, 11_002, 192_000, 71_900] {
+            assert_eq!(parse_seconds(&seconds(ms)).unwrap(), ms);
+        }
+        assert_eq!(parse_seconds("4.01").unwrap(), 4010);
+        assert!(parse_seconds("1.2345").is_err());
+        assert!(parse_seconds("x").is_err());
+        assert!(parse_seconds(".").is_err());
+    }
+
+    #[test]
+    fn text_round_trips() {
+        let text = "seed 7;profile 5.x;idle off;latency 3 0;autocreate off;nameserver NS-1 start 0;broker b group g id 1 start 1.5;producer P ns NS-1 start 4 topic T every 0.5 faulttolerance on;consumer C group G ns random start 6 topic T;topic T queues 8 on g;at 50 cut b NS-1;at 50 kill b;at 60 delay 17 250";
+        let scenario = Scenario::parse(text).unwrap();
+        assert_eq!(scenario.to_compact(), text);
+        assert_eq!(Scenario::parse(&scenario.to_text()).unwrap(), scenario);
+    }
+
+    #[test]
+    fn errors_name_the_statement() {
+        let err = Scenario::parse("seed 1\nfrobnicate x").unwrap_err();
+        assert_eq!(err.statement, 2);
+        assert!(err.message.contains("frobnicate"));
+        assert!(Scenario::parse("nameserver A; nameserver A").is_err());
+        assert!(Scenario::parse("producer P ns NS-9").is_err());
+        assert!(Scenario::parse("at 5 kill nobody").is_err());
+        assert!(Scenario::parse("at 5").is_err());
+    }
+
+    #[test]
+    fn script_stays_in_time_order() {
+        let s = Scenario::parse("nameserver A; at 9 kill A; at 3 freeze A; at 9 restart A").unwrap();
+        let order: Vec<u64> = s.script.iter().map(|e| e.at.as_millis()).collect();
+        assert_eq!(order, [3000, 9000, 9000]);
+        assert_eq!(s.script[2].action, Action::Restart(String::from("A")));
+    }
+}

@@ -1,0 +1,131 @@
+//! The trace: every event of a run, with time, node, kind and a log line in RocketMQ's words.
+
+use alloc::string::String;
+use core::hash::Hasher;
+
+use crate::time::Instant;
+
+/// Index of a node in the simulation (NameServers, brokers, producers, consumers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u16);
+
+/// What kind of thing happened; the page filters and colours by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TraceKind {
+    /// A node started, stopped or restarted.
+    Lifecycle,
+    /// A fault was injected (or healed).
+    Fault,
+    /// A NameServer saw a new broker instance.
+    Registered,
+    /// A broker's registration round-trip succeeded (broker side).
+    RegisterOk,
+    /// A broker's registration failed (refused, timed out).
+    RegisterFailed,
+    /// A NameServer removed a broker instance (any path).
+    Unregistered,
+    /// A NameServer's scan found an expired broker.
+    Expired,
+    /// A NameServer saw a broker's connection close.
+    ChannelClosed,
+    /// A NameServer closed an idle connection.
+    ChannelIdle,
+    /// A NameServer's topic table changed.
+    TopicChanged,
+    /// A NameServer ran its expiry scan.
+    Scan,
+    /// A client's cached route changed.
+    RouteUpdated,
+    /// A NameServer had no route for a client's query.
+    RouteNotFound,
+    /// A client's route query failed (connection, timeout); it may switch NameServer.
+    RouteQueryFailed,
+    /// A send succeeded.
+    SendOk,
+    /// A send attempt failed and was retried in the same call.
+    SendRetry,
+    /// A send failed for good.
+    SendFailed,
+    /// A consumer pulled messages.
+    Pull,
+    /// A consumer rebalanced its queues.
+    Rebalance,
+    /// Anything else worth a line (heartbeats, topic creation, config).
+    Info,
+}
+
+impl TraceKind {
+    /// A stable lowercase name, used by the page and the golden files.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Lifecycle => "lifecycle",
+            Self::Fault => "fault",
+            Self::Registered => "registered",
+            Self::RegisterOk => "register-ok",
+            Self::RegisterFailed => "register-failed",
+            Self::Unregistered => "unregistered",
+            Self::Expired => "expired",
+            Self::ChannelClosed => "channel-closed",
+            Self::ChannelIdle => "channel-idle",
+            Self::TopicChanged => "topic-changed",
+            Self::Scan => "scan",
+            Self::RouteUpdated => "route-updated",
+            Self::RouteNotFound => "route-not-found",
+            Self::RouteQueryFailed => "route-query-failed",
+            Self::SendOk => "send-ok",
+            Self::SendRetry => "send-retry",
+            Self::SendFailed => "send-failed",
+            Self::Pull => "pull",
+            Self::Rebalance => "rebalance",
+            Self::Info => "info",
+        }
+    }
+}
+
+/// One line of the trace.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TraceEntry {
+    /// Position in the trace (0-based).
+    pub seq: u64,
+    /// When.
+    pub at: Instant,
+    /// Where.
+    pub node: NodeId,
+    /// What kind.
+    pub kind: TraceKind,
+    /// The log line.
+    pub text: String,
+}
+
+/// FNV-1a, 64 bit: a tiny, stable hash for state and trace fingerprints.
+#[derive(Clone, Debug)]
+pub struct Fnv64(pub(crate) u64);
+
+impl Default for Fnv64 {
+    fn default() -> Self {
+        Self(0xCBF2_9CE4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv64 {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01B3);
+        }
+    }
+}
+
+/// Folds one entry into a running trace hash.
+pub(crate) fn hash_entry(hasher: &mut Fnv64, entry: &TraceEntry) {
+    hasher.write(&entry.at.as_millis().to_le_bytes());
+    hasher.write(&entry.node.0.to_le_bytes());
+    hasher.write(entry.kind.name().as_bytes());
+    hasher.write(entry.text.as_bytes());
+    hasher.write(&[0xFF]);
+}
