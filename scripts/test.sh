@@ -23,4 +23,22 @@ step "core builds without std (no-std target and wasm32)"
 cargo build -p nameserver-core --no-default-features --locked --target thumbv7em-none-eabihf
 cargo build -p nameserver-core --no-default-features --locked --target wasm32-unknown-unknown
 
+step "WebAssembly module and bindings (pkg/)"
+scripts/build-wasm.sh
+
+step "wasm-bindgen tests in Node"
+cargo clippy -p nameserver-wasm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
+cargo test -p nameserver-wasm --target wasm32-unknown-unknown --locked
+
+step "npm packages"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
+step "JavaScript tests of the package"
+node --test tests/js/
+
+step "npm pack, install into a fresh project, run, type-check"
+scripts/test-package.sh
+
 step "all tests passed"

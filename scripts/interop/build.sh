@@ -9,7 +9,7 @@
 # Layout produced:
 #   $INTEROP_CACHE/namesrv/bin/rocketmq-namesrv-rust   (crate rocketmq-namesrv 1.0.0)
 #   $INTEROP_CACHE/broker/bin/rocketmq-broker-rust     (crate rocketmq-broker 1.0.0)
-#   $INTEROP_CACHE/client/bin/interop-{producer,consumer}  (./client, rocketmq-client-rust 1.0.0)
+#   $INTEROP_CACHE/client/bin/interop-{producer,consumer,routebench}  (./client)
 #   $INTEROP_CACHE/target                              shared CARGO_TARGET_DIR
 #   $INTEROP_CACHE/logs/<piece>.log                    build logs
 set -euo pipefail
@@ -64,9 +64,9 @@ build_client() {
   local locked=()
   [ -f "$src/Cargo.lock" ] && locked=(--locked)
   timed client cargo build --release "${locked[@]}" --manifest-path "$src/Cargo.toml" \
-    --bin interop-producer --bin interop-consumer
+    --bin interop-producer --bin interop-consumer --bin interop-routebench
   mkdir -p "$out"
-  cp -f "$CARGO_TARGET_DIR/release/interop-producer" "$CARGO_TARGET_DIR/release/interop-consumer" "$out/"
+  cp -f "$CARGO_TARGET_DIR"/release/interop-{producer,consumer,routebench} "$out/"
   echo "$stamp" >"$out/.stamp"
 }
 

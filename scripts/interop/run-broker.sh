@@ -31,6 +31,7 @@ cat >"$CONF" <<TOML
 [broker]
 namesrvAddr = "$NAMESRV"
 brokerIp1 = "127.0.0.1"
+brokerIp2 = "127.0.0.1"
 listenPort = $PORT
 storePathRootDir = "$WORK/store"
 autoCreateTopicEnable = true

@@ -38,6 +38,8 @@ pub struct RemotingCommand {
     pub body: Vec<u8>,
 }
 
+// `wire_enum!` derives for every wire enum; only this one has a default.
+#[allow(clippy::derivable_impls)]
 impl Default for LanguageCode {
     fn default() -> Self {
         Self::Java

@@ -119,6 +119,35 @@ impl Hasher for Fnv64 {
             self.0 = self.0.wrapping_mul(0x0100_0000_01B3);
         }
     }
+
+    // Sizes and lengths hash as 64-bit little-endian, so 32-bit (wasm) and 64-bit builds agree.
+    fn write_usize(&mut self, i: usize) {
+        self.write(&(i as u64).to_le_bytes());
+    }
+
+    fn write_isize(&mut self, i: isize) {
+        self.write(&(i as i64).to_le_bytes());
+    }
+
+    fn write_u16(&mut self, i: u16) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_i32(&mut self, i: i32) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_i64(&mut self, i: i64) {
+        self.write(&i.to_le_bytes());
+    }
 }
 
 /// Folds one entry into a running trace hash.

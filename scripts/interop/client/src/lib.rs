@@ -72,6 +72,7 @@ impl Env {
         let mut telemetry_cfg = rocketmq_observability::TelemetryBootstrapConfig::default();
         // Keep the client quiet unless RUST_LOG asks for more.
         telemetry_cfg.logging.filter = std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".to_string());
+        telemetry_cfg.logging.console.ansi = false;
         let telemetry = rocketmq_observability::install_global(&telemetry_cfg)
             .map_err(|e| ClientError::internal("install telemetry", e))?;
         let client = ClientRuntime::try_new(

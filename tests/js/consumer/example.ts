@@ -1,0 +1,30 @@
+// A user's program against the published types: compiled with tsc --noEmit by scripts/test-package.sh.
+import init, { Simulation, NameServer, decodeFrame, encodeFrame, builtInScenarios } from "rocketmq-nameserver";
+import type { TraceEvent, NodeInfo, ClientRoute, Measurement, NameServerOutput } from "rocketmq-nameserver";
+
+await init();
+
+const ids: string[] = builtInScenarios().map((s) => s.id);
+const sim = Simulation.builtIn(ids[0]);
+sim.seek(75_000);
+const lines: TraceEvent[] = sim.step();
+const nodes: NodeInfo[] = sim.nodes();
+const p1: ClientRoute = sim.clientRoute("P1");
+const firstQueue: number | undefined = p1.route?.queueDatas[0]?.writeQueueNums;
+const measurements: Measurement[] = sim.measurements();
+const when: number | null = measurements[0]?.nsRemoval[0]?.[1] ?? null;
+
+const ns = new NameServer(0, "scanNotActiveBrokerInterval=5000", undefined);
+ns.connect(1, "127.0.0.1:1", 1);
+ns.receive(1, encodeFrame({ code: 105, extFields: { topic: "T" } }), 2);
+const out = ns.pollOutput() as NameServerOutput | undefined;
+if (out?.type === "send") {
+  const code: number = out.command.code;
+  const frame: Uint8Array = out.frame;
+  console.log(code, frame.length, decodeFrame(frame)?.remark);
+}
+
+// @ts-expect-error seek takes milliseconds as a number
+sim.seek("10");
+
+console.log(lines.length, nodes.length, firstQueue, when, sim.traceHash());

@@ -1,0 +1,171 @@
+//! `NameServer`: the real NameServer state machine for JavaScript drivers (a Node.js server,
+//! a traffic inspector). JS owns sockets and time; this owns the tables.
+
+use nameserver_core::codec::{self, Limits};
+use nameserver_core::names::ConnId;
+use nameserver_core::time::Instant;
+use nameserver_core::{Config, Input, KvConfig, Output};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::codec::frame_dto;
+use crate::dto;
+use crate::simulation::{millis, to_js};
+
+fn instant(ms: f64) -> Result<Instant, JsError> {
+    millis(ms, "time")
+}
+
+fn conn(id: f64) -> Result<ConnId, JsError> {
+    if !(0.0..=9_007_199_254_740_991.0).contains(&id) || id.fract() != 0.0 {
+        return Err(JsError::new(&format!("a connection id must be a non-negative integer, got {id}")));
+    }
+    Ok(ConnId(id as u64))
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+enum OutputDto {
+    Send {
+        conn: u64,
+        #[serde(with = "bytes")]
+        frame: Vec<u8>,
+        command: dto::Frame,
+    },
+    Close {
+        conn: u64,
+    },
+    Event {
+        text: String,
+    },
+    PersistKv {
+        text: String,
+    },
+    PersistConfig {
+        text: String,
+    },
+}
+
+mod bytes {
+    pub(crate) fn serialize<S: serde::Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(b)
+    }
+}
+
+/// One NameServer. Feed it connection events and frames with timestamps; drain its outputs.
+#[wasm_bindgen]
+pub struct NameServer {
+    inner: nameserver_core::NameServer,
+    now: Instant,
+}
+
+#[wasm_bindgen]
+impl NameServer {
+    /// A NameServer started at `nowMs`, configured by optional `namesrv.properties` text and
+    /// optional `kvConfig.json` text. Throws on a bad value.
+    #[wasm_bindgen(constructor)]
+    pub fn new(now_ms: f64, properties: Option<String>, kv_config: Option<String>) -> Result<Self, JsError> {
+        let now = instant(now_ms)?;
+        let mut config = Config::java_defaults("/home/rocketmq", "/opt/rocketmq");
+        if let Some(text) = properties {
+            let entries = nameserver_core::properties::parse(&text).map_err(|e| JsError::new(&e.to_string()))?;
+            for (k, v) in entries {
+                config.set(&k, &v).map_err(|e| JsError::new(&e.to_string()))?;
+            }
+        }
+        let kv = match kv_config {
+            Some(text) => {
+                KvConfig::from_json(text.as_bytes()).map_err(|e| JsError::new(&format!("bad kvConfig.json: {e}")))?
+            }
+            None => KvConfig::default(),
+        };
+        Ok(Self { inner: nameserver_core::NameServer::new(config, kv, now), now })
+    }
+
+    fn input(&mut self, now_ms: f64, input: Input) -> Result<(), JsError> {
+        let now = instant(now_ms)?;
+        if now < self.now {
+            return Err(JsError::new(&format!("time went backwards: {now_ms} < {}", self.now.as_millis())));
+        }
+        self.now = now;
+        self.inner.handle(now, input);
+        Ok(())
+    }
+
+    /// A connection was accepted from `remote` (e.g. `"127.0.0.1:53000"`).
+    pub fn connect(&mut self, conn_id: f64, remote: String, now_ms: f64) -> Result<(), JsError> {
+        self.input(now_ms, Input::Connected { conn: conn(conn_id)?, remote })
+    }
+
+    /// One whole frame arrived. Throws on an undecodable frame (close that connection).
+    /// Returns the number of bytes used, so several frames can be fed from one buffer.
+    pub fn receive(&mut self, conn_id: f64, frame: &[u8], now_ms: f64) -> Result<usize, JsError> {
+        let conn = conn(conn_id)?;
+        match codec::decode(frame, &Limits::DEFAULT) {
+            Ok(Some((cmd, used))) => {
+                self.input(now_ms, Input::Received { conn, cmd })?;
+                Ok(used)
+            }
+            Ok(None) => Err(JsError::new("incomplete frame: feed a whole frame")),
+            Err(e) => Err(JsError::new(&format!("decode exception: {e}"))),
+        }
+    }
+
+    /// A connection closed.
+    pub fn disconnect(&mut self, conn_id: f64, now_ms: f64) -> Result<(), JsError> {
+        self.input(now_ms, Input::Disconnected { conn: conn(conn_id)? })
+    }
+
+    /// A connection was idle for `serverChannelMaxIdleTimeSeconds`.
+    pub fn idle(&mut self, conn_id: f64, now_ms: f64) -> Result<(), JsError> {
+        self.input(now_ms, Input::Idle { conn: conn(conn_id)? })
+    }
+
+    /// Time passed (call at `pollTimeout()`).
+    pub fn tick(&mut self, now_ms: f64) -> Result<(), JsError> {
+        self.input(now_ms, Input::Timeout)
+    }
+
+    /// When to call `tick` next, in milliseconds.
+    #[wasm_bindgen(js_name = pollTimeout)]
+    pub fn poll_timeout(&self) -> Option<f64> {
+        self.inner.poll_timeout().map(|t| t.as_millis() as f64)
+    }
+
+    /// The next output, or `undefined`: `{type: "send", conn, frame, command}`,
+    /// `{type: "close", conn}`, `{type: "event", text}`, `{type: "persistKv", text}`,
+    /// `{type: "persistConfig", text}`.
+    #[wasm_bindgen(js_name = pollOutput, unchecked_return_type = "NameServerOutput | undefined")]
+    pub fn poll_output(&mut self) -> Result<JsValue, JsError> {
+        let Some(out) = self.inner.poll_output() else { return Ok(JsValue::UNDEFINED) };
+        let dto = match out {
+            Output::Send { conn, cmd } => {
+                let frame = codec::encode_to_vec(&cmd).map_err(|e| JsError::new(&e.to_string()))?;
+                let len = frame.len();
+                OutputDto::Send { conn: conn.0, frame, command: frame_dto(cmd, len) }
+            }
+            Output::Close { conn } => OutputDto::Close { conn: conn.0 },
+            Output::Event(e) => OutputDto::Event { text: e.to_string() },
+            Output::PersistKv(bytes) => OutputDto::PersistKv { text: String::from_utf8_lossy(&bytes).into_owned() },
+            Output::PersistConfig(bytes) => {
+                OutputDto::PersistConfig { text: String::from_utf8_lossy(&bytes).into_owned() }
+            }
+        };
+        to_js(&dto)
+    }
+
+    /// The tables as a NameServer view (live brokers with ages, brokers, clusters, topics).
+    #[wasm_bindgen(unchecked_return_type = "NameServerTables")]
+    pub fn tables(&self) -> Result<JsValue, JsError> {
+        to_js(&dto::Tables::new(String::from("nameserver"), "up", Some(&self.inner)))
+    }
+
+    /// The route the NameServer answers for `topic`, or `null`.
+    #[wasm_bindgen(unchecked_return_type = "TopicRoute | null")]
+    pub fn route(&self, topic: &str) -> Result<JsValue, JsError> {
+        match self.inner.routes().pickup_topic_route_data(&topic.into(), Default::default()) {
+            Some(r) => to_js(&dto::Route::from(&r)),
+            None => Ok(JsValue::NULL),
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! `Simulation`: the deterministic cluster model, with its time machine, behind one handle.
+
+use nameserver_core::sim::{Action, Actor, NodeId, Role, Scenario, Sim, Timeline, built_in_text};
+use nameserver_core::time::Instant;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::dto;
+
+pub(crate) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// A JS number of milliseconds as an `Instant`: finite, non-negative, below 2^53.
+pub(crate) fn millis(ms: f64, what: &str) -> Result<Instant, JsError> {
+    if !(0.0..=9_007_199_254_740_991.0).contains(&ms) {
+        return Err(JsError::new(&format!("{what} must be a non-negative number of milliseconds, got {ms}")));
+    }
+    Ok(Instant::from_millis(ms as u64))
+}
+
+/// A simulated RocketMQ cluster whose NameServers are the real one.
+#[wasm_bindgen]
+pub struct Simulation {
+    timeline: Timeline,
+    /// Where each `step` started, so `stepBack` undoes exactly one step.
+    steps: Vec<(Instant, Instant)>,
+}
+
+impl Simulation {
+    fn sim(&self) -> &Sim {
+        self.timeline.sim()
+    }
+
+    fn node(&self, name: &str) -> Result<NodeId, JsError> {
+        self.sim()
+            .directory()
+            .names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| NodeId(i as u16))
+            .ok_or_else(|| JsError::new(&format!("no node called `{name}`")))
+    }
+}
+
+#[wasm_bindgen]
+impl Simulation {
+    /// A simulation of a scenario in its text form (newline- or `;`-separated statements).
+    ///
+    /// Throws an `Error` naming the bad statement.
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario: &str) -> Result<Self, JsError> {
+        let scenario = Scenario::parse(scenario).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(Self { timeline: Timeline::new(&scenario), steps: Vec::new() })
+    }
+
+    /// A built-in scenario by id (`S1` … `S10`).
+    #[wasm_bindgen(js_name = builtIn)]
+    pub fn built_in(id: &str) -> Result<Self, JsError> {
+        let text = built_in_text(id).ok_or_else(|| JsError::new(&format!("no built-in scenario `{id}`")))?;
+        Self::new(&text)
+    }
+
+    /// Virtual time in milliseconds.
+    #[wasm_bindgen(getter)]
+    pub fn time(&self) -> f64 {
+        self.sim().now().as_millis() as f64
+    }
+
+    /// When the next event is due, in milliseconds.
+    #[wasm_bindgen(js_name = nextEventTime)]
+    pub fn next_event_time(&self) -> Option<f64> {
+        self.sim().next_event_time().map(|t| t.as_millis() as f64)
+    }
+
+    /// Moves to `ms` (forward by running, backward by restoring a checkpoint and replaying).
+    pub fn seek(&mut self, ms: f64) -> Result<(), JsError> {
+        self.timeline.seek(millis(ms, "seek time")?);
+        Ok(())
+    }
+
+    /// Runs `ms` milliseconds forward.
+    pub fn advance(&mut self, ms: f64) -> Result<(), JsError> {
+        let by = millis(ms, "advance")?;
+        let to = Instant::from_millis(self.sim().now().as_millis().saturating_add(by.as_millis()));
+        self.timeline.seek(to);
+        Ok(())
+    }
+
+    /// Runs to the next trace line (at most to `limitMs`); returns the new lines.
+    #[wasm_bindgen(unchecked_return_type = "TraceEvent[]")]
+    pub fn step(&mut self, limit_ms: Option<f64>) -> Result<JsValue, JsError> {
+        let limit = match limit_ms {
+            Some(ms) => millis(ms, "step limit")?,
+            None => Instant::from_millis(self.sim().now().as_millis() + 24 * 3_600_000),
+        };
+        let before = self.sim().trace().len();
+        let from = self.sim().now();
+        self.timeline.step(limit);
+        self.steps.push((from, self.sim().now()));
+        let sim = self.sim();
+        to_js(&sim.trace()[before..].iter().map(|e| dto::Trace::new(sim, e)).collect::<Vec<_>>())
+    }
+
+    /// Undoes the last `step` (back to exactly where it started); without one, goes back to
+    /// the previous trace line's time.
+    #[wasm_bindgen(js_name = stepBack)]
+    pub fn step_back(&mut self) {
+        let now = self.sim().now();
+        match self.steps.pop() {
+            Some((from, to)) if to == now => self.timeline.seek(from),
+            _ => {
+                self.steps.clear();
+                self.timeline.step_back();
+            }
+        }
+    }
+
+    /// Applies a script action now, e.g. `kill broker-b`, `cut broker-b NS-2`, `drop 17`.
+    /// In the past this forks a new branch. Throws on a bad action.
+    pub fn inject(&mut self, action: &str) -> Result<(), JsError> {
+        let probe = format!("at 0 {action}");
+        let mut scenario = self.sim().scenario().clone();
+        scenario.script.clear();
+        let parsed =
+            Scenario::parse(&format!("{}\n{probe}", scenario.to_text())).map_err(|e| JsError::new(&e.message))?;
+        let action: Action =
+            parsed.script.into_iter().next().map(|e| e.action).ok_or_else(|| JsError::new("no action"))?;
+        self.timeline.inject(action);
+        Ok(())
+    }
+
+    /// Forks the current branch here; returns the new branch's id.
+    pub fn fork(&mut self) -> usize {
+        self.timeline.fork()
+    }
+
+    /// Switches to another branch (at the same time).
+    #[wasm_bindgen(js_name = selectBranch)]
+    pub fn select_branch(&mut self, id: usize) -> Result<(), JsError> {
+        if self.timeline.select(id) { Ok(()) } else { Err(JsError::new(&format!("no branch {id}"))) }
+    }
+
+    /// Every branch.
+    #[wasm_bindgen(unchecked_return_type = "BranchInfo[]")]
+    pub fn branches(&self) -> Result<JsValue, JsError> {
+        let current = self.timeline.current_branch();
+        let list: Vec<dto::BranchInfo> = self
+            .timeline
+            .branches()
+            .iter()
+            .map(|b| dto::BranchInfo {
+                id: b.id,
+                label: self.timeline.label(b.id),
+                parent: b.parent.map(|p| p.0),
+                fork_at: b.parent.map(|p| p.1.as_millis()),
+                head: b.head.as_millis(),
+                current: b.id == current,
+            })
+            .collect();
+        to_js(&list)
+    }
+
+    /// Every node with its state and timers.
+    #[wasm_bindgen(unchecked_return_type = "NodeInfo[]")]
+    pub fn nodes(&self) -> Result<JsValue, JsError> {
+        let sim = self.sim();
+        to_js(&sim.node_views().into_iter().map(|v| dto::Node::new(sim, v)).collect::<Vec<_>>())
+    }
+
+    /// A NameServer's tables (brokerLiveTable with ages, brokerAddrTable, clusterAddrTable,
+    /// topicQueueTable).
+    #[wasm_bindgen(js_name = nameServerTables, unchecked_return_type = "NameServerTables")]
+    pub fn name_server_tables(&self, name: &str) -> Result<JsValue, JsError> {
+        let id = self.node(name)?;
+        let sim = self.sim();
+        let node = &sim.nodes()[usize::from(id.0)];
+        if node.role != Role::NameServer {
+            return Err(JsError::new(&format!("`{name}` is not a NameServer")));
+        }
+        let ns = match &node.actor {
+            Actor::NameServer(n) => Some(&n.ns),
+            _ => None,
+        };
+        to_js(&dto::Tables::new(name.to_owned(), node.state.name(), ns))
+    }
+
+    /// The route a NameServer would answer for `topic` now, or `null` (TOPIC_NOT_EXIST).
+    #[wasm_bindgen(js_name = nameServerRoute, unchecked_return_type = "TopicRoute | null")]
+    pub fn name_server_route(&self, name: &str, topic: &str) -> Result<JsValue, JsError> {
+        let id = self.node(name)?;
+        let Actor::NameServer(n) = &self.sim().nodes()[usize::from(id.0)].actor else { return Ok(JsValue::NULL) };
+        let route = n.ns.routes().pickup_topic_route_data(&topic.into(), Default::default());
+        match route {
+            Some(r) => to_js(&dto::Route::from(&r)),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// A producer's or consumer's cached route, its NameServer and whether it is stale.
+    #[wasm_bindgen(js_name = clientRoute, unchecked_return_type = "ClientRoute")]
+    pub fn client_route(&self, name: &str) -> Result<JsValue, JsError> {
+        let id = self.node(name)?;
+        let sim = self.sim();
+        let core = match &sim.nodes()[usize::from(id.0)].actor {
+            Actor::Producer(p) => &p.client,
+            Actor::Consumer(c) => &c.client,
+            _ => {
+                return Err(JsError::new(&format!("`{name}` is not a running producer or consumer")));
+            }
+        };
+        let ns = sim.directory().nameservers[core.ns_index % sim.directory().nameservers.len().max(1)];
+        to_js(&dto::ClientRoute {
+            name: name.to_owned(),
+            topic: core.topic.to_string(),
+            bound_to: sim.directory().name(ns).to_owned(),
+            route: core.route.as_ref().map(dto::Route::from),
+            changed_at: core.route_changed_at.map(|t| t.as_millis()),
+            stale: sim.is_stale(id),
+            stale_since: sim.stale_since(id).map(|t| t.as_millis()),
+        })
+    }
+
+    /// Messages on the wire now.
+    #[wasm_bindgen(unchecked_return_type = "FlightInfo[]")]
+    pub fn flights(&self) -> Result<JsValue, JsError> {
+        let sim = self.sim();
+        to_js(&sim.flights().into_iter().map(|f| dto::Flight::new(sim, f)).collect::<Vec<_>>())
+    }
+
+    /// Number of trace lines so far.
+    #[wasm_bindgen(js_name = traceLength)]
+    pub fn trace_length(&self) -> usize {
+        self.sim().trace().len()
+    }
+
+    /// Trace lines `from` (inclusive) to `to` (exclusive; default: the end).
+    #[wasm_bindgen(unchecked_return_type = "TraceEvent[]")]
+    pub fn trace(&self, from: usize, to: Option<usize>) -> Result<JsValue, JsError> {
+        let sim = self.sim();
+        let all = sim.trace();
+        let end = to.unwrap_or(all.len()).min(all.len());
+        let start = from.min(end);
+        to_js(&all[start..end].iter().map(|e| dto::Trace::new(sim, e)).collect::<Vec<_>>())
+    }
+
+    /// What each fault did: NameServer removals, client route updates, sends affected.
+    #[wasm_bindgen(unchecked_return_type = "Measurement[]")]
+    pub fn measurements(&self) -> Result<JsValue, JsError> {
+        let sim = self.sim();
+        to_js(&sim.measurements().into_iter().map(|m| dto::Measurement::new(sim, m)).collect::<Vec<_>>())
+    }
+
+    /// Intervals in which a client's route differed from its NameServer's.
+    #[wasm_bindgen(js_name = staleWindows, unchecked_return_type = "StaleWindow[]")]
+    pub fn stale_windows(&self) -> Result<JsValue, JsError> {
+        let sim = self.sim();
+        let list: Vec<dto::Window> = sim
+            .stale_windows()
+            .into_iter()
+            .map(|w| dto::Window {
+                client: sim.directory().name(w.client).to_owned(),
+                from: w.from.as_millis(),
+                to: w.to.map(|t| t.as_millis()),
+            })
+            .collect();
+        to_js(&list)
+    }
+
+    /// Finished sends (from index `from`), each with its attempts.
+    #[wasm_bindgen(unchecked_return_type = "SendInfo[]")]
+    pub fn sends(&self, from: usize) -> Result<JsValue, JsError> {
+        let sim = self.sim();
+        let all = &sim.history().sends;
+        to_js(&all[from.min(all.len())..].iter().map(|s| dto::Send::new(sim, s)).collect::<Vec<_>>())
+    }
+
+    /// Every fault injected so far.
+    #[wasm_bindgen(unchecked_return_type = "FaultInfo[]")]
+    pub fn faults(&self) -> Result<JsValue, JsError> {
+        let sim = self.sim();
+        let list: Vec<dto::Fault> = sim
+            .history()
+            .faults
+            .iter()
+            .map(|f| dto::Fault {
+                at: f.at.as_millis(),
+                action: nameserver_core::sim::scenario::action_text(&f.action),
+                target: f.target.map(|t| sim.directory().name(t).to_owned()),
+            })
+            .collect();
+        to_js(&list)
+    }
+
+    /// A fingerprint of the state (hex).
+    #[wasm_bindgen(js_name = stateHash)]
+    pub fn state_hash(&self) -> String {
+        format!("{:016x}", self.sim().state_hash())
+    }
+
+    /// A fingerprint of the trace so far (hex).
+    #[wasm_bindgen(js_name = traceHash)]
+    pub fn trace_hash(&self) -> String {
+        format!("{:016x}", self.sim().trace_hash())
+    }
+
+    /// The current branch's scenario, one statement per line (injected actions included).
+    #[wasm_bindgen(js_name = scenarioText)]
+    pub fn scenario_text(&self) -> String {
+        self.sim().scenario().to_text()
+    }
+
+    /// The same, `;`-separated, for URLs.
+    #[wasm_bindgen(js_name = scenarioCompact)]
+    pub fn scenario_compact(&self) -> String {
+        self.sim().scenario().to_compact()
+    }
+
+    /// The timing profile: `4.9` or `5.x`.
+    #[wasm_bindgen(getter)]
+    pub fn profile(&self) -> String {
+        self.sim().scenario().profile.name().to_owned()
+    }
+
+    /// Checks the model's invariants; throws an `Error` describing the first violation.
+    pub fn check(&self) -> Result<(), JsError> {
+        self.sim().check().map_err(|v| JsError::new(&format!("{}: {}", self.sim().directory().name(v.node), v.message)))
+    }
+}
+
+/// Every built-in scenario: id, title and full text.
+#[wasm_bindgen(js_name = builtInScenarios, unchecked_return_type = "BuiltInScenario[]")]
+pub fn built_in_scenarios() -> Result<JsValue, JsError> {
+    let list: Vec<dto::BuiltIn> = nameserver_core::sim::BUILT_IN
+        .iter()
+        .map(|(id, title, _)| dto::BuiltIn { id, title, text: built_in_text(id).unwrap_or_default() })
+        .collect();
+    to_js(&list)
+}
