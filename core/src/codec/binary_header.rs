@@ -58,7 +58,9 @@ pub(super) fn decode(header: &[u8]) -> Result<RemotingCommand, DecodeError> {
         usize::try_from(ext_len).map_err(|_| DecodeError::BadBinaryHeader("negative ext fields length"))?,
         "ext fields length overruns the header",
     )?;
-    let ext_fields = if ext.is_empty() { None } else { Some(decode_ext(ext)?) };
+    // No usable entry (none at all, or only null keys or values) is no map: the form has no
+    // way to say "empty", so an empty map would not survive re-encoding.
+    let ext_fields = Some(decode_ext(ext)?).filter(|fields| !fields.is_empty());
     Ok(RemotingCommand {
         code,
         language,

@@ -238,6 +238,28 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Whenever the fast scanner takes a header, the general reader agrees with it.
+        #[test]
+        fn the_fast_path_never_disagrees(text in "[{}\\[\\]\":,a-z0-9 \\\\nu-]{0,60}", fields in proptest::collection::btree_map("[a-z\\\\\"\u{e9}]{0,6}", "[ -~\u{e9}\n]{0,8}", 0..4), code in proptest::prelude::any::<i32>()) {
+            for header in [text.into_bytes(), json_of(code, &fields)] {
+                if let Some(fast) = super::super::header_scan::scan(&header) {
+                    let strict: WireHeader = serde_json::from_slice(&header).expect("the general reader accepts what the scanner accepts");
+                    proptest::prop_assert_eq!((fast.code, fast.version, fast.opaque, fast.flag), (strict.code, strict.version, strict.opaque, strict.flag));
+                    proptest::prop_assert_eq!(&fast.remark, &strict.remark);
+                    proptest::prop_assert_eq!(&fast.ext_fields, &strict.ext_fields);
+                }
+            }
+        }
+    }
+
+    fn json_of(code: i32, fields: &BTreeMap<String, String>) -> Vec<u8> {
+        let cmd = RemotingCommand { code, ext_fields: Some(fields.clone()), ..RemotingCommand::default() };
+        let mut out = Vec::new();
+        encode(&cmd, &mut out);
+        out
+    }
+
     #[test]
     fn fastjson_leniency_and_errors() {
         assert_eq!(decode(b"{code:105,'remark':'r'}").unwrap().remark.as_deref(), Some("r"));

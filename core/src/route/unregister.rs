@@ -111,8 +111,15 @@ impl RouteTable {
     /// Unregisters every instance whose latest registration arrived on `conn`
     /// (`onChannelDestroy`). Returns how many there were.
     pub fn on_channel_destroy(&mut self, conn: ConnId, idle: bool, log: &mut Vec<Event>) -> usize {
-        let items: Vec<UnregisterItem> = self
-            .broker_live_table
+        let items = self.channel_items(conn, idle, log);
+        self.unregister(&items, log);
+        items.len()
+    }
+
+    /// What [`Self::on_channel_destroy`] unregisters, for callers that also need
+    /// [`Self::unregister`]'s result (the groups whose lowest id changed).
+    pub(crate) fn channel_items(&self, conn: ConnId, idle: bool, log: &mut Vec<Event>) -> Vec<UnregisterItem> {
+        self.broker_live_table
             .iter()
             .filter(|(_, live)| live.conn == conn)
             .map(|(key, live)| {
@@ -127,16 +134,21 @@ impl RouteTable {
                     source: if idle { UnregisterSource::ChannelIdle } else { UnregisterSource::ChannelClosed },
                 }
             })
-            .collect();
-        self.unregister(&items, log);
-        items.len()
+            .collect()
     }
 
     /// `scanNotActiveBroker`: unregisters every instance silent for longer than its timeout.
     /// Returns the connections of the expired instances; Java closes them.
     pub fn scan_not_active_broker(&mut self, now: Instant, log: &mut Vec<Event>) -> Vec<ConnId> {
+        let (items, conns) = self.expired_items(now, log);
+        self.unregister(&items, log);
+        conns
+    }
+
+    /// What [`Self::scan_not_active_broker`] unregisters, with the connections to close.
+    pub(crate) fn expired_items(&self, now: Instant, log: &mut Vec<Event>) -> (Vec<UnregisterItem>, Vec<ConnId>) {
         let mut conns = Vec::new();
-        let items: Vec<UnregisterItem> = self
+        let items = self
             .broker_live_table
             .iter()
             .filter(|(_, live)| live.expires_at() < now)
@@ -158,8 +170,7 @@ impl RouteTable {
                 }
             })
             .collect();
-        self.unregister(&items, log);
-        conns
+        (items, conns)
     }
 
     fn remove_topics_of(&mut self, removed: &BTreeSet<BrokerName>, log: &mut Vec<Event>) {

@@ -25,6 +25,10 @@ const ROUTE_KEYS: [&str; 2] = ["orderMessageEnable", "supportActingMaster"];
 impl NameServer {
     /// Answers one request. The reply is dropped by the caller for oneway requests.
     pub(super) fn process(&mut self, conn: ConnId, cmd: &RemotingCommand) -> RemotingCommand {
+        // Java (5.2.0+) checks this switch before it reads the header (PROTOCOL.md §7.13).
+        if cmd.request_code() == RequestCode::GetTopicsByCluster && !self.config.enable_topic_list {
+            return disabled(cmd);
+        }
         let request = match Request::parse(cmd, &self.limits) {
             Ok(request) => request,
             Err(error) => return header_error_reply(cmd, &error),
@@ -251,7 +255,9 @@ impl NameServer {
         }
     }
 
-    fn unregister(&mut self, items: &[UnregisterItem]) {
+    /// Unregisters a batch (a request, a closed connection or a scan) and sends the
+    /// NOTIFY_MIN_BROKER_ID_CHANGE notices it calls for.
+    pub(super) fn unregister(&mut self, items: &[UnregisterItem]) {
         let min_changed = self.with_log(|routes, log| routes.unregister(items, log));
         for name in min_changed {
             let offline = items.iter().find(|i| i.broker.broker_name == name).map(|i| i.broker.broker_addr.clone());
@@ -260,13 +266,14 @@ impl NameServer {
     }
 
     /// NOTIFY_MIN_BROKER_ID_CHANGE to the group's live members (PROTOCOL.md §10.9), only with
-    /// `notifyMinBrokerIdChanged` and for acting-master groups.
+    /// `notifyMinBrokerIdChanged`; after an unregistration (`offline` set) only for
+    /// acting-master groups (§10.4), after a registration for every group (§10.3 step 14).
     fn notify_min_broker_id_changed(&mut self, name: &BrokerName, offline: Option<&BrokerAddr>, ha: Option<&str>) {
         if !self.config.notify_min_broker_id_changed {
             return;
         }
         let Some(data) = self.routes.broker_addr_table().get(name) else { return };
-        if !data.enable_acting_master {
+        if offline.is_some() && !data.enable_acting_master {
             return;
         }
         let Some((min_id, min_addr)) = data.broker_addrs.iter().next() else { return };

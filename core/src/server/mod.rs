@@ -236,8 +236,9 @@ impl NameServer {
             return;
         }
         let mut log = Vec::new();
-        let conns = self.routes.scan_not_active_broker(self.now, &mut log);
+        let (items, conns) = self.routes.expired_items(self.now, &mut log);
         self.emit(log);
+        self.unregister(&items);
         let mut closed = Vec::new();
         for conn in conns {
             if !closed.contains(&conn) {
@@ -245,16 +246,17 @@ impl NameServer {
                 self.out.push_back(Output::Close { conn });
             }
         }
-        let interval = self.config.scan_not_active_broker_interval.max(Duration::from_millis(1));
-        while self.next_scan <= self.now {
-            self.next_scan = self.next_scan + interval;
-        }
+        // Fixed rate: the next slot after now, in one step however long the gap was.
+        let interval = crate::time::millis(self.config.scan_not_active_broker_interval).max(1);
+        let behind = self.now.as_millis() - self.next_scan.as_millis();
+        self.next_scan = self.next_scan + Duration::from_millis((behind / interval + 1) * interval);
     }
 
     fn destroy_channel(&mut self, conn: ConnId, idle: bool) {
         let mut log = Vec::new();
-        self.routes.on_channel_destroy(conn, idle, &mut log);
+        let items = self.routes.channel_items(conn, idle, &mut log);
         self.emit(log);
+        self.unregister(&items);
     }
 
     fn emit(&mut self, log: Vec<Event>) {

@@ -1,0 +1,24 @@
+//! `codec::decode` on raw bytes: never panics, never claims more bytes than it was given,
+//! reports `Ok(None)` for every prefix of a frame it can decode, and a decoded command
+//! re-encodes to bytes that decode to the same command.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use nameserver_core::codec::{self, Limits};
+
+fuzz_target!(|data: &[u8]| {
+    let limits = Limits { max_frame: 1 << 20, max_decompressed: 1 << 20 };
+    let Ok(Some((cmd, used))) = codec::decode(data, &limits) else { return };
+    assert!(used <= data.len(), "used {used} of {}", data.len());
+    assert!(used >= 8, "a frame has a length prefix and a header-length word");
+    for cut in [0, 3, 4, 7, 8, used / 2, used - 1] {
+        assert_eq!(codec::decode(&data[..cut.min(used - 1)], &limits), Ok(None), "prefix of {cut} bytes");
+    }
+    let bytes = codec::encode_to_vec(&cmd).expect("a decoded command re-encodes");
+    let (again, used_again) = codec::decode(&bytes, &Limits::DEFAULT)
+        .expect("a re-encoded command decodes")
+        .expect("a re-encoded command is a whole frame");
+    assert_eq!(used_again, bytes.len());
+    assert_eq!(again, cmd);
+});
