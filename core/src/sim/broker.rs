@@ -30,10 +30,19 @@ const WALL_CLOCK_EPOCH_MS: i64 = 1_700_000_000_000;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct HeldPull {
     conn: ConnId,
-    request: RemotingCommand,
+    /// The answer's header, without fields yet (cheaper to keep than the request).
+    reply: RemotingCommand,
     topic: TopicName,
     offset: u64,
     until: Instant,
+}
+
+/// What a broker keeps on disk: `topics.json` (with its data version) and the commit log.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct BrokerDisk {
+    topics: BTreeMap<TopicName, TopicConfig>,
+    data_version: DataVersion,
+    stored: BTreeMap<TopicName, u64>,
 }
 
 /// One broker process.
@@ -97,6 +106,18 @@ impl SimBroker {
         }
     }
 
+    /// What survives the process.
+    pub(crate) fn disk(&self) -> BrokerDisk {
+        BrokerDisk { topics: self.topics.clone(), data_version: self.data_version, stored: self.stored.clone() }
+    }
+
+    /// Starts from what an earlier process left on disk.
+    pub(crate) fn load(&mut self, disk: BrokerDisk) {
+        self.topics = disk.topics;
+        self.data_version = disk.data_version;
+        self.stored = disk.stored;
+    }
+
     /// Whether this is the group's master.
     #[must_use]
     pub fn is_master(&self) -> bool {
@@ -143,8 +164,8 @@ impl SimBroker {
         let (due, keep): (Vec<HeldPull>, Vec<HeldPull>) = self.held.drain(..).partition(|p| p.until <= now);
         self.held = keep;
         for pull in due {
-            let reply = RemotingCommand::response_to(&pull.request, ResponseCode::PullNotFound)
-                .with_field("nextBeginOffset", pull.offset.to_string());
+            let mut reply = pull.reply.with_field("nextBeginOffset", pull.offset.to_string());
+            reply.code = ResponseCode::PullNotFound.raw();
             cx.reply(pull.conn, reply);
         }
     }
@@ -343,9 +364,29 @@ impl SimBroker {
 
     /// Stores one message; returns its offset.
     pub fn store(&mut self, topic: &TopicName) -> u64 {
-        let count = self.stored.entry(topic.clone()).or_insert(0);
-        *count += 1;
-        *count - 1
+        match self.stored.get_mut(topic) {
+            Some(count) => {
+                *count += 1;
+                *count - 1
+            }
+            None => {
+                self.stored.insert(topic.clone(), 1);
+                0
+            }
+        }
+    }
+
+    /// A slave learns that its master holds `count` messages of `topic`.
+    pub fn replicated(&mut self, topic: &TopicName, count: u64, cx: &mut Cx<'_>) {
+        match self.stored.get_mut(topic) {
+            Some(mine) if *mine < count => *mine = count,
+            Some(_) => return,
+            None if count == 0 => return,
+            None => {
+                self.stored.insert(topic.clone(), count);
+            }
+        }
+        self.wake_pulls(topic, cx);
     }
 
     /// Answers held pulls that now have something to read.
@@ -355,7 +396,7 @@ impl SimBroker {
             self.held.drain(..).partition(|p| &p.topic == topic && p.offset < available);
         self.held = keep;
         for pull in ready {
-            cx.reply(pull.conn, pull_found(&pull.request, pull.offset, available));
+            cx.reply(pull.conn, pull_found(pull.reply, pull.offset, available));
         }
     }
 
@@ -363,10 +404,11 @@ impl SimBroker {
         let topic = TopicName::from(cmd.field("topic").unwrap_or(""));
         let offset: u64 = cmd.field("queueOffset").and_then(|o| o.parse().ok()).unwrap_or(0);
         let available = self.stored.get(&topic).copied().unwrap_or(0);
+        let reply = RemotingCommand::response_to(cmd, ResponseCode::Success);
         if offset < available {
-            cx.reply(conn, pull_found(cmd, offset, available));
+            cx.reply(conn, pull_found(reply, offset, available));
         } else {
-            self.held.push(HeldPull { conn, request: cmd.clone(), topic, offset, until: cx.now + PULL_HOLD });
+            self.held.push(HeldPull { conn, reply, topic, offset, until: cx.now + PULL_HOLD });
         }
     }
 
@@ -376,10 +418,9 @@ impl SimBroker {
     }
 }
 
-fn pull_found(request: &RemotingCommand, offset: u64, available: u64) -> RemotingCommand {
-    RemotingCommand::response_to(request, ResponseCode::Success)
-        .with_field("nextBeginOffset", available.to_string())
-        .with_field("found", (available - offset).to_string())
+/// `reply` (a SUCCESS answer to a pull) with what was found from `offset` on.
+fn pull_found(reply: RemotingCommand, offset: u64, available: u64) -> RemotingCommand {
+    reply.with_field("nextBeginOffset", available.to_string()).with_field("found", (available - offset).to_string())
 }
 
 /// How Java words a failed call.

@@ -5,8 +5,10 @@ use alloc::string::String;
 use super::client::sorted;
 use super::measure::route_fingerprint;
 use super::node::NodeState;
-use super::trace::NodeId;
+use super::trace::{Fnv64, NodeId};
 use super::{Actor, Sim};
+use crate::time::Instant;
+use core::hash::Hasher;
 
 /// A broken invariant, with the node and a description.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +22,12 @@ pub struct Violation {
 impl Sim {
     /// Remembers a route a NameServer answered, for [`Sim::check`].
     pub(super) fn remember_route_answer(&mut self, body: &[u8]) {
+        // The same answer comes back at every poll: parse each distinct body once.
+        let mut h = Fnv64::default();
+        h.write(body);
+        if !self.said_bodies.insert(h.finish()) {
+            return;
+        }
         if let Ok(route) = crate::json::from_fastjson::<crate::protocol::body::TopicRouteData>(body) {
             self.said.insert(route_fingerprint(&sorted(route)));
         }
@@ -27,9 +35,12 @@ impl Sim {
 
     /// Checks the model's invariants:
     /// - every queue entry of every running NameServer names a known broker group;
-    /// - no live entry outlives its timeout by more than one scan interval;
+    /// - no live entry outlives its timeout by more than one scan interval (counted from
+    ///   when the NameServer last resumed, if it was frozen);
     /// - every client's cached route is one some NameServer answered (except a producer's
-    ///   provisional TBW102 route).
+    ///   provisional TBW102 route);
+    /// - a process that is not running holds no timers, requests or connections;
+    /// - nothing a running process waits for (timer, answer, frame) is overdue.
     ///
     /// # Errors
     /// The first violation found.
@@ -38,6 +49,31 @@ impl Sim {
         for (index, node) in self.nodes.iter().enumerate() {
             let id = NodeId(index as u16);
             let fail = |message: String| Err(Violation { node: id, message });
+            match node.state {
+                NodeState::NotStarted | NodeState::Down | NodeState::PoweredOff => {
+                    if !node.timers.is_empty() || !node.pending.is_empty() || !node.conns.is_empty() {
+                        return fail(alloc::format!(
+                            "{} process keeps timers, requests or connections",
+                            node.state.name()
+                        ));
+                    }
+                    if !matches!(node.actor, Actor::None) {
+                        return fail(alloc::format!("{} process still has an actor", node.state.name()));
+                    }
+                }
+                NodeState::Up | NodeState::ShuttingDown => {
+                    if let Some((kind, at)) = node.timers.iter().find(|(_, at)| **at < self.now) {
+                        return fail(alloc::format!("timer {} was due at {at} and did not fire", kind.label()));
+                    }
+                    if let Some((opaque, p)) = node.pending.iter().find(|(_, p)| p.deadline < self.now) {
+                        return fail(alloc::format!(
+                            "request {opaque} timed out at {} and is still pending",
+                            p.deadline
+                        ));
+                    }
+                }
+                NodeState::Frozen => {}
+            }
             match &node.actor {
                 Actor::NameServer(ns) if node.state == NodeState::Up => {
                     let routes = ns.ns.routes();
@@ -48,8 +84,9 @@ impl Sim {
                             }
                         }
                     }
+                    let resumed = node.resumed_at.map_or(0, Instant::as_millis);
                     for (key, live) in routes.broker_live_table() {
-                        let limit = live.expires_at().as_millis() + scan + 1;
+                        let limit = live.expires_at().as_millis().max(resumed) + scan + 1;
                         if self.now.as_millis() > limit {
                             return fail(alloc::format!(
                                 "{} outlived its timeout: last update {}",
@@ -74,6 +111,20 @@ impl Sim {
                     }
                 }
                 _ => {}
+            }
+        }
+        for flight in self.net.flights.values() {
+            let receiver = &self.nodes[usize::from(flight.to.0)];
+            if flight.arrive_at < self.now && receiver.state != NodeState::Frozen {
+                let to = self.dir.name(flight.to);
+                return Err(Violation {
+                    node: flight.from,
+                    message: alloc::format!(
+                        "flight {} to {to} was due at {} and never arrived",
+                        flight.id,
+                        flight.arrive_at
+                    ),
+                });
             }
         }
         Ok(())

@@ -28,13 +28,15 @@ pub struct ClientCore {
     pub route_changed_at: Option<Instant>,
     /// The NameServer that gave the cached route.
     pub route_from: Option<NodeId>,
+    /// Route queries sent so far (periodic and on demand).
+    pub route_queries: u64,
 }
 
 impl ClientCore {
     /// A client of `topic` bound first to NameServer `ns_index`.
     #[must_use]
     pub fn new(topic: TopicName, ns_index: usize) -> Self {
-        Self { topic, ns_index, route: None, route_changed_at: None, route_from: None }
+        Self { topic, ns_index, route: None, route_changed_at: None, route_from: None, route_queries: 0 }
     }
 
     /// The NameServer in use.
@@ -44,7 +46,8 @@ impl ClientCore {
     }
 
     /// Sends a GET_ROUTEINFO_BY_TOPIC for `topic` to the bound NameServer.
-    pub fn query_route(&self, topic: &str, purpose: Purpose, cx: &mut Cx<'_>) {
+    pub fn query_route(&mut self, topic: &str, purpose: Purpose, cx: &mut Cx<'_>) {
+        self.route_queries += 1;
         let ns = self.nameserver(cx);
         let cmd = RemotingCommand::request(RequestCode::GetRouteInfoByTopic).with_field("topic", topic);
         cx.request(ns, cmd, purpose, CLIENT_API_TIMEOUT_MS);

@@ -34,6 +34,7 @@ impl Sim {
             Action::CreateTopic { .. } | Action::AutoCreate(_) => None,
         };
         self.history.faults.push(FaultRecord { at: self.now, action: action.clone(), target });
+        self.stale_dirty = true;
         let trace_node = target.unwrap_or(NodeId(0));
         self.trace_line(trace_node, TraceKind::Fault, action_text(action));
         match action {
@@ -64,6 +65,7 @@ impl Sim {
                     return;
                 }
                 self.node_mut(id).state = NodeState::Up;
+                self.node_mut(id).resumed_at = Some(self.now);
                 // What piled up while frozen happens now, in the order it came.
                 let deferred = mem::take(&mut self.node_mut(id).deferred);
                 let now = self.now;
@@ -83,6 +85,7 @@ impl Sim {
                     }
                     self.schedule(now, CLASS_NORMAL, ev);
                 }
+                self.catch_up_from_master(id);
             }
             Action::Restart(n) => {
                 let Some(id) = self.node_named(n) else { return };
@@ -184,13 +187,23 @@ impl Sim {
             return;
         }
         let was = self.node(id).state;
+        self.stale_dirty = true;
         for conn in self.net.conns_of(id) {
             if os_alive {
                 self.transmit(conn, id, Payload::Fin, None);
             }
             self.net.close_side(conn, id);
         }
+        // Frames a frozen process never read die with its socket buffers.
+        for ev in mem::take(&mut self.node_mut(id).deferred) {
+            if let Ev::Arrive(flight) = ev {
+                self.net.flights.remove(&flight);
+            }
+        }
         let node = self.node_mut(id);
+        if let Actor::Broker(b) = &node.actor {
+            node.disk = Some(b.disk());
+        }
         node.state = if os_alive { NodeState::Down } else { NodeState::PoweredOff };
         node.incarnation += 1;
         node.actor = Actor::None;

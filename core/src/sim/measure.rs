@@ -77,6 +77,9 @@ pub(crate) fn route_fingerprint(route: &TopicRouteData) -> u64 {
 impl Sim {
     /// Recomputes each client's staleness when its route or its NameServer's routes changed.
     pub(super) fn update_staleness(&mut self) {
+        if !core::mem::take(&mut self.stale_dirty) {
+            return;
+        }
         for index in 0..self.nodes.len() {
             let client = NodeId(index as u16);
             let core = match &self.nodes[index].actor {

@@ -116,6 +116,10 @@ pub struct Node {
     pending: BTreeMap<i32, Pending>,
     conns: BTreeMap<NodeId, ConnId>,
     deferred: Vec<Ev>,
+    /// What survives a restart on this machine's disk (a broker's topics and commit log).
+    disk: Option<broker::BrokerDisk>,
+    /// When the process last resumed from a freeze.
+    resumed_at: Option<Instant>,
 }
 
 /// A running simulation.
@@ -133,7 +137,13 @@ pub struct Sim {
     trace_hash: u64,
     stale_now: BTreeMap<NodeId, bool>,
     stale_keys: BTreeMap<NodeId, measure::StaleKey>,
+    /// Whether a route table, a client's route or a process changed since staleness was last
+    /// measured.
+    stale_dirty: bool,
+    /// Fingerprints of every route a NameServer answered (for [`Self::check`]), and of the
+    /// answer bodies already parsed for it.
     said: alloc::collections::BTreeSet<u64>,
+    said_bodies: alloc::collections::BTreeSet<u64>,
     events: u64,
 }
 
@@ -158,6 +168,8 @@ impl Sim {
                 pending: BTreeMap::new(),
                 conns: BTreeMap::new(),
                 deferred: Vec::new(),
+                disk: None,
+                resumed_at: None,
             })
             .collect();
         let mut sim = Self {
@@ -173,7 +185,9 @@ impl Sim {
             trace_hash: Fnv64::default().finish(),
             stale_now: BTreeMap::new(),
             stale_keys: BTreeMap::new(),
+            stale_dirty: true,
             said: alloc::collections::BTreeSet::new(),
+            said_bodies: alloc::collections::BTreeSet::new(),
             events: 0,
         };
         for (i, spec) in scenario.nodes.iter().enumerate() {
@@ -240,12 +254,20 @@ impl Sim {
     }
 
     /// A fingerprint of the whole state (not the history).
+    ///
+    /// Queued events are hashed in their order without their sequence numbers: two states
+    /// that will process the same events in the same order hash alike, whether an action was
+    /// injected live or replayed from the script.
     #[must_use]
     pub fn state_hash(&self) -> u64 {
         let mut h = Fnv64::default();
         self.now.hash(&mut h);
-        self.queue.hash(&mut h);
-        self.next_seq.hash(&mut h);
+        self.queue.len().hash(&mut h);
+        for ((at, class, _), ev) in &self.queue {
+            at.hash(&mut h);
+            class.hash(&mut h);
+            ev.hash(&mut h);
+        }
         self.rng.hash(&mut h);
         self.nodes.hash(&mut h);
         self.net.hash(&mut h);
@@ -273,6 +295,27 @@ impl Sim {
     /// Advances by `by`.
     pub fn advance(&mut self, by: Duration) {
         self.run_until(self.now + by);
+    }
+
+    /// Processes exactly one event if one is due at or before `limit`; returns whether it did.
+    /// The clock moves to that event's time, not to `limit`. Tests call [`Self::check`] after
+    /// each one.
+    pub fn step_event(&mut self, limit: Instant) -> bool {
+        match self.next_event_time() {
+            Some(at) if at <= limit => {
+                self.process_next();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Mutable access to the nodes, so tests can build broken states and show that
+    /// [`Self::check`] catches them. Not for drivers.
+    #[doc(hidden)]
+    pub fn nodes_mut_for_test(&mut self) -> &mut [Node] {
+        self.stale_dirty = true;
+        &mut self.nodes
     }
 
     /// Runs events until at least one trace line is written, then finishes that millisecond.
@@ -364,6 +407,7 @@ impl Sim {
         }
         let actor = self.make_actor(id);
         let now = self.now;
+        self.stale_dirty = true;
         let node = &mut self.nodes[index];
         node.state = NodeState::Up;
         node.incarnation += 1;
@@ -374,6 +418,7 @@ impl Sim {
         node.conns.clear();
         node.deferred.clear();
         node.next_opaque = 0;
+        node.resumed_at = None;
         match self.nodes[index].role {
             Role::NameServer => {
                 let name = String::from(self.dir.name(id));
@@ -384,12 +429,15 @@ impl Sim {
                 );
                 self.sync_ns_timer(id);
             }
-            _ => self.with_actor(id, |actor, cx| match actor {
-                Actor::Broker(b) => b.on_start(cx),
-                Actor::Producer(p) => p.on_start(cx),
-                Actor::Consumer(c) => c.on_start(cx),
-                Actor::NameServer(_) | Actor::None => {}
-            }),
+            _ => {
+                self.with_actor(id, |actor, cx| match actor {
+                    Actor::Broker(b) => b.on_start(cx),
+                    Actor::Producer(p) => p.on_start(cx),
+                    Actor::Consumer(c) => c.on_start(cx),
+                    Actor::NameServer(_) | Actor::None => {}
+                });
+                self.catch_up_from_master(id);
+            }
         }
     }
 
@@ -435,6 +483,10 @@ impl Sim {
                     topics,
                 );
                 b.auto_create = self.scenario.auto_create;
+                // topics.json and the commit log survive the process (and the power).
+                if let Some(disk) = self.node(id).disk.clone() {
+                    b.load(disk);
+                }
                 Actor::Broker(b)
             }
             NodeSpec::Producer { ns, topic, every_ms, fault_tolerance, .. } => {
@@ -459,14 +511,25 @@ impl Sim {
     fn with_actor(&mut self, id: NodeId, f: impl FnOnce(&mut Actor, &mut Cx<'_>)) {
         let Self { nodes, dir, now, .. } = self;
         let node = &mut nodes[usize::from(id.0)];
+        if matches!(node.actor, Actor::Producer(_) | Actor::Consumer(_)) {
+            self.stale_dirty = true;
+        }
         let mut cx =
             Cx { now: *now, me: id, rng: &mut node.rng, dir, effects: Vec::new(), next_opaque: &mut node.next_opaque };
         f(&mut node.actor, &mut cx);
         if let Actor::Broker(b) = &node.actor {
-            b.arm_pull_timer(&mut cx);
+            // Re-arm the long-poll timer only when its deadline moves.
+            if b.next_pull_deadline() != node.timers.get(&TimerKind::PullHold).copied() {
+                b.arm_pull_timer(&mut cx);
+            }
         }
         let effects = cx.effects;
+        let incarnation = node.incarnation;
         for effect in effects {
+            // Nothing of a process outlives it (a graceful exit ends the list).
+            if self.node(id).incarnation != incarnation {
+                break;
+            }
             self.apply_effect(id, effect);
         }
     }
@@ -486,6 +549,8 @@ impl Sim {
             }
             Effect::Reply { conn, cmd } => self.send_on(conn, me, &cmd),
             Effect::Timer(kind, at) => {
+                // A deadline that passed while the process was frozen is due now.
+                let at = at.max(self.now);
                 let incarnation = self.node(me).incarnation;
                 self.node_mut(me).timers.insert(kind, at);
                 self.schedule(at, CLASS_NORMAL, Ev::Timer(me, kind, incarnation));
@@ -505,8 +570,41 @@ impl Sim {
         }
     }
 
-    /// Slaves of `group` copy a message stored on the master (HA replication, instantly).
+    /// What the running master of `group` has stored, per topic.
+    fn master_store(&self, group: GroupId) -> Option<&BTreeMap<TopicName, u64>> {
+        self.nodes.iter().find_map(|n| match &n.actor {
+            Actor::Broker(b)
+                if b.group_id == group
+                    && b.is_master()
+                    && matches!(n.state, NodeState::Up | NodeState::ShuttingDown) =>
+            {
+                Some(&b.stored)
+            }
+            _ => None,
+        })
+    }
+
+    /// A slave that starts or resumes copies what its running master stored meanwhile (HA
+    /// catch-up, instantly, like the replication of each message).
+    fn catch_up_from_master(&mut self, id: NodeId) {
+        let Actor::Broker(slave) = &self.node(id).actor else { return };
+        if slave.is_master() || !self.is_running(id) {
+            return;
+        }
+        let Some(stored) = self.master_store(slave.group_id).cloned() else { return };
+        self.with_actor(id, |actor, cx| {
+            if let Actor::Broker(b) = actor {
+                for (topic, count) in stored {
+                    b.replicated(&topic, count, cx);
+                }
+            }
+        });
+    }
+
+    /// Running slaves of `group` copy a message stored on the master (HA replication,
+    /// instantly).
     fn replicate(&mut self, group: GroupId, topic: &TopicName) {
+        let Some(count) = self.master_store(group).and_then(|s| s.get(topic)).copied() else { return };
         let slaves: Vec<NodeId> = (0..self.nodes.len())
             .map(|i| NodeId(i as u16))
             .filter(|id| self.is_running(*id))
@@ -515,8 +613,7 @@ impl Sim {
         for slave in slaves {
             self.with_actor(slave, |actor, cx| {
                 if let Actor::Broker(b) = actor {
-                    b.store(topic);
-                    b.wake_pulls(topic, cx);
+                    b.replicated(topic, count, cx);
                 }
             });
         }

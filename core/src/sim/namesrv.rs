@@ -61,6 +61,7 @@ impl Sim {
             }
             _ => None,
         };
+        self.stale_dirty = true;
         let Actor::NameServer(ns) = &mut self.node_mut(node).actor else { return };
         ns.ns.handle(now, input);
         let mut outputs = Vec::new();

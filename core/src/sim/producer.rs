@@ -184,7 +184,7 @@ impl SimProducer {
         }
         let last = call.last_broker.clone();
         let call_id = call.id;
-        let Some(queue) = self.select_queue(last.as_ref(), cx.now) else {
+        let Some(queue) = self.select_queue(last.as_ref(), cx.now, cx.dir.profile) else {
             self.no_route(cx);
             return;
         };
@@ -228,12 +228,27 @@ impl SimProducer {
     }
 
     /// `MQFaultStrategy.selectOneMessageQueue`.
-    fn select_queue(&mut self, last: Option<&BrokerName>, now: Instant) -> Option<PublishQueue> {
+    fn select_queue(&mut self, last: Option<&BrokerName>, now: Instant, profile: Profile) -> Option<PublishQueue> {
         let n = self.publish.len() as u64;
         if n == 0 {
             return None;
         }
+        if self.fault_tolerance && profile == Profile::Classic {
+            // 4.9.x: one increment, then the first available queue from there on, so the queue
+            // after an isolated broker's queues takes their turns too.
+            self.send_which_queue += 1;
+            let start = self.send_which_queue;
+            for i in 0..n {
+                let q = &self.publish[((start + i) % n) as usize];
+                if self.faults.get(&q.broker).is_none_or(|until| now >= *until) {
+                    return Some(q.clone());
+                }
+            }
+            self.send_which_queue += 1;
+            return Some(self.publish[(self.send_which_queue % n) as usize].clone());
+        }
         if self.fault_tolerance {
+            // 5.x: each candidate takes its own increment (TopicPublishInfo with filters).
             for _ in 0..n {
                 self.send_which_queue += 1;
                 let q = &self.publish[(self.send_which_queue % n) as usize];
@@ -333,21 +348,24 @@ impl SimProducer {
         let broker = cx.dir.group_name(group).clone();
         let attempt_started = call.attempts.last().map_or(cx.now, |a| a.at);
         let latency = cx.now.saturating_since(attempt_started).as_millis() as u64;
-        let mq = alloc::format!("MessageQueue [topic={}, brokerName={broker}, queueId={queue}]", self.client.topic);
+        let topic = &self.client.topic;
         match result {
             Ok(reply) if reply.response_code() == ResponseCode::Success => {
-                let offset = reply.field("queueOffset").unwrap_or("0").to_string();
-                let msg_id = reply.field("msgId").unwrap_or("").to_string();
+                // The commonest line of all, written in one go.
+                let offset = reply.field("queueOffset").unwrap_or("0");
+                let msg_id = reply.field("msgId").unwrap_or("");
                 cx.trace(
                     TraceKind::SendOk,
                     alloc::format!(
-                        "SendResult [sendStatus=SEND_OK, msgId={msg_id}, messageQueue={mq}, queueOffset={offset}]"
+                        "SendResult [sendStatus=SEND_OK, msgId={msg_id}, messageQueue=MessageQueue [topic={topic}, \
+                         brokerName={broker}, queueId={queue}], queueOffset={offset}]"
                     ),
                 );
                 self.update_fault_item(&broker, latency, false, cx);
                 self.finish(SendOutcome::Ok, cx);
             }
             Ok(reply) => {
+                let mq = alloc::format!("MessageQueue [topic={topic}, brokerName={broker}, queueId={queue}]");
                 let remark = reply.remark.clone().unwrap_or_default();
                 call.last_broker = Some(broker.clone());
                 cx.trace(
@@ -358,6 +376,7 @@ impl SimProducer {
                 self.attempt(cx);
             }
             Err(failure) => {
+                let mq = alloc::format!("MessageQueue [topic={topic}, brokerName={broker}, queueId={queue}]");
                 if let Some(last) = call.attempts.last_mut() {
                     last.failure = Some(failure);
                 }

@@ -36,6 +36,9 @@ pub struct Branch {
     pub head: Instant,
     sim: Sim,
     checkpoints: Vec<Checkpoint>,
+    /// (from, to) of each [`Timeline::step`] since the last seek, so that
+    /// [`Timeline::step_back`] returns exactly to where a step started.
+    steps: Vec<(Instant, Instant)>,
 }
 
 impl Branch {
@@ -71,7 +74,8 @@ impl Timeline {
                 parent: None,
                 head: Instant::ZERO,
                 sim,
-                checkpoints: alloc::vec![first]
+                checkpoints: alloc::vec![first],
+                steps: Vec::new(),
             }],
             current: 0,
         }
@@ -99,10 +103,8 @@ impl Timeline {
     /// replaying). The result equals a fresh run of the branch's scenario to `t`.
     pub fn seek(&mut self, t: Instant) {
         let branch = &mut self.branches[self.current];
-        if t < branch.sim.now() {
-            restore(branch, t);
-        }
-        advance(branch, t);
+        branch.steps.clear();
+        seek(branch, t);
     }
 
     /// Runs until the next trace line (finishing its millisecond), at most to `limit`.
@@ -110,20 +112,32 @@ impl Timeline {
     pub fn step(&mut self, limit: Instant) -> usize {
         let branch = &mut self.branches[self.current];
         let before = branch.sim.trace().len();
+        let from = branch.sim.now();
         let target = branch.sim.clone_next_trace_time(limit);
         match target {
             Some(at) => advance(branch, at),
             None => advance(branch, limit.max(branch.sim.now())),
         }
+        let to = branch.sim.now();
+        if to > from {
+            branch.steps.push((from, to));
+        }
         branch.sim.trace().len() - before
     }
 
-    /// Goes back to the time of the latest trace line before now (the inverse of [`Self::step`]).
+    /// The inverse of [`Self::step`]: back to where the last step started (the exact state
+    /// before it). Without a step to undo, back to the latest trace line before now.
     pub fn step_back(&mut self) {
-        let sim = &self.branches[self.current].sim;
-        let now = sim.now();
-        let previous = sim.trace().iter().rev().map(|e| e.at).find(|at| *at < now).unwrap_or(Instant::ZERO);
-        self.seek(previous);
+        let branch = &mut self.branches[self.current];
+        let now = branch.sim.now();
+        let target = match branch.steps.pop() {
+            Some((from, to)) if to == now => from,
+            _ => {
+                branch.steps.clear();
+                branch.sim.trace().iter().rev().map(|e| e.at).find(|at| *at < now).unwrap_or(Instant::ZERO)
+            }
+        };
+        seek(branch, target);
     }
 
     /// Applies `action` now. At the head of the branch it is simply added; in the past, a new
@@ -135,6 +149,7 @@ impl Timeline {
             self.fork();
         }
         let branch = &mut self.branches[self.current];
+        branch.steps.clear();
         branch.sim.inject(action.clone());
         // Checkpoints must replay the branch as it now reads, action included.
         for checkpoint in &mut branch.checkpoints {
@@ -149,7 +164,14 @@ impl Timeline {
         let now = parent.sim.now();
         let id = self.branches.len();
         let checkpoints = parent.checkpoints.iter().filter(|c| c.sim.now() <= now).cloned().collect();
-        let branch = Branch { id, parent: Some((self.current, now)), head: now, sim: parent.sim.clone(), checkpoints };
+        let branch = Branch {
+            id,
+            parent: Some((self.current, now)),
+            head: now,
+            sim: parent.sim.clone(),
+            checkpoints,
+            steps: Vec::new(),
+        };
         self.branches.push(branch);
         self.current = id;
         id
@@ -201,10 +223,20 @@ impl Sim {
             trace_hash: self.trace_hash,
             stale_now: self.stale_now.clone(),
             stale_keys: self.stale_keys.clone(),
+            stale_dirty: self.stale_dirty,
             said: self.said.clone(),
+            said_bodies: self.said_bodies.clone(),
             events: self.events,
         }
     }
+}
+
+/// Moves the branch to `t`, back (restore and replay) or forward.
+fn seek(branch: &mut Branch, t: Instant) {
+    if t < branch.sim.now() {
+        restore(branch, t);
+    }
+    advance(branch, t);
 }
 
 /// Runs the branch to `t`, saving a checkpoint at every multiple of [`CHECKPOINT_EVERY`].
