@@ -11,6 +11,9 @@ use alloc::vec::Vec;
 use crate::protocol::{LanguageCode, RemotingCommand, SerializeType};
 
 struct Scan<'a> {
+    /// The header, validated as UTF-8 once; token boundaries are ASCII quotes, so slices of
+    /// it are always valid.
+    text: &'a str,
     buf: &'a [u8],
     pos: usize,
 }
@@ -52,7 +55,7 @@ impl<'a> Scan<'a> {
         if matches!(self.buf.get(self.pos), Some(b'.' | b'e' | b'E')) {
             return None;
         }
-        core::str::from_utf8(&self.buf[start..self.pos]).ok()?.parse().ok()
+        self.text.get(start..self.pos)?.parse().ok()
     }
 
     /// A string without escapes, borrowed.
@@ -62,7 +65,7 @@ impl<'a> Scan<'a> {
         while self.pos < self.buf.len() {
             match self.buf[self.pos] {
                 b'"' => {
-                    let s = core::str::from_utf8(&self.buf[start..self.pos]).ok()?;
+                    let s = self.text.get(start..self.pos)?;
                     self.pos += 1;
                     return Some(s);
                 }
@@ -183,7 +186,8 @@ impl<'a> Scan<'a> {
 
 /// Decodes a strict, flat JSON header; `None` when the general reader must decide.
 pub(super) fn scan(header: &[u8]) -> Option<RemotingCommand> {
-    let mut s = Scan { buf: header, pos: 0 };
+    let text = core::str::from_utf8(header).ok()?;
+    let mut s = Scan { text, buf: header, pos: 0 };
     let mut cmd = RemotingCommand { serialize_type: SerializeType::Json, ..RemotingCommand::default() };
     s.eat(b'{')?;
     if s.eat(b'}').is_some() {

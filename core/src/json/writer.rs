@@ -4,7 +4,6 @@
 //! `SortField` does; the writer takes care of separators, key quoting and string escaping.
 
 use alloc::vec::Vec;
-use core::fmt::Write as _;
 
 /// Which of fastjson's two outputs to produce (PROTOCOL.md §8.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -172,16 +171,23 @@ impl<'a> ArrayWriter<'_, 'a> {
     }
 }
 
+/// Appends `n` in decimal (without `core::fmt`, which is slow on this hot path).
 fn push_display(out: &mut Vec<u8>, n: i64) {
-    struct Sink<'a>(&'a mut Vec<u8>);
-    impl core::fmt::Write for Sink<'_> {
-        fn write_str(&mut self, s: &str) -> core::fmt::Result {
-            self.0.extend_from_slice(s.as_bytes());
-            Ok(())
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
         }
     }
-    // Writing to a Vec cannot fail.
-    let _ = write!(Sink(out), "{n}");
+    if n < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&digits[i..]);
 }
 
 /// Writes `s` as a quoted JSON string with fastjson's escaping for `style`.
