@@ -38,6 +38,9 @@ fi
 step "JavaScript tests of the package"
 node --test tests/js/
 
+step "browser tests of the page (www/, headless chromium)"
+scripts/test-browser.sh
+
 step "npm pack, install into a fresh project, run, type-check"
 scripts/test-package.sh
 

@@ -346,6 +346,22 @@ pub(crate) struct Fault {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
+pub(crate) struct LinkInfo {
+    pub a: String,
+    pub b: String,
+    pub state: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Isolation {
+    pub producer: String,
+    pub broker: String,
+    pub until: u64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct BranchInfo {
     pub id: usize,
     pub label: String,

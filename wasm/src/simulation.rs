@@ -1,6 +1,6 @@
 //! `Simulation`: the deterministic cluster model, with its time machine, behind one handle.
 
-use nameserver_core::sim::{Action, Actor, NodeId, Role, Scenario, Sim, Timeline, built_in_text};
+use nameserver_core::sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text};
 use nameserver_core::time::Instant;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -226,6 +226,55 @@ impl Simulation {
     pub fn flights(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
         to_js(&sim.flights().into_iter().map(|f| dto::Flight::new(sim, f)).collect::<Vec<_>>())
+    }
+
+    /// The frame of a message in flight, decoded (`undefined` for FIN/RST or an unknown id).
+    #[wasm_bindgen(js_name = flightFrame, unchecked_return_type = "DecodedFrame | undefined")]
+    pub fn flight_frame(&self, id: f64) -> Result<JsValue, JsError> {
+        let Some(flight) = self.sim().net().flights.get(&(id as u64)) else { return Ok(JsValue::UNDEFINED) };
+        let Payload::Frame(bytes) = &flight.payload else { return Ok(JsValue::UNDEFINED) };
+        crate::codec::decode_frame(bytes)
+    }
+
+    /// Links that are not up: `{a, b, state: "cut" | "reset"}`.
+    #[wasm_bindgen(unchecked_return_type = "LinkInfo[]")]
+    pub fn links(&self) -> Result<JsValue, JsError> {
+        let sim = self.sim();
+        let list: Vec<dto::LinkInfo> = sim
+            .net()
+            .links
+            .iter()
+            .map(|((a, b), link)| dto::LinkInfo {
+                a: sim.directory().name(*a).to_owned(),
+                b: sim.directory().name(*b).to_owned(),
+                state: match link {
+                    Link::Cut => "cut",
+                    Link::Reset => "reset",
+                    Link::Up => "up",
+                },
+            })
+            .collect();
+        to_js(&list)
+    }
+
+    /// Brokers each producer's fault strategy isolates, with when each becomes available again
+    /// (entries in the past are kept, as the client keeps them).
+    #[wasm_bindgen(unchecked_return_type = "IsolationInfo[]")]
+    pub fn isolations(&self) -> Result<JsValue, JsError> {
+        let sim = self.sim();
+        let mut list = Vec::new();
+        for (i, node) in sim.nodes().iter().enumerate() {
+            if let Actor::Producer(p) = &node.actor {
+                for (broker, until) in &p.faults {
+                    list.push(dto::Isolation {
+                        producer: sim.directory().name(NodeId(i as u16)).to_owned(),
+                        broker: broker.to_string(),
+                        until: until.as_millis(),
+                    });
+                }
+            }
+        }
+        to_js(&list)
     }
 
     /// Number of trace lines so far.

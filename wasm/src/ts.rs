@@ -49,6 +49,8 @@ export interface SendInfo {
   outcome: "ok" | "failed" | "indeterminate"; attempts: SendAttemptInfo[];
 }
 export interface FaultInfo { at: number; action: string; target: string | null; }
+export interface LinkInfo { a: string; b: string; state: "cut" | "reset"; }
+export interface IsolationInfo { producer: string; broker: string; until: number; }
 export interface BranchInfo { id: number; label: string; parent: number | null; forkAt: number | null; head: number; current: boolean; }
 export interface BuiltInScenario { id: string; title: string; text: string; }
 export interface DecodedFrame {

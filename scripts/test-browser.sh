@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Browser tests of the page (www/): installs Debian's chromium when missing (never a downloaded
+# browser), serves the repository root on 127.0.0.1 with tests/browser/lib/server.mjs and runs
+# `node --test tests/browser/` against it. Screenshots land in tests/artifacts/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
+fi
+[ -f pkg/nameserver_wasm_bg.wasm ] || scripts/build-wasm.sh
+[ -d node_modules/playwright-core ] && [ -d node_modules/axe-core ] || npm ci --no-audit --no-fund
+
+log=$(mktemp)
+node tests/browser/lib/server.mjs 0 >"$log" &
+server=$!
+trap 'kill "$server" 2>/dev/null || true; rm -f "$log"' EXIT
+for _ in $(seq 100); do
+  [ -s "$log" ] && break
+  sleep 0.1
+done
+BASE_URL=$(head -n1 "$log") node --test --test-concurrency=1 tests/browser/

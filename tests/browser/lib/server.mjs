@@ -1,0 +1,60 @@
+// A tiny static file server for the browser tests: serves the repository root on 127.0.0.1.
+import { createServer } from "node:http";
+import { createReadStream, statSync } from "node:fs";
+import { extname, join, normalize, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".wasm": "application/wasm",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+export const ROOT = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
+
+export function serve(root = ROOT, port = 0) {
+  const server = createServer((req, res) => {
+    let path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    if (path === "/" || path === "/www") {
+      res.writeHead(302, { location: "/www/" }).end();
+      return;
+    }
+    if (path.endsWith("/")) path += "index.html";
+    const file = normalize(join(root, path));
+    if (file !== root && !file.startsWith(root + sep)) {
+      res.writeHead(403).end();
+      return;
+    }
+    let st;
+    try {
+      st = statSync(file);
+    } catch {
+      res.writeHead(404).end("not found");
+      return;
+    }
+    if (!st.isFile()) {
+      res.writeHead(404).end("not found");
+      return;
+    }
+    res.writeHead(200, {
+      "content-type": TYPES[extname(file)] || "application/octet-stream",
+      "content-length": st.size,
+      "cache-control": "no-cache",
+    });
+    if (req.method === "HEAD") res.end();
+    else createReadStream(file).pipe(res);
+  });
+  return new Promise((ok) => server.listen(port, "127.0.0.1", () => ok(server)));
+}
+
+// `node tests/browser/lib/server.mjs [port]` prints the base URL and serves until killed.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const server = await serve(ROOT, Number(process.argv[2] || 0));
+  console.log(`http://127.0.0.1:${server.address().port}`);
+}

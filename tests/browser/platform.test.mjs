@@ -1,0 +1,151 @@
+// T9 and T29–T32: export/import, performance, fidelity panel, i18n, offline.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { launch, seek, settle, simTime, shot, ARTIFACTS } from "./lib/browser.mjs";
+import { Simulation, builtInScenarios } from "./lib/oracle.mjs";
+import { toBase64Url } from "../../www/url.js";
+import { join } from "node:path";
+
+let b;
+before(async () => (b = await launch()));
+after(() => b.close());
+
+test("T9 export/import", async () => {
+  const page = await b.page();
+  await page.selectOption("[data-testid=scenario-select]", "S3");
+  await settle(page);
+  await seek(page, 90000);
+  const th = await page.evaluate(() => window.__rmqsim.traceHash());
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("[data-testid=export]")]);
+  const file = join(ARTIFACTS, "T9-trace.json");
+  await download.saveAs(file);
+  const data = JSON.parse(readFileSync(file, "utf8"));
+  assert.equal(data.traceHash, th);
+  assert.equal(data.time, 90000);
+  assert.ok(data.trace.length > 100);
+  const other = await b.page();
+  await other.setInputFiles("[data-testid=import]", file);
+  await other.waitForFunction(() => document.body.dataset.importResult);
+  assert.equal(await other.evaluate(() => document.body.dataset.importResult), "match");
+  assert.equal(await simTime(other), 90000);
+  assert.equal(await other.evaluate(() => window.__rmqsim.traceHash()), th);
+  await other.context().close();
+  await page.context().close();
+});
+
+const BIG = "profile 4.9;idle on;latency 2 1;autocreate on;nameserver NS-1 start 0;nameserver NS-2 start 0.5;nameserver NS-3 start 1;broker broker-a group broker-a id 0 start 1;broker broker-a-s group broker-a id 1 start 1.5;broker broker-b group broker-b id 0 start 2;broker broker-b-s group broker-b id 1 start 2.5;topic TopicTest queues 4 on broker-a broker-b;producer P1 ns NS-1 start 4 topic TopicTest every 1;producer P2 ns NS-2 start 4 topic TopicTest every 1;consumer C1 group CG1 ns NS-3 start 6 topic TopicTest;consumer C2 group CG1 ns NS-1 start 6 topic TopicTest;at 100 freeze broker-b";
+
+test("T29 performance", async () => {
+  const page = await b.page({ hash: `#v=1&seed=42&sc=${toBase64Url(BIG)}&t=0` });
+  assert.equal(await page.locator("#diagram [data-node]").count(), 11);
+  // The core runs in a Web Worker: the page itself never fetched the .wasm.
+  const resources = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
+  assert.ok(resources.some((n) => n.endsWith("/www/worker.js")), "worker loaded");
+  assert.ok(!resources.some((n) => n.endsWith(".wasm")), "no wasm on the main thread");
+  await page.click("[data-testid=speed-300]");
+  await page.click("[data-testid=play]");
+  await page.waitForTimeout(5000);
+  await page.click("[data-testid=play]");
+  await settle(page);
+  const stats = await page.evaluate(() => window.__rmqsim.frameStats());
+  assert.ok(stats.count > 30, `frames rendered: ${stats.count}`);
+  assert.ok(stats.p95 < 16.7, `p95 render ${stats.p95.toFixed(2)} ms`);
+  assert.ok((await simTime(page)) > 300 * 4000, "300× for 5 s");
+  // Paused: no animation frames and no DOM changes for 2 s.
+  const idle = await page.evaluate(async () => {
+    const raf0 = window.__rmqsim.frameStats().rafCount;
+    let mutations = 0;
+    const mo = new MutationObserver((l) => (mutations += l.length));
+    mo.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    let frames = 0;
+    const orig = window.requestAnimationFrame;
+    window.requestAnimationFrame = (cb) => {
+      frames++;
+      return orig(cb);
+    };
+    await new Promise((ok) => setTimeout(ok, 2000));
+    window.requestAnimationFrame = orig;
+    mo.disconnect();
+    return { rafs: window.__rmqsim.frameStats().rafCount - raf0, frames, mutations };
+  });
+  assert.deepEqual(idle, { rafs: 0, frames: 0, mutations: 0 });
+  await shot(page, "T29-big-cluster-desktop");
+  await page.context().close();
+});
+
+test("T30 fidelity", async () => {
+  const page = await b.page();
+  await page.selectOption("[data-testid=scenario-select]", "S5");
+  await settle(page);
+  await page.click("[data-testid=about-open]");
+  const about = page.locator("[data-testid=about]");
+  assert.equal(await page.textContent("[data-testid=about-profile]"), "4.9");
+  assert.equal(await page.textContent("[data-testid=default-scan-interval]"), "10 s");
+  assert.equal(await page.textContent("[data-testid=default-isolation]"), "600 s");
+  const simp = await page.locator("[data-testid=simplifications] li").allTextContents();
+  assert.ok(simp.length >= 8 && simp.every((s) => /core\/src\//.test(s)), "every simplification names its source");
+  assert.match(await about.textContent(), /rocketmq-all-4\.9\.4/);
+  await shot(page, "T30-about-desktop");
+  await page.click("[data-testid=profile-5\\.x]");
+  await settle(page);
+  assert.equal(await page.textContent("[data-testid=about-profile]"), "5.x");
+  assert.equal(await page.textContent("[data-testid=default-scan-interval]"), "5 s");
+  assert.equal(await page.textContent("[data-testid=default-isolation]"), "10 s");
+  await page.keyboard.press("Escape");
+  assert.equal(await page.getAttribute('[data-testid=timers] li[data-node="NS-1"][data-timer="scan for expired brokers"]', "data-period-ms"), "5000");
+  await seek(page, 300000);
+  const text = builtInScenarios().find((s) => s.id === "S5").text.replace("profile 4.9", "profile 5.x");
+  const oracle = new Simulation(text);
+  oracle.seek(300000);
+  const [m] = oracle.measurements();
+  oracle.free();
+  for (const [ns, at] of m.nsRemoval) assert.equal(Number(await page.getAttribute(`[data-testid=m-0-removal-${ns}]`, "data-ms")), at, ns);
+  assert.match(await page.textContent("[data-testid=status-meta]"), /profile 5\.x/);
+  // 5.x scan-only: the scan runs every 5 s, so the removal lands within 5 s after expiry.
+  await page.click("[data-testid=about-open]");
+  await page.click("[data-testid=idle-off]");
+  await settle(page);
+  await page.keyboard.press("Escape");
+  const r = Number(await page.getAttribute("[data-testid=m-0-removal-NS-1]", "data-ms"));
+  assert.ok(r > 192000 && r <= 197002, `5.x scan-only removal ${r}`);
+  await page.context().close();
+});
+
+test("T31 i18n", async () => {
+  const page = await b.page({ path: "/www/index.html?lang=zh" });
+  assert.equal(await page.getAttribute("html", "lang"), "zh-CN");
+  assert.match(await page.textContent("[data-testid=play]"), /播放/);
+  assert.match(await page.textContent("h1"), /交互实验室/);
+  await page.click("[data-testid=lesson-start]");
+  await page.waitForSelector("[data-testid=lesson][data-step='0']");
+  assert.match(await page.textContent("[data-testid=narration]"), /集群/);
+  await page.click("[data-testid=speed-600]");
+  await page.click("[data-testid=lesson-continue]");
+  await page.waitForSelector("[data-testid=lesson][data-waiting=false][data-step='1']");
+  assert.match(await page.textContent("[data-testid=observed]"), /NS-1 在 1\.003 s 记录/);
+  const log = await page.locator("[data-testid=log] .log-text").allTextContents();
+  assert.ok(log.some((l) => l.startsWith("The Name Server boot success")), "log stays in RocketMQ's English");
+  await page.context().close();
+});
+
+test("T32 offline", async () => {
+  const ctx = await b.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const requests = [];
+  ctx.on("request", (r) => requests.push(r.url()));
+  const page = await ctx.newPage();
+  await page.goto(`${b.base}/www/index.html`);
+  await page.waitForFunction(() => document.body.dataset.ready === "true");
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 15000 }).catch(() => page.reload());
+  await page.waitForFunction(() => document.body.dataset.ready === "true");
+  await ctx.setOffline(true);
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.ready === "true", null, { timeout: 30000 });
+  await seek(page, 60000);
+  assert.ok((await page.locator("[data-testid=log] li").count()) > 10, "runs offline");
+  await ctx.setOffline(false);
+  const foreign = requests.filter((u) => !u.startsWith(b.base) && !u.startsWith("data:") && !u.startsWith("blob:"));
+  assert.deepEqual(foreign, [], "no backend, no telemetry, no CDN");
+  await ctx.close();
+});

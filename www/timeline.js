@@ -1,0 +1,165 @@
+// The scrubber, the branch list and the lanes: one per process, fault intervals shaded, stale
+// cached-route windows hatched, each send an invoke→complete bar (ok / failed / indeterminate).
+import { t, secs } from "./i18n.js";
+import { esc } from "./tables.js";
+
+const RECOVER = { freeze: "unfreeze", kill: "restart", poweroff: "restart", shutdown: "restart", cut: "heal", reset: "heal" };
+
+// Fault intervals per node from the injected actions.
+export function faultIntervals(faults, now) {
+  const open = [];
+  const out = [];
+  for (const f of faults) {
+    const [verb, ...args] = f.action.split(" ");
+    if (RECOVER[verb]) {
+      open.push({ verb, args, from: f.at, label: f.action });
+    } else {
+      for (const o of open) {
+        if (o.to === undefined && RECOVER[o.verb] === verb && o.args.join(" ") === args.join(" ")) o.to = f.at;
+        else if (o.to === undefined && verb === "restart" && o.args[0] === args[0] && RECOVER[o.verb] === "restart") o.to = f.at;
+      }
+    }
+  }
+  for (const o of open) {
+    const nodes = o.verb === "cut" || o.verb === "reset" ? o.args : [o.args[0]];
+    for (const n of nodes) out.push({ node: n, from: o.from, to: o.to ?? now, open: o.to === undefined, label: o.label });
+  }
+  return out;
+}
+
+export class Timeline {
+  constructor({ scrubber, lanes, branches, onSeek, onBranch }) {
+    this.scrubber = scrubber;
+    this.lanes = lanes;
+    this.branchesEl = branches;
+    this.onSeek = onSeek;
+    this.onBranch = onBranch;
+    this.horizon = 300000;
+    this.sendCount = 0;
+    this.dragging = false;
+    scrubber.addEventListener("input", () => this.onSeek(Number(scrubber.value), true));
+    scrubber.addEventListener("change", () => this.onSeek(Number(scrubber.value), false));
+    // Keys move by whole seconds (step="any" lets links and tests seek to any millisecond).
+    scrubber.addEventListener("keydown", (e) => {
+      const by = { ArrowLeft: -1000, ArrowDown: -1000, ArrowRight: 1000, ArrowUp: 1000, PageDown: -10000, PageUp: 10000 }[e.key];
+      if (by === undefined) return;
+      e.preventDefault();
+      this.onSeek(Math.max(0, Math.round(Number(scrubber.value) + by)), false);
+    });
+    lanes.addEventListener("click", (e) => {
+      const track = e.target.closest(".lane-track");
+      if (!track) return;
+      const r = track.getBoundingClientRect();
+      this.onSeek(Math.round(((e.clientX - r.left) / r.width) * this.horizon), false);
+    });
+    branches.addEventListener("click", (e) => {
+      const b = e.target.closest("button[data-branch]");
+      if (b) this.onBranch(Number(b.dataset.branch));
+    });
+  }
+
+  setMeta(meta, horizon) {
+    this.meta = meta;
+    this.horizon = horizon;
+    this.built = false;
+  }
+
+  pct(ms) {
+    return `${Math.max(0, Math.min(100, (ms / this.horizon) * 100)).toFixed(3)}%`;
+  }
+
+  renderCursor(snap) {
+    if (this.cursor) this.cursor.style.left = this.pct(snap.time);
+    if (Number(this.scrubber.value) !== snap.time) this.scrubber.value = String(snap.time);
+  }
+
+  render(snap, sends, faultsChanged) {
+    const grow = Math.max(snap.time, snap.head);
+    if (grow > this.horizon) {
+      this.horizon = Math.ceil((grow * 1.25) / 60000) * 60000;
+      this.built = false;
+    }
+    this.scrubber.max = String(this.horizon);
+    if (Number(this.scrubber.value) !== snap.time) this.scrubber.value = String(snap.time);
+    this.scrubber.setAttribute("aria-valuetext", `t = ${secs(snap.time)}`);
+    this.renderBranches(snap);
+    if (!this.built || faultsChanged || sends.length < this.sendCount) this.build(snap, sends);
+    else this.appendSends(sends.slice(this.sendCount));
+    this.sendCount = sends.length;
+    this.cursor.style.left = this.pct(snap.time);
+    this.updateOpen(snap);
+  }
+
+  renderBranches(snap) {
+    const key = JSON.stringify(snap.branches);
+    if (key === this.branchKey) return;
+    this.branchKey = key;
+    this.branchesEl.innerHTML = snap.branches
+      .map((b) => {
+        const label = b.parent === null ? t("branchMain") : t("branchFork", { id: b.id, t: secs(b.forkAt) });
+        return `<button type="button" data-branch="${b.id}" data-testid="branch-${b.id}" aria-pressed="${b.current}">${esc(label)}</button>`;
+      })
+      .join("");
+  }
+
+  build(snap, sends) {
+    this.built = true;
+    const names = this.meta.nodes.map((n) => n.name);
+    this.intervals = faultIntervals(snap.faults, snap.time);
+    const markers = snap.branches
+      .filter((b) => b.forkAt !== null)
+      .map((b) => `<span class="branch-marker" data-testid="branch-marker" data-branch="${b.id}" style="left:${this.pct(b.forkAt)}" title="${esc(t("branchFork", { id: b.id, t: secs(b.forkAt) }))}">◆</span>`)
+      .join("");
+    const rows = names.map((n) => {
+      const faults = this.intervals
+        .filter((f) => f.node === n)
+        .map((f, i) => `<span class="fault-win${f.open ? " open" : ""}" data-testid="fault-${esc(n)}" data-i="${i}" data-from="${f.from}" style="left:${this.pct(f.from)};width:calc(${this.pct(f.to)} - ${this.pct(f.from)})"><span class="win-label">${esc(f.label)}</span></span>`)
+        .join("");
+      const stale = snap.stale
+        .filter((w) => w.client === n)
+        .map((w) => `<span class="stale-win${w.to === null ? " open" : ""}" data-testid="stale-win-${esc(n)}" data-from="${w.from}" style="left:${this.pct(w.from)};width:calc(${this.pct(w.to ?? snap.time)} - ${this.pct(w.from)})"></span>`)
+        .join("");
+      return `<div class="lane" data-lane="${esc(n)}"><span class="lane-label">${esc(n)}</span><div class="lane-track">${faults}${stale}<span class="sends"></span></div></div>`;
+    });
+    this.lanes.innerHTML = `<div class="lane axis"><span class="lane-label"></span><div class="lane-track">${markers}${this.ticks()}<span class="cursor" aria-hidden="true"></span></div></div>${rows.join("")}`;
+    this.cursor = this.lanes.querySelector(".cursor");
+    this.sendCount = 0;
+    this.appendSends(sends);
+  }
+
+  ticks() {
+    const step = this.horizon > 600000 ? 120000 : 60000;
+    let out = "";
+    for (let ms = 0; ms <= this.horizon; ms += step) out += `<span class="tick" style="left:${this.pct(ms)}">${ms / 1000}s</span>`;
+    return out;
+  }
+
+  appendSends(list) {
+    const byProducer = new Map();
+    for (const s of list) {
+      if (!byProducer.has(s.producer)) byProducer.set(s.producer, []);
+      byProducer.get(s.producer).push(s);
+    }
+    for (const [p, items] of byProducer) {
+      const host = this.lanes.querySelector(`.lane[data-lane="${CSS.escape(p)}"] .sends`);
+      if (!host) continue;
+      host.insertAdjacentHTML(
+        "beforeend",
+        items
+          .map((s) => {
+            const mark = s.outcome === "failed" ? "✖" : s.outcome === "indeterminate" ? "?" : "";
+            const title = `${s.producer} #${s.id} ${secs(s.started)}→${secs(s.finished)} ${s.outcome} (${s.attempts.length})`;
+            return `<span class="send ${s.outcome}${s.attempts.length > 1 ? " retried" : ""}" data-outcome="${s.outcome}" data-attempts="${s.attempts.length}" style="left:${this.pct(s.started)};width:max(2px,calc(${this.pct(s.finished)} - ${this.pct(s.started)}))" title="${esc(title)}">${mark}</span>`;
+          })
+          .join(""),
+      );
+    }
+  }
+
+  // Open fault and stale windows grow with time.
+  updateOpen(snap) {
+    for (const el of this.lanes.querySelectorAll(".fault-win.open, .stale-win.open")) {
+      el.style.width = `calc(${this.pct(snap.time)} - ${this.pct(Number(el.dataset.from))})`;
+    }
+  }
+}

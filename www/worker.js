@@ -1,0 +1,207 @@
+// The simulation lives here, off the main thread. The page sends one request at a time and
+// renders the snapshot each answer carries; this worker never runs on its own.
+import init, { Simulation, builtInScenarios } from "../pkg/nameserver_wasm.js";
+
+const ready = init();
+let sim = null;
+// What the page already holds, so snapshots carry only what is new.
+let sent = { branch: -1, trace: 0, sends: 0, time: 0 };
+
+const MAX_MS = 24 * 3600 * 1000;
+
+function lineMatches(gate, line) {
+  if (gate.node && line.node !== gate.node) return false;
+  if (gate.kinds && !gate.kinds.includes(line.kind)) return false;
+  if (gate.text && !line.text.includes(gate.text)) return false;
+  if (gate.notText && line.text.includes(gate.notText)) return false;
+  return true;
+}
+
+function currentBranch() {
+  return sim.branches().find((b) => b.current);
+}
+
+// Runs forward to `ms`; with a gate, stops at the first trace line that matches it (its
+// millisecond fully run, so the state equals a plain seek to that time).
+function runTo(ms, gate) {
+  ms = Math.max(0, Math.min(ms, MAX_MS));
+  if (!gate) {
+    if (ms !== sim.time) sim.seek(ms);
+    return null;
+  }
+  if (gate.at !== undefined) {
+    const to = Math.min(ms, gate.at);
+    if (to > sim.time) sim.seek(to);
+    return sim.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
+  }
+  const before = sim.traceLength();
+  if (ms > sim.time) sim.seek(ms);
+  const lines = sim.trace(before);
+  const hit = lines.find((l) => lineMatches(gate, l));
+  if (hit && hit.at < sim.time) sim.seek(hit.at);
+  return hit || null;
+}
+
+function optional(fn) {
+  try {
+    return fn();
+  } catch {
+    return null;
+  }
+}
+
+function meta() {
+  const nodes = sim.nodes().map(({ name, role, addr, group, brokerId }) => ({ name, role, addr, group, brokerId }));
+  const topics = [...new Set(nodes.filter((n) => n.role === "producer" || n.role === "consumer")
+    .map((n) => optional(() => sim.clientRoute(n.name).topic)).filter(Boolean))];
+  const text = sim.scenarioText();
+  if (!topics.length) {
+    const m = text.match(/topic (\S+)/);
+    topics.push(m ? m[1] : "TopicTest");
+  }
+  return { text, compact: sim.scenarioCompact(), profile: sim.profile, nodes, topics };
+}
+
+function snapshot(meta0) {
+  const time = sim.time;
+  const branch = currentBranch();
+  const full = branch.id !== sent.branch;
+  const back = time < sent.time;
+  const traceLen = sim.traceLength();
+  const traceFrom = full ? 0 : Math.min(sent.trace, traceLen);
+  const trace = sim.trace(traceFrom);
+  const sendsFrom = full || back ? 0 : sent.sends;
+  const sends = sim.sends(sendsFrom);
+  sent = { branch: branch.id, trace: traceLen, sends: sendsFrom + sends.length, time };
+  const nodes = sim.nodes();
+  const ns = {};
+  const routes = {};
+  const clients = {};
+  const topics = meta0.topics;
+  for (const n of nodes) {
+    if (n.role === "nameserver") {
+      ns[n.name] = sim.nameServerTables(n.name);
+      routes[n.name] = {};
+      for (const t of topics) routes[n.name][t] = sim.nameServerRoute(n.name, t);
+    } else if (n.role === "producer" || n.role === "consumer") {
+      clients[n.name] = optional(() => sim.clientRoute(n.name));
+    }
+  }
+  return {
+    time,
+    next: sim.nextEventTime() ?? null,
+    branch: branch.id,
+    head: branch.head,
+    branches: sim.branches(),
+    traceFrom,
+    traceLen,
+    trace,
+    sendsFrom,
+    sends,
+    nodes,
+    flights: sim.flights(),
+    ns,
+    routes,
+    clients,
+    faults: sim.faults(),
+    stale: sim.staleWindows(),
+    measurements: sim.measurements(),
+    links: sim.links(),
+    isolations: sim.isolations(),
+    profile: sim.profile,
+  };
+}
+
+let metaCache = null;
+
+function load({ text, id, t }) {
+  if (sim) sim.free();
+  sim = id ? Simulation.builtIn(id) : new Simulation(text);
+  sent = { branch: -1, trace: 0, sends: 0, time: 0 };
+  sim.seek(t || 0);
+  metaCache = meta();
+  return { meta: metaCache, snap: snapshot(metaCache) };
+}
+
+function withSnap(extra = {}) {
+  const m = meta();
+  const changed = m.text !== metaCache.text;
+  metaCache = m;
+  return { ...extra, meta: changed ? m : undefined, snap: snapshot(m) };
+}
+
+// A separate run for the quiz: the answer comes from the model, not from the page.
+function quiz({ text, freezeAt, producer = "P1", until }) {
+  const probe = new Simulation(text);
+  try {
+    probe.seek(freezeAt);
+    const row = probe.nameServerTables("NS-1").live.find((r) => r.brokerName === "broker-b");
+    probe.seek(until);
+    const m = probe.measurements()[0];
+    const removal = Object.fromEntries(m.nsRemoval);
+    const update = Object.fromEntries(m.clientUpdate);
+    return { lastHeartbeat: row ? row.lastUpdate : null, removal, update: update[producer] ?? null };
+  } finally {
+    probe.free();
+  }
+}
+
+const ops = {
+  init: () => ({ scenarios: builtInScenarios() }),
+  load,
+  runTo: ({ ms, gate }) => {
+    const hit = runTo(ms, gate);
+    return withSnap({ hit });
+  },
+  // Next trace line; with a filter, the next line of that kind (or node).
+  step: ({ filter }) => {
+    if (!filter) {
+      const lines = sim.step(sim.time + MAX_MS);
+      return withSnap({ lines });
+    }
+    const start = sim.time;
+    let hit = null;
+    for (let to = start + 30000; !hit && to <= start + 3600000; to += 30000) hit = runTo(to, filter);
+    return withSnap({ hit });
+  },
+  stepBack: () => {
+    sim.stepBack();
+    return withSnap();
+  },
+  seek: ({ ms }) => {
+    sim.seek(Math.max(0, Math.min(ms, MAX_MS)));
+    return withSnap();
+  },
+  inject: ({ action }) => {
+    sim.inject(action);
+    return withSnap();
+  },
+  fork: () => {
+    const id = sim.fork();
+    return withSnap({ id });
+  },
+  selectBranch: ({ id }) => {
+    sim.selectBranch(id);
+    return withSnap();
+  },
+  snapshot: () => ({ snap: snapshot(metaCache) }),
+  hashes: () => ({ time: sim.time, stateHash: sim.stateHash(), traceHash: sim.traceHash() }),
+  trace: () => ({ trace: sim.trace(0), text: sim.scenarioText(), time: sim.time, traceHash: sim.traceHash() }),
+  frame: ({ id }) => ({ frame: sim.flightFrame(id) ?? null }),
+  quiz,
+  check: () => {
+    sim.check();
+    return true;
+  },
+};
+
+self.onmessage = async (e) => {
+  const { id, op, args } = e.data;
+  try {
+    await ready;
+    const result = ops[op](args || {});
+    self.postMessage({ id, ok: true, result });
+  } catch (err) {
+    self.postMessage({ id, ok: false, error: String((err && err.message) || err) });
+  }
+};
