@@ -41,6 +41,10 @@ node --test tests/js/
 step "browser tests of the page (www/, headless chromium)"
 scripts/test-browser.sh
 
+step "interop: the ali-ons npm client gets routes from the daemon"
+cargo build -p nameserver --locked
+NAMESERVER_BIN="${CARGO_TARGET_DIR:-target}/debug/nameserver" node --test --test-force-exit tests/interop/
+
 step "npm pack, install into a fresh project, run, type-check"
 scripts/test-package.sh
 

@@ -1,0 +1,179 @@
+//! The command line, shaped like `mqnamesrv`'s (PROTOCOL.md §12.1), and the configuration it
+//! produces: Java's defaults, then the `-c` properties file, then the flags.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use nameserver_core::codec::Limits;
+use nameserver_core::config::ConfigError;
+use nameserver_core::properties::{self, PropertiesError};
+use nameserver_core::{Config, KvConfig};
+
+use crate::ServerConfig;
+
+/// `nameserver` — the RocketMQ NameServer, a drop-in replacement for `mqnamesrv`.
+#[derive(Clone, Debug, Parser)]
+#[command(
+    name = "nameserver",
+    version,
+    about = "RocketMQ NameServer: brokers register here, producers, consumers and admin tools get their routes here",
+    long_about = "RocketMQ NameServer: brokers register here, producers, consumers and admin tools get their \
+                  routes here.\n\nA drop-in replacement for `mqnamesrv` (RocketMQ 4.9.x and 5.x wire protocol). \
+                  With no options it listens on 0.0.0.0:9876 and keeps its KV config in \
+                  $HOME/namesrv/kvConfig.json, as the Java NameServer does.",
+    after_help = "Configuration: Java's defaults, then the -c file (namesrv.properties keys such as listenPort, \
+                  kvConfigPath, scanNotActiveBrokerInterval, serverChannelMaxIdleTimeSeconds, \
+                  orderMessageEnable), then --listen-port and --bind-address.\n\
+                  Logs go to stderr; filter them with --log-level or RUST_LOG.\n\
+                  SIGINT/SIGTERM stop accepting, answer requests in flight, flush the KV config and exit 0."
+)]
+pub struct Args {
+    /// Name server config properties file (namesrv.properties); its path becomes configStorePath
+    #[arg(short = 'c', long = "configFile", visible_alias = "config-file", value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+
+    /// Print all config items (key=value, sorted) and exit
+    #[arg(short = 'p', long = "printConfigItem", visible_alias = "print-config-item")]
+    pub print_config_item: bool,
+
+    /// Name server address list, e.g. '192.168.0.1:9876;192.168.0.2:9876' (accepted for compatibility, ignored)
+    #[arg(short = 'n', long = "namesrvAddr", value_name = "ADDRS")]
+    pub namesrv_addr: Option<String>,
+
+    /// Port to listen on (listenPort, default 9876); overrides the config file
+    #[arg(long = "listen-port", visible_alias = "listenPort", value_name = "PORT")]
+    pub listen_port: Option<u16>,
+
+    /// Address to bind (bindAddress, default 0.0.0.0); overrides the config file
+    #[arg(long = "bind-address", visible_alias = "bindAddress", value_name = "ADDR")]
+    pub bind_address: Option<String>,
+
+    /// Largest frame accepted in bytes, length prefix included (Java: com.rocketmq.remoting.frameMaxLength)
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::DEFAULT.max_frame,
+          value_parser = parse_frame_limit)]
+    pub max_frame_bytes: usize,
+
+    /// Most connections served at once; further peers wait in the listen backlog
+    #[arg(long, value_name = "N", default_value_t = crate::DEFAULT_MAX_CONNECTIONS,
+          value_parser = parse_connection_limit)]
+    pub max_connections: usize,
+
+    /// Log filter: error, warn, info, debug, trace, or directives like 'nameserver=debug' (default: RUST_LOG, else info)
+    #[arg(long, value_name = "FILTER")]
+    pub log_level: Option<String>,
+}
+
+fn parse_frame_limit(text: &str) -> Result<usize, String> {
+    // Java's length prefix is an int: 4 + i32::MAX is the largest frame a peer can announce.
+    const LARGEST: usize = 4 + i32::MAX as usize;
+    let bytes: usize = text.parse().map_err(|_| format!("`{text}` is not a number of bytes"))?;
+    if (1024..=LARGEST).contains(&bytes) { Ok(bytes) } else { Err(format!("must be between 1024 and {LARGEST}")) }
+}
+
+fn parse_connection_limit(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err(String::from("must be at least 1")),
+        Ok(n) => Ok(n.min(tokio::sync::Semaphore::MAX_PERMITS)),
+        Err(_) => Err(format!("`{text}` is not a number")),
+    }
+}
+
+/// Why the configuration could not be built.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ArgsError {
+    /// The `-c` file could not be read.
+    ReadFile {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The `-c` file is not properties text.
+    Properties {
+        /// The file.
+        path: PathBuf,
+        /// The parse error.
+        source: PropertiesError,
+    },
+    /// A value does not fit its key.
+    Value {
+        /// Where the value came from (the file, or a flag).
+        origin: String,
+        /// The key, the value and what was expected.
+        source: ConfigError,
+    },
+}
+
+impl fmt::Display for ArgsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ReadFile { path, source } => write!(f, "cannot read the config file {}: {source}", path.display()),
+            Self::Properties { path, source } => {
+                write!(f, "the config file {} is not a properties file: {source}", path.display())
+            }
+            Self::Value { origin, source } => write!(f, "{origin}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for ArgsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::ReadFile { source, .. } => Some(source),
+            Self::Properties { source, .. } => Some(source),
+            Self::Value { source, .. } => Some(source),
+        }
+    }
+}
+
+impl Args {
+    /// The NameServer configuration: Java's defaults (paths under `home_dir`, `rocketmqHome`
+    /// as given), every key of the `-c` file, then the flags. As in Java, the `-c` path
+    /// becomes `configStorePath`, so runtime updates persist back into that file.
+    ///
+    /// # Errors
+    /// The file cannot be read or parsed, or a value does not parse as its key's type.
+    pub fn namesrv_config(&self, home_dir: &str, rocketmq_home: &str) -> Result<Config, ArgsError> {
+        let mut config = Config::java_defaults(home_dir, rocketmq_home);
+        if let Some(path) = &self.config_file {
+            for (key, value) in read_properties(path)? {
+                config
+                    .set(&key, &value)
+                    .map_err(|source| ArgsError::Value { origin: path.display().to_string(), source })?;
+            }
+            config.config_store_path = path.display().to_string();
+        }
+        if let Some(port) = self.listen_port {
+            config.listen_port = port;
+        }
+        if let Some(address) = &self.bind_address {
+            config
+                .set("bindAddress", address)
+                .map_err(|source| ArgsError::Value { origin: "--bind-address".into(), source })?;
+        }
+        Ok(config)
+    }
+
+    /// The server settings for `namesrv` and the loaded KV table, with this command line's
+    /// limits.
+    #[must_use]
+    pub fn server_config(&self, namesrv: Config, kv: KvConfig) -> ServerConfig {
+        ServerConfig {
+            limits: Limits { max_frame: self.max_frame_bytes, ..Limits::DEFAULT },
+            max_connections: self.max_connections,
+            ..ServerConfig::new(namesrv, kv)
+        }
+    }
+}
+
+/// Reads a properties file. Java reads them as ISO-8859-1; UTF-8 is accepted too, and a file
+/// that is not UTF-8 is read as ISO-8859-1.
+fn read_properties(path: &Path) -> Result<std::collections::BTreeMap<String, String>, ArgsError> {
+    let bytes = std::fs::read(path).map_err(|source| ArgsError::ReadFile { path: path.to_path_buf(), source })?;
+    let text =
+        String::from_utf8(bytes).unwrap_or_else(|error| error.into_bytes().iter().map(|&b| char::from(b)).collect());
+    properties::parse(&text).map_err(|source| ArgsError::Properties { path: path.to_path_buf(), source })
+}

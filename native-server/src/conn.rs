@@ -1,0 +1,319 @@
+//! One task per TCP connection: frames in, replies out.
+//!
+//! The task reads bytes into a buffer, decodes whole frames with the core codec (reserving the
+//! frame's full length once its prefix is known, never more than the frame limit), answers
+//! route queries from the latest [`RouteSnapshot`] and forwards every other command to the
+//! owner. Replies from the owner arrive on a bounded queue and are encoded here, off the
+//! owner's core. Requests are pipelined: any number may be in flight, answered in any order
+//! and matched by `opaque`, as in Java.
+//!
+//! Back-pressure never reaches other peers. When more than [`HIGH_WATER`] bytes of replies
+//! wait for a peer that does not read, this task stops reading from it and stops taking
+//! replies off its queue; once that queue is full the owner closes the connection instead of
+//! waiting. A decode error closes this connection only ("decode exception", as Java logs it).
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use bytes::{Buf, BytesMut};
+use nameserver_core::ConnId;
+use nameserver_core::codec::{self, DecodeError, Limits};
+use nameserver_core::protocol::RemotingCommand;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::owner::Inbound;
+use crate::snapshot::{FastPath, RouteSnapshot};
+
+/// Bytes of encoded replies a peer may leave unread before this task stops reading from it.
+const HIGH_WATER: usize = 256 * 1024;
+/// Free buffer space ensured before each read.
+const READ_CHUNK: usize = 8 * 1024;
+
+/// What every connection task of one server shares.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    /// The owner's inbound queue.
+    pub(crate) owner: mpsc::Sender<Inbound>,
+    /// The latest route snapshot.
+    pub(crate) routes: Arc<ArcSwap<RouteSnapshot>>,
+    /// Frame and body limits.
+    pub(crate) limits: Limits,
+    /// `serverChannelMaxIdleTimeSeconds`; `None` when 0 (never close idle connections).
+    pub(crate) idle: Option<Duration>,
+    /// Cancelled when the server starts shutting down.
+    pub(crate) shutdown: CancellationToken,
+    /// Cancelled when the shutdown grace period is over; every connection's close token is
+    /// a child of it.
+    pub(crate) force_close: CancellationToken,
+}
+
+/// The owner's side of one connection.
+#[derive(Debug)]
+pub(crate) struct ConnHandle {
+    /// Commands to write to the peer; `try_send` only.
+    pub(crate) outbound: mpsc::Sender<RemotingCommand>,
+    /// Cancel to close the connection at once.
+    pub(crate) close: CancellationToken,
+    /// The peer, for log lines.
+    pub(crate) remote: String,
+}
+
+/// A connection task before it starts.
+#[derive(Debug)]
+pub(crate) struct Connection {
+    pub(crate) conn: ConnId,
+    pub(crate) remote: String,
+    pub(crate) stream: TcpStream,
+    pub(crate) outbound: mpsc::Receiver<RemotingCommand>,
+    pub(crate) close: CancellationToken,
+    pub(crate) shared: Arc<Shared>,
+    /// Held for the life of the connection (the connection limit).
+    pub(crate) permit: OwnedSemaphorePermit,
+}
+
+/// Why a connection ended.
+#[derive(Debug)]
+enum End {
+    PeerClosed,
+    ClosedByServer,
+    Decode(DecodeError),
+    Encode(String),
+    Io(io::Error),
+    /// The server is shutting down and everything owed to the peer was written.
+    Finished,
+}
+
+impl Connection {
+    /// Serves the connection until it closes, then tells the owner.
+    pub(crate) async fn run(self) {
+        let Self { conn, remote, mut stream, outbound, close, shared, permit } = self;
+        tracing::debug!("NETTY SERVER PIPELINE: channelActive, the channel[{remote}]");
+        let mut session = Session {
+            conn,
+            outbound,
+            close,
+            limits: shared.limits,
+            shared,
+            inbuf: BytesMut::with_capacity(READ_CHUNK),
+            out: Vec::new(),
+            written: 0,
+            owner_pending: 0,
+            last_io: Instant::now(),
+            draining: false,
+            drained_sent: false,
+            owner_gone: false,
+            idle_sent: false,
+        };
+        let end = session.serve(&mut stream).await;
+        drop(stream);
+        match end {
+            End::Decode(error) => tracing::warn!("decode exception, {remote}: {error}; closing the connection"),
+            End::Encode(error) => tracing::error!("encode exception, {remote}: {error}; closing the connection"),
+            End::Io(error) => tracing::info!("NETTY SERVER PIPELINE: exceptionCaught {remote}: {error}"),
+            End::PeerClosed | End::ClosedByServer | End::Finished => {}
+        }
+        tracing::debug!("NETTY SERVER PIPELINE: channelInactive, the channel[{remote}]");
+        // The owner is gone only when the server has stopped; nothing is left to clean then.
+        let _ = session.shared.owner.send(Inbound::Disconnected { conn }).await;
+        drop(permit);
+    }
+}
+
+/// A connection's state while it runs (the socket is borrowed separately, split in halves).
+struct Session {
+    conn: ConnId,
+    outbound: mpsc::Receiver<RemotingCommand>,
+    close: CancellationToken,
+    shared: Arc<Shared>,
+    limits: Limits,
+    /// Bytes read and not yet decoded.
+    inbuf: BytesMut,
+    /// Encoded replies; `out[written..]` is not yet written.
+    out: Vec<u8>,
+    written: usize,
+    /// Requests forwarded to the owner that still await a reply. While there are any, route
+    /// queries go to the owner too, so a connection sees its own earlier writes.
+    owner_pending: usize,
+    last_io: Instant,
+    draining: bool,
+    drained_sent: bool,
+    owner_gone: bool,
+    idle_sent: bool,
+}
+
+impl Session {
+    async fn serve(&mut self, stream: &mut TcpStream) -> End {
+        let (mut reader, mut writer) = stream.split();
+        let idle = self.shared.idle;
+        let idle_timer = tokio::time::sleep_until(self.last_io + idle.unwrap_or(Duration::ZERO));
+        tokio::pin!(idle_timer);
+        loop {
+            if let Err(end) = self.process_buffered().await {
+                return end;
+            }
+            if self.draining && !self.drained_sent && !self.has_whole_frame() {
+                // Everything received before the shutdown has been handed over; once the
+                // owner has answered it, it drops this connection's queue.
+                self.drained_sent = true;
+                if let Err(end) = self.forward(Inbound::Drained { conn: self.conn }).await {
+                    return end;
+                }
+            }
+            let unwritten = self.out.len() - self.written;
+            if self.owner_gone && unwritten == 0 {
+                // Everything owed is written: end with a FIN rather than a bare close.
+                let _ = writer.shutdown().await;
+                return End::Finished;
+            }
+            let take_replies = !self.owner_gone && unwritten < HIGH_WATER;
+            let read_more = !self.draining && unwritten < HIGH_WATER;
+            if read_more && self.inbuf.capacity() - self.inbuf.len() < READ_CHUNK / 2 {
+                self.inbuf.reserve(READ_CHUNK);
+            }
+            tokio::select! {
+                biased;
+                () = self.close.cancelled() => return End::ClosedByServer,
+                () = self.shared.shutdown.cancelled(), if !self.draining => {
+                    self.draining = true;
+                    self.read_what_arrived(reader.as_ref());
+                }
+                result = writer.write(&self.out[self.written..]), if unwritten > 0 => match result {
+                    Ok(0) => return End::Io(io::ErrorKind::WriteZero.into()),
+                    Ok(n) => self.wrote(n),
+                    Err(error) => return End::Io(error),
+                },
+                reply = self.outbound.recv(), if take_replies => match reply {
+                    Some(cmd) => {
+                        if let Err(end) = self.push_reply(&cmd) {
+                            return end;
+                        }
+                    }
+                    None => self.owner_gone = true,
+                },
+                result = reader.read_buf(&mut self.inbuf), if read_more => match result {
+                    Ok(0) => return End::PeerClosed,
+                    Ok(_) => self.last_io = Instant::now(),
+                    Err(error) => return End::Io(error),
+                },
+                () = &mut idle_timer, if idle.is_some() && !self.idle_sent => {
+                    let due = self.last_io + idle.unwrap_or(Duration::ZERO);
+                    if Instant::now() >= due {
+                        self.idle_sent = true;
+                        if let Err(end) = self.forward(Inbound::Idle { conn: self.conn }).await {
+                            return end;
+                        }
+                    } else {
+                        idle_timer.as_mut().reset(due);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Decodes and dispatches whole frames while the peer keeps up with its replies.
+    async fn process_buffered(&mut self) -> Result<(), End> {
+        while self.out.len() - self.written < HIGH_WATER {
+            let len = match codec::frame_len(&self.inbuf, &self.limits) {
+                Ok(Some(len)) => len,
+                Ok(None) => break,
+                Err(error) => return Err(End::Decode(error)),
+            };
+            if self.inbuf.len() < len {
+                // The prefix was checked against the frame limit: reserve the rest once.
+                self.inbuf.reserve(len - self.inbuf.len());
+                break;
+            }
+            let cmd = match codec::decode(&self.inbuf[..len], &self.limits) {
+                Ok(Some((cmd, _))) => cmd,
+                Ok(None) => break,
+                Err(error) => return Err(End::Decode(error)),
+            };
+            self.inbuf.advance(len);
+            self.dispatch(cmd).await?;
+        }
+        Ok(())
+    }
+
+    async fn dispatch(&mut self, cmd: RemotingCommand) -> Result<(), End> {
+        if self.owner_pending == 0
+            && self.shared.routes.load().answer(&cmd, &self.limits, &mut self.out) == FastPath::Answered
+        {
+            return Ok(());
+        }
+        if !cmd.is_oneway() && !cmd.is_response() {
+            self.owner_pending += 1;
+        }
+        self.forward(Inbound::Received { conn: self.conn, cmd }).await
+    }
+
+    /// Sends to the owner, waiting for room in its queue unless the connection is closed.
+    async fn forward(&self, message: Inbound) -> Result<(), End> {
+        tokio::select! {
+            sent = self.shared.owner.send(message) => sent.map_err(|_| End::Finished),
+            () = self.close.cancelled() => Err(End::ClosedByServer),
+        }
+    }
+
+    fn push_reply(&mut self, cmd: &RemotingCommand) -> Result<(), End> {
+        if cmd.is_response() {
+            self.owner_pending = self.owner_pending.saturating_sub(1);
+        }
+        codec::encode(cmd, &mut self.out).map_err(|error| End::Encode(error.to_string()))
+    }
+
+    fn wrote(&mut self, n: usize) {
+        self.written += n;
+        self.last_io = Instant::now();
+        if self.written == self.out.len() {
+            self.out.clear();
+            self.written = 0;
+        } else if self.written >= HIGH_WATER {
+            self.out.drain(..self.written);
+            self.written = 0;
+        }
+    }
+
+    /// At shutdown: takes in what the peer had already sent, without waiting for more.
+    fn read_what_arrived(&mut self, stream: &TcpStream) {
+        // Read the socket itself: tokio may not have seen the readiness event for bytes that
+        // have already arrived, and its `try_read` would then report `WouldBlock`.
+        let Ok(mut socket) = duplicate(stream) else { return };
+        let mut chunk = vec![0; READ_CHUNK];
+        while self.inbuf.len() < self.limits.max_frame {
+            match io::Read::read(&mut socket, &mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => self.inbuf.extend_from_slice(&chunk[..n]),
+            }
+        }
+    }
+
+    fn has_whole_frame(&self) -> bool {
+        matches!(codec::frame_len(&self.inbuf, &self.limits), Ok(Some(len)) if self.inbuf.len() >= len)
+    }
+}
+
+/// A second handle on the same non-blocking socket, read without tokio's readiness cache.
+#[cfg(unix)]
+fn duplicate(stream: &TcpStream) -> io::Result<std::net::TcpStream> {
+    use std::os::fd::AsFd as _;
+    Ok(std::net::TcpStream::from(stream.as_fd().try_clone_to_owned()?))
+}
+
+#[cfg(windows)]
+fn duplicate(stream: &TcpStream) -> io::Result<std::net::TcpStream> {
+    use std::os::windows::io::AsSocket as _;
+    let socket = std::net::TcpStream::from(stream.as_socket().try_clone_to_owned()?);
+    socket.set_nonblocking(true)?;
+    Ok(socket)
+}
+
+#[cfg(not(any(unix, windows)))]
+fn duplicate(_stream: &TcpStream) -> io::Result<std::net::TcpStream> {
+    Err(io::ErrorKind::Unsupported.into())
+}

@@ -1,0 +1,185 @@
+//! The RocketMQ NameServer daemon: [`nameserver_core`] driven by tokio over TCP.
+//!
+//! This crate is the `nameserver` binary, a drop-in replacement for Java's `mqnamesrv`, and
+//! the library behind it, so that tests (and anything else) can start a server on any
+//! listener with [`run`]. Real brokers register with it and real producers, consumers and
+//! admin tools get their routes from it. All NameServer behaviour lives in the core; this
+//! crate moves bytes, keeps time, writes files and logs.
+//!
+//! # Tasks
+//!
+//! ```text
+//!                        ┌─────────────── owner (one task) ────────────────┐
+//!  acceptor ──Connected─▶│ the only NameServer: handle, poll_output, timers │──PersistKv─────▶ KV writer
+//!  connection ─Received─▶│ publishes a RouteSnapshot after every change     │──PersistConfig─▶ config writer
+//!  connection ◀─replies──│ try_send into bounded per-connection queues      │  (blocking pool, in order,
+//!                        └────────────────────────┬─────────────────────────┘   latest content wins)
+//!                                                 ▼ ArcSwap<RouteSnapshot>
+//!  connection tasks answer GET_ROUTEINFO_BY_TOPIC from the snapshot, on every core, without the owner
+//! ```
+//!
+//! - **acceptor** ([`listener`]): takes a connection-limit permit, accepts, names the
+//!   connection, tells the owner, then starts the connection task.
+//! - **connection** (`conn.rs`, one per peer): decodes frames with the core codec, answers
+//!   route queries (GET_ROUTEINFO_BY_TOPIC, the bulk of all traffic) from the latest
+//!   [`snapshot`], forwards everything else to the owner, writes replies, detects idleness.
+//! - **owner** (`owner.rs`, one): owns the `NameServer` with no lock; one `handle` call per
+//!   message or timer, then a new route snapshot if an answer changed, then the outputs. It
+//!   never waits for a peer: a full reply queue closes that peer.
+//! - **writers** ([`persist`], one per file): crash-safe writes of `kvConfig.json` and of the
+//!   configuration file.
+//!
+//! The binary adds the command line ([`args`]), the KV load ([`load_kv`]), logging through
+//! `tracing`, [`bind`] and the signal handlers ([`shutdown`]).
+//!
+//! # Shutdown
+//!
+//! When the `shutdown` future of [`run`] resolves, the acceptor stops, every connection stops
+//! reading (after taking in what had already arrived), the owner answers all of it, each
+//! connection writes what it is owed and closes, the last file contents are written, and
+//! [`run`] returns. Connections still busy after [`ServerConfig::shutdown_grace`] are closed.
+
+pub mod args;
+mod clock;
+mod conn;
+pub mod listener;
+mod owner;
+pub mod persist;
+pub mod shutdown;
+pub mod snapshot;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use nameserver_core::codec::Limits;
+use nameserver_core::{Config, KvConfig, NameServer};
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, mpsc};
+use tokio_util::sync::CancellationToken;
+
+use crate::clock::Clock;
+use crate::conn::Shared;
+use crate::owner::Owner;
+use crate::persist::PersistTarget;
+use crate::snapshot::RouteSnapshot;
+
+pub use crate::listener::bind;
+pub use crate::persist::load_kv;
+
+/// Default for [`ServerConfig::max_connections`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
+/// Default for [`ServerConfig::outbound_queue`].
+pub const DEFAULT_OUTBOUND_QUEUE: usize = 1024;
+/// Default for [`ServerConfig::shutdown_grace`].
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// Messages that may wait for the owner before connection tasks stop reading.
+const INBOUND_QUEUE: usize = 4096;
+
+/// Everything [`run`] needs besides the listener.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Every NamesrvConfig and NettyServerConfig key: file paths, scan interval, idle time,
+    /// switches.
+    pub namesrv: Config,
+    /// The KV table at start (see [`load_kv`]).
+    pub kv: KvConfig,
+    /// The frame limit, and the limit on decompressed registration bodies.
+    pub limits: Limits,
+    /// Connections served at once; more peers wait in the listen backlog.
+    pub max_connections: usize,
+    /// Replies that may wait for one peer; when a peer leaves this many unread it is closed.
+    pub outbound_queue: usize,
+    /// How long a shutdown waits for connections to be answered before closing them.
+    pub shutdown_grace: Duration,
+}
+
+impl ServerConfig {
+    /// `namesrv` and `kv` with the default limits.
+    #[must_use]
+    pub fn new(namesrv: Config, kv: KvConfig) -> Self {
+        Self {
+            namesrv,
+            kv,
+            limits: Limits::DEFAULT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            outbound_queue: DEFAULT_OUTBOUND_QUEUE,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+}
+
+/// Serves RocketMQ peers on `listener` until `shutdown` resolves, then shuts down gracefully
+/// (see the crate docs) and returns.
+///
+/// # Errors
+/// A task of the server panicked, or the last write of the KV or configuration file failed
+/// (the error has been logged; the file holds its previous content).
+pub async fn run(listener: TcpListener, config: ServerConfig, shutdown: impl Future) -> io::Result<()> {
+    let ServerConfig { namesrv, kv, limits, max_connections, outbound_queue, shutdown_grace } = config;
+    let stop = CancellationToken::new();
+    let force_close = CancellationToken::new();
+    let routes = Arc::new(ArcSwap::from_pointee(RouteSnapshot::empty()));
+    let (kv_file, kv_writer) = PersistTarget::spawn(PathBuf::from(&namesrv.kv_config_path), "kvConfig");
+    let (config_file, config_writer) = PersistTarget::spawn(PathBuf::from(&namesrv.config_store_path), "config");
+    let (inbound, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
+    let idle = Some(Duration::from_secs(namesrv.server_channel_max_idle_time_seconds)).filter(|d| !d.is_zero());
+    let shared = Arc::new(Shared {
+        owner: inbound,
+        routes: Arc::clone(&routes),
+        limits,
+        idle,
+        shutdown: stop.clone(),
+        force_close: force_close.clone(),
+    });
+    // Every connection holds a permit: all permits back means every connection has ended.
+    let permits = u32::try_from(max_connections.clamp(1, Semaphore::MAX_PERMITS)).unwrap_or(u32::MAX);
+    let limit = Arc::new(Semaphore::new(permits as usize));
+
+    let clock = Clock::start();
+    let owner = Owner {
+        ns: NameServer::new(namesrv, kv, clock.now()).with_limits(limits),
+        clock,
+        routes,
+        kv_file,
+        config_file,
+        shutdown: stop.clone(),
+        force_close: force_close.clone(),
+        conns: HashMap::new(),
+    };
+    let mut owner = tokio::spawn(owner.run(inbound_rx));
+    let acceptor = tokio::spawn(listener::accept(listener, shared, Arc::clone(&limit), outbound_queue));
+
+    let finished_early = tokio::select! {
+        _ = shutdown => None,
+        result = &mut owner => Some(result),
+    };
+    stop.cancel();
+    let deadline = tokio::time::Instant::now() + shutdown_grace;
+    let owner_result = match finished_early {
+        Some(result) => result,
+        None => match tokio::time::timeout_at(deadline, &mut owner).await {
+            Ok(result) => result,
+            Err(_elapsed) => {
+                force_close.cancel();
+                owner.await
+            }
+        },
+    };
+    acceptor.await.map_err(io::Error::other)?;
+    // The owner has handed every connection its replies; let them write those out.
+    if tokio::time::timeout_at(deadline, limit.acquire_many(permits)).await.is_err() {
+        tracing::warn!("shutdown: connections still busy after {shutdown_grace:?}, closing them");
+        force_close.cancel();
+        let _ = limit.acquire_many(permits).await;
+    }
+    owner_result.map_err(io::Error::other)?;
+    kv_writer.await.map_err(io::Error::other)??;
+    config_writer.await.map_err(io::Error::other)??;
+    tracing::info!("the NameServer has shut down");
+    Ok(())
+}

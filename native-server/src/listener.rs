@@ -1,0 +1,98 @@
+//! The listening socket and the acceptor task.
+//!
+//! The acceptor takes a connection-limit permit before each accept (beyond the limit, new
+//! peers wait in the listen backlog), names the connection with a fresh [`ConnId`], tells the
+//! owner about it and only then starts its task, so the owner always knows a connection
+//! before hearing from it.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use nameserver_core::ConnId;
+use tokio::net::{TcpListener, TcpSocket};
+use tokio::sync::{Semaphore, mpsc};
+
+use crate::conn::{ConnHandle, Connection, Shared};
+use crate::owner::Inbound;
+
+/// Java's `serverSocketBacklog`.
+const BACKLOG: u32 = 1024;
+const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
+
+/// Binds `bind_address:port` the way Java's NettyRemotingServer does (SO_REUSEADDR, backlog
+/// 1024). `bind_address` may be an IP address or a host name.
+///
+/// # Errors
+/// The address does not resolve, or the port cannot be bound.
+pub async fn bind(bind_address: &str, port: u16) -> io::Result<TcpListener> {
+    let mut last_error = None;
+    for addr in tokio::net::lookup_host((bind_address, port)).await? {
+        match bind_one(addr) {
+            Ok(listener) => return Ok(listener),
+            Err(error) => last_error = Some(error),
+        }
+    }
+    Err(last_error
+        .unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{bind_address} resolves to no address"))))
+}
+
+fn bind_one(addr: SocketAddr) -> io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
+}
+
+/// Accepts connections until shutdown, then tells the owner that no more will come.
+pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>, limit: Arc<Semaphore>, queue: usize) {
+    let stop = shared.shutdown.clone();
+    let mut next_conn = 1;
+    let mut backoff = Duration::from_millis(5);
+    loop {
+        let permit = tokio::select! {
+            permit = Arc::clone(&limit).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_closed) => break,
+            },
+            () = stop.cancelled() => break,
+        };
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // Running out of file descriptors is the usual cause: give closing
+                    // connections a moment instead of spinning.
+                    tracing::warn!("accept failed: {error}; retrying in {backoff:?}");
+                    tokio::select! {
+                        () = tokio::time::sleep(backoff) => {}
+                        () = stop.cancelled() => break,
+                    }
+                    backoff = (backoff * 2).min(MAX_ACCEPT_BACKOFF);
+                    continue;
+                }
+            },
+            () = stop.cancelled() => break,
+        };
+        backoff = Duration::from_millis(5);
+        // Java sets TCP_NODELAY on every child channel; replies are small and latency-bound.
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!("set TCP_NODELAY for {peer}: {error}");
+        }
+        let conn = ConnId(next_conn);
+        next_conn += 1;
+        let remote = peer.to_string();
+        let (outbound, replies) = mpsc::channel(queue.max(1));
+        let close = shared.force_close.child_token();
+        let handle = ConnHandle { outbound, close: close.clone(), remote: remote.clone() };
+        if shared.owner.send(Inbound::Connected { conn, remote: remote.clone(), handle }).await.is_err() {
+            break;
+        }
+        let connection =
+            Connection { conn, remote, stream, outbound: replies, close, shared: Arc::clone(&shared), permit };
+        tokio::spawn(connection.run());
+    }
+    drop(listener);
+    let _ = shared.owner.send(Inbound::AcceptStopped).await;
+}

@@ -1,0 +1,190 @@
+//! The owner: the one task that owns the [`NameServer`], with no lock around it.
+//!
+//! It waits for whichever comes first — a message from a connection task, the core's
+//! [`NameServer::poll_timeout`], the ten-minute KV print or the shutdown — makes one
+//! [`NameServer::handle`] call, publishes a new route snapshot if a route answer changed, and
+//! then acts on every [`Output`]. It never waits for a peer: replies go to each connection's
+//! bounded queue with `try_send`, and a full queue closes that connection. File writes are
+//! handed to the persistence tasks, which run them on the blocking pool.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use nameserver_core::protocol::RemotingCommand;
+use nameserver_core::{ConnId, Event, Input, NameServer, Output};
+use tokio::sync::mpsc::{self, error::TrySendError};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::clock::Clock;
+use crate::conn::ConnHandle;
+use crate::persist::PersistTarget;
+use crate::snapshot::RouteSnapshot;
+
+/// Java prints the KV table one minute after start, then every ten minutes.
+const KV_PRINT_FIRST: Duration = Duration::from_secs(60);
+const KV_PRINT_EVERY: Duration = Duration::from_secs(600);
+
+/// What the acceptor and the connection tasks tell the owner.
+#[derive(Debug)]
+pub(crate) enum Inbound {
+    /// A connection was accepted (sent by the acceptor before the connection task starts).
+    Connected { conn: ConnId, remote: String, handle: ConnHandle },
+    /// A command the connection task did not answer itself.
+    Received { conn: ConnId, cmd: RemotingCommand },
+    /// Nothing was read or written for `serverChannelMaxIdleTimeSeconds`.
+    Idle { conn: ConnId },
+    /// Shutting down: the connection has handed over everything it received.
+    Drained { conn: ConnId },
+    /// The connection is closed.
+    Disconnected { conn: ConnId },
+    /// The acceptor stopped: no `Connected` follows.
+    AcceptStopped,
+}
+
+/// The owner task's state.
+#[derive(Debug)]
+pub(crate) struct Owner {
+    pub(crate) ns: NameServer,
+    pub(crate) clock: Clock,
+    pub(crate) routes: Arc<ArcSwap<RouteSnapshot>>,
+    pub(crate) kv_file: PersistTarget,
+    pub(crate) config_file: PersistTarget,
+    /// Cancelled when the server starts shutting down.
+    pub(crate) shutdown: CancellationToken,
+    /// Cancelled when the shutdown grace period is over.
+    pub(crate) force_close: CancellationToken,
+    pub(crate) conns: HashMap<ConnId, ConnHandle>,
+}
+
+impl Owner {
+    /// Runs until the server has shut down and every connection has been handed its replies
+    /// (or the grace period is over). Dropping `self` at the end flushes the persistence
+    /// tasks.
+    pub(crate) async fn run(mut self, mut inbound: mpsc::Receiver<Inbound>) {
+        self.publish_routes();
+        let scan = tokio::time::sleep_until(self.next_deadline());
+        let kv_print = tokio::time::sleep(KV_PRINT_FIRST);
+        tokio::pin!(scan, kv_print);
+        let mut stopping = false;
+        let mut accept_stopped = false;
+        loop {
+            if stopping && accept_stopped && self.conns.is_empty() {
+                break;
+            }
+            let deadline = self.next_deadline();
+            if scan.deadline() != deadline {
+                scan.as_mut().reset(deadline);
+            }
+            tokio::select! {
+                message = inbound.recv() => match message {
+                    Some(Inbound::AcceptStopped) => accept_stopped = true,
+                    Some(message) => self.on_inbound(message),
+                    None => break,
+                },
+                () = &mut scan => self.step(Input::Timeout),
+                () = &mut kv_print => {
+                    self.print_kv();
+                    kv_print.as_mut().reset(Instant::now() + KV_PRINT_EVERY);
+                }
+                () = self.shutdown.cancelled(), if !stopping => stopping = true,
+                () = self.force_close.cancelled() => break,
+            }
+        }
+    }
+
+    fn next_deadline(&self) -> Instant {
+        self.clock.deadline(self.ns.poll_timeout().unwrap_or(nameserver_core::Instant::MAX))
+    }
+
+    fn on_inbound(&mut self, message: Inbound) {
+        match message {
+            Inbound::Connected { conn, remote, handle } => {
+                self.conns.insert(conn, handle);
+                self.step(Input::Connected { conn, remote });
+            }
+            Inbound::Received { conn, cmd } => self.step(Input::Received { conn, cmd }),
+            Inbound::Idle { conn } => self.step(Input::Idle { conn }),
+            Inbound::Drained { conn } => {
+                // Every reply it is owed is queued: dropping the queue lets it flush and close.
+                self.conns.remove(&conn);
+            }
+            Inbound::Disconnected { conn } => {
+                self.conns.remove(&conn);
+                self.step(Input::Disconnected { conn });
+            }
+            Inbound::AcceptStopped => {}
+        }
+    }
+
+    /// One `handle` call, then the snapshot, then the outputs: a reply is never sent before
+    /// the routes it implies are visible to every connection.
+    fn step(&mut self, input: Input) {
+        self.ns.handle(self.clock.now(), input);
+        self.publish_routes();
+        while let Some(output) = self.ns.poll_output() {
+            self.act(output);
+        }
+    }
+
+    fn publish_routes(&mut self) {
+        if let Some(next) = self.routes.load().advance(&mut self.ns) {
+            self.routes.store(Arc::new(next));
+        }
+    }
+
+    fn act(&mut self, output: Output) {
+        match output {
+            Output::Send { conn, cmd } => {
+                let Some(handle) = self.conns.get(&conn) else { return };
+                if let Err(TrySendError::Full(_)) = handle.outbound.try_send(cmd) {
+                    tracing::warn!(
+                        "closeChannel: the channel[{}] does not read its replies ({} waiting), closing it",
+                        handle.remote,
+                        handle.outbound.max_capacity()
+                    );
+                    self.close(conn);
+                }
+            }
+            Output::Close { conn } => self.close(conn),
+            Output::Event(event) => log_event(&event),
+            Output::PersistKv(bytes) => self.kv_file.store(bytes),
+            Output::PersistConfig(bytes) => self.config_file.store(bytes),
+        }
+    }
+
+    /// Closes a connection at once; its task reports `Disconnected` when it is gone.
+    fn close(&mut self, conn: ConnId) {
+        if let Some(handle) = self.conns.remove(&conn) {
+            tracing::debug!("closeChannel: close the connection to remote address[{}]", handle.remote);
+            handle.close.cancel();
+        }
+    }
+
+    /// `printAllPeriodically`, in Java's words.
+    fn print_kv(&self) {
+        let kv = self.ns.kv();
+        tracing::info!("--------------------------------------------------------");
+        tracing::info!("configTable SIZE: {}", kv.iter().count());
+        for (namespace, table) in kv.iter() {
+            for (key, value) in table {
+                tracing::info!("configTable NS: {namespace} Key: {key} Value: {value}");
+            }
+        }
+    }
+}
+
+/// Logs an event at the level Java uses for the same line.
+fn log_event(event: &Event) {
+    match event {
+        Event::RegistrationRejected { .. }
+        | Event::RegistrationConflict { .. }
+        | Event::BrokerExpired { .. }
+        | Event::ChannelIdle { .. }
+        | Event::StaleUnregisterIgnored { .. }
+        | Event::ConfigUpdateRefused { .. } => tracing::warn!("{event}"),
+        _ => tracing::info!("{event}"),
+    }
+}

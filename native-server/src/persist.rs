@@ -1,0 +1,183 @@
+//! Files: `kvConfig.json` loaded at start, KV and configuration bytes written crash-safely.
+//!
+//! Every write goes to `<path>.tmp` in the same directory, is fsynced, renamed over `<path>`
+//! and the directory is fsynced, so after a crash the file holds either the previous or the
+//! new content, never a torn mix. Writes run on tokio's blocking pool, one writer per file,
+//! in order, and the latest content wins: bytes handed over while a write is running replace
+//! any older pending bytes (a `watch` channel), so a burst of KV puts costs one or two writes.
+
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use nameserver_core::KvConfig;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+/// Why the KV file could not be loaded at start-up. The server refuses to start rather than
+/// start empty and overwrite the file at the first put.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The file exists but could not be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The file is not a `kvConfig.json`.
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What the JSON reader said.
+        reason: String,
+    },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Read { path, source } => write!(f, "cannot read the KV config file {}: {source}", path.display()),
+            Self::Corrupt { path, reason } => write!(
+                f,
+                "the KV config file {} is corrupt ({reason}); refusing to start so that its entries are not lost: \
+                 repair the file or move it away (kvConfigPath sets its location)",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Read { source, .. } => Some(source),
+            Self::Corrupt { .. } => None,
+        }
+    }
+}
+
+/// Loads `kvConfig.json` (Java's or ours). A missing or empty file is an empty table, as in
+/// Java; anything unreadable or unparsable is an error.
+///
+/// # Errors
+/// The file exists but cannot be read or is not a KV file.
+pub fn load_kv(path: &Path) -> Result<KvConfig, LoadError> {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(KvConfig::default()),
+        Err(source) => return Err(LoadError::Read { path: path.to_path_buf(), source }),
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(KvConfig::default());
+    }
+    KvConfig::from_json(&bytes)
+        .map_err(|error| LoadError::Corrupt { path: path.to_path_buf(), reason: error.to_string() })
+}
+
+/// Replaces `path` with `bytes` so that a crash at any point leaves the old or the new file.
+///
+/// # Errors
+/// Any I/O error; `path` is then unchanged (a stale `<path>.tmp` may remain).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let Some(name) = path.file_name() else {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", path.display())));
+    };
+    fs::create_dir_all(dir)?;
+    let mut tmp_name = name.to_os_string();
+    tmp_name.push(".tmp");
+    let tmp = dir.join(tmp_name);
+    let mut file = File::create(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    drop(file);
+    fs::rename(&tmp, path)?;
+    sync_dir(dir)
+}
+
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// The writer of one file: hand it bytes with [`Self::store`]; drop it to flush and stop.
+#[derive(Debug)]
+pub(crate) struct PersistTarget {
+    latest: watch::Sender<Option<Vec<u8>>>,
+}
+
+impl PersistTarget {
+    /// Starts the writer task for `path`. Its handle resolves once the target is dropped and
+    /// the last bytes are written, with the outcome of that last write.
+    pub(crate) fn spawn(path: PathBuf, what: &'static str) -> (Self, JoinHandle<io::Result<()>>) {
+        let (latest, pending) = watch::channel(None);
+        (Self { latest }, tokio::spawn(write_latest(path, what, pending)))
+    }
+
+    /// Schedules `bytes` to be written, replacing any bytes not yet written. Never blocks.
+    pub(crate) fn store(&self, bytes: Vec<u8>) {
+        self.latest.send_replace(Some(bytes));
+    }
+}
+
+async fn write_latest(
+    path: PathBuf,
+    what: &'static str,
+    mut pending: watch::Receiver<Option<Vec<u8>>>,
+) -> io::Result<()> {
+    let mut outcome = Ok(());
+    // `changed` reports a value not yet seen even after the sender is gone, so the last
+    // bytes are written before the loop ends.
+    while pending.changed().await.is_ok() {
+        let Some(bytes) = pending.borrow_and_update().clone() else { continue };
+        let target = path.clone();
+        outcome = tokio::task::spawn_blocking(move || write_atomically(&target, &bytes))
+            .await
+            .unwrap_or_else(|join| Err(io::Error::other(join)));
+        match &outcome {
+            Ok(()) => tracing::debug!("persist {what} to {} OK", path.display()),
+            Err(error) => tracing::error!("persist {what} to {} failed: {error}", path.display()),
+        }
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_the_file_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("kvConfig.json");
+        write_atomically(&path, b"one").unwrap();
+        write_atomically(&path, b"two").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        assert!(!dir.path().join("sub").join("kvConfig.json.tmp").exists());
+    }
+
+    #[test]
+    fn load_distinguishes_missing_empty_and_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kvConfig.json");
+        assert!(load_kv(&path).unwrap().is_empty());
+        fs::write(&path, "\n").unwrap();
+        assert!(load_kv(&path).unwrap().is_empty());
+        fs::write(&path, r#"{"configTable":{"ns":{"k":"v"}}}"#).unwrap();
+        assert_eq!(load_kv(&path).unwrap().get("ns", "k"), Some("v"));
+        fs::write(&path, r#"{"configTable":{"ns":{"k":"v""#).unwrap();
+        let error = load_kv(&path).unwrap_err().to_string();
+        assert!(error.contains("is corrupt"), "{error}");
+    }
+}
