@@ -171,6 +171,22 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// Whether Java logs this line at WARN (else INFO), so every driver logs it alike.
+    #[must_use]
+    pub fn is_warning(&self) -> bool {
+        matches!(
+            self,
+            Self::RegistrationRejected { .. }
+                | Self::RegistrationConflict { .. }
+                | Self::BrokerExpired { .. }
+                | Self::ChannelIdle { .. }
+                | Self::StaleUnregisterIgnored { .. }
+                | Self::ConfigUpdateRefused { .. }
+        )
+    }
+}
+
 struct AddrInfo<'a>(&'a ClusterName, &'a BrokerAddr);
 
 impl fmt::Display for AddrInfo<'_> {

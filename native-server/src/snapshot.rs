@@ -18,10 +18,8 @@ use std::sync::Arc;
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::json::JsonStyle;
 use nameserver_core::protocol::{RemotingCommand, Request, RequestCode, ResponseCode};
+use nameserver_core::server::topic_not_exist;
 use nameserver_core::{NameServer, TopicName};
-
-/// Java 5.1.0+'s TOPIC_NOT_EXIST remark; the core writes the same text (PROTOCOL.md §7.2).
-const FAQ_URL: &str = "https://rocketmq.apache.org/docs/bestPractice/06FAQ";
 
 /// The route answers of one moment, ready to send.
 #[derive(Clone, Debug, Default)]
@@ -118,13 +116,7 @@ impl RouteSnapshot {
                 let body = if query.standard_json { &bodies.standard } else { &bodies.plain };
                 codec::encode_with_body(&RemotingCommand::response_to(cmd, ResponseCode::Success), body, out)
             }
-            None => {
-                let reply = RemotingCommand::response_to(cmd, ResponseCode::TopicNotExist).with_remark(format!(
-                    "No topic route info in name server for the topic: {}\nSee {FAQ_URL} for further details.",
-                    query.topic
-                ));
-                codec::encode(&reply, out)
-            }
+            None => codec::encode(&topic_not_exist(cmd, &query.topic), out),
         };
         // A reply too large to encode is the owner's to report, as for every other request.
         if encoded.is_ok() { FastPath::Answered } else { FastPath::Forward }

@@ -185,10 +185,7 @@ impl NameServer {
         };
         match body {
             Some(body) => RemotingCommand::response_to(cmd, ResponseCode::Success).with_body(body),
-            None => RemotingCommand::response_to(cmd, ResponseCode::TopicNotExist).with_remark(alloc::format!(
-                "No topic route info in name server for the topic: {}\nSee {FAQ_URL} for further details.",
-                query.topic
-            )),
+            None => topic_not_exist(cmd, &query.topic),
         }
     }
 
@@ -316,6 +313,14 @@ impl NameServer {
         self.emit(log);
         result
     }
+}
+
+/// The TOPIC_NOT_EXIST (17) reply to a route query, with Java 5.1+'s remark word for word.
+#[must_use]
+pub fn topic_not_exist(request: &RemotingCommand, topic: &TopicName) -> RemotingCommand {
+    RemotingCommand::response_to(request, ResponseCode::TopicNotExist).with_remark(alloc::format!(
+        "No topic route info in name server for the topic: {topic}\nSee {FAQ_URL} for further details."
+    ))
 }
 
 fn disabled(cmd: &RemotingCommand) -> RemotingCommand {

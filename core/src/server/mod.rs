@@ -6,6 +6,8 @@
 
 mod handlers;
 
+pub use handlers::topic_not_exist;
+
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -214,12 +216,22 @@ impl NameServer {
         Some(route.to_json(style))
     }
 
+    /// When route queries start being answered: start-up plus `waitSecondsForService` with
+    /// `needWaitForService`, else start-up itself.
+    #[must_use]
+    pub fn serving_routes_from(&self) -> Instant {
+        if self.config.need_wait_for_service {
+            self.started + Duration::from_secs(self.config.wait_seconds_for_service)
+        } else {
+            self.started
+        }
+    }
+
     /// Whether route queries are answered without waiting (`needWaitForService` is off or
     /// its wait is over); when false they get "name server not ready".
     #[must_use]
     pub fn serving_routes(&self) -> bool {
-        !self.config.need_wait_for_service
-            || self.now >= self.started + Duration::from_secs(self.config.wait_seconds_for_service)
+        self.now >= self.serving_routes_from()
     }
 
     /// Takes the topics whose [`Self::route_body`] may have changed since the last call;
