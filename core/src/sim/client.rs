@@ -125,6 +125,17 @@ impl ClientCore {
     }
 }
 
+/// Logs a failed client heartbeat to a broker in Java's words.
+pub(crate) fn heartbeat_failed(broker: NodeId, failure: Failure, cx: &mut Cx<'_>) {
+    let addr = cx.dir.addr(broker).to_string();
+    let text = alloc::format!(
+        "send heart beat to broker[{} {addr}] exception, {}",
+        cx.dir.name(broker),
+        super::broker::failure_text(failure, &addr)
+    );
+    cx.trace(TraceKind::Info, text);
+}
+
 /// Java clients sort both lists by broker name before comparing routes.
 #[must_use]
 pub(crate) fn sorted(mut route: TopicRouteData) -> TopicRouteData {

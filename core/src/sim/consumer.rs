@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use core::time::Duration;
 
 use super::broker::failure_text;
-use super::client::{CLIENT_API_TIMEOUT_MS, ClientCore};
+use super::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
 use super::node::{Cx, Failure, GroupId, Purpose, TimerKind};
 use super::trace::{NodeId, TraceKind};
 use crate::names::TopicName;
@@ -241,15 +241,7 @@ impl SimConsumer {
             }
             Purpose::Heartbeat => {
                 if let Err(failure) = result {
-                    let addr = cx.dir.addr(from).to_string();
-                    cx.trace(
-                        TraceKind::Info,
-                        alloc::format!(
-                            "send heart beat to broker[{} {addr}] exception, {}",
-                            cx.dir.name(from),
-                            failure_text(failure, &addr)
-                        ),
-                    );
+                    heartbeat_failed(from, failure, cx);
                 }
             }
             _ => {}

@@ -20,18 +20,8 @@ impl Sim {
     /// Carries out one action now.
     pub(super) fn apply_action(&mut self, action: &Action) {
         let target = match action {
-            Action::Shutdown(n)
-            | Action::Kill(n)
-            | Action::Freeze(n)
-            | Action::Unfreeze(n)
-            | Action::PowerOff(n)
-            | Action::Restart(n)
-            | Action::FaultTolerance(n, _)
-            | Action::Cut(n, _)
-            | Action::Reset(n, _)
-            | Action::Heal(n, _) => self.node_named(n),
             Action::Drop(id) | Action::Delay(id, _) => self.net.flights.get(id).map(|f| f.from),
-            Action::CreateTopic { .. } | Action::AutoCreate(_) => None,
+            _ => action.node_names().first().and_then(|n| self.node_named(n)),
         };
         self.history.faults.push(FaultRecord { at: self.now, action: action.clone(), target });
         self.stale_dirty = true;

@@ -8,8 +8,8 @@ use alloc::string::ToString;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use super::broker::{DEFAULT_TOPIC, failure_text};
-use super::client::{CLIENT_API_TIMEOUT_MS, ClientCore};
+use super::broker::DEFAULT_TOPIC;
+use super::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
 use super::node::{Cx, Effect, Failure, GroupId, Purpose, SendAttempt, SendOutcome, SendRecord, TimerKind};
 use super::scenario::Profile;
 use super::trace::{NodeId, TraceKind};
@@ -321,15 +321,7 @@ impl SimProducer {
             Purpose::Send { send, group, queue } => self.on_send_answer(send, group, queue, result, cx),
             Purpose::Heartbeat => {
                 if let Err(failure) = result {
-                    let addr = cx.dir.addr(from).to_string();
-                    cx.trace(
-                        TraceKind::Info,
-                        alloc::format!(
-                            "send heart beat to broker[{} {addr}] exception, {}",
-                            cx.dir.name(from),
-                            failure_text(failure, &addr)
-                        ),
-                    );
+                    heartbeat_failed(from, failure, cx);
                 }
             }
             _ => {}

@@ -192,6 +192,24 @@ pub enum Action {
     FaultTolerance(String, bool),
 }
 
+impl Action {
+    /// The nodes the action names, in order (the first is the one it hits).
+    #[must_use]
+    pub fn node_names(&self) -> Vec<&str> {
+        match self {
+            Self::Shutdown(n)
+            | Self::Kill(n)
+            | Self::Freeze(n)
+            | Self::Unfreeze(n)
+            | Self::PowerOff(n)
+            | Self::Restart(n)
+            | Self::FaultTolerance(n, _) => alloc::vec![n.as_str()],
+            Self::Cut(a, b) | Self::Reset(a, b) | Self::Heal(a, b) => alloc::vec![a.as_str(), b.as_str()],
+            Self::Drop(_) | Self::Delay(..) | Self::CreateTopic { .. } | Self::AutoCreate(_) => Vec::new(),
+        }
+    }
+}
+
 /// An action at a time.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ScriptEvent {
@@ -424,18 +442,7 @@ impl Scenario {
             return Err(String::from("at most 64 nodes"));
         }
         for event in &self.script {
-            let names: Vec<&str> = match &event.action {
-                Action::Shutdown(n)
-                | Action::Kill(n)
-                | Action::Freeze(n)
-                | Action::Unfreeze(n)
-                | Action::PowerOff(n)
-                | Action::Restart(n)
-                | Action::FaultTolerance(n, _) => alloc::vec![n.as_str()],
-                Action::Cut(a, b) | Action::Reset(a, b) | Action::Heal(a, b) => alloc::vec![a.as_str(), b.as_str()],
-                _ => Vec::new(),
-            };
-            if let Some(missing) = names.iter().find(|n| self.node_index(n).is_none()) {
+            if let Some(missing) = event.action.node_names().into_iter().find(|n| self.node_index(n).is_none()) {
                 return Err(alloc::format!("the script names `{missing}`, which is not a node"));
             }
         }
