@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Browser tests of the page (www/): installs Debian's chromium when missing (never a downloaded
 # browser), serves the repository root on 127.0.0.1 with tests/browser/lib/server.mjs and runs
-# `node --test tests/browser/` against it. Screenshots land in tests/artifacts/.
+# `node --test tests/browser/` against it (live-mode tests also start the daemon, which serves
+# the page itself). Screenshots land in tests/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,9 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
 fi
 [ -f pkg/nameserver_wasm_bg.wasm ] || scripts/build-wasm.sh
+# Live-mode tests start the daemon itself.
+cargo build -p nameserver --locked
+export NAMESERVER_BIN="${NAMESERVER_BIN:-${CARGO_TARGET_DIR:-$PWD/target}/debug/nameserver}"
 [ -d node_modules/playwright-core ] && [ -d node_modules/axe-core ] || npm ci --no-audit --no-fund
 
 log=$(mktemp)

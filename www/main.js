@@ -13,6 +13,7 @@ import { shareHash, parseHash } from "./url.js";
 import { renderAbout } from "./about.js";
 import { Quiz } from "./quiz.js";
 import { Announcer, announceFor } from "./announce.js";
+import { LiveView } from "./live.js";
 
 const $ = (id) => document.getElementById(id);
 const MAX_FRAME_SIM_MS = (speed) => Math.max(250, speed * 500);
@@ -70,6 +71,8 @@ class App {
     $("table-toggle").addEventListener("click", () => this.toggleTable());
     $("about-btn").addEventListener("click", () => this.openAbout());
     $("about").addEventListener("change", (e) => this.aboutChange(e));
+    $("live-btn").addEventListener("click", () => (this.live ? this.exitLive() : this.enterLive()));
+    $("live-exit").addEventListener("click", () => this.exitLive());
     this.setSpeed(60, false);
     const fromUrl = parseHash(location.hash);
     if (fromUrl && fromUrl.lesson && LESSONS[fromUrl.lesson]) {
@@ -80,6 +83,8 @@ class App {
     } else {
       await this.loadBuiltIn("S1");
     }
+    const live = new URLSearchParams(location.search).get("live");
+    if (live !== null) this.enterLive(live);
     document.body.dataset.ready = "true";
   }
 
@@ -175,7 +180,7 @@ class App {
   // turns, one per frame (they are read, not watched). Paused or after an action: everything.
   render(traceFrom = this.trace.length) {
     const s = this.snap;
-    if (!s || !this.meta) return;
+    if (!s || !this.meta || this.live) return;
     this.logFrom = Math.min(this.logFrom ?? traceFrom, traceFrom);
     const clock = $("clock");
     clock.dataset.simMs = String(s.time);
@@ -216,7 +221,7 @@ class App {
   // ---- time control ----------------------------------------------------------------------
 
   play() {
-    if (this.playing) return;
+    if (this.playing || this.live) return;
     this.playing = true;
     this.base = { sim: this.snap.time, wall: performance.now() };
     this.updatePlay();
@@ -352,6 +357,7 @@ class App {
   }
 
   async seekToLine(line) {
+    if (this.live) return this.live.seek(line.at);
     await this.seek(line.at);
     this.select(line.node);
     this.highlight = line.node;
@@ -397,6 +403,47 @@ class App {
     $("table-view").hidden = !this.tableView;
     $("diagram-wrap").hidden = this.tableView;
     this.render();
+  }
+
+  // ---- live mode: a running daemon instead of the simulation --------------------------------
+
+  // `base` is the daemon's origin; "" is the one serving this page.
+  enterLive(base = "") {
+    if (this.live) return;
+    this.pause();
+    document.body.dataset.mode = "live";
+    $("live-panel").hidden = false;
+    $("live-btn").setAttribute("aria-pressed", "true");
+    const b = base.replace(/\/+$/, "");
+    const link = (path) => `<a href="${b}${path}">${path}</a>`;
+    $("live-links").innerHTML = t("liveLinks", { api: link("/api"), metrics: link("/metrics"), health: link("/healthz"), nsaddr: link("/rocketmq/nsaddr") });
+    this.live = new LiveView(this, base, {
+      status: $("live-status"), topic: $("live-topic"), follow: $("live-follow"), scrubber: $("live-scrubber"),
+      clock: $("live-clock"), tables: $("ns-tables"), routes: $("route-grid"), links: $("live-links"),
+    });
+    this.live.start();
+    this.setLiveParam(base);
+  }
+
+  exitLive() {
+    if (!this.live) return;
+    this.live.close();
+    this.live = null;
+    delete document.body.dataset.mode;
+    $("live-panel").hidden = true;
+    $("live-btn").setAttribute("aria-pressed", "false");
+    this.log.setNodes(this.meta.nodes.map((n) => n.name));
+    this.log.trace = this.trace;
+    this.log.rebuild();
+    this.setLiveParam(null);
+    this.render();
+  }
+
+  setLiveParam(base) {
+    const u = new URL(location.href);
+    if (base === null) u.searchParams.delete("live");
+    else u.searchParams.set("live", base);
+    history.replaceState(null, "", u.pathname + u.search.replace(/([?&]live)=(?=&|$)/, "$1") + u.hash);
   }
 
   announce(msg) {
@@ -478,6 +525,7 @@ window.__rmqsim = {
   speed: () => app.speed,
   presets: () => PRESETS.slice(),
   lesson: () => app.lesson.state(),
+  live: () => (app.live ? app.live.state() : null),
   idle: () => app.client.idle && !app.pending,
   frameStats: () => {
     const sorted = app.frameTimes.slice().sort((a, b) => a - b);

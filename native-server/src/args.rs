@@ -12,6 +12,7 @@ use nameserver_core::properties::{self, PropertiesError};
 use nameserver_core::{Config, KvConfig};
 
 use crate::ServerConfig;
+use crate::http::HttpOptions;
 
 /// `nameserver` — the RocketMQ NameServer, a drop-in replacement for `mqnamesrv`.
 #[derive(Clone, Debug, Parser)]
@@ -63,6 +64,40 @@ pub struct Args {
     /// Log filter: error, warn, info, debug, trace, or directives like 'nameserver=debug' (default: RUST_LOG, else info)
     #[arg(long, value_name = "FILTER")]
     pub log_level: Option<String>,
+
+    /// Port of the HTTP console: the page, live view, JSON API, /metrics, /healthz, /rocketmq/nsaddr (default 8080, 0: any; if the default is taken, the daemon runs without it)
+    #[arg(long, value_name = "PORT", help_heading = "HTTP console")]
+    pub http_port: Option<u16>,
+
+    /// Address the HTTP console binds
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1", help_heading = "HTTP console")]
+    pub http_bind: String,
+
+    /// Run without the HTTP console
+    #[arg(long, help_heading = "HTTP console")]
+    pub no_http: bool,
+
+    /// Directory holding www/ and pkg/ (the page) [default: the repository this binary was built from]
+    #[arg(long, value_name = "DIR", help_heading = "HTTP console")]
+    pub http_root: Option<PathBuf>,
+
+    /// Allow PUT/DELETE /api/kv/{namespace}/{key} with 'Authorization: Bearer TOKEN' (without it nothing is writable)
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "NAMESERVER_HTTP_TOKEN",
+        hide_env_values = true,
+        help_heading = "HTTP console"
+    )]
+    pub http_token: Option<String>,
+
+    /// What /rocketmq/nsaddr lists, e.g. '192.168.0.1:9876;192.168.0.2:9876' [default: this daemon's address]
+    #[arg(long, value_name = "ADDRS", help_heading = "HTTP console")]
+    pub http_nsaddr: Option<String>,
+
+    /// Let pages from ORIGIN (e.g. http://127.0.0.1:3000) read the API (CORS); repeatable
+    #[arg(long, value_name = "ORIGIN", help_heading = "HTTP console")]
+    pub http_allow_origin: Vec<String>,
 }
 
 fn parse_frame_limit(text: &str) -> Result<usize, String> {
@@ -155,6 +190,20 @@ impl Args {
                 .map_err(|source| ArgsError::Value { origin: "--bind-address".into(), source })?;
         }
         Ok(config)
+    }
+
+    /// The HTTP console's options; `None` with `--no-http`.
+    #[must_use]
+    pub fn http_options(&self) -> Option<HttpOptions> {
+        if self.no_http {
+            return None;
+        }
+        Some(HttpOptions {
+            root: self.http_root.clone().or_else(crate::http::default_root),
+            token: self.http_token.clone().filter(|token| !token.is_empty()),
+            nsaddr: self.http_nsaddr.clone(),
+            allow_origins: self.http_allow_origin.clone(),
+        })
     }
 
     /// The server settings for `namesrv` and the loaded KV table, with this command line's

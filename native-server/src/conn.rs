@@ -51,6 +51,8 @@ pub(crate) struct Shared {
     /// Cancelled when the shutdown grace period is over; every connection's close token is
     /// a child of it.
     pub(crate) force_close: CancellationToken,
+    /// Request metrics and route query samples for the HTTP console.
+    pub(crate) observe: Arc<crate::http::Observer>,
 }
 
 /// The owner's side of one connection.
@@ -113,7 +115,10 @@ impl Connection {
         let end = session.serve(&mut stream).await;
         drop(stream);
         match end {
-            End::Decode(error) => tracing::warn!("decode exception, {remote}: {error}; closing the connection"),
+            End::Decode(error) => {
+                session.shared.observe.frame_error();
+                tracing::warn!("decode exception, {remote}: {error}; closing the connection");
+            }
             End::Encode(error) => tracing::error!("encode exception, {remote}: {error}; closing the connection"),
             End::Io(error) => tracing::info!("NETTY SERVER PIPELINE: exceptionCaught {remote}: {error}"),
             End::PeerClosed | End::ClosedByServer | End::Finished => {}
@@ -241,15 +246,17 @@ impl Session {
     }
 
     async fn dispatch(&mut self, cmd: RemotingCommand) -> Result<(), End> {
+        let at = self.shared.observe.start();
         if self.owner_pending == 0
             && self.shared.routes.load().answer(&cmd, &self.limits, &mut self.out) == FastPath::Answered
         {
+            self.shared.observe.route_answered(self.conn, &cmd, at);
             return Ok(());
         }
         if !cmd.is_oneway() && !cmd.is_response() {
             self.owner_pending += 1;
         }
-        self.forward(Inbound::Received { conn: self.conn, cmd }).await
+        self.forward(Inbound::Received { conn: self.conn, cmd, at }).await
     }
 
     /// Sends to the owner, waiting for room in its queue unless the connection is closed.

@@ -28,9 +28,14 @@
 //!   never waits for a peer: a full reply queue closes that peer.
 //! - **writers** ([`persist`], one per file): crash-safe writes of `kvConfig.json` and of the
 //!   configuration file.
+//! - **HTTP console** ([`http`], optional, its own listener): the page, read-only JSON views
+//!   and an event stream built from a view the owner publishes after each change, metrics
+//!   counted lock-free by the connections, `/healthz` and the address server. It reads
+//!   snapshots and never waits on the owner.
 //!
 //! The binary adds the command line ([`args`]), the KV load ([`load_kv`]), logging through
-//! `tracing`, [`bind`] and the signal handlers ([`shutdown`]).
+//! `tracing`, [`bind`] and the signal handlers ([`shutdown`]); [`serve`] is [`run`] with the
+//! HTTP console.
 //!
 //! # Shutdown
 //!
@@ -42,6 +47,7 @@
 pub mod args;
 mod clock;
 mod conn;
+pub mod http;
 pub mod listener;
 mod owner;
 pub mod persist;
@@ -120,6 +126,20 @@ impl ServerConfig {
 /// A task of the server panicked, or the last write of the KV or configuration file failed
 /// (the error has been logged; the file holds its previous content).
 pub async fn run(listener: TcpListener, config: ServerConfig, shutdown: impl Future) -> io::Result<()> {
+    serve(listener, None, config, shutdown).await
+}
+
+/// [`run`], plus the HTTP console ([`http`]) when `console` is given; it stops with the rest.
+///
+/// # Errors
+/// As [`run`], or the console's listener failed.
+pub async fn serve(
+    listener: TcpListener,
+    console: Option<http::Console>,
+    config: ServerConfig,
+    shutdown: impl Future,
+) -> io::Result<()> {
+    let rocketmq_addr = listener.local_addr()?;
     let ServerConfig { namesrv, kv, limits, max_connections, outbound_queue, shutdown_grace } = config;
     let stop = CancellationToken::new();
     let force_close = CancellationToken::new();
@@ -128,6 +148,12 @@ pub async fn run(listener: TcpListener, config: ServerConfig, shutdown: impl Fut
     let (config_file, config_writer) = PersistTarget::spawn(PathBuf::from(&namesrv.config_store_path), "config");
     let (inbound, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
     let idle = Some(Duration::from_secs(namesrv.server_channel_max_idle_time_seconds)).filter(|d| !d.is_zero());
+    let clock = Clock::start();
+    let observe = Arc::new(http::Observer::new(console.is_some(), Arc::clone(&routes), clock));
+    let http = console.map(|console| {
+        let serve = http::serve(console, Arc::clone(&observe), inbound.clone(), rocketmq_addr, stop.clone());
+        tokio::spawn(serve)
+    });
     let shared = Arc::new(Shared {
         owner: inbound,
         routes: Arc::clone(&routes),
@@ -135,12 +161,12 @@ pub async fn run(listener: TcpListener, config: ServerConfig, shutdown: impl Fut
         idle,
         shutdown: stop.clone(),
         force_close: force_close.clone(),
+        observe: Arc::clone(&observe),
     });
     // Every connection holds a permit: all permits back means every connection has ended.
     let permits = u32::try_from(max_connections.clamp(1, Semaphore::MAX_PERMITS)).unwrap_or(u32::MAX);
     let limit = Arc::new(Semaphore::new(permits as usize));
 
-    let clock = Clock::start();
     let owner = Owner {
         ns: NameServer::new(namesrv, kv, clock.now()).with_limits(limits),
         clock,
@@ -150,8 +176,19 @@ pub async fn run(listener: TcpListener, config: ServerConfig, shutdown: impl Fut
         shutdown: stop.clone(),
         force_close: force_close.clone(),
         conns: HashMap::new(),
+        console: http::OwnerHooks::new(observe),
     };
-    let mut owner = tokio::spawn(owner.run(inbound_rx));
+    // On a multi-thread runtime the owner gets a thread of its own: one long `handle` call (a
+    // registration of a million topics takes seconds) must not hold a worker, or I/O
+    // readiness may stop being polled and route queries on every connection wait for it. A
+    // current-thread runtime (tests) has no other worker to keep free.
+    let runtime = tokio::runtime::Handle::current();
+    let mut owner = match runtime.runtime_flavor() {
+        tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::spawn_blocking(move || runtime.block_on(owner.run(inbound_rx)))
+        }
+        _ => tokio::spawn(owner.run(inbound_rx)),
+    };
     let acceptor = tokio::spawn(listener::accept(listener, shared, Arc::clone(&limit), outbound_queue));
 
     let finished_early = tokio::select! {
@@ -178,6 +215,13 @@ pub async fn run(listener: TcpListener, config: ServerConfig, shutdown: impl Fut
         let _ = limit.acquire_many(permits).await;
     }
     owner_result.map_err(io::Error::other)?;
+    if let Some(mut http) = http {
+        // Its event streams end at the stop; give slow readers the rest of the grace period.
+        match tokio::time::timeout_at(deadline, &mut http).await {
+            Ok(result) => result.map_err(io::Error::other)??,
+            Err(_elapsed) => http.abort(),
+        }
+    }
     kv_writer.await.map_err(io::Error::other)??;
     config_writer.await.map_err(io::Error::other)??;
     tracing::info!("the NameServer has shut down");

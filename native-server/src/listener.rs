@@ -86,6 +86,8 @@ pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>, limit: Ar
         let (outbound, replies) = mpsc::channel(queue.max(1));
         let close = shared.force_close.child_token();
         let handle = ConnHandle { outbound, close: close.clone(), remote: remote.clone() };
+        // Before the task starts: it may answer (and report) route queries before the owner hears of it.
+        shared.observe.connected(conn, &remote);
         if shared.owner.send(Inbound::Connected { conn, remote: remote.clone(), handle }).await.is_err() {
             break;
         }

@@ -1,7 +1,7 @@
 //! `nameserver`: start-up like `mqnamesrv` — arguments, configuration, KV load, logging,
 //! bind, serve until SIGINT/SIGTERM.
 
-use std::io::IsTerminal as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -49,11 +49,35 @@ fn start(args: &Args) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {bind_address}:{port}"))?;
         let address = listener.local_addr().context("the listener has no local address")?;
+        let console = bind_console(args).await?;
         let boot = format!("The Name Server boot success. serializeType=JSON, address {address}");
         tracing::info!("{boot}");
         println!("{boot}");
-        nameserver::run(listener, config, shutdown).await.context("the NameServer stopped with an error")
+        if let Some(console) = &console {
+            let http = console.listener.local_addr().context("the HTTP listener has no local address")?;
+            // A reader may have stopped after the boot line: a closed stdout is no reason to stop.
+            let _ = writeln!(std::io::stdout(), "HTTP console: http://{http}/ (live view: http://{http}/www/?live)");
+        }
+        nameserver::serve(listener, console, config, shutdown).await.context("the NameServer stopped with an error")
     })
+}
+
+/// The HTTP console's listener. When the default port is taken the daemon runs without it;
+/// a port given with --http-port must be free.
+async fn bind_console(args: &Args) -> anyhow::Result<Option<nameserver::http::Console>> {
+    let Some(options) = args.http_options() else { return Ok(None) };
+    let port = args.http_port.unwrap_or(nameserver::http::DEFAULT_PORT);
+    match nameserver::bind(&args.http_bind, port).await {
+        Ok(listener) => Ok(Some(nameserver::http::Console { listener, options })),
+        Err(error) if args.http_port.is_none() => {
+            tracing::warn!(
+                "HTTP console: cannot listen on {}:{port} ({error}); running without it (pick a port with --http-port)",
+                args.http_bind
+            );
+            Ok(None)
+        }
+        Err(error) => Err(error).with_context(|| format!("cannot listen on {}:{port} (--http-port)", args.http_bind)),
+    }
 }
 
 /// Java's `user.home`.

@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::conn::ConnHandle;
+use crate::http::OwnerHooks;
 use crate::persist::PersistTarget;
 use crate::snapshot::RouteSnapshot;
 
@@ -32,8 +33,9 @@ const KV_PRINT_EVERY: Duration = Duration::from_secs(600);
 pub(crate) enum Inbound {
     /// A connection was accepted (sent by the acceptor before the connection task starts).
     Connected { conn: ConnId, remote: String, handle: ConnHandle },
-    /// A command the connection task did not answer itself.
-    Received { conn: ConnId, cmd: RemotingCommand },
+    /// A command the connection task did not answer itself; `at` is when it was decoded
+    /// (when requests are measured).
+    Received { conn: ConnId, cmd: RemotingCommand, at: Option<std::time::Instant> },
     /// Nothing was read or written for `serverChannelMaxIdleTimeSeconds`.
     Idle { conn: ConnId },
     /// Shutting down: the connection has handed over everything it received.
@@ -57,6 +59,8 @@ pub(crate) struct Owner {
     /// Cancelled when the shutdown grace period is over.
     pub(crate) force_close: CancellationToken,
     pub(crate) conns: HashMap<ConnId, ConnHandle>,
+    /// Metrics, events and the view for the HTTP console (inert when it is off).
+    pub(crate) console: OwnerHooks,
 }
 
 impl Owner {
@@ -65,6 +69,7 @@ impl Owner {
     /// tasks.
     pub(crate) async fn run(mut self, mut inbound: mpsc::Receiver<Inbound>) {
         self.publish_routes();
+        self.console.publish(&self.ns);
         let scan = tokio::time::sleep_until(self.next_deadline());
         let kv_print = tokio::time::sleep(KV_PRINT_FIRST);
         tokio::pin!(scan, kv_print);
@@ -103,9 +108,14 @@ impl Owner {
         match message {
             Inbound::Connected { conn, remote, handle } => {
                 self.conns.insert(conn, handle);
+                self.console.connected(self.conns.len());
                 self.step(Input::Connected { conn, remote });
             }
-            Inbound::Received { conn, cmd } => self.step(Input::Received { conn, cmd }),
+            Inbound::Received { conn, cmd, at } => {
+                let (code, sample) = (cmd.code, self.console.sample(conn, &cmd, at));
+                self.step(Input::Received { conn, cmd });
+                self.console.answered(conn, code, at, sample);
+            }
             Inbound::Idle { conn } => self.step(Input::Idle { conn }),
             Inbound::Drained { conn } => {
                 // Every reply it is owed is queued: dropping the queue lets it flush and close.
@@ -113,6 +123,7 @@ impl Owner {
             }
             Inbound::Disconnected { conn } => {
                 self.conns.remove(&conn);
+                self.console.disconnected(conn, self.conns.len());
                 self.step(Input::Disconnected { conn });
             }
             Inbound::AcceptStopped => {}
@@ -127,6 +138,7 @@ impl Owner {
         while let Some(output) = self.ns.poll_output() {
             self.act(output);
         }
+        self.console.publish(&self.ns);
     }
 
     fn publish_routes(&mut self) {
@@ -149,7 +161,10 @@ impl Owner {
                 }
             }
             Output::Close { conn } => self.close(conn),
-            Output::Event(event) => log_event(&event),
+            Output::Event(event) => {
+                log_event(&event);
+                self.console.event(&event, self.ns.now());
+            }
             Output::PersistKv(bytes) => self.kv_file.store(bytes),
             Output::PersistConfig(bytes) => self.config_file.store(bytes),
         }

@@ -70,6 +70,17 @@ impl RouteSnapshot {
         self.routes.len()
     }
 
+    /// The topics with a route, in no particular order (read-only views).
+    pub fn topic_names(&self) -> impl Iterator<Item = &str> {
+        self.routes.keys().map(|topic| &**topic)
+    }
+
+    /// `topic`'s route body in standard JSON, as clients since 4.9.4 get it (read-only views).
+    #[must_use]
+    pub fn route_body(&self, topic: &str) -> Option<&[u8]> {
+        self.routes.get(topic).map(|bodies| bodies.standard.as_slice())
+    }
+
     /// The snapshot that reflects `ns` now, built from this one and the topics `ns` reports
     /// as changed since the previous call; `None` when no answer changed.
     #[must_use]

@@ -1,0 +1,234 @@
+//! The JSON views (`/api/...`), built from the published view and the route snapshot, and the
+//! token-gated KV writes.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use nameserver_core::ConnId;
+use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};
+use serde::Serialize;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Ctx;
+use super::view::{LiveBroker, View};
+use crate::conn::ConnHandle;
+use crate::owner::Inbound;
+
+/// Connection ids of HTTP write sessions start here, far from the acceptor's.
+const HTTP_CONNS: u64 = 1 << 62;
+/// How long a KV write waits for the owner's answer.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub(crate) fn json(body: impl Into<axum::body::Body>) -> Response {
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body.into()).into_response()
+}
+
+pub(crate) fn error(status: StatusCode, message: &str) -> Response {
+    let mut response = json(serde_json::json!({ "error": message }).to_string());
+    *response.status_mut() = status;
+    response
+}
+
+fn to_json(value: &impl Serialize) -> Response {
+    match serde_json::to_string(value) {
+        Ok(body) => json(body),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}
+
+/// `GET /api`: what there is.
+pub(crate) async fn index() -> Response {
+    json(
+        serde_json::json!({
+            "view": "/api/view",
+            "cluster": "/api/cluster",
+            "brokers": "/api/brokers",
+            "topics": "/api/topics",
+            "route": "/api/routes/{topic}",
+            "kv": "/api/kv",
+            "kvEntry": "/api/kv/{namespace}/{key}",
+            "config": "/api/config",
+            "events": "/api/events",
+            "metrics": "/metrics",
+            "health": "/healthz",
+            "addressServer": "/rocketmq/nsaddr",
+            "page": "/www/?live",
+        })
+        .to_string(),
+    )
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PageView<'a> {
+    #[serde(flatten)]
+    view: &'a View,
+    /// The NameServer's clock now (the view may be older).
+    now_ms: u64,
+    /// Wall-clock milliseconds when this daemon started (a new value: it restarted).
+    started_at_ms: u64,
+    /// The RocketMQ listener.
+    address: String,
+    connections: u64,
+    topic_count: usize,
+    /// Changes whenever a route answer may have changed: time to refetch routes.
+    routes_version: u64,
+    kv_entries: usize,
+}
+
+/// The live page's whole state, as `/api/view` and the `view` events carry it.
+pub(crate) fn page_view(ctx: &Ctx) -> String {
+    let view = ctx.observer.view.load();
+    let routes = ctx.observer.routes.load();
+    let page = PageView {
+        view: &view,
+        now_ms: ctx.observer.now().as_millis(),
+        started_at_ms: ctx.observer.started_wall_ms,
+        address: ctx.rocketmq.to_string(),
+        connections: ctx.observer.metrics.open.load(Relaxed),
+        topic_count: routes.topics(),
+        routes_version: routes.version(),
+        kv_entries: view.kv.len(),
+    };
+    serde_json::to_string(&page).unwrap_or_default()
+}
+
+/// `GET /api/view`.
+pub(crate) async fn view(State(ctx): State<Ctx>) -> Response {
+    json(page_view(&ctx))
+}
+
+/// `GET /api/cluster`: GET_BROKER_CLUSTER_INFO's body, as the dashboard's Cluster page reads it.
+pub(crate) async fn cluster(State(ctx): State<Ctx>) -> Response {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Cluster<'a> {
+        broker_addr_table: &'a BTreeMap<String, super::view::BrokerGroup>,
+        cluster_addr_table: &'a BTreeMap<String, Vec<String>>,
+    }
+    let view = ctx.observer.view.load();
+    to_json(&Cluster { broker_addr_table: &view.broker_addr_table, cluster_addr_table: &view.cluster_addr_table })
+}
+
+/// `GET /api/brokers`: `brokerLiveTable`, each row with its heartbeat age now.
+pub(crate) async fn brokers(State(ctx): State<Ctx>) -> Response {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Row<'a> {
+        #[serde(flatten)]
+        broker: &'a LiveBroker,
+        age_ms: u64,
+        expires_in_ms: i64,
+    }
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Brokers<'a> {
+        now_ms: u64,
+        brokers: Vec<Row<'a>>,
+    }
+    let view = ctx.observer.view.load();
+    let now = ctx.observer.now().as_millis();
+    let brokers = view
+        .brokers
+        .iter()
+        .map(|broker| Row {
+            broker,
+            age_ms: now.saturating_sub(broker.last_update),
+            expires_in_ms: i64::try_from(broker.expires_at).unwrap_or(i64::MAX)
+                - i64::try_from(now).unwrap_or(i64::MAX),
+        })
+        .collect();
+    to_json(&Brokers { now_ms: now, brokers })
+}
+
+/// `GET /api/topics`: every topic with a route, sorted.
+pub(crate) async fn topics(State(ctx): State<Ctx>) -> Response {
+    let routes = ctx.observer.routes.load();
+    let mut topics: Vec<&str> = routes.topic_names().collect();
+    topics.sort_unstable();
+    to_json(&serde_json::json!({ "routesVersion": routes.version(), "topics": topics }))
+}
+
+/// `GET /api/routes/{topic}`: exactly the body a client gets for GET_ROUTEINFO_BY_TOPIC
+/// (standard JSON): `brokerDatas` and `queueDatas`, the dashboard's Router dialog.
+pub(crate) async fn route(State(ctx): State<Ctx>, Path(topic): Path<String>) -> Response {
+    let routes = ctx.observer.routes.load();
+    match routes.route_body(&topic) {
+        Some(body) => json(body.to_vec()),
+        None => error(StatusCode::NOT_FOUND, &format!("No topic route info in name server for the topic: {topic}")),
+    }
+}
+
+/// `GET /api/kv`: `kvConfig.json`'s content.
+pub(crate) async fn kv(State(ctx): State<Ctx>) -> Response {
+    json(ctx.observer.view.load().kv.to_json())
+}
+
+/// `GET /api/kv/{namespace}/{key}`.
+pub(crate) async fn kv_get(State(ctx): State<Ctx>, Path((namespace, key)): Path<(String, String)>) -> Response {
+    let view = ctx.observer.view.load();
+    match view.kv.get(&namespace, &key) {
+        Some(value) => to_json(&serde_json::json!({ "namespace": namespace, "key": key, "value": value })),
+        None => error(StatusCode::NOT_FOUND, &format!("No config item, Namespace: {namespace} Key: {key}")),
+    }
+}
+
+/// `GET /api/config`: every configuration key with its value.
+pub(crate) async fn config(State(ctx): State<Ctx>) -> Response {
+    to_json(&*ctx.observer.view.load().config)
+}
+
+/// `PUT /api/kv/{namespace}/{key}` (body: the value), with the token only.
+pub(crate) async fn kv_put(
+    State(ctx): State<Ctx>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path((namespace, key)): Path<(String, String)>,
+    value: String,
+) -> Response {
+    let cmd = RemotingCommand::request(RequestCode::PutKvConfig)
+        .with_field("namespace", namespace)
+        .with_field("key", key)
+        .with_field("value", value);
+    write(&ctx, peer, cmd).await
+}
+
+/// `DELETE /api/kv/{namespace}/{key}`, with the token only.
+pub(crate) async fn kv_delete(
+    State(ctx): State<Ctx>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path((namespace, key)): Path<(String, String)>,
+) -> Response {
+    let cmd =
+        RemotingCommand::request(RequestCode::DeleteKvConfig).with_field("namespace", namespace).with_field("key", key);
+    write(&ctx, peer, cmd).await
+}
+
+/// Sends `cmd` to the owner on a connection of its own, as a RocketMQ admin tool would, so
+/// the core applies, logs and persists it exactly as over TCP.
+async fn write(ctx: &Ctx, peer: SocketAddr, cmd: RemotingCommand) -> Response {
+    let conn = ConnId(HTTP_CONNS + ctx.next_conn.fetch_add(1, Relaxed));
+    let remote = format!("http {peer}");
+    let (outbound, mut replies) = mpsc::channel(4);
+    let handle = ConnHandle { outbound, close: CancellationToken::new(), remote: remote.clone() };
+    let at = Some(std::time::Instant::now());
+    let answered = async {
+        ctx.owner.send(Inbound::Connected { conn, remote, handle }).await.ok()?;
+        ctx.owner.send(Inbound::Received { conn, cmd, at }).await.ok()?;
+        replies.recv().await
+    };
+    let reply = tokio::time::timeout(WRITE_TIMEOUT, answered).await;
+    let _ = ctx.owner.send(Inbound::Disconnected { conn }).await;
+    match reply {
+        Ok(Some(reply)) if reply.response_code() == ResponseCode::Success => {
+            to_json(&serde_json::json!({ "ok": true, "code": reply.code }))
+        }
+        Ok(Some(reply)) => error(StatusCode::BAD_REQUEST, reply.remark.as_deref().unwrap_or("refused")),
+        Ok(None) | Err(_) => error(StatusCode::SERVICE_UNAVAILABLE, "the NameServer did not answer (shutting down?)"),
+    }
+}

@@ -1,0 +1,300 @@
+//! Counters and latency histograms, and `/metrics` in the Prometheus text format.
+//!
+//! Connection tasks record every route query they answer, so recording must cost next to
+//! nothing and never wait: each connection writes relaxed atomics in one of [`SHARDS`]
+//! cache-aligned shards (chosen by its id), and a scrape adds the shards up. Nothing here
+//! takes a lock on the request path.
+
+use std::fmt::{self, Write as _};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use nameserver_core::ConnId;
+use nameserver_core::event::UnregisterReason;
+use nameserver_core::protocol::RequestCode;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _, NoLabelSet};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::registry::{Registry, Unit};
+
+use super::{Ctx, Observer};
+
+/// Independent copies of the request counters; a connection writes to `id % SHARDS`.
+const SHARDS: usize = 8;
+/// One slot per known request code, plus one for every other code.
+const SLOTS: usize = RequestCode::KNOWN.len() + 1;
+/// Histogram upper bounds in seconds: route queries take microseconds, registrations more.
+const BOUNDS: [f64; 15] = [
+    0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
+];
+const BOUNDS_NANOS: [u64; 15] = [
+    10_000,
+    25_000,
+    50_000,
+    100_000,
+    250_000,
+    500_000,
+    1_000_000,
+    2_500_000,
+    5_000_000,
+    10_000_000,
+    25_000_000,
+    50_000_000,
+    100_000_000,
+    250_000_000,
+    1_000_000_000,
+];
+/// The OpenMetrics text format's content type (prometheus-client writes `# EOF` and `_total`).
+const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+#[derive(Debug, Default)]
+struct Slot {
+    sum_nanos: AtomicU64,
+    /// Per bucket (not cumulative); the last one is `+Inf`.
+    buckets: [AtomicU64; BOUNDS.len() + 1],
+}
+
+#[derive(Debug)]
+#[repr(align(128))]
+struct Shard([Slot; SLOTS]);
+
+/// Everything counted by the daemon while the HTTP side is on.
+#[derive(Debug)]
+pub(crate) struct Metrics {
+    shards: Box<[Shard]>,
+    pub(crate) accepted: AtomicU64,
+    pub(crate) open: AtomicU64,
+    pub(crate) frame_errors: AtomicU64,
+    pub(crate) registrations: AtomicU64,
+    /// Indexed like [`REASONS`].
+    pub(crate) unregistrations: [AtomicU64; 4],
+    pub(crate) expiries: AtomicU64,
+    pub(crate) idle_closes: AtomicU64,
+    pub(crate) events_dropped: AtomicU64,
+}
+
+/// Label values of `nameserver_broker_unregistrations_total`.
+const REASONS: [&str; 4] = ["request", "channel_closed", "channel_idle", "expired"];
+
+pub(crate) fn reason_index(reason: UnregisterReason) -> usize {
+    match reason {
+        UnregisterReason::Request => 0,
+        UnregisterReason::ChannelClosed => 1,
+        UnregisterReason::ChannelIdle => 2,
+        UnregisterReason::Expired => 3,
+    }
+}
+
+fn slot_of(code: i32) -> usize {
+    RequestCode::KNOWN.iter().position(|known| known.raw() == code).unwrap_or(SLOTS - 1)
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self {
+            shards: (0..SHARDS).map(|_| Shard(std::array::from_fn(|_| Slot::default()))).collect(),
+            accepted: AtomicU64::new(0),
+            open: AtomicU64::new(0),
+            frame_errors: AtomicU64::new(0),
+            registrations: AtomicU64::new(0),
+            unregistrations: Default::default(),
+            expiries: AtomicU64::new(0),
+            idle_closes: AtomicU64::new(0),
+            events_dropped: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Metrics {
+    /// One request with `code` on `conn`, answered after `elapsed`.
+    pub(crate) fn record(&self, conn: ConnId, code: i32, elapsed: Duration) {
+        let shard = usize::try_from(conn.0 % SHARDS as u64).unwrap_or(0);
+        let slot = &self.shards[shard].0[slot_of(code)];
+        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        slot.sum_nanos.fetch_add(nanos, Relaxed);
+        slot.buckets[BOUNDS_NANOS.partition_point(|&bound| bound < nanos)].fetch_add(1, Relaxed);
+    }
+
+    /// The shards added up for one slot.
+    fn totals(&self, slot: usize) -> Totals {
+        let mut buckets = [0; BOUNDS.len() + 1];
+        let mut sum = 0u64;
+        for shard in &*self.shards {
+            let s = &shard.0[slot];
+            sum = sum.wrapping_add(s.sum_nanos.load(Relaxed));
+            for (total, bucket) in buckets.iter_mut().zip(&s.buckets) {
+                *total += bucket.load(Relaxed);
+            }
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let seconds = sum as f64 / 1e9;
+        Totals { count: buckets.iter().sum(), seconds, buckets }
+    }
+}
+
+/// One request code's histogram, all shards added up.
+struct Totals {
+    count: u64,
+    seconds: f64,
+    /// Per bucket (not cumulative); the last one is `+Inf`.
+    buckets: [u64; BOUNDS.len() + 1],
+}
+
+/// The registry's one collector: reads the atomics, the view and the route snapshot.
+#[derive(Debug)]
+struct Scrape(Arc<Observer>);
+
+pub(crate) fn registry(observer: Arc<Observer>) -> Registry {
+    let mut registry = Registry::default();
+    registry.register_collector(Box::new(Scrape(observer)));
+    registry
+}
+
+fn counter(enc: &mut DescriptorEncoder<'_>, name: &str, help: &str, value: u64) -> fmt::Result {
+    let metric = ConstCounter::new(value);
+    metric.encode(enc.encode_descriptor(name, help, None, metric.metric_type())?)
+}
+
+fn gauge(enc: &mut DescriptorEncoder<'_>, name: &str, help: &str, value: i64) -> fmt::Result {
+    let metric = ConstGauge::new(value);
+    metric.encode(enc.encode_descriptor(name, help, None, metric.metric_type())?)
+}
+
+fn as_gauge(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+impl Collector for Scrape {
+    fn encode(&self, mut enc: DescriptorEncoder<'_>) -> fmt::Result {
+        let observer = &self.0;
+        let m = &observer.metrics;
+        let view = observer.view.load();
+        let routes = observer.routes.load();
+        gauge(&mut enc, "nameserver_connections", "Open connections", as_gauge(m.open.load(Relaxed) as usize))?;
+        counter(&mut enc, "nameserver_connections_accepted", "Connections accepted", m.accepted.load(Relaxed))?;
+
+        let codes: Vec<(String, &str, Totals)> = (0..SLOTS)
+            .map(|slot| {
+                let (code, name) = match RequestCode::KNOWN.get(slot) {
+                    Some(known) => (known.raw().to_string(), known.java_name().unwrap_or("UNKNOWN")),
+                    None => (String::from("other"), "OTHER"),
+                };
+                (code, name, m.totals(slot))
+            })
+            .filter(|(_, _, totals)| totals.count > 0)
+            .collect();
+        let mut requests = enc.encode_descriptor(
+            "nameserver_requests",
+            "Requests answered, by request code",
+            None,
+            MetricType::Counter,
+        )?;
+        for (code, name, totals) in &codes {
+            let labels = [("code", code.as_str()), ("request", *name)];
+            ConstCounter::new(totals.count).encode(requests.encode_family(&labels)?)?;
+        }
+        let mut latency = enc.encode_descriptor(
+            "nameserver_request_duration",
+            "Time from a request's frame being decoded to its reply being ready, by request code",
+            Some(&Unit::Seconds),
+            MetricType::Histogram,
+        )?;
+        for (code, name, totals) in &codes {
+            let labels = [("code", code.as_str()), ("request", *name)];
+            let mut pairs: Vec<(f64, u64)> = BOUNDS.iter().copied().zip(totals.buckets.iter().copied()).collect();
+            pairs.push((f64::INFINITY, totals.buckets[BOUNDS.len()]));
+            latency.encode_family(&labels)?.encode_histogram::<NoLabelSet>(
+                totals.seconds,
+                totals.count,
+                &pairs,
+                None,
+            )?;
+        }
+
+        counter(
+            &mut enc,
+            "nameserver_frame_errors",
+            "Connections closed for a malformed frame",
+            m.frame_errors.load(Relaxed),
+        )?;
+        gauge(&mut enc, "nameserver_brokers", "Broker instances in brokerLiveTable", as_gauge(view.brokers.len()))?;
+        gauge(
+            &mut enc,
+            "nameserver_clusters",
+            "Clusters in clusterAddrTable",
+            as_gauge(view.cluster_addr_table.len()),
+        )?;
+        gauge(&mut enc, "nameserver_topics", "Topics with a route", as_gauge(routes.topics()))?;
+        gauge(&mut enc, "nameserver_kv_entries", "KV config entries", as_gauge(view.kv.len()))?;
+        gauge(
+            &mut enc,
+            "nameserver_route_snapshot_version",
+            "Version of the route snapshot connections answer from",
+            i64::try_from(routes.version()).unwrap_or(i64::MAX),
+        )?;
+        counter(
+            &mut enc,
+            "nameserver_broker_registrations",
+            "New broker registrations",
+            m.registrations.load(Relaxed),
+        )?;
+        let mut unregs = enc.encode_descriptor(
+            "nameserver_broker_unregistrations",
+            "Broker instances removed from brokerLiveTable, by reason",
+            None,
+            MetricType::Counter,
+        )?;
+        for (reason, value) in REASONS.iter().zip(&m.unregistrations) {
+            ConstCounter::new(value.load(Relaxed)).encode(unregs.encode_family(&[("reason", *reason)])?)?;
+        }
+        counter(&mut enc, "nameserver_broker_expiries", "Brokers whose heartbeat timed out", m.expiries.load(Relaxed))?;
+        counter(&mut enc, "nameserver_idle_closes", "Connections closed for being idle", m.idle_closes.load(Relaxed))?;
+        gauge(
+            &mut enc,
+            "nameserver_http_event_subscribers",
+            "Open /api/events streams",
+            as_gauge(observer.events.subscribers()),
+        )?;
+        counter(
+            &mut enc,
+            "nameserver_http_events_dropped",
+            "Events a slow /api/events reader missed",
+            m.events_dropped.load(Relaxed),
+        )?;
+        gauge(
+            &mut enc,
+            "nameserver_uptime_seconds",
+            "Seconds since start",
+            i64::try_from(observer.now().as_millis() / 1000).unwrap_or(i64::MAX),
+        )
+    }
+}
+
+/// `GET /metrics`: OpenMetrics when the scraper asks for it, else Prometheus text 0.0.4.
+pub(crate) async fn handler(State(ctx): State<Ctx>, headers: HeaderMap) -> Response {
+    let openmetrics = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("application/openmetrics-text"));
+    let mut body = String::with_capacity(8 * 1024);
+    let (encoded, content_type) = if openmetrics {
+        (prometheus_client::encoding::text::encode(&mut body, &ctx.registry), OPENMETRICS)
+    } else {
+        (
+            prometheus_client::encoding::prometheus_text::encode(&mut body, &ctx.registry),
+            prometheus_client::encoding::prometheus_text::CONTENT_TYPE,
+        )
+    };
+    if encoded.is_err() {
+        body.clear();
+        let _ = write!(body, "cannot encode the metrics");
+        return (axum::http::StatusCode::INTERNAL_SERVER_ERROR, body).into_response();
+    }
+    ([(header::CONTENT_TYPE, HeaderValue::from_static(content_type))], body).into_response()
+}

@@ -1,0 +1,414 @@
+//! The HTTP console: the teaching page, a live read-only view of the NameServer's tables, an
+//! event stream, Prometheus metrics, a health check and RocketMQ's address-server endpoint.
+//!
+//! It has its own listener (127.0.0.1:8080 by default) and never slows the RocketMQ side:
+//!
+//! - the owner publishes a view (`view.rs`) of the small tables after every change (topics are
+//!   read from the route snapshot the connections already answer from) and pushes events into
+//!   a lossy broadcast (`events.rs`); read handlers only load snapshots, never message the owner;
+//! - connection tasks count requests in sharded atomics (`metrics.rs`) and sample route
+//!   queries only while an event reader is connected;
+//! - nothing is writable: every method but GET and HEAD gets 405, unless the operator set a
+//!   token, and then only `PUT`/`DELETE /api/kv/{namespace}/{key}` with
+//!   `Authorization: Bearer <token>` (sent to the owner as PUT_KV_CONFIG / DELETE_KV_CONFIG);
+//! - on a loopback address it answers only requests addressed to an IP or `localhost` (421
+//!   otherwise), so that other web pages cannot read it by DNS rebinding; the address server
+//!   is exempt.
+//!
+//! | path | what |
+//! |---|---|
+//! | `/www/`, `/pkg/` | the page and its WebAssembly package (`/www/?live` opens the live view) |
+//! | `/api` | this list, as JSON |
+//! | `/api/view` | everything the live page shows at once (what `/api/events` sends as `view`) |
+//! | `/api/cluster` | GET_BROKER_CLUSTER_INFO: `brokerAddrTable`, `clusterAddrTable` |
+//! | `/api/brokers` | `brokerLiveTable` with heartbeat ages |
+//! | `/api/topics` | topics with a route |
+//! | `/api/routes/{topic}` | the route clients get (`TopicRouteData`, the dashboard's Router shape) |
+//! | `/api/kv`, `/api/kv/{namespace}/{key}` | the KV config |
+//! | `/api/config` | the configuration in effect (GET_NAMESRV_CONFIG) |
+//! | `/api/events` | server-sent events: `log`, `view`, `lagged` |
+//! | `/metrics` | Prometheus text (OpenMetrics when asked for) |
+//! | `/healthz` | 200 while the daemon runs |
+//! | `/rocketmq/nsaddr` | the address server: `host:port;host:port` (any subgroup) |
+
+mod api;
+mod events;
+mod metrics;
+mod view;
+
+use std::io;
+use std::net::SocketAddr;
+use std::ops::Deref;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use arc_swap::ArcSwap;
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::get;
+use nameserver_core::ConnId;
+use nameserver_core::protocol::RemotingCommand;
+use prometheus_client::registry::Registry;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use crate::clock::Clock;
+use crate::owner::Inbound;
+use crate::snapshot::RouteSnapshot;
+
+pub(crate) use view::OwnerHooks;
+
+/// Default for the `--http-port` flag.
+pub const DEFAULT_PORT: u16 = 8080;
+
+/// What the HTTP console serves besides the API.
+#[derive(Clone, Debug, Default)]
+pub struct HttpOptions {
+    /// The directory holding `www/` and `pkg/` (the repository root); `None`: no page.
+    pub root: Option<PathBuf>,
+    /// With a token, `PUT`/`DELETE /api/kv/{namespace}/{key}` accept `Authorization: Bearer
+    /// <token>`; without one nothing is writable.
+    pub token: Option<String>,
+    /// What `/rocketmq/nsaddr` lists (`host:port;host:port`); `None`: this daemon's address.
+    pub nsaddr: Option<String>,
+    /// Origins allowed to read the API from another page (CORS); empty: same origin only.
+    pub allow_origins: Vec<String>,
+}
+
+/// The HTTP side of a server: its listener and options, handed to [`crate::serve`].
+#[derive(Debug)]
+pub struct Console {
+    /// Where to serve.
+    pub listener: TcpListener,
+    /// What to serve.
+    pub options: HttpOptions,
+}
+
+/// The directory the page is served from by default: this repository's root, if it was
+/// built from a checkout that has `www/`.
+#[must_use]
+pub fn default_root() -> Option<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent()?.to_path_buf();
+    root.join("www").is_dir().then_some(root)
+}
+
+/// What the RocketMQ side shares with the HTTP side. When the console is off (`on` false)
+/// every hook returns at once.
+#[derive(Debug)]
+pub(crate) struct Observer {
+    pub(crate) on: bool,
+    pub(crate) metrics: metrics::Metrics,
+    pub(crate) events: events::EventBus,
+    pub(crate) view: ArcSwap<view::View>,
+    pub(crate) view_version: watch::Sender<u64>,
+    pub(crate) routes: Arc<ArcSwap<RouteSnapshot>>,
+    pub(crate) clock: Clock,
+    /// Wall-clock milliseconds at the NameServer clock's zero: names this run of the daemon.
+    pub(crate) started_wall_ms: u64,
+}
+
+impl Observer {
+    pub(crate) fn new(on: bool, routes: Arc<ArcSwap<RouteSnapshot>>, clock: Clock) -> Self {
+        Self {
+            on,
+            metrics: metrics::Metrics::default(),
+            events: events::EventBus::default(),
+            view: ArcSwap::from_pointee(view::View::default()),
+            view_version: watch::Sender::new(0),
+            routes,
+            clock,
+            started_wall_ms: view::wall_ms().saturating_sub(clock.now().as_millis()),
+        }
+    }
+
+    /// When a request starts, if anyone measures it.
+    #[inline]
+    pub(crate) fn start(&self) -> Option<std::time::Instant> {
+        self.on.then(std::time::Instant::now)
+    }
+
+    /// A connection answered a route query from the snapshot.
+    pub(crate) fn route_answered(&self, conn: ConnId, cmd: &RemotingCommand, started: Option<std::time::Instant>) {
+        let Some(started) = started else { return };
+        self.metrics.record(conn, cmd.code, started.elapsed());
+        if self.events.want_sample(started) {
+            let topic = cmd.field("topic").unwrap_or_default();
+            let found = self.routes.load().route_body(topic).is_some();
+            self.events.route_query(self.now(), conn, topic, found);
+        }
+    }
+
+    /// A connection was accepted (its peer names it in route query lines).
+    pub(crate) fn connected(&self, conn: ConnId, remote: &str) {
+        if self.on {
+            self.events.connected(conn, remote);
+        }
+    }
+
+    /// A connection was closed for a malformed frame.
+    pub(crate) fn frame_error(&self) {
+        self.metrics.frame_errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub(crate) fn now(&self) -> nameserver_core::Instant {
+        self.clock.now()
+    }
+}
+
+/// What every handler gets.
+#[derive(Clone, Debug)]
+pub(crate) struct Ctx(Arc<CtxInner>);
+
+#[derive(Debug)]
+pub(crate) struct CtxInner {
+    pub(crate) observer: Arc<Observer>,
+    pub(crate) registry: Registry,
+    pub(crate) options: HttpOptions,
+    pub(crate) stop: CancellationToken,
+    pub(crate) owner: mpsc::Sender<Inbound>,
+    /// The RocketMQ listener's address.
+    pub(crate) rocketmq: SocketAddr,
+    /// Whether the console listens on a loopback address only (then it answers only requests
+    /// addressed to an IP or `localhost`: a web page cannot reach it by DNS rebinding).
+    pub(crate) loopback: bool,
+    pub(crate) next_conn: AtomicU64,
+}
+
+impl Deref for Ctx {
+    type Target = CtxInner;
+    fn deref(&self) -> &CtxInner {
+        &self.0
+    }
+}
+
+/// Serves the console on `console.listener` until `stop` is cancelled.
+pub(crate) async fn serve(
+    console: Console,
+    observer: Arc<Observer>,
+    owner: mpsc::Sender<Inbound>,
+    rocketmq: SocketAddr,
+    stop: CancellationToken,
+) -> io::Result<()> {
+    let Console { listener, options } = console;
+    let address = listener.local_addr()?;
+    match &options.root {
+        Some(root) if !root.join("www").is_dir() => {
+            tracing::warn!("HTTP: no www/ under {}: the page is not served", root.display());
+        }
+        Some(root) if !root.join("pkg").join("nameserver_wasm_bg.wasm").is_file() => tracing::warn!(
+            "HTTP: pkg/ is missing under {}: the page cannot start its simulation (build it with scripts/build-wasm.sh)",
+            root.display()
+        ),
+        Some(_) => {}
+        None => tracing::info!("HTTP: no page directory (--http-root): serving the API only"),
+    }
+    // Answer nothing before the owner has published its first view.
+    let _ = observer.view_version.subscribe().wait_for(|version| *version > 0).await;
+    let writes = if options.token.is_some() { "KV writes with the token" } else { "read-only" };
+    tracing::info!(
+        "HTTP console on http://{address}/ ({writes}): live page /www/?live, API /api, events /api/events, metrics /metrics, address server /rocketmq/nsaddr"
+    );
+    let ctx = Ctx(Arc::new(CtxInner {
+        registry: metrics::registry(Arc::clone(&observer)),
+        observer,
+        options,
+        stop: stop.clone(),
+        owner,
+        rocketmq,
+        loopback: address.ip().is_loopback(),
+        next_conn: AtomicU64::new(0),
+    }));
+    let app = router(ctx);
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(async move { stop.cancelled().await })
+        .await
+}
+
+fn router(ctx: Ctx) -> Router {
+    let mut app = Router::new()
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics::handler))
+        .route("/rocketmq/{subgroup}", get(nsaddr))
+        .route("/api", get(api::index))
+        .route("/api/view", get(api::view))
+        .route("/api/cluster", get(api::cluster))
+        .route("/api/brokers", get(api::brokers))
+        .route("/api/topics", get(api::topics))
+        .route("/api/routes/{topic}", get(api::route))
+        .route("/api/kv", get(api::kv))
+        .route("/api/kv/{namespace}/{key}", get(api::kv_get).put(api::kv_put).delete(api::kv_delete))
+        .route("/api/config", get(api::config))
+        .route("/api/events", get(events::stream));
+    if let Some(root) = &ctx.options.root {
+        // Only these two folders of the root are served; ServeDir refuses `..`.
+        let files = ServeDir::new(root);
+        app = app
+            .route("/", get(|| async { Redirect::to("/www/") }))
+            .route("/www", get(|| async { Redirect::to("/www/") }))
+            .route_service("/www/", files.clone())
+            .route_service("/www/{*path}", files.clone())
+            .route_service("/pkg/{*path}", files);
+    }
+    let mut app = app
+        .fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
+        .layer(middleware::from_fn_with_state(ctx.clone(), read_only))
+        .layer(SetResponseHeaderLayer::if_not_present(header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
+        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")));
+    let origins: Vec<HeaderValue> =
+        ctx.options.allow_origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()).collect();
+    if !origins.is_empty() {
+        let origins = if origins.iter().any(|o| o == "*") { AllowOrigin::any() } else { AllowOrigin::list(origins) };
+        let mut methods = vec![Method::GET, Method::HEAD];
+        if ctx.options.token.is_some() {
+            methods.extend([Method::PUT, Method::DELETE]);
+        }
+        app = app.layer(
+            CorsLayer::new()
+                .allow_origin(origins)
+                .allow_methods(methods)
+                .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE]),
+        );
+    }
+    app.with_state(ctx)
+}
+
+/// Refuses every method but GET and HEAD, except token-authorised KV writes.
+async fn read_only(State(ctx): State<Ctx>, request: Request, next: Next) -> Response {
+    // The address server is exempt: clients reach it by rocketmq.namesrv.domain, a host name.
+    if ctx.loopback && !local_host(request.headers()) && !request.uri().path().starts_with("/rocketmq/") {
+        return api::error(StatusCode::MISDIRECTED_REQUEST, "this console answers only http://127.0.0.1 or localhost");
+    }
+    let method = request.method();
+    if method == Method::GET || method == Method::HEAD {
+        return next.run(request).await;
+    }
+    let kv_write = (method == Method::PUT || method == Method::DELETE) && request.uri().path().starts_with("/api/kv/");
+    match &ctx.options.token {
+        Some(token) if kv_write => {
+            let given = request
+                .headers()
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "));
+            match given {
+                Some(given) if same_secret(given.as_bytes(), token.as_bytes()) => next.run(request).await,
+                Some(_) => api::error(StatusCode::FORBIDDEN, "wrong token"),
+                None => {
+                    let mut response =
+                        api::error(StatusCode::UNAUTHORIZED, "KV writes need Authorization: Bearer <token>");
+                    response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                    response
+                }
+            }
+        }
+        _ => {
+            let mut response = api::error(StatusCode::METHOD_NOT_ALLOWED, "the HTTP console is read-only");
+            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            response
+        }
+    }
+}
+
+/// Whether the `Host` header names this machine: `localhost` or an IP address (a domain name
+/// pointing at 127.0.0.1 is how a web page would reach a local console by DNS rebinding).
+fn local_host(headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else { return true };
+    let name = match host.strip_prefix('[') {
+        Some(rest) => return rest.split(']').next().is_some_and(|ip| ip.parse::<std::net::Ipv6Addr>().is_ok()),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::Ipv4Addr>().is_ok()
+}
+
+/// Compares without stopping at the first difference (the length is not secret).
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
+}
+
+/// `GET /healthz`: 200 while the daemon runs, with a few numbers.
+async fn healthz(State(ctx): State<Ctx>) -> Response {
+    let view = ctx.observer.view.load();
+    let routes = ctx.observer.routes.load();
+    let body = serde_json::json!({
+        "status": "UP",
+        "serving": routes.serving(),
+        "uptimeMs": ctx.observer.now().as_millis(),
+        "brokers": view.brokers.len(),
+        "topics": routes.topics(),
+    });
+    api::json(body.to_string())
+}
+
+/// `GET /rocketmq/{subgroup}`: RocketMQ's address server (PROTOCOL.md §13). Clients fetch
+/// `http://<rocketmq.namesrv.domain>:8080/rocketmq/nsaddr` and read `host:port;host:port`.
+async fn nsaddr(State(ctx): State<Ctx>, headers: HeaderMap) -> Response {
+    let list = match &ctx.options.nsaddr {
+        Some(list) => list.clone(),
+        None => own_address(ctx.rocketmq, &headers),
+    };
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"))], list).into_response()
+}
+
+/// This daemon's RocketMQ address as the asking client can reach it: the bound address, or,
+/// when bound to every interface, the host the client used to reach this console.
+fn own_address(rocketmq: SocketAddr, headers: &HeaderMap) -> String {
+    let port = rocketmq.port();
+    if !rocketmq.ip().is_unspecified() {
+        return rocketmq.to_string();
+    }
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
+    let host = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().map(|ip| format!("[{ip}]")),
+        None => host.split(':').next().map(String::from),
+    };
+    match host.filter(|h| !h.is_empty()) {
+        Some(host) => format!("{host}:{port}"),
+        None => format!("127.0.0.1:{port}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_address_follows_the_bind_address_then_the_host_header() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("ns.example:8080"));
+        assert_eq!(own_address("10.0.0.5:9876".parse().unwrap(), &headers), "10.0.0.5:9876");
+        assert_eq!(own_address("0.0.0.0:9876".parse().unwrap(), &headers), "ns.example:9876");
+        headers.insert(header::HOST, HeaderValue::from_static("[::1]:8080"));
+        assert_eq!(own_address("[::]:9876".parse().unwrap(), &headers), "[::1]:9876");
+        assert_eq!(own_address("0.0.0.0:9876".parse().unwrap(), &HeaderMap::new()), "127.0.0.1:9876");
+    }
+
+    #[test]
+    fn only_local_host_names_pass() {
+        let with = |host: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, HeaderValue::from_static(host));
+            local_host(&headers)
+        };
+        for ok in ["127.0.0.1:8080", "localhost:8080", "LOCALHOST", "[::1]:8080", "10.1.2.3"] {
+            assert!(with(ok), "{ok}");
+        }
+        for bad in ["evil.example:8080", "localhost.evil.example", "127.0.0.1.nip.io:8080", "[evil]:80"] {
+            assert!(!with(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret(b"s3cret", b"s3cret"));
+        assert!(!same_secret(b"s3cret", b"s3creT"));
+        assert!(!same_secret(b"s3cret", b"s3cre"));
+    }
+}

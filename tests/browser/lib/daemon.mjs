@@ -1,0 +1,74 @@
+// The real `nameserver` daemon for live-mode tests: started on 127.0.0.1 with ephemeral ports
+// (RocketMQ and HTTP), serving this repository's page, plus a raw-frame broker over TCP.
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { ROOT } from "./server.mjs";
+
+function binary() {
+  const bin = process.env.NAMESERVER_BIN || join(ROOT, process.env.CARGO_TARGET_DIR || "target", "debug", "nameserver");
+  if (!existsSync(bin)) execFileSync("cargo", ["build", "-p", "nameserver", "--locked"], { cwd: ROOT, stdio: "inherit" });
+  return bin;
+}
+
+// Starts the daemon; resolves once it printed its RocketMQ and HTTP addresses.
+export async function startDaemon(args = []) {
+  const home = mkdtempSync(join(tmpdir(), "nameserver-live-"));
+  const child = spawn(
+    binary(),
+    ["--bind-address", "127.0.0.1", "--listen-port", "0", "--http-bind", "127.0.0.1", "--http-port", "0", "--http-root", ROOT, ...args],
+    { env: { ...process.env, HOME: home, ROCKETMQ_HOME: home, RUST_LOG: "warn" }, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const lines = createInterface({ input: child.stdout });
+  const found = {};
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the daemon did not start")), 30000);
+    child.once("exit", (code) => reject(new Error(`the daemon exited (${code})`)));
+    lines.on("line", (line) => {
+      const boot = line.match(/^The Name Server boot success\. serializeType=JSON, address (\S+)$/);
+      const http = line.match(/^HTTP console: (http:\/\/\S+?)\/? /);
+      if (boot) found.tcp = boot[1];
+      if (http) found.http = http[1];
+      if (found.tcp && found.http) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  const [host, port] = found.tcp.split(":");
+  return {
+    tcp: { host, port: Number(port) },
+    address: found.tcp,
+    http: found.http,
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await new Promise((ok) => child.once("exit", ok));
+      }
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+// The real REGISTER_BROKER frame (broker-a of DemoCluster at 127.0.0.1:31911).
+export function registerFrame() {
+  const text = readFileSync(join(ROOT, "core/tests/testdata/real-client-requests.jsonl"), "utf8");
+  const frame = text.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((f) => f.code === 103);
+  return Buffer.from(frame.frame_hex, "hex");
+}
+
+// A broker that registers once and stays connected until closed (closing unregisters it).
+export async function registerBroker(daemon) {
+  const socket = connect(daemon.tcp.port, daemon.tcp.host);
+  await new Promise((ok, fail) => socket.once("connect", ok).once("error", fail));
+  const reply = new Promise((ok) => socket.once("data", ok));
+  socket.write(registerFrame());
+  await reply;
+  return {
+    close: () => new Promise((ok) => socket.end(ok)),
+  };
+}

@@ -1,0 +1,120 @@
+// L1–L2: live mode. The page, served by a running daemon, shows that daemon's real tables,
+// routes and log; a broker registering over TCP appears within a second; the received history
+// can be scrubbed; the simulation is one click away. Without a daemon the page says so.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch, ready, shot, DESKTOP } from "./lib/browser.mjs";
+import { startDaemon, registerBroker } from "./lib/daemon.mjs";
+
+let b;
+let daemon;
+before(async () => {
+  b = await launch();
+  daemon = await startDaemon();
+});
+after(async () => {
+  if (daemon) await daemon.stop();
+  await b.close();
+});
+
+const BROKER = "127.0.0.1:31911";
+const liveState = (page) => page.evaluate(() => window.__rmqsim.live());
+
+test("L1 live mode shows a registering broker within a second, scrubs back, and returns to the simulation", async () => {
+  const ctx = await b.browser.newContext({ viewport: DESKTOP });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(`${daemon.http}/www/index.html?live`);
+  await ready(page);
+  await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: 10000 });
+  assert.equal(await page.getAttribute("body", "data-mode"), "live");
+  assert.ok(await page.locator("[data-testid=live-panel]").isVisible());
+  assert.ok(!(await page.locator("[data-testid=diagram]").isVisible()), "the simulation steps aside");
+  const table = page.locator(`[data-testid="live-${daemon.address}"]`);
+  assert.equal(await table.locator("tbody tr").count(), 0);
+
+  const started = Date.now();
+  const broker = await registerBroker(daemon);
+  await table.locator(`tbody tr[data-broker="broker-a"]`).waitFor({ timeout: 1000 });
+  const took = Date.now() - started;
+  assert.ok(took <= 1000, `shown after ${took} ms`);
+  const row = await table.locator("tbody tr").first().locator("td").allTextContents();
+  assert.equal(row[0], BROKER);
+  assert.equal(row[1], "broker-a");
+  assert.equal(row[2], "0");
+  assert.match(row[4], /^\s*\d+\.\d s$/, "heartbeat age");
+
+  // RocketMQ's own log line, and the route in the dashboard's Router shape.
+  const log = page.locator("[data-testid=log] .log-text");
+  await page.waitForFunction(
+    () => [...document.querySelectorAll("[data-testid=log] .log-text")].some((e) => e.textContent.startsWith("new broker registered")),
+    null,
+    { timeout: 5000 },
+  );
+  assert.ok(
+    (await log.allTextContents()).includes(
+      "new broker registered, BrokerAddrInfo [clusterName=DemoCluster, brokerAddr=127.0.0.1:31911] HAService: 127.0.0.1:10912",
+    ),
+  );
+  const route = page.locator(`[data-testid="route-${daemon.address}"]`);
+  await route.locator("table.router").first().waitFor({ timeout: 5000 });
+  assert.equal(await page.inputValue("[data-testid=live-topic]"), "TBW102");
+  assert.deepEqual(await route.locator("caption").allTextContents(), ["brokerDatas", "queueDatas"]);
+  assert.match(await route.locator("table").first().locator("tbody tr").first().textContent(), /broker-a\{0: 127\.0\.0\.1:31911\}/);
+  await shot(page, "L1-live-registered");
+
+  // The broker leaves: gone live, but the history still has it.
+  const registeredAt = (await liveState(page)).time;
+  await broker.close();
+  await table.locator("tbody tr").first().waitFor({ state: "detached", timeout: 5000 });
+  await page.waitForFunction(
+    () => [...document.querySelectorAll("[data-testid=log] .log-text")].some((e) => e.textContent.startsWith("unregisterBroker, remove from brokerLiveTable OK")),
+    null,
+    { timeout: 5000 },
+  );
+  await page.evaluate((ms) => {
+    const s = document.querySelector("[data-testid=live-scrubber]");
+    s.value = String(ms);
+    s.dispatchEvent(new Event("input", { bubbles: true }));
+  }, registeredAt);
+  const back = await liveState(page);
+  assert.equal(back.following, false);
+  assert.deepEqual(back.brokers, [BROKER]);
+  assert.equal(await table.locator(`tbody tr[data-broker="broker-a"]`).count(), 1, "scrubbed back: the broker is there");
+  assert.match(await route.locator("table").first().locator("tbody tr").first().textContent(), /broker-a\{0: 127\.0\.0\.1:31911\}/, "and its route");
+  assert.equal(await page.inputValue("[data-testid=live-topic]"), "TBW102", "the chosen topic stays");
+  const before = await log.allTextContents();
+  assert.ok(!before.some((l) => l.startsWith("unregisterBroker")), "the log stops at the scrubbed time");
+  assert.equal(await page.getAttribute("[data-testid=live-follow]", "aria-pressed"), "false");
+  await shot(page, "L1-live-scrubbed");
+  await page.click("[data-testid=live-follow]");
+  assert.equal((await liveState(page)).following, true);
+  assert.equal(await table.locator("tbody tr").count(), 0, "following live again");
+
+  // Back to the simulation, which is where it was.
+  await page.click("[data-testid=live-exit]");
+  assert.equal(await page.getAttribute("body", "data-mode"), null);
+  assert.equal(await page.evaluate(() => window.__rmqsim.live()), null);
+  assert.ok(await page.locator("[data-testid=diagram]").isVisible());
+  await page.locator("[data-testid=ns-NS-1]").waitFor();
+  assert.ok(!new URL(page.url()).searchParams.has("live"));
+  assert.ok((await page.locator("[data-testid=log] .log-text").allTextContents()).some((l) => l.startsWith("The Name Server boot success")));
+  // …and live again from the header.
+  await page.click("[data-testid=live-toggle]");
+  await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: 10000 });
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test("L2 without a daemon the page says so and the simulation carries on", async () => {
+  const page = await b.page();
+  await page.click("[data-testid=live-toggle]");
+  const status = page.locator("[data-testid=live-status]");
+  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").dataset.tone === "bad", null, { timeout: 10000 });
+  assert.match(await status.textContent(), /No NameServer daemon answers at http:\/\/127\.0\.0\.1:\d+/);
+  await page.click("[data-testid=live-exit]");
+  assert.ok(await page.locator("[data-testid=diagram]").isVisible());
+  assert.deepEqual(page.errors.filter((e) => !/404|Failed to load resource/.test(e)), []);
+  await page.context().close();
+});
