@@ -19,6 +19,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "unit, integration and doc tests"
 cargo test --workspace --locked
 
+step "benchmark tools: load generator, floor and bench script (smoke, tiny counts, no peer)"
+scripts/bench.sh --smoke
+
 step "core builds without std (no-std target and wasm32)"
 cargo build -p nameserver-core --no-default-features --locked --target thumbv7em-none-eabihf
 cargo build -p nameserver-core --no-default-features --locked --target wasm32-unknown-unknown

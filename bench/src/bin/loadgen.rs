@@ -1,0 +1,327 @@
+//! `loadgen`: drives a RocketMQ NameServer on the loopback interface and prints one
+//! `KIND key=value …` line per measurement (see `scripts/bench.sh`, which parses them).
+//!
+//! ```text
+//! loadgen route        --addr 127.0.0.1:9876 --conns 32 --depth 8 --topics 1000 --brokers 4
+//! loadgen pingpong     --addr 127.0.0.1:9876 --topics 1000 --brokers 4
+//! loadgen storm        --addr 127.0.0.1:9876 --brokers 100 --topics 1000 [--compressed]
+//! loadgen register-one --addr 127.0.0.1:9876 --topics 10000 --reps 5 [--compressed]
+//! loadgen hold         --addr 127.0.0.1:9876 --brokers 100 --topics 1000 --pid SERVER_PID
+//! loadgen startup      --reps 20 -- target/release/nameserver --listen-port {port} --bind-address 127.0.0.1
+//! loadgen port
+//! ```
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use clap::{Args, Parser, Subcommand};
+use nameserver_bench::fleet::{Fleet, FleetSpec};
+use nameserver_bench::route::{self, RouteLoad, RouteResult};
+use nameserver_bench::stats::{median, ms};
+use nameserver_bench::{frames, rss_kib, startup, storm};
+
+/// Load generator for RocketMQ NameServers (loopback only).
+#[derive(Debug, Parser)]
+#[command(name = "loadgen", version)]
+struct Cli {
+    /// Worker threads of the generator's runtime
+    #[arg(long, global = true, default_value_t = 2)]
+    threads: usize,
+    /// A label copied into the output line (e.g. ours, peer, floor)
+    #[arg(long, global = true, default_value = "-")]
+    label: String,
+    #[command(subcommand)]
+    mode: Mode,
+}
+
+#[derive(Debug, Subcommand)]
+enum Mode {
+    /// N connections × depth D of GET_ROUTEINFO_BY_TOPIC over K topics while B brokers stay registered
+    Route {
+        #[command(flatten)]
+        target: Target,
+        /// Connections
+        #[arg(long, default_value_t = 32)]
+        conns: usize,
+        /// Requests in flight per connection
+        #[arg(long, default_value_t = 8)]
+        depth: usize,
+        #[command(flatten)]
+        load: LoadArgs,
+    },
+    /// One connection, one request in flight: round-trip latency
+    Pingpong {
+        #[command(flatten)]
+        target: Target,
+        #[command(flatten)]
+        load: LoadArgs,
+    },
+    /// B brokers, connected first, each register T topics at the same moment
+    Storm {
+        #[command(flatten)]
+        target: Target,
+        /// Brokers
+        #[arg(long, default_value_t = 100)]
+        brokers: usize,
+        /// Topics per broker
+        #[arg(long, default_value_t = 1000)]
+        topics: usize,
+        /// zlib-compressed bodies (4.9.x `compressedRegister=true`) instead of JSON
+        #[arg(long)]
+        compressed: bool,
+    },
+    /// Time to answer one registration of T topics (REPS new brokers, one after another)
+    RegisterOne {
+        #[command(flatten)]
+        target: Target,
+        /// Topics in the registration
+        #[arg(long, default_value_t = 10_000)]
+        topics: usize,
+        /// Registrations, each by a new broker group
+        #[arg(long, default_value_t = 5)]
+        reps: usize,
+        /// zlib-compressed body instead of JSON
+        #[arg(long)]
+        compressed: bool,
+    },
+    /// Registers B brokers × T topics, keeps them connected and reads the server's VmRSS
+    Hold {
+        #[command(flatten)]
+        target: Target,
+        /// Brokers
+        #[arg(long, default_value_t = 100)]
+        brokers: usize,
+        /// Topics per broker
+        #[arg(long, default_value_t = 1000)]
+        topics: usize,
+        /// The server's process id
+        #[arg(long)]
+        pid: u32,
+        /// Wait after the last registration before reading VmRSS
+        #[arg(long, default_value_t = 1000)]
+        settle_ms: u64,
+    },
+    /// Prints a loopback port that is free now
+    Port,
+    /// Exec → listening: spawn PROGRAM (every `{port}` in ARGS replaced by a free port) REPS times
+    Startup {
+        /// Starts
+        #[arg(long, default_value_t = 20)]
+        reps: usize,
+        /// Connect attempts are this far apart
+        #[arg(long, default_value_t = 100)]
+        poll_us: u64,
+        /// Give up on a start after this long
+        #[arg(long, default_value_t = 20_000)]
+        timeout_ms: u64,
+        /// The server and its arguments
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+struct Target {
+    /// The NameServer (a loopback address)
+    #[arg(long, default_value = "127.0.0.1:9876")]
+    addr: SocketAddr,
+    /// How long one reply may take
+    #[arg(long, default_value_t = 60_000)]
+    timeout_ms: u64,
+}
+
+#[derive(Debug, Args)]
+struct LoadArgs {
+    /// Topics queried, round robin
+    #[arg(long, default_value_t = 1000)]
+    topics: usize,
+    /// Brokers registered (each serving every topic) during the load
+    #[arg(long, default_value_t = 4)]
+    brokers: usize,
+    /// Brokers register again this often, as real brokers do every 30 s
+    #[arg(long, default_value_t = 30_000)]
+    reregister_ms: u64,
+    /// Compressed registration bodies
+    #[arg(long)]
+    compressed: bool,
+    /// Warm-up before measuring
+    #[arg(long, default_value_t = 2000)]
+    warmup_ms: u64,
+    /// Measured time
+    #[arg(long, default_value_t = 10_000)]
+    duration_ms: u64,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime =
+        match tokio::runtime::Builder::new_multi_thread().worker_threads(cli.threads.max(1)).enable_all().build() {
+            Ok(runtime) => runtime,
+            Err(error) => {
+                eprintln!("loadgen: cannot start the runtime: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+    match runtime.block_on(run(&cli)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(error) => {
+            eprintln!("loadgen: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn loopback(target: &Target) -> anyhow::Result<(SocketAddr, Duration)> {
+    if !target.addr.ip().is_loopback() {
+        bail!("{} is not a loopback address; loadgen only targets this machine", target.addr);
+    }
+    Ok((target.addr, Duration::from_millis(target.timeout_ms)))
+}
+
+/// Runs one mode; `Ok(false)` when it saw errors.
+async fn run(cli: &Cli) -> anyhow::Result<bool> {
+    let label = &cli.label;
+    match &cli.mode {
+        Mode::Route { target, conns, depth, load } => route_mode("ROUTE", label, target, *conns, *depth, load).await,
+        Mode::Pingpong { target, load } => route_mode("PINGPONG", label, target, 1, 1, load).await,
+        Mode::Storm { target, brokers, topics, compressed } => {
+            let (addr, timeout) = loopback(target)?;
+            let r = storm::storm(addr, *brokers, *topics, *compressed, timeout).await?;
+            let secs = r.wall.as_secs_f64().max(1e-9);
+            println!(
+                "STORM label={label} brokers={brokers} topics={topics} compressed={compressed} frame_bytes={} \
+                 wall_ms={} registrations_per_s={:.1} topics_per_s={:.0} ok={} errors={} bad_codes={} {}",
+                r.frame_bytes,
+                ms(r.wall),
+                r.ok as f64 / secs,
+                (r.ok as f64 * *topics as f64) / secs,
+                r.ok,
+                r.errors,
+                storm::codes_text(&r.codes),
+                r.latencies.summary()
+            );
+            Ok(r.errors == 0)
+        }
+        Mode::RegisterOne { target, topics, reps, compressed } => {
+            let (addr, timeout) = loopback(target)?;
+            let r = storm::register_one(addr, *topics, *reps, *compressed, timeout).await?;
+            let all: Vec<String> = r.samples.iter().map(|d| ms(*d)).collect();
+            println!(
+                "REGISTER_ONE label={label} topics={topics} compressed={compressed} frame_bytes={} median_ms={} \
+                 first_ms={} min_ms={} samples_ms={} errors={} bad_codes={}",
+                r.frame_bytes,
+                ms(r.median()),
+                r.samples.first().map_or_else(|| String::from("nan"), |d| ms(*d)),
+                r.samples.iter().min().map_or_else(|| String::from("nan"), |d| ms(*d)),
+                all.join(","),
+                r.errors,
+                storm::codes_text(&r.codes)
+            );
+            Ok(r.errors == 0 && !r.samples.is_empty())
+        }
+        Mode::Hold { target, brokers, topics, pid, settle_ms } => {
+            let (addr, timeout) = loopback(target)?;
+            let idle = rss_kib(*pid).with_context(|| format!("reading /proc/{pid}/status"))?;
+            let spec = FleetSpec {
+                addr,
+                brokers: *brokers,
+                topics: *topics,
+                compressed: false,
+                period: Duration::from_secs(3600),
+                timeout,
+            };
+            let started = std::time::Instant::now();
+            let fleet = Fleet::start(&spec).await?;
+            let registered = started.elapsed();
+            tokio::time::sleep(Duration::from_millis(*settle_ms)).await;
+            let loaded = rss_kib(*pid)?;
+            let report = fleet.stop().await;
+            println!(
+                "HOLD label={label} brokers={brokers} topics={topics} rss_before_kib={idle} rss_loaded_kib={loaded} \
+                 register_all_ms={} registrations={} errors={}",
+                ms(registered),
+                report.registrations,
+                report.errors
+            );
+            Ok(report.errors == 0)
+        }
+        Mode::Port => {
+            println!("{}", startup::free_port()?);
+            Ok(true)
+        }
+        Mode::Startup { reps, poll_us, timeout_ms, command } => {
+            let (program, args) = command.split_first().context("no program given")?;
+            let (poll, timeout) = (Duration::from_micros(*poll_us), Duration::from_millis(*timeout_ms));
+            let (program, args) = (program.clone(), args.to_vec());
+            let reps = *reps;
+            let samples = tokio::task::spawn_blocking(move || {
+                (0..reps).map(|_| startup::measure_once(&program, &args, poll, timeout)).collect::<Result<Vec<_>, _>>()
+            })
+            .await??;
+            let mut listening: Vec<Duration> = samples.iter().map(|s| s.listening).collect();
+            let mut first_reply: Vec<Duration> = samples.iter().map(|s| s.first_reply).collect();
+            println!(
+                "STARTUP label={label} reps={reps} listening_median_ms={} listening_min_ms={} listening_max_ms={} \
+                 first_reply_median_ms={}",
+                ms(median(&mut listening)),
+                ms(listening.first().copied().unwrap_or_default()),
+                ms(listening.last().copied().unwrap_or_default()),
+                ms(median(&mut first_reply))
+            );
+            Ok(true)
+        }
+    }
+}
+
+async fn route_mode(
+    kind: &str,
+    label: &str,
+    target: &Target,
+    conns: usize,
+    depth: usize,
+    load: &LoadArgs,
+) -> anyhow::Result<bool> {
+    let (addr, timeout) = loopback(target)?;
+    let spec = FleetSpec {
+        addr,
+        brokers: load.brokers,
+        topics: load.topics,
+        compressed: load.compressed,
+        period: Duration::from_millis(load.reregister_ms.max(1)),
+        timeout,
+    };
+    let fleet = Fleet::start(&spec).await?;
+    let templates: Arc<[frames::Template]> = frames::route_templates(load.topics.max(1)).into();
+    let route_load = RouteLoad {
+        addr,
+        conns,
+        depth,
+        warmup: Duration::from_millis(load.warmup_ms),
+        duration: Duration::from_millis(load.duration_ms.max(1)),
+        timeout,
+    };
+    let result: RouteResult = route::run(&route_load, templates).await;
+    let brokers = fleet.stop().await;
+    let e = &result.errors;
+    let errors = e.total() + brokers.errors;
+    println!(
+        "{kind} label={label} conns={conns} depth={depth} topics={} brokers={} qps={:.0} completed={} {} \
+         errors={errors} io={} lost={} protocol={} bad_codes={} registrations={} reply_bytes={:.0}",
+        load.topics,
+        load.brokers,
+        result.qps(),
+        result.completed,
+        result.latencies.summary(),
+        e.io,
+        e.lost,
+        e.protocol,
+        storm::codes_text(&e.codes),
+        brokers.registrations,
+        result.reply_bytes as f64 / result.replies.max(1) as f64
+    );
+    Ok(errors == 0 && result.completed > 0)
+}

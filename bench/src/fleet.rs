@@ -1,0 +1,159 @@
+//! A fleet of brokers: each registers its topics on its own connection, keeps that
+//! connection open and registers again every period, as real brokers do every 30 s.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::frames::{self, BrokerSpec};
+use crate::wire::Conn;
+
+/// What a fleet is made of.
+#[derive(Clone, Debug)]
+pub struct FleetSpec {
+    /// The NameServer.
+    pub addr: SocketAddr,
+    /// Number of brokers.
+    pub brokers: usize,
+    /// Topics per broker: every broker serves topics `0..topics`.
+    pub topics: usize,
+    /// Compressed registration bodies instead of JSON.
+    pub compressed: bool,
+    /// Time between registrations of one broker.
+    pub period: Duration,
+    /// How long a registration may take.
+    pub timeout: Duration,
+}
+
+/// Brokers registered and holding their connections open.
+#[derive(Debug)]
+pub struct Fleet {
+    stop: watch::Sender<bool>,
+    tasks: JoinSet<()>,
+    registrations: Arc<AtomicU64>,
+    errors: Arc<AtomicU64>,
+}
+
+/// What a fleet did while it ran.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FleetReport {
+    /// Registrations answered with SUCCESS.
+    pub registrations: u64,
+    /// Registrations that failed or were refused.
+    pub errors: u64,
+}
+
+impl Fleet {
+    /// Connects every broker and returns once each one's first registration was answered
+    /// with SUCCESS (at most 64 registrations are in flight while starting).
+    ///
+    /// # Errors
+    /// A broker cannot connect or its first registration fails.
+    pub async fn start(spec: &FleetSpec) -> anyhow::Result<Self> {
+        let body: Arc<[u8]> = frames::encode_register_body(&frames::register_body(spec.topics), spec.compressed).into();
+        let (stop, stopped) = watch::channel(false);
+        let registrations = Arc::new(AtomicU64::new(0));
+        let errors = Arc::new(AtomicU64::new(0));
+        let mut tasks = JoinSet::new();
+        let gate = Arc::new(tokio::sync::Semaphore::new(64));
+        let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel(spec.brokers.max(1));
+        for i in 0..spec.brokers {
+            let broker = Broker {
+                spec: BrokerSpec::fleet(i),
+                addr: spec.addr,
+                body: Arc::clone(&body),
+                compressed: spec.compressed,
+                period: spec.period,
+                timeout: spec.timeout,
+                registrations: Arc::clone(&registrations),
+                errors: Arc::clone(&errors),
+            };
+            let (gate, ready, stopped) = (Arc::clone(&gate), ready_tx.clone(), stopped.clone());
+            tasks.spawn(async move {
+                let first = {
+                    let _permit = gate.acquire().await;
+                    broker.first().await
+                };
+                match first {
+                    Ok(conn) => {
+                        let _ = ready.send(Ok(())).await;
+                        broker.keep(conn, stopped).await;
+                    }
+                    Err(error) => {
+                        let _ = ready.send(Err(error)).await;
+                    }
+                }
+            });
+        }
+        drop(ready_tx);
+        for _ in 0..spec.brokers {
+            match ready_rx.recv().await {
+                Some(Ok(())) => {}
+                Some(Err(error)) => return Err(error),
+                None => bail!("a broker task ended before registering"),
+            }
+        }
+        Ok(Self { stop, tasks, registrations, errors })
+    }
+
+    /// Closes every broker connection.
+    pub async fn stop(mut self) -> FleetReport {
+        let _ = self.stop.send(true);
+        while self.tasks.join_next().await.is_some() {}
+        FleetReport {
+            registrations: self.registrations.load(Ordering::Relaxed),
+            errors: self.errors.load(Ordering::Relaxed),
+        }
+    }
+}
+
+struct Broker {
+    spec: BrokerSpec,
+    addr: SocketAddr,
+    body: Arc<[u8]>,
+    compressed: bool,
+    period: Duration,
+    timeout: Duration,
+    registrations: Arc<AtomicU64>,
+    errors: Arc<AtomicU64>,
+}
+
+impl Broker {
+    async fn register(&self, conn: &mut Conn, opaque: i32) -> anyhow::Result<()> {
+        let frame = frames::register_frame(&self.spec, &self.body, self.compressed, opaque);
+        let (reply, _) =
+            conn.call(&frame, self.timeout).await.with_context(|| format!("{} registering", self.spec.name))?;
+        if reply.code != 0 {
+            bail!("{} registration answered with code {}", self.spec.name, reply.code);
+        }
+        self.registrations.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn first(&self) -> anyhow::Result<Conn> {
+        let mut conn = Conn::connect(self.addr).await.with_context(|| format!("connecting to {}", self.addr))?;
+        self.register(&mut conn, 1).await?;
+        Ok(conn)
+    }
+
+    async fn keep(&self, mut conn: Conn, mut stopped: watch::Receiver<bool>) {
+        let mut opaque = 1;
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(self.period) => {
+                    opaque += 1;
+                    if self.register(&mut conn, opaque).await.is_err() {
+                        self.errors.fetch_add(1, Ordering::Relaxed);
+                        return;
+                    }
+                }
+                _ = stopped.changed() => return,
+            }
+        }
+    }
+}

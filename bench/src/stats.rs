@@ -1,0 +1,129 @@
+//! Latency histograms (HDR, nanoseconds, 3 significant digits) and their one-line summaries.
+
+use std::fmt;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+
+/// Latencies up to a minute, recorded in nanoseconds.
+#[derive(Clone, Debug)]
+pub struct Latencies(Histogram<u64>);
+
+impl Default for Latencies {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Latencies {
+    /// An empty histogram.
+    ///
+    /// # Panics
+    /// Never: the bounds are constants.
+    #[must_use]
+    pub fn new() -> Self {
+        Self(Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("valid bounds"))
+    }
+
+    /// Records one latency (saturating at a minute).
+    pub fn record(&mut self, latency: Duration) {
+        let ns = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX).clamp(1, 60_000_000_000);
+        self.0.saturating_record(ns);
+    }
+
+    /// Adds every sample of `other`.
+    pub fn merge(&mut self, other: &Self) {
+        // Both have the same bounds, so this cannot fail.
+        let _ = self.0.add(&other.0);
+    }
+
+    /// How many samples.
+    #[must_use]
+    pub fn count(&self) -> u64 {
+        self.0.len()
+    }
+
+    /// Percentiles, mean and maximum.
+    #[must_use]
+    pub fn summary(&self) -> Summary {
+        let us = |ns: u64| ns as f64 / 1000.0;
+        if self.0.is_empty() {
+            return Summary::default();
+        }
+        Summary {
+            count: self.0.len(),
+            mean_us: self.0.mean() / 1000.0,
+            p50_us: us(self.0.value_at_quantile(0.50)),
+            p90_us: us(self.0.value_at_quantile(0.90)),
+            p99_us: us(self.0.value_at_quantile(0.99)),
+            p999_us: us(self.0.value_at_quantile(0.999)),
+            max_us: us(self.0.max()),
+        }
+    }
+}
+
+/// A latency distribution in microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Samples.
+    pub count: u64,
+    /// Mean.
+    pub mean_us: f64,
+    /// Median.
+    pub p50_us: f64,
+    /// 90th percentile.
+    pub p90_us: f64,
+    /// 99th percentile.
+    pub p99_us: f64,
+    /// 99.9th percentile.
+    pub p999_us: f64,
+    /// Largest sample.
+    pub max_us: f64,
+}
+
+impl fmt::Display for Summary {
+    /// `key=value` pairs, as the bench script parses them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "mean_us={:.1} p50_us={:.1} p90_us={:.1} p99_us={:.1} p999_us={:.1} max_us={:.1}",
+            self.mean_us, self.p50_us, self.p90_us, self.p99_us, self.p999_us, self.max_us
+        )
+    }
+}
+
+/// The median of `samples` (which it sorts), or zero when there are none.
+#[must_use]
+pub fn median(samples: &mut [Duration]) -> Duration {
+    samples.sort_unstable();
+    match samples.len() {
+        0 => Duration::ZERO,
+        n if n % 2 == 1 => samples[n / 2],
+        n => (samples[n / 2 - 1] + samples[n / 2]) / 2,
+    }
+}
+
+/// Milliseconds with three decimals.
+#[must_use]
+pub fn ms(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64() * 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_and_median() {
+        let mut h = Latencies::new();
+        for us in 1..=1000 {
+            h.record(Duration::from_micros(us));
+        }
+        let s = h.summary();
+        assert_eq!(s.count, 1000);
+        assert!((s.p50_us - 500.0).abs() < 1.0, "{s}");
+        assert!((s.p99_us - 990.0).abs() < 2.0, "{s}");
+        let mut samples = [3, 1, 2, 4].map(Duration::from_millis);
+        assert_eq!(median(&mut samples), Duration::from_micros(2500));
+    }
+}
