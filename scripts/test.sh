@@ -22,6 +22,10 @@ cargo test --workspace --locked
 step "benchmark tools: load generator, floor and bench script (smoke, tiny counts, no peer)"
 scripts/bench.sh --smoke
 
+step "reliability tools: soak driver and kill -9 crash loop (smoke; full runs in RELIABILITY.md)"
+scripts/soak.sh --smoke
+scripts/crash-loop.sh 5
+
 step "core builds without std (no-std target and wasm32)"
 cargo build -p nameserver-core --no-default-features --locked --target thumbv7em-none-eabihf
 cargo build -p nameserver-core --no-default-features --locked --target wasm32-unknown-unknown

@@ -25,7 +25,8 @@
 //!   [`snapshot`], forwards everything else to the owner, writes replies, detects idleness.
 //! - **owner** (`owner.rs`, one): owns the `NameServer` with no lock; one `handle` call per
 //!   message or timer, then a new route snapshot if an answer changed, then the outputs. It
-//!   never waits for a peer: a full reply queue closes that peer.
+//!   never waits for a peer: a full reply queue closes that peer. On a multi-thread runtime
+//!   it has a thread of its own, so a long step (a huge registration) never holds a worker.
 //! - **writers** ([`persist`], one per file): crash-safe writes of `kvConfig.json` and of the
 //!   configuration file.
 //! - **HTTP console** ([`http`], optional, its own listener): the page, read-only JSON views
