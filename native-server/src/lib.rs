@@ -55,7 +55,7 @@ pub mod persist;
 pub mod shutdown;
 pub mod snapshot;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::io;
 use std::path::PathBuf;
@@ -178,6 +178,8 @@ pub async fn serve(
         force_close: force_close.clone(),
         conns: HashMap::new(),
         console: http::OwnerHooks::new(observe),
+        held: VecDeque::new(),
+        draining: HashSet::new(),
     };
     // On a multi-thread runtime the owner gets a thread of its own: one long `handle` call (a
     // registration of a million topics takes seconds) must not hold a worker, or I/O

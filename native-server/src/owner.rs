@@ -5,9 +5,11 @@
 //! [`NameServer::handle`] call, publishes a new route snapshot if a route answer changed, and
 //! then acts on every [`Output`]. It never waits for a peer: replies go to each connection's
 //! bounded queue with `try_send`, and a full queue closes that connection. File writes are
-//! handed to the persistence tasks, which run them on the blocking pool.
+//! handed to the persistence tasks, which run them on the blocking pool; the replies of a
+//! step that changed a file wait until that file is written, so an answered KV put or config
+//! update survives a crash (Java writes before it answers too).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -61,6 +63,20 @@ pub(crate) struct Owner {
     pub(crate) conns: HashMap<ConnId, ConnHandle>,
     /// Metrics, events and the view for the HTTP console (inert when it is off).
     pub(crate) console: OwnerHooks,
+    /// Replies waiting for a file write, oldest first (generations only grow).
+    pub(crate) held: VecDeque<Held>,
+    /// Connections that have drained but still wait for held replies.
+    pub(crate) draining: HashSet<ConnId>,
+}
+
+/// A reply held until the files it answers for are written.
+#[derive(Debug)]
+pub(crate) struct Held {
+    conn: ConnId,
+    cmd: RemotingCommand,
+    /// The KV and config generations that must be written first.
+    kv: u64,
+    config: u64,
 }
 
 impl Owner {
@@ -75,6 +91,7 @@ impl Owner {
         tokio::pin!(scan, kv_print);
         let mut stopping = false;
         let mut accept_stopped = false;
+        let (mut kv_written, mut config_written) = (self.kv_file.subscribe(), self.config_file.subscribe());
         loop {
             if stopping && accept_stopped && self.conns.is_empty() {
                 break;
@@ -90,6 +107,8 @@ impl Owner {
                     None => break,
                 },
                 () = &mut scan => self.step(Input::Timeout),
+                Ok(()) = kv_written.changed(), if !self.held.is_empty() => self.release(),
+                Ok(()) = config_written.changed(), if !self.held.is_empty() => self.release(),
                 () = &mut kv_print => {
                     self.print_kv();
                     kv_print.as_mut().reset(Instant::now() + KV_PRINT_EVERY);
@@ -118,11 +137,17 @@ impl Owner {
             }
             Inbound::Idle { conn } => self.step(Input::Idle { conn }),
             Inbound::Drained { conn } => {
-                // Every reply it is owed is queued: dropping the queue lets it flush and close.
-                self.conns.remove(&conn);
+                // Once every reply it is owed is queued, dropping the queue lets it flush and
+                // close.
+                if self.held.iter().any(|held| held.conn == conn) {
+                    self.draining.insert(conn);
+                } else {
+                    self.conns.remove(&conn);
+                }
             }
             Inbound::Disconnected { conn } => {
                 self.conns.remove(&conn);
+                self.draining.remove(&conn);
                 self.console.disconnected(conn, self.conns.len());
                 self.step(Input::Disconnected { conn });
             }
@@ -135,10 +160,41 @@ impl Owner {
     fn step(&mut self, input: Input) {
         self.ns.handle(self.clock.now(), input);
         self.publish_routes();
+        // Files first: the step's replies wait for the generations handed over here.
+        let mut outputs = Vec::new();
+        let (mut kv, mut config) = (0, 0);
         while let Some(output) = self.ns.poll_output() {
-            self.act(output);
+            match output {
+                Output::PersistKv(bytes) => kv = self.kv_file.store(bytes),
+                Output::PersistConfig(bytes) => config = self.config_file.store(bytes),
+                output => outputs.push(output),
+            }
+        }
+        for output in outputs {
+            match output {
+                Output::Send { conn, cmd } if kv > 0 || config > 0 => {
+                    self.held.push_back(Held { conn, cmd, kv, config });
+                }
+                output => self.act(output),
+            }
         }
         self.console.publish(&self.ns);
+    }
+
+    /// Sends the held replies whose files are written, in order.
+    fn release(&mut self) {
+        let (kv, config) = (self.kv_file.written(), self.config_file.written());
+        while self.held.front().is_some_and(|held| held.kv <= kv && held.config <= config) {
+            let Some(Held { conn, cmd, .. }) = self.held.pop_front() else { break };
+            self.send(conn, cmd);
+        }
+        let held = &self.held;
+        let done: Vec<ConnId> =
+            self.draining.iter().copied().filter(|conn| !held.iter().any(|held| held.conn == *conn)).collect();
+        for conn in done {
+            self.draining.remove(&conn);
+            self.conns.remove(&conn);
+        }
     }
 
     fn publish_routes(&mut self) {
@@ -149,24 +205,30 @@ impl Owner {
 
     fn act(&mut self, output: Output) {
         match output {
-            Output::Send { conn, cmd } => {
-                let Some(handle) = self.conns.get(&conn) else { return };
-                if let Err(TrySendError::Full(_)) = handle.outbound.try_send(cmd) {
-                    tracing::warn!(
-                        "closeChannel: the channel[{}] does not read its replies ({} waiting), closing it",
-                        handle.remote,
-                        handle.outbound.max_capacity()
-                    );
-                    self.close(conn);
-                }
-            }
+            Output::Send { conn, cmd } => self.send(conn, cmd),
             Output::Close { conn } => self.close(conn),
             Output::Event(event) => {
                 log_event(&event);
                 self.console.event(&event, self.ns.now());
             }
-            Output::PersistKv(bytes) => self.kv_file.store(bytes),
-            Output::PersistConfig(bytes) => self.config_file.store(bytes),
+            Output::PersistKv(bytes) => {
+                self.kv_file.store(bytes);
+            }
+            Output::PersistConfig(bytes) => {
+                self.config_file.store(bytes);
+            }
+        }
+    }
+
+    fn send(&mut self, conn: ConnId, cmd: RemotingCommand) {
+        let Some(handle) = self.conns.get(&conn) else { return };
+        if let Err(TrySendError::Full(_)) = handle.outbound.try_send(cmd) {
+            tracing::warn!(
+                "closeChannel: the channel[{}] does not read its replies ({} waiting), closing it",
+                handle.remote,
+                handle.outbound.max_capacity()
+            );
+            self.close(conn);
         }
     }
 

@@ -5,6 +5,8 @@
 //! new content, never a torn mix. Writes run on tokio's blocking pool, one writer per file,
 //! in order, and the latest content wins: bytes handed over while a write is running replace
 //! any older pending bytes (a `watch` channel), so a burst of KV puts costs one or two writes.
+//! Each hand-over gets a generation number and the writer reports the last generation it has
+//! written, so that the owner can hold a reply until what it answers for is on disk.
 
 use std::fmt;
 use std::fs::{self, File};
@@ -114,7 +116,11 @@ fn sync_dir(_dir: &Path) -> io::Result<()> {
 /// The writer of one file: hand it bytes with [`Self::store`]; drop it to flush and stop.
 #[derive(Debug)]
 pub(crate) struct PersistTarget {
-    latest: watch::Sender<Option<Vec<u8>>>,
+    latest: watch::Sender<Option<(u64, Vec<u8>)>>,
+    /// The generation of the last bytes handed over.
+    stored: u64,
+    /// The generation of the last bytes the writer is done with.
+    written: watch::Receiver<u64>,
 }
 
 impl PersistTarget {
@@ -122,25 +128,41 @@ impl PersistTarget {
     /// the last bytes are written, with the outcome of that last write.
     pub(crate) fn spawn(path: PathBuf, what: &'static str) -> (Self, JoinHandle<io::Result<()>>) {
         let (latest, pending) = watch::channel(None);
-        (Self { latest }, tokio::spawn(write_latest(path, what, pending)))
+        let (done, written) = watch::channel(0);
+        (Self { latest, stored: 0, written }, tokio::spawn(write_latest(path, what, pending, done)))
     }
 
-    /// Schedules `bytes` to be written, replacing any bytes not yet written. Never blocks.
-    pub(crate) fn store(&self, bytes: Vec<u8>) {
-        self.latest.send_replace(Some(bytes));
+    /// Schedules `bytes` to be written, replacing any bytes not yet written, and returns their
+    /// generation. Never blocks.
+    pub(crate) fn store(&mut self, bytes: Vec<u8>) -> u64 {
+        self.stored += 1;
+        self.latest.send_replace(Some((self.stored, bytes)));
+        self.stored
+    }
+
+    /// The last generation whose write has finished (or failed, which is logged): every
+    /// generation up to it needs nothing more from the writer.
+    pub(crate) fn written(&self) -> u64 {
+        *self.written.borrow()
+    }
+
+    /// A receiver that changes whenever [`Self::written`] does.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+        self.written.clone()
     }
 }
 
 async fn write_latest(
     path: PathBuf,
     what: &'static str,
-    mut pending: watch::Receiver<Option<Vec<u8>>>,
+    mut pending: watch::Receiver<Option<(u64, Vec<u8>)>>,
+    done: watch::Sender<u64>,
 ) -> io::Result<()> {
     let mut outcome = Ok(());
     // `changed` reports a value not yet seen even after the sender is gone, so the last
     // bytes are written before the loop ends.
     while pending.changed().await.is_ok() {
-        let Some(bytes) = pending.borrow_and_update().clone() else { continue };
+        let Some((generation, bytes)) = pending.borrow_and_update().clone() else { continue };
         let target = path.clone();
         outcome = tokio::task::spawn_blocking(move || write_atomically(&target, &bytes))
             .await
@@ -149,6 +171,7 @@ async fn write_latest(
             Ok(()) => tracing::debug!("persist {what} to {} OK", path.display()),
             Err(error) => tracing::error!("persist {what} to {} failed: {error}", path.display()),
         }
+        done.send_replace(generation);
     }
     outcome
 }

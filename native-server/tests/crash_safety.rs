@@ -1,5 +1,6 @@
 //! kill -9 in the middle of KV writes leaves a `kvConfig.json` that loads, holding a whole
-//! table as it was after some put: the writes are temp file, fsync, rename, fsync directory.
+//! table as it was after some put, and every put that was answered: the writes are temp file,
+//! fsync, rename, fsync directory, and replies wait for them.
 
 mod support;
 
@@ -54,6 +55,8 @@ fn kill_9_during_kv_writes_leaves_a_file_that_loads() {
         // A whole table as of some put: keys 0..n, each with its value.
         let n = kv.len();
         assert!(n <= puts, "round {round}");
+        // A put is answered only once it is on disk.
+        assert!(n >= wait_for, "round {round}: {wait_for} puts were answered but the file holds {n}");
         for i in 0..n {
             assert_eq!(kv.get("crash", &format!("k{i:04}")), Some(value(i).as_str()), "round {round}, key {i} of {n}");
         }
