@@ -224,6 +224,25 @@ struct Stats {
 }
 
 impl Stats {
+    /// Everything but the queries, for the progress and result lines.
+    fn counts(&self) -> String {
+        format!(
+            "owner requests {}, registrations {}, heartbeats {}, flaps {}, freezes {} (expired and closed {}), \
+             unregisters {}, topic changes {}, audits {} (present {}, absent {} checked)",
+            self.owner_requests.get(),
+            self.registrations.get(),
+            self.heartbeats.get(),
+            self.flaps.get(),
+            self.freezes.get(),
+            self.expiry_closes.get(),
+            self.unregisters.get(),
+            self.topic_changes.get(),
+            self.audits.get(),
+            self.seen_present.get(),
+            self.seen_absent.get(),
+        )
+    }
+
     fn new() -> Arc<Self> {
         Arc::new(Self {
             started: Instant::now(),
@@ -363,22 +382,11 @@ async fn monitor(common: Common, stats: Arc<Stats>, live: Arc<AtomicU64>) -> Vec
             None => String::from("daemon not watched"),
         };
         println!(
-            "[{at:>7.1}s] {daemon} | conns {} | queries {queries} ({qps:.0}/s, not found {}), owner requests {}, \
-             registrations {}, heartbeats {}, flaps {}, freezes {} (expired and closed {}), unregisters {}, topic \
-             changes {}, audits {} (present {}, absent {}) | p50 {} µs, p99 {} µs | errors {}",
+            "[{at:>7.1}s] {daemon} | conns {} | queries {queries} ({qps:.0}/s, not found {}), {} | p50 {} µs, p99 {} \
+             µs | errors {}",
             live.load(Ordering::Relaxed),
             stats.not_found.get(),
-            stats.owner_requests.get(),
-            stats.registrations.get(),
-            stats.heartbeats.get(),
-            stats.flaps.get(),
-            stats.freezes.get(),
-            stats.expiry_closes.get(),
-            stats.unregisters.get(),
-            stats.topic_changes.get(),
-            stats.audits.get(),
-            stats.seen_present.get(),
-            stats.seen_absent.get(),
+            stats.counts(),
             stats.latency.quantile(0.5),
             stats.latency.quantile(0.99),
             stats.errors.get(),
@@ -464,25 +472,13 @@ async fn conclude(
     let secs = stats.started.elapsed().as_secs_f64();
     let errors = stats.errors.get();
     println!(
-        "RESULT {} after {secs:.0}s: {} queries ({:.0}/s, {} not found), {} owner requests, {} registrations, {} heartbeats, \
-         {} flaps, {} freezes ({} expired and closed), {} unregisters, {} topic changes, {} audits ({} present, {} absent \
-         checked); latency p50 {} \
-         µs, p99 {} µs, p99.9 {} µs; {}; {errors} errors",
+        "RESULT {} after {secs:.0}s: {} queries ({:.0}/s, {} not found), {}; latency p50 {} µs, p99 {} µs, p99.9 {} \
+         µs; {}; {errors} errors",
         if errors == 0 { "ok" } else { "FAILED" },
         stats.queries.get(),
         stats.queries.get() as f64 / secs,
         stats.not_found.get(),
-        stats.owner_requests.get(),
-        stats.registrations.get(),
-        stats.heartbeats.get(),
-        stats.flaps.get(),
-        stats.freezes.get(),
-        stats.expiry_closes.get(),
-        stats.unregisters.get(),
-        stats.topic_changes.get(),
-        stats.audits.get(),
-        stats.seen_present.get(),
-        stats.seen_absent.get(),
+        stats.counts(),
         stats.latency.quantile(0.5),
         stats.latency.quantile(0.99),
         stats.latency.quantile(0.999),

@@ -305,19 +305,7 @@ fn many_topics_body(count: usize) -> Vec<u8> {
 
 /// REGISTER_BROKER of broker `big` with `count` topics in the compressed form.
 fn many_topics_register(count: usize, opaque: i32) -> RemotingCommand {
-    request(
-        RequestCode::RegisterBroker,
-        opaque,
-        &[
-            ("clusterName", "BigCluster"),
-            ("brokerName", "big"),
-            ("brokerAddr", "127.0.0.1:5"),
-            ("brokerId", "0"),
-            ("haServerAddr", "127.0.0.1:6"),
-            ("compressed", "true"),
-        ],
-    )
-    .with_body(many_topics_body(count))
+    support::big_broker_register(opaque, many_topics_body(count))
 }
 
 /// Registers `count` topics in one compressed registration (the defined outcome: accepted,

@@ -85,6 +85,19 @@ pub(crate) fn request(code: RequestCode, opaque: i32, fields: &[(&str, &str)]) -
     cmd
 }
 
+/// REGISTER_BROKER of master `big` of `BigCluster` at 127.0.0.1:5 with a compressed `body`.
+pub(crate) fn big_broker_register(opaque: i32, body: Vec<u8>) -> RemotingCommand {
+    let fields = [
+        ("clusterName", "BigCluster"),
+        ("brokerName", "big"),
+        ("brokerAddr", "127.0.0.1:5"),
+        ("brokerId", "0"),
+        ("haServerAddr", "127.0.0.1:6"),
+        ("compressed", "true"),
+    ];
+    request(RequestCode::RegisterBroker, opaque, &fields).with_body(body)
+}
+
 /// A route query as a Java 5.x client sends it.
 pub(crate) fn route_query(topic: &str, opaque: i32) -> RemotingCommand {
     let mut cmd = request(RequestCode::GetRouteInfoByTopic, opaque, &[("topic", topic)]);
