@@ -233,8 +233,7 @@ async fn a_registration_that_changes_many_topics_is_streamed_in_brief() {
         let topic = format!("T{i:03}");
         body.topic_config_wrapper.topic_config_table.insert(topic.as_str().into(), TopicConfig::new(topic.as_str(), 4));
     }
-    let mut register = support::big_broker_register(1, body.encode_compressed(479));
-    register.version = 479;
+    let register = support::big_broker_register(1, body.encode_compressed(479));
     let mut broker = server.client().await;
     assert_eq!(broker.request(&register).await.code, 0);
     // One broker line and 300 topic lines: the first 100 go out, then a summary.

@@ -85,7 +85,8 @@ pub(crate) fn request(code: RequestCode, opaque: i32, fields: &[(&str, &str)]) -
     cmd
 }
 
-/// REGISTER_BROKER of master `big` of `BigCluster` at 127.0.0.1:5 with a compressed `body`.
+/// REGISTER_BROKER from a 5.x broker (version 479), master `big` of `BigCluster` at
+/// 127.0.0.1:5, with a compressed `body`.
 pub(crate) fn big_broker_register(opaque: i32, body: Vec<u8>) -> RemotingCommand {
     let fields = [
         ("clusterName", "BigCluster"),
@@ -95,7 +96,9 @@ pub(crate) fn big_broker_register(opaque: i32, body: Vec<u8>) -> RemotingCommand
         ("haServerAddr", "127.0.0.1:6"),
         ("compressed", "true"),
     ];
-    request(RequestCode::RegisterBroker, opaque, &fields).with_body(body)
+    let mut cmd = request(RequestCode::RegisterBroker, opaque, &fields).with_body(body);
+    cmd.version = 479;
+    cmd
 }
 
 /// A route query as a Java 5.x client sends it.
