@@ -589,6 +589,24 @@ impl Pair {
             assert_eq!(members, expected_members, "{topic} brokers");
         }
 
+        // Topics with equal route shapes have byte-identical bodies in both styles (the daemon
+        // encodes once per shape), and a topic has a shape exactly when it has queues.
+        for a in TOPICS {
+            let a_name = TopicName::from(a);
+            assert_eq!(self.ns.route_shape(&a_name).is_some(), model.topics.contains_key(a), "{a} shape");
+            for b in TOPICS {
+                let b_name = TopicName::from(b);
+                let (Some(sa), Some(sb)) = (self.ns.route_shape(&a_name), self.ns.route_shape(&b_name)) else {
+                    continue;
+                };
+                if sa == sb {
+                    for style in [JsonStyle::Plain, JsonStyle::Standard] {
+                        assert_eq!(self.ns.route_body(&a_name, style), self.ns.route_body(&b_name, style), "{a} ~ {b}");
+                    }
+                }
+            }
+        }
+
         // Invariants: every queue entry names a known group; no live entry outlives its
         // timeout by more than one scan interval.
         for (topic, queues) in routes.topic_queue_table() {

@@ -170,13 +170,20 @@ impl Owner {
                 output => outputs.push(output),
             }
         }
+        // Then replies and closes, in order; events (a large registration logs a line per
+        // topic, as Java does) only after the replies are on their way.
+        let mut events = Vec::new();
         for output in outputs {
             match output {
                 Output::Send { conn, cmd } if kv > 0 || config > 0 => {
                     self.held.push_back(Held { conn, cmd, kv, config });
                 }
+                Output::Event(event) => events.push(event),
                 output => self.act(output),
             }
+        }
+        for event in events {
+            self.act(Output::Event(event));
         }
         self.console.publish(&self.ns);
     }

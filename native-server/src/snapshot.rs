@@ -2,7 +2,8 @@
 //!
 //! Route queries (code 105) outnumber every other request by orders of magnitude. The owner
 //! task publishes a [`RouteSnapshot`] after every input that changed a route answer (it asks
-//! the core with [`NameServer::take_route_changes`] and re-encodes only those topics), and
+//! the core with [`NameServer::take_route_changes`] and re-encodes only those topics, once
+//! per [`RouteShape`]: topics with the same queues on the same groups share one body), and
 //! connection tasks answer route queries from the latest snapshot on their own core, without
 //! a message to the owner and without waiting behind registrations or scans.
 //!
@@ -13,11 +14,14 @@
 //! forwarded to the owner.
 
 use std::collections::HashMap;
+
+use foldhash::fast::RandomState;
 use std::sync::Arc;
 
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::json::JsonStyle;
 use nameserver_core::protocol::{RemotingCommand, Request, RequestCode, ResponseCode};
+use nameserver_core::route::RouteShape;
 use nameserver_core::server::topic_not_exist;
 use nameserver_core::{NameServer, TopicName};
 
@@ -26,7 +30,8 @@ use nameserver_core::{NameServer, TopicName};
 pub struct RouteSnapshot {
     version: u64,
     serving: bool,
-    routes: HashMap<Arc<str>, Arc<RouteBodies>>,
+    /// Looked up once per route query: a fast hasher, seeded per process.
+    routes: HashMap<Arc<str>, Arc<RouteBodies>, RandomState>,
 }
 
 /// One topic's route body in both JSON styles (clients before 4.9.4 get the plain one).
@@ -86,9 +91,16 @@ impl RouteSnapshot {
     #[must_use]
     pub fn advance(&self, ns: &mut NameServer) -> Option<Self> {
         let changes = ns.take_route_changes();
+        let ns = &*ns;
         let serving = ns.serving_routes();
+        let mut shapes = Shapes { ns, encoded: HashMap::default() };
         let routes = match changes {
-            None => ns.routes().topic_queue_table().keys().filter_map(|topic| bodies(ns, topic)).collect(),
+            None => ns
+                .routes()
+                .topic_queue_table()
+                .keys()
+                .filter_map(|topic| Some((Arc::from(topic.as_str()), shapes.bodies(topic)?)))
+                .collect(),
             Some(changes) if changes.topics.is_empty() => {
                 if serving == self.serving {
                     return None;
@@ -98,8 +110,8 @@ impl RouteSnapshot {
             Some(changes) => {
                 let mut routes = self.routes.clone();
                 for topic in &changes.topics {
-                    match bodies(ns, topic) {
-                        Some((key, value)) => routes.insert(key, value),
+                    match shapes.bodies(topic) {
+                        Some(bodies) => routes.insert(Arc::from(topic.as_str()), bodies),
                         None => routes.remove(topic.as_str()),
                     };
                 }
@@ -134,8 +146,21 @@ impl RouteSnapshot {
     }
 }
 
-fn bodies(ns: &NameServer, topic: &TopicName) -> Option<(Arc<str>, Arc<RouteBodies>)> {
-    let plain = ns.route_body(topic, JsonStyle::Plain)?;
-    let standard = ns.route_body(topic, JsonStyle::Standard)?;
-    Some((Arc::from(topic.as_str()), Arc::new(RouteBodies { plain, standard })))
+/// The route bodies of one state of the tables, encoded once per shape.
+struct Shapes<'a> {
+    ns: &'a NameServer,
+    encoded: HashMap<RouteShape<'a>, Option<Arc<RouteBodies>>, RandomState>,
+}
+
+impl Shapes<'_> {
+    fn bodies(&mut self, topic: &TopicName) -> Option<Arc<RouteBodies>> {
+        let ns = self.ns;
+        let shape = ns.route_shape(topic)?;
+        let bodies = self.encoded.entry(shape).or_insert_with(|| {
+            let plain = ns.route_body(topic, JsonStyle::Plain)?;
+            let standard = ns.route_body(topic, JsonStyle::Standard)?;
+            Some(Arc::new(RouteBodies { plain, standard }))
+        });
+        bodies.clone()
+    }
 }

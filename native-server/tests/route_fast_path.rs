@@ -207,3 +207,48 @@ async fn route_answers_are_whole_while_a_broker_comes_and_goes() {
     }
     let _last_broker = churn.await.unwrap();
 }
+
+#[test]
+fn topics_of_one_shape_share_a_body_and_the_others_keep_their_own() {
+    let mut config = config();
+    config.order_message_enable = true;
+    let config_with_order = config.clone();
+    let mut ns = name_server(config);
+    core_reply(&mut ns, decode(&register_broker_frame()));
+    let shared = RouteSnapshot::empty().advance(&mut ns).unwrap();
+    let topics: Vec<String> = shared.topic_names().map(String::from).collect();
+    let body = |snapshot: &RouteSnapshot, topic: &str| snapshot.route_body(topic).unwrap().as_ptr();
+    // Two topics of the captured broker with the same queues share one body.
+    let (twin, other) = topics
+        .iter()
+        .flat_map(|a| topics.iter().map(move |b| (a, b)))
+        .find(|(a, b)| a != b && body(&shared, a) == body(&shared, b))
+        .expect("two topics with one body");
+    // An order config makes one of them a shape of its own, from scratch and as a change.
+    let put = request(
+        RequestCode::PutKvConfig,
+        1,
+        &[("namespace", "ORDER_TOPIC_CONFIG"), ("key", twin.as_str()), ("value", "broker-a:8")],
+    );
+    core_reply(&mut ns, put.clone());
+    let changed = shared.advance(&mut ns).unwrap();
+    let mut ns_fresh = name_server(config_with_order);
+    core_reply(&mut ns_fresh, decode(&register_broker_frame()));
+    core_reply(&mut ns_fresh, put);
+    let fresh = RouteSnapshot::empty().advance(&mut ns_fresh).unwrap();
+    let queries: Vec<RemotingCommand> = topics
+        .iter()
+        .enumerate()
+        .flat_map(|(i, topic)| {
+            let mut old = route_query(topic, i32::try_from(2 * i).unwrap());
+            old.version = 121;
+            [route_query(topic, i32::try_from(2 * i + 1).unwrap()), old]
+        })
+        .collect();
+    for (ns, snapshot) in [(&mut ns, &changed), (&mut ns_fresh, &fresh)] {
+        assert_ne!(body(snapshot, twin), body(snapshot, other));
+        assert!(String::from_utf8_lossy(snapshot.route_body(twin).unwrap()).contains("broker-a:8"));
+        assert!(!String::from_utf8_lossy(snapshot.route_body(other).unwrap()).contains("broker-a:8"));
+        assert_eq!(assert_same_as_core(ns, snapshot, &queries), queries.len());
+    }
+}

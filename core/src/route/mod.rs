@@ -13,7 +13,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-pub use query::RouteFilter;
+pub use query::{RouteFilter, RouteShape};
 pub use register::{RegisterOutcome, Registration};
 pub use unregister::{UnregisterItem, UnregisterSource};
 

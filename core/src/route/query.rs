@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use super::{BrokerAddrInfo, RouteTable};
 use crate::event::Event;
 use crate::names::{BrokerId, BrokerName, ClusterName, TopicName};
-use crate::protocol::body::{BrokerMemberGroup, ClusterInfo, TopicList, TopicRouteData, perm};
+use crate::protocol::body::{BrokerMemberGroup, ClusterInfo, QueueData, TopicList, TopicRouteData, perm};
 use crate::protocol::request::UnitList;
 
 /// Topic prefix of the per-group member-sync topics, never rewritten for acting masters.
@@ -24,7 +24,34 @@ pub struct RouteFilter {
     pub support_acting_master: bool,
 }
 
+/// What one topic's route is made of besides the broker tables that every topic shares.
+/// Within one state of the tables, topics with equal shapes have byte-identical route bodies,
+/// so a driver that encodes routes ahead of time can encode once per shape: in most clusters
+/// thousands of topics have the same queues on the same groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RouteShape<'a> {
+    queues: &'a BTreeMap<BrokerName, QueueData>,
+    /// The topic itself when its route is its own (it has static-topic queue mappings).
+    own: Option<&'a TopicName>,
+    /// Member-sync topics are never rewritten for acting masters.
+    sync_member: bool,
+    /// `orderTopicConf`, filled in by the NameServer from its KV table.
+    pub(crate) order_conf: Option<&'a str>,
+}
+
 impl RouteTable {
+    /// The [`RouteShape`] of `topic`, or `None` when it has no queue data.
+    #[must_use]
+    pub fn route_shape(&self, topic: &TopicName) -> Option<RouteShape<'_>> {
+        let (name, queues) = self.topic_queue_table.get_key_value(topic)?;
+        Some(RouteShape {
+            queues,
+            own: self.topic_queue_mapping_info_table.contains_key(topic).then_some(name),
+            sync_member: topic.as_str().starts_with(SYNC_BROKER_MEMBER_PREFIX),
+            order_conf: None,
+        })
+    }
+
     /// `pickupTopicRouteData`: the topic's route, or `None` when it has no queue data or none
     /// of its groups is known (TOPIC_NOT_EXIST).
     #[must_use]

@@ -20,7 +20,7 @@ use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvConfig, ORDER_TOPIC_CONFIG};
 use crate::names::{ConnId, TopicName};
 use crate::protocol::RemotingCommand;
-use crate::route::{RouteChanges, RouteFilter, RouteTable};
+use crate::route::{RouteChanges, RouteFilter, RouteShape, RouteTable};
 use crate::time::Instant;
 
 /// Delay from start to the first expiry scan (both 4.9.x and 5.x).
@@ -214,6 +214,17 @@ impl NameServer {
             route.order_topic_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic.as_str()).map(String::from);
         }
         Some(route.to_json(style))
+    }
+
+    /// What `topic`'s [`Self::route_body`] is made of besides the broker tables: two topics
+    /// with equal shapes get the same body (in both styles) until the next input.
+    #[must_use]
+    pub fn route_shape(&self, topic: &TopicName) -> Option<RouteShape<'_>> {
+        let mut shape = self.routes.route_shape(topic)?;
+        if self.config.order_message_enable {
+            shape.order_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic.as_str());
+        }
+        Some(shape)
     }
 
     /// When route queries start being answered: start-up plus `waitSecondsForService` with
