@@ -22,6 +22,8 @@ pub struct FleetSpec {
     pub brokers: usize,
     /// Topics per broker: every broker serves topics `0..topics`.
     pub topics: usize,
+    /// Queue counts vary over this many values (see [`frames::register_body`]).
+    pub queue_spread: usize,
     /// Compressed registration bodies instead of JSON.
     pub compressed: bool,
     /// Time between registrations of one broker.
@@ -55,7 +57,7 @@ impl Fleet {
     /// # Errors
     /// A broker cannot connect or its first registration fails.
     pub async fn start(spec: &FleetSpec) -> anyhow::Result<Self> {
-        let body: Arc<[u8]> = frames::encode_register_body(&frames::register_body(spec.topics), spec.compressed).into();
+        let body: Arc<[u8]> = frames::encode_register_body(&frames::register_body(spec.topics, spec.queue_spread), spec.compressed).into();
         let (stop, stopped) = watch::channel(false);
         let registrations = Arc::new(AtomicU64::new(0));
         let errors = Arc::new(AtomicU64::new(0));

@@ -115,13 +115,16 @@ pub fn route_templates(topics: usize) -> Vec<Template> {
     (0..topics).map(|i| Template::new(&route_query(&topic_name(i)))).collect()
 }
 
-/// The registration body of a broker that serves topics `0..topics`, each with [`QUEUES`]
-/// read and write queues.
+/// The registration body of a broker that serves topics `0..topics`; topic `i` has
+/// [`QUEUES`] + `i % queue_spread` read and write queues (a spread of 1: all the same; of
+/// `topics`: every topic different, so no two topics have the same route).
 #[must_use]
-pub fn register_body(topics: usize) -> RegisterBrokerBody {
+pub fn register_body(topics: usize, queue_spread: usize) -> RegisterBrokerBody {
+    let spread = queue_spread.max(1);
     let table: BTreeMap<TopicName, TopicConfig> = (0..topics)
         .map(|i| {
-            let config = TopicConfig::new(topic_name(i), QUEUES);
+            let extra = i32::try_from(i % spread).unwrap_or(i32::MAX - QUEUES);
+            let config = TopicConfig::new(topic_name(i), QUEUES + extra);
             (config.topic_name.clone(), config)
         })
         .collect();
@@ -185,7 +188,7 @@ pub fn reference_route_body(brokers: usize) -> Vec<u8> {
     let mut ns =
         NameServer::new(Config::java_defaults("/nonexistent", "/nonexistent"), KvConfig::default(), Instant::ZERO);
     // Two topics: a new broker registering exactly one topic is refused (a Java rule).
-    let body = encode_register_body(&register_body(2), false);
+    let body = encode_register_body(&register_body(2, 1), false);
     for i in 0..brokers {
         let conn = ConnId(i as u64 + 1);
         let at = Instant::from_millis(1);
@@ -224,7 +227,7 @@ mod tests {
     #[test]
     fn registrations_parse_in_both_forms() {
         for compressed in [false, true] {
-            let body = encode_register_body(&register_body(3), compressed);
+            let body = encode_register_body(&register_body(3, 1), compressed);
             let frame = register_frame(&BrokerSpec::fleet(7), &body, compressed, 5);
             let (cmd, _) = decode(&frame, &Limits::DEFAULT).unwrap().unwrap();
             match Request::parse(&cmd, &Limits::DEFAULT).unwrap() {

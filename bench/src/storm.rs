@@ -41,7 +41,7 @@ pub async fn storm(
     compressed: bool,
     timeout: Duration,
 ) -> anyhow::Result<StormResult> {
-    let body = frames::encode_register_body(&frames::register_body(topics), compressed);
+    let body = frames::encode_register_body(&frames::register_body(topics, 1), compressed);
     let barrier = Arc::new(Barrier::new(brokers + 1));
     let mut tasks = Vec::with_capacity(brokers);
     let mut frame_bytes = 0;
@@ -108,7 +108,7 @@ pub async fn register_one(
     compressed: bool,
     timeout: Duration,
 ) -> anyhow::Result<OneResult> {
-    let body = frames::encode_register_body(&frames::register_body(topics), compressed);
+    let body = frames::encode_register_body(&frames::register_body(topics, 1), compressed);
     let mut conn = Conn::connect(addr).await.with_context(|| format!("connecting to {addr}"))?;
     let mut result = OneResult::default();
     for rep in 0..reps {

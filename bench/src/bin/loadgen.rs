@@ -103,6 +103,10 @@ enum Mode {
         /// Wait after the last registration before reading VmRSS
         #[arg(long, default_value_t = 1000)]
         settle_ms: u64,
+        /// Topic i has 8 + i % N queues: 1 gives every topic the same route, the number of
+        /// topics gives every topic a route of its own
+        #[arg(long, default_value_t = 1)]
+        queue_spread: usize,
     },
     /// Prints a loopback port that is free now
     Port,
@@ -223,13 +227,14 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
             );
             Ok(r.errors == 0 && !r.samples.is_empty())
         }
-        Mode::Hold { target, brokers, topics, pid, settle_ms } => {
+        Mode::Hold { target, brokers, topics, pid, settle_ms, queue_spread } => {
             let (addr, timeout) = loopback(target)?;
             let idle = rss_kib(*pid).with_context(|| format!("reading /proc/{pid}/status"))?;
             let spec = FleetSpec {
                 addr,
                 brokers: *brokers,
                 topics: *topics,
+                queue_spread: *queue_spread,
                 compressed: false,
                 period: Duration::from_secs(3600),
                 timeout,
@@ -290,6 +295,7 @@ async fn route_mode(
         addr,
         brokers: load.brokers,
         topics: load.topics,
+        queue_spread: 1,
         compressed: load.compressed,
         period: Duration::from_millis(load.reregister_ms.max(1)),
         timeout,
