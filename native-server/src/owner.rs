@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
-use nameserver_core::protocol::RemotingCommand;
-use nameserver_core::{ConnId, Event, Input, NameServer, Output};
+use nameserver_core::protocol::{RemotingCommand, RequestCode};
+use nameserver_core::{ConnId, Event, Input, NameServer, Output, TopicName};
 use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -24,7 +24,7 @@ use crate::clock::Clock;
 use crate::conn::ConnHandle;
 use crate::http::OwnerHooks;
 use crate::persist::PersistTarget;
-use crate::snapshot::RouteSnapshot;
+use crate::snapshot::{RouteSnapshot, Warmed};
 
 /// Java prints the KV table one minute after start, then every ten minutes.
 const KV_PRINT_FIRST: Duration = Duration::from_secs(60);
@@ -67,6 +67,8 @@ pub(crate) struct Owner {
     pub(crate) held: VecDeque<Held>,
     /// Connections that have drained but still wait for held replies.
     pub(crate) draining: HashSet<ConnId>,
+    /// Topics warmed in the current route snapshot, to share bodies between them.
+    pub(crate) warmed: Warmed,
 }
 
 /// A reply held until the files it answers for are written.
@@ -132,7 +134,15 @@ impl Owner {
             }
             Inbound::Received { conn, cmd, at } => {
                 let (code, sample) = (cmd.code, self.console.sample(conn, &cmd, at));
+                // A route query reaches the owner when its topic is not warm yet: warm it, so
+                // the next one is answered on the connection.
+                let warm = (cmd.request_code() == RequestCode::GetRouteInfoByTopic)
+                    .then(|| cmd.field("topic").map(TopicName::from))
+                    .flatten();
                 self.step(Input::Received { conn, cmd });
+                if let Some(topic) = warm {
+                    self.routes.load().warm(&self.ns, &topic, &mut self.warmed);
+                }
                 self.console.answered(conn, code, at, sample);
             }
             Inbound::Idle { conn } => self.step(Input::Idle { conn }),

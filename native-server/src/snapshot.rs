@@ -1,23 +1,30 @@
-//! Route snapshots: immutable, versioned, pre-encoded GET_ROUTEINFO_BY_TOPIC answers.
+//! Route snapshots: immutable, versioned GET_ROUTEINFO_BY_TOPIC answers, encoded ahead.
 //!
 //! Route queries (code 105) outnumber every other request by orders of magnitude. The owner
 //! task publishes a [`RouteSnapshot`] after every input that changed a route answer (it asks
-//! the core with [`NameServer::take_route_changes`] and re-encodes only those topics, once
-//! per [`RouteShape`]: topics with the same queues on the same groups share one body), and
+//! the core with [`NameServer::take_route_changes`] and touches only those topics), and
 //! connection tasks answer route queries from the latest snapshot on their own core, without
 //! a message to the owner and without waiting behind registrations or scans.
+//!
+//! Bodies are encoded for the topics clients ask for. A topic's first query goes to the
+//! owner, which answers it from the core and then *warms* the topic: it encodes the body into
+//! the topic's slot of the current snapshot. From then on the body is re-encoded whenever the
+//! route changes. Topics nobody asks for cost no encoding and no body memory, so a broker
+//! registering 10,000 topics is answered without encoding one. Encoding happens once per
+//! [`RouteShape`] and snapshot: topics with the same queues on the same groups share a body.
 //!
 //! A snapshot answer is byte-identical to the core's: the bodies come from
 //! [`NameServer::route_body`], the request is read by the core's own [`Request::parse`], and
 //! the reply is built with [`RemotingCommand::response_to`]. What a snapshot cannot answer
-//! exactly (zone-filtered queries, header errors, a NameServer not yet serving routes) is
-//! forwarded to the owner.
+//! exactly (a topic not warm yet, zone-filtered queries, header errors, a NameServer not yet
+//! serving routes) is forwarded to the owner.
 
 use std::collections::HashMap;
-
-use foldhash::fast::RandomState;
+use std::hash::BuildHasher as _;
 use std::sync::Arc;
 
+use arc_swap::ArcSwapOption;
+use foldhash::fast::RandomState;
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::json::JsonStyle;
 use nameserver_core::protocol::{RemotingCommand, Request, RequestCode, ResponseCode};
@@ -25,20 +32,35 @@ use nameserver_core::route::RouteShape;
 use nameserver_core::server::topic_not_exist;
 use nameserver_core::{NameServer, TopicName};
 
-/// The route answers of one moment, ready to send.
+/// The route answers of one moment.
 #[derive(Clone, Debug, Default)]
 pub struct RouteSnapshot {
     version: u64,
     serving: bool,
-    /// Looked up once per route query: a fast hasher, seeded per process.
-    routes: HashMap<Arc<str>, Arc<RouteBodies>, RandomState>,
+    /// Every topic with queues. Looked up once per route query: a fast hasher, seeded per
+    /// process.
+    routes: HashMap<Arc<str>, Arc<Slot>, RandomState>,
 }
+
+/// One topic's route as of the snapshot that created the slot: empty until the topic is
+/// warmed. A route change gives the topic a new slot, so a warm slot always holds the body of
+/// the route state it was created for.
+#[derive(Debug, Default)]
+struct Slot(ArcSwapOption<RouteBodies>);
 
 /// One topic's route body in both JSON styles (clients before 4.9.4 get the plain one).
 #[derive(Debug)]
-struct RouteBodies {
+pub struct RouteBodies {
     plain: Vec<u8>,
     standard: Vec<u8>,
+}
+
+impl RouteBodies {
+    /// The body in standard JSON, as clients since 4.9.4 get it.
+    #[must_use]
+    pub fn standard(&self) -> &[u8] {
+        &self.standard
+    }
 }
 
 /// What [`RouteSnapshot::answer`] did with a command.
@@ -69,25 +91,32 @@ impl RouteSnapshot {
         self.serving
     }
 
-    /// Number of topics with a route.
+    /// Number of topics with queues.
     #[must_use]
     pub fn topics(&self) -> usize {
         self.routes.len()
     }
 
-    /// The topics with a route, in no particular order (read-only views).
+    /// The topics with queues, in no particular order (read-only views).
     pub fn topic_names(&self) -> impl Iterator<Item = &str> {
         self.routes.keys().map(|topic| &**topic)
     }
 
-    /// `topic`'s route body in standard JSON, as clients since 4.9.4 get it (read-only views).
+    /// Whether `topic` has queues (its route may still be unencoded).
     #[must_use]
-    pub fn route_body(&self, topic: &str) -> Option<&[u8]> {
-        self.routes.get(topic).map(|bodies| bodies.standard.as_slice())
+    pub fn has_topic(&self, topic: &str) -> bool {
+        self.routes.contains_key(topic)
+    }
+
+    /// `topic`'s encoded route bodies, if it is warm.
+    #[must_use]
+    pub fn route_bodies(&self, topic: &str) -> Option<Arc<RouteBodies>> {
+        self.routes.get(topic)?.0.load_full()
     }
 
     /// The snapshot that reflects `ns` now, built from this one and the topics `ns` reports
-    /// as changed since the previous call; `None` when no answer changed.
+    /// as changed since the previous call; `None` when no answer changed. Warm topics are
+    /// re-encoded; new and cold ones get an empty slot.
     #[must_use]
     pub fn advance(&self, ns: &mut NameServer) -> Option<Self> {
         let changes = ns.take_route_changes();
@@ -99,7 +128,7 @@ impl RouteSnapshot {
                 .routes()
                 .topic_queue_table()
                 .keys()
-                .filter_map(|topic| Some((Arc::from(topic.as_str()), shapes.bodies(topic)?)))
+                .map(|topic| (Arc::from(topic.as_str()), self.next_slot(&mut shapes, topic)))
                 .collect(),
             Some(changes) if changes.topics.is_empty() => {
                 if serving == self.serving {
@@ -110,15 +139,62 @@ impl RouteSnapshot {
             Some(changes) => {
                 let mut routes = self.routes.clone();
                 for topic in &changes.topics {
-                    match shapes.bodies(topic) {
-                        Some(bodies) => routes.insert(Arc::from(topic.as_str()), bodies),
-                        None => routes.remove(topic.as_str()),
-                    };
+                    if ns.route_shape(topic).is_none() {
+                        routes.remove(topic.as_str());
+                        continue;
+                    }
+                    let slot = self.next_slot(&mut shapes, topic);
+                    match routes.get_mut(topic.as_str()) {
+                        Some(old) => *old = slot,
+                        None => {
+                            routes.insert(Arc::from(topic.as_str()), slot);
+                        }
+                    }
                 }
                 routes
             }
         };
         Some(Self { version: self.version + 1, serving, routes })
+    }
+
+    /// A new slot for `topic`: encoded if it was warm here, else empty.
+    fn next_slot(&self, shapes: &mut Shapes<'_>, topic: &TopicName) -> Arc<Slot> {
+        let warm = self.routes.get(topic.as_str()).is_some_and(|slot| slot.0.load().is_some());
+        let slot = Slot::default();
+        if warm {
+            slot.0.store(shapes.bodies(topic));
+        }
+        Arc::new(slot)
+    }
+
+    /// Encodes `topic`'s route into its slot if it has queues and is not warm yet, sharing
+    /// the body of a topic of the same shape warmed earlier in this snapshot (`warmed`
+    /// remembers them). `ns` must be the state this snapshot reflects (the owner calls it
+    /// right after a step). Returns whether it encoded anything.
+    pub fn warm(&self, ns: &NameServer, topic: &TopicName, warmed: &mut Warmed) -> bool {
+        let Some(slot) = self.routes.get(topic.as_str()) else { return false };
+        if slot.0.load().is_some() {
+            return false;
+        }
+        let Some(shape) = ns.route_shape(topic) else { return false };
+        if warmed.version != self.version {
+            *warmed = Warmed { version: self.version, ..Warmed::default() };
+        }
+        let key = warmed.by_shape.hasher().hash_one(shape);
+        let siblings = warmed.by_shape.entry(key).or_default();
+        // The hash only narrows the search: a sibling counts if its shape is equal.
+        let shared = siblings
+            .iter()
+            .find(|(sibling, _)| ns.route_shape(sibling) == Some(shape))
+            .map(|(_, bodies)| Arc::clone(bodies));
+        let bodies = shared.or_else(|| {
+            let bodies = Shapes { ns, encoded: HashMap::default() }.bodies(topic)?;
+            siblings.push((topic.clone(), Arc::clone(&bodies)));
+            Some(bodies)
+        });
+        let encoded = bodies.is_some();
+        slot.0.store(bodies);
+        encoded
     }
 
     /// Answers `cmd` if it is a route query this snapshot can answer exactly as the core
@@ -131,19 +207,30 @@ impl RouteSnapshot {
         if query.zone.is_some() {
             return FastPath::Forward;
         }
-        if cmd.is_oneway() {
-            return FastPath::Answered;
-        }
         let encoded = match self.routes.get(query.topic.as_str()) {
-            Some(bodies) => {
+            Some(slot) => {
+                let bodies = slot.0.load();
+                let Some(bodies) = bodies.as_deref() else { return FastPath::Forward };
+                if cmd.is_oneway() {
+                    return FastPath::Answered;
+                }
                 let body = if query.standard_json { &bodies.standard } else { &bodies.plain };
                 codec::encode_with_body(&RemotingCommand::response_to(cmd, ResponseCode::Success), body, out)
             }
+            None if cmd.is_oneway() => return FastPath::Answered,
             None => codec::encode(&topic_not_exist(cmd, &query.topic), out),
         };
         // A reply too large to encode is the owner's to report, as for every other request.
         if encoded.is_ok() { FastPath::Answered } else { FastPath::Forward }
     }
+}
+
+/// The topics warmed in one snapshot, by the hash of their shape (see
+/// [`RouteSnapshot::warm`]).
+#[derive(Debug, Default)]
+pub struct Warmed {
+    version: u64,
+    by_shape: HashMap<u64, Vec<(TopicName, Arc<RouteBodies>)>, RandomState>,
 }
 
 /// The route bodies of one state of the tables, encoded once per shape.

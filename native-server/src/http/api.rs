@@ -25,6 +25,9 @@ const HTTP_CONNS: u64 = 1 << 62;
 /// How long a KV write waits for the owner's answer.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// A client version that gets routes in standard JSON (4.9.4 and later).
+const STANDARD_JSON_VERSION: i32 = 479;
+
 pub(crate) fn json(body: impl Into<axum::body::Body>) -> Response {
     ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body.into()).into_response()
 }
@@ -157,11 +160,27 @@ pub(crate) async fn topics(State(ctx): State<Ctx>) -> Response {
 
 /// `GET /api/routes/{topic}`: exactly the body a client gets for GET_ROUTEINFO_BY_TOPIC
 /// (standard JSON): `brokerDatas` and `queueDatas`, the dashboard's Router dialog.
-pub(crate) async fn route(State(ctx): State<Ctx>, Path(topic): Path<String>) -> Response {
-    let routes = ctx.observer.routes.load();
-    match routes.route_body(&topic) {
-        Some(body) => json(body.to_vec()),
-        None => error(StatusCode::NOT_FOUND, &format!("No topic route info in name server for the topic: {topic}")),
+pub(crate) async fn route(
+    State(ctx): State<Ctx>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(topic): Path<String>,
+) -> Response {
+    let not_found =
+        || error(StatusCode::NOT_FOUND, &format!("No topic route info in name server for the topic: {topic}"));
+    let routes = ctx.observer.routes.load_full();
+    if let Some(bodies) = routes.route_bodies(&topic) {
+        return json(bodies.standard().to_vec());
+    }
+    if !routes.has_topic(&topic) {
+        return not_found();
+    }
+    // Not encoded yet: ask the owner, as a client would (which warms it).
+    let mut query = RemotingCommand::request(RequestCode::GetRouteInfoByTopic).with_field("topic", topic.as_str());
+    query.version = STANDARD_JSON_VERSION;
+    match ask_owner(&ctx, peer, query).await {
+        Ok(reply) if reply.response_code() == ResponseCode::Success => json(reply.body.to_vec()),
+        Ok(_) => not_found(),
+        Err(response) => response,
     }
 }
 
@@ -209,9 +228,21 @@ pub(crate) async fn kv_delete(
     write(&ctx, peer, cmd).await
 }
 
-/// Sends `cmd` to the owner on a connection of its own, as a RocketMQ admin tool would, so
-/// the core applies, logs and persists it exactly as over TCP.
+/// Sends a write to the owner as a RocketMQ admin tool would, so the core applies, logs and
+/// persists it exactly as over TCP.
 async fn write(ctx: &Ctx, peer: SocketAddr, cmd: RemotingCommand) -> Response {
+    match ask_owner(ctx, peer, cmd).await {
+        Ok(reply) if reply.response_code() == ResponseCode::Success => {
+            to_json(&serde_json::json!({ "ok": true, "code": reply.code }))
+        }
+        Ok(reply) => error(StatusCode::BAD_REQUEST, reply.remark.as_deref().unwrap_or("refused")),
+        Err(response) => response,
+    }
+}
+
+/// Sends `cmd` to the owner on a connection of its own and returns the reply, or the
+/// response to give when there is none.
+async fn ask_owner(ctx: &Ctx, peer: SocketAddr, cmd: RemotingCommand) -> Result<RemotingCommand, Response> {
     let conn = ConnId(HTTP_CONNS + ctx.next_conn.fetch_add(1, Relaxed));
     let remote = format!("http {peer}");
     let (outbound, mut replies) = mpsc::channel(4);
@@ -225,10 +256,9 @@ async fn write(ctx: &Ctx, peer: SocketAddr, cmd: RemotingCommand) -> Response {
     let reply = tokio::time::timeout(WRITE_TIMEOUT, answered).await;
     let _ = ctx.owner.send(Inbound::Disconnected { conn }).await;
     match reply {
-        Ok(Some(reply)) if reply.response_code() == ResponseCode::Success => {
-            to_json(&serde_json::json!({ "ok": true, "code": reply.code }))
+        Ok(Some(reply)) => Ok(reply),
+        Ok(None) | Err(_) => {
+            Err(error(StatusCode::SERVICE_UNAVAILABLE, "the NameServer did not answer (shutting down?)"))
         }
-        Ok(Some(reply)) => error(StatusCode::BAD_REQUEST, reply.remark.as_deref().unwrap_or("refused")),
-        Ok(None) | Err(_) => error(StatusCode::SERVICE_UNAVAILABLE, "the NameServer did not answer (shutting down?)"),
     }
 }

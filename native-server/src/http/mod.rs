@@ -141,7 +141,7 @@ impl Observer {
         self.metrics.record(conn, cmd.code, started.elapsed());
         if self.events.want_sample(started) {
             let topic = cmd.field("topic").unwrap_or_default();
-            let found = self.routes.load().route_body(topic).is_some();
+            let found = self.routes.load().has_topic(topic);
             self.events.route_query(self.now(), conn, topic, found);
         }
     }

@@ -237,7 +237,7 @@ impl OwnerHooks {
         let Some(at) = at else { return };
         self.observer.metrics.record(conn, code, at.elapsed());
         if let Some(RouteSample { conn, topic }) = sample {
-            let found = self.observer.routes.load().route_body(&topic).is_some();
+            let found = self.observer.routes.load().has_topic(&topic);
             self.observer.events.route_query(self.observer.now(), conn, &topic, found);
         }
     }
