@@ -22,11 +22,13 @@
 //!   connection, tells the owner, then starts the connection task.
 //! - **connection** (`conn.rs`, one per peer): decodes frames with the core codec, answers
 //!   route queries (GET_ROUTEINFO_BY_TOPIC, the bulk of all traffic) from the latest
-//!   [`snapshot`], forwards everything else to the owner, writes replies, detects idleness.
+//!   [`snapshot`] (a topic's first query goes to the owner, which then encodes the topic into
+//!   the snapshot), forwards everything else to the owner, writes replies, detects idleness.
 //! - **owner** (`owner.rs`, one): owns the `NameServer` with no lock; one `handle` call per
 //!   message or timer, then a new route snapshot if an answer changed, then the outputs. It
-//!   never waits for a peer: a full reply queue closes that peer. On a multi-thread runtime
-//!   it has a thread of its own, so a long step (a huge registration) never holds a worker.
+//!   never waits for a peer: a full reply queue closes that peer; a reply to a request that
+//!   changed a file waits until the file is written. On a multi-thread runtime it has a
+//!   thread of its own, so a long step (a huge registration) never holds a worker.
 //! - **writers** ([`persist`], one per file): crash-safe writes of `kvConfig.json` and of the
 //!   configuration file.
 //! - **HTTP console** ([`http`], optional, its own listener): the page, read-only JSON views
