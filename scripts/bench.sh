@@ -227,6 +227,22 @@ for _ in $(seq 1 "$REPS"); do
   done
 done
 
+log "resident memory with every topic's route asked for once: all routes alike, then every route different"
+for variant in alike distinct; do
+  spread=1
+  [ "$variant" = distinct ] && spread=$MEM_TOPICS
+  for _ in $(seq 1 "$REPS"); do
+    for kind in $KINDS; do
+      start "$kind"
+      sleep 1
+      measure "hold-queried-$variant" "$kind" "$LOADGEN" --label "$kind" hold --addr "$ADDR" --brokers "$MEM_BROKERS" \
+        --topics "$MEM_TOPICS" --pid "$PID" --query-each --queue-spread "$spread"
+      R[rss_queried_$variant,$kind]+="$(awk -v k="$(field "$LINE" rss_loaded_kib)" 'BEGIN { if (k != "") printf "%.1f", k / 1024 }') "
+      stop "$PID"
+    done
+  done
+done
+
 log "one $BIG_TOPICS-topic registration (JSON body), each on a fresh server"
 for _ in $(seq 1 "$BIG_REPS"); do
   for kind in $KINDS; do
@@ -336,6 +352,8 @@ row() {
   row "ping-pong p99 (µs), 1 connection" pp_p99 "" -
   row "RSS idle (MiB)" rss_idle "" -
   row "RSS after $MEM_BROKERS brokers × $MEM_TOPICS topics (MiB)" rss_loaded "≤ ½ × peer" "peer<=0.5"
+  row "RSS, same, every route asked for once (MiB)" rss_queried_alike "" -
+  row "RSS, same but every topic's queues different, every route asked for once (MiB)" rss_queried_distinct "" -
   row "time to register $MEM_BROKERS × $MEM_TOPICS, 64 at a time (ms)" register_all "" -
   row "one $BIG_TOPICS-topic registration, fresh server (ms)" big "≤ ⅓ × peer" "peer<=0.3334"
   row "storm $STORM_BROKERS × $STORM_TOPICS JSON, wall (ms)" storm_json "" -

@@ -57,7 +57,9 @@ impl Fleet {
     /// # Errors
     /// A broker cannot connect or its first registration fails.
     pub async fn start(spec: &FleetSpec) -> anyhow::Result<Self> {
-        let body: Arc<[u8]> = frames::encode_register_body(&frames::register_body(spec.topics, spec.queue_spread), spec.compressed).into();
+        let body: Arc<[u8]> =
+            frames::encode_register_body(&frames::register_body(spec.topics, spec.queue_spread), spec.compressed)
+                .into();
         let (stop, stopped) = watch::channel(false);
         let registrations = Arc::new(AtomicU64::new(0));
         let errors = Arc::new(AtomicU64::new(0));

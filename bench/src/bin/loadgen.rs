@@ -21,7 +21,9 @@ use clap::{Args, Parser, Subcommand};
 use nameserver_bench::fleet::{Fleet, FleetSpec};
 use nameserver_bench::route::{self, RouteLoad, RouteResult};
 use nameserver_bench::stats::{median, ms};
+use nameserver_bench::wire::Conn;
 use nameserver_bench::{frames, rss_kib, startup, storm};
+use nameserver_core::codec;
 
 /// Load generator for RocketMQ NameServers (loopback only).
 #[derive(Debug, Parser)]
@@ -107,6 +109,9 @@ enum Mode {
         /// topics gives every topic a route of its own
         #[arg(long, default_value_t = 1)]
         queue_spread: usize,
+        /// Ask for every topic's route once (and check it is found) before reading VmRSS
+        #[arg(long)]
+        query_each: bool,
     },
     /// Prints a loopback port that is free now
     Port,
@@ -227,7 +232,7 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
             );
             Ok(r.errors == 0 && !r.samples.is_empty())
         }
-        Mode::Hold { target, brokers, topics, pid, settle_ms, queue_spread } => {
+        Mode::Hold { target, brokers, topics, pid, settle_ms, queue_spread, query_each } => {
             let (addr, timeout) = loopback(target)?;
             let idle = rss_kib(*pid).with_context(|| format!("reading /proc/{pid}/status"))?;
             let spec = FleetSpec {
@@ -242,17 +247,27 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
             let started = std::time::Instant::now();
             let fleet = Fleet::start(&spec).await?;
             let registered = started.elapsed();
+            let mut not_found = 0;
+            if *query_each {
+                let mut conn = Conn::connect(addr).await?;
+                for i in 0..*topics {
+                    let frame = codec::encode_to_vec(&frames::route_query(&frames::topic_name(i)))?;
+                    let (reply, _) = conn.call(&frame, timeout).await?;
+                    not_found += u64::from(reply.code != 0);
+                }
+            }
             tokio::time::sleep(Duration::from_millis(*settle_ms)).await;
             let loaded = rss_kib(*pid)?;
             let report = fleet.stop().await;
             println!(
-                "HOLD label={label} brokers={brokers} topics={topics} rss_before_kib={idle} rss_loaded_kib={loaded} \
-                 register_all_ms={} registrations={} errors={}",
+                "HOLD label={label} brokers={brokers} topics={topics} queue_spread={queue_spread} \
+                 query_each={query_each} rss_before_kib={idle} rss_loaded_kib={loaded} register_all_ms={} \
+                 registrations={} errors={} not_found={not_found}",
                 ms(registered),
                 report.registrations,
                 report.errors
             );
-            Ok(report.errors == 0)
+            Ok(report.errors == 0 && not_found == 0)
         }
         Mode::Port => {
             println!("{}", startup::free_port()?);
