@@ -169,6 +169,20 @@ impl RouteTable {
             }
         }
     }
+
+    /// Marks the topics of many groups in one pass over the topics (a scan may expire
+    /// thousands of brokers at once). The caller moves the epoch once per change, as
+    /// [`Self::touch_broker`] would.
+    fn touch_brokers(&mut self, broker_names: &BTreeSet<BrokerName>) {
+        if broker_names.is_empty() {
+            return;
+        }
+        for (topic, queues) in &self.topic_queue_table {
+            if queues.keys().any(|name| broker_names.contains(name)) {
+                self.changes.topics.insert(topic.clone());
+            }
+        }
+    }
 }
 
 #[cfg(test)]

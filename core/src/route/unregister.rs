@@ -44,6 +44,8 @@ impl RouteTable {
         let mut removed: BTreeSet<BrokerName> = BTreeSet::new();
         let mut reduced: BTreeSet<BrokerName> = BTreeSet::new();
         let mut min_changed = BTreeSet::new();
+        // Groups whose addresses changed: their topics are marked in one pass at the end.
+        let mut touched: BTreeSet<BrokerName> = BTreeSet::new();
         for item in items {
             let broker = &item.broker;
             let key = BrokerAddrInfo { cluster: broker.cluster.clone(), broker_addr: broker.broker_addr.clone() };
@@ -71,7 +73,8 @@ impl RouteTable {
                 });
             }
             if self.filter_server_table.remove(&key).is_some() {
-                self.touch_broker(&broker.broker_name);
+                self.epoch += 1;
+                touched.insert(broker.broker_name.clone());
             }
             let Some(data) = self.broker_addr_table.get_mut(&broker.broker_name) else { continue };
             let min_id = data.broker_addrs.keys().next().copied();
@@ -85,7 +88,8 @@ impl RouteTable {
                 min_changed.insert(broker.broker_name.clone());
             }
             if changed {
-                self.touch_broker(&broker.broker_name);
+                self.epoch += 1;
+                touched.insert(broker.broker_name.clone());
             }
             if now_empty {
                 self.broker_addr_table.remove(&broker.broker_name);
@@ -103,6 +107,9 @@ impl RouteTable {
                 reduced.insert(broker.broker_name.clone());
             }
         }
+        // The loop left the topic table as it was, so this marks what marking one group at a
+        // time would have.
+        self.touch_brokers(&touched);
         self.remove_topics_of(&removed, log);
         self.wipe_masterless_acting_groups(&reduced);
         min_changed
@@ -177,11 +184,13 @@ impl RouteTable {
         if removed.is_empty() {
             return;
         }
+        // Per topic, the groups it has that were removed, in name order (a topic has a few
+        // groups; a scan may remove thousands).
         let affected: Vec<(TopicName, BrokerName)> = self
             .topic_queue_table
             .iter()
             .flat_map(|(topic, queues)| {
-                removed.iter().filter(|name| queues.contains_key(*name)).map(move |name| (topic.clone(), name.clone()))
+                queues.keys().filter(|name| removed.contains(*name)).map(move |name| (topic.clone(), name.clone()))
             })
             .collect();
         for (topic, name) in affected {
