@@ -27,6 +27,11 @@ impl core::error::Error for JsonError {}
 /// # Errors
 /// If the input is not JSON even after normalization, or does not match `T`.
 pub fn from_fastjson<T: DeserializeOwned>(input: &[u8]) -> Result<T, JsonError> {
+    // Strict JSON (what 5.x brokers and clients send) is left as it is by `normalize`, so
+    // parse it directly and pay for the rewrite only when it is needed.
+    if let Ok(value) = serde_json::from_slice(input) {
+        return Ok(value);
+    }
     let strict = normalize(input)?;
     serde_json::from_slice(&strict).map_err(|e| JsonError(e.to_string()))
 }

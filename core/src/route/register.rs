@@ -187,7 +187,12 @@ impl RouteTable {
     /// Marks the group's topics changed if its `BrokerData` differs from `before`.
     fn finish_broker_data_change(&mut self, name: &crate::names::BrokerName, before: Option<&BrokerData>) {
         if self.broker_addr_table.get(name) != before {
-            self.touch_broker(name);
+            match before {
+                // A new group: no topic has queues on it yet (every queue entry names a
+                // known group), so there is nothing to mark, and no pass over every topic.
+                None => self.epoch += 1,
+                Some(_) => self.touch_broker(name),
+            }
         }
     }
 
