@@ -39,6 +39,17 @@ struct Cli {
     mode: Mode,
 }
 
+/// How many brokers register, and how many topics each.
+#[derive(Debug, Args)]
+struct FleetSize {
+    /// Brokers
+    #[arg(long, default_value_t = 100)]
+    brokers: usize,
+    /// Topics per broker
+    #[arg(long, default_value_t = 1000)]
+    topics: usize,
+}
+
 #[derive(Debug, Subcommand)]
 enum Mode {
     /// N connections × depth D of GET_ROUTEINFO_BY_TOPIC over K topics while B brokers stay registered
@@ -65,12 +76,8 @@ enum Mode {
     Storm {
         #[command(flatten)]
         target: Target,
-        /// Brokers
-        #[arg(long, default_value_t = 100)]
-        brokers: usize,
-        /// Topics per broker
-        #[arg(long, default_value_t = 1000)]
-        topics: usize,
+        #[command(flatten)]
+        fleet: FleetSize,
         /// zlib-compressed bodies (4.9.x `compressedRegister=true`) instead of JSON
         #[arg(long)]
         compressed: bool,
@@ -93,12 +100,8 @@ enum Mode {
     Hold {
         #[command(flatten)]
         target: Target,
-        /// Brokers
-        #[arg(long, default_value_t = 100)]
-        brokers: usize,
-        /// Topics per broker
-        #[arg(long, default_value_t = 1000)]
-        topics: usize,
+        #[command(flatten)]
+        fleet: FleetSize,
         /// The server's process id
         #[arg(long)]
         pid: u32,
@@ -197,7 +200,7 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
     match &cli.mode {
         Mode::Route { target, conns, depth, load } => route_mode("ROUTE", label, target, *conns, *depth, load).await,
         Mode::Pingpong { target, load } => route_mode("PINGPONG", label, target, 1, 1, load).await,
-        Mode::Storm { target, brokers, topics, compressed } => {
+        Mode::Storm { target, fleet: FleetSize { brokers, topics }, compressed } => {
             let (addr, timeout) = loopback(target)?;
             let r = storm::storm(addr, *brokers, *topics, *compressed, timeout).await?;
             let secs = r.wall.as_secs_f64().max(1e-9);
@@ -232,7 +235,7 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
             );
             Ok(r.errors == 0 && !r.samples.is_empty())
         }
-        Mode::Hold { target, brokers, topics, pid, settle_ms, queue_spread, query_each } => {
+        Mode::Hold { target, fleet: FleetSize { brokers, topics }, pid, settle_ms, queue_spread, query_each } => {
             let (addr, timeout) = loopback(target)?;
             let idle = rss_kib(*pid).with_context(|| format!("reading /proc/{pid}/status"))?;
             let spec = FleetSpec {
