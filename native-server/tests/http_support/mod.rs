@@ -13,19 +13,15 @@ use nameserver::ServerConfig;
 use nameserver::http::{Console, HttpOptions};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
-use crate::support::{PATIENCE, server_config};
+use crate::support::{PATIENCE, TestServer, server_config};
 
 /// A server with its HTTP console, running in this test's runtime.
 pub(crate) struct ConsoleServer {
     pub(crate) tcp: SocketAddr,
     pub(crate) http: SocketAddr,
     pub(crate) config: ServerConfig,
-    pub(crate) dir: tempfile::TempDir,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<io::Result<()>>>,
+    server: TestServer,
 }
 
 impl ConsoleServer {
@@ -37,15 +33,11 @@ impl ConsoleServer {
         let dir = tempfile::tempdir().unwrap();
         let mut config = server_config(dir.path());
         tweak(&mut config);
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let http_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let (tcp, http) = (listener.local_addr().unwrap(), http_listener.local_addr().unwrap());
-        let (stop, stopped) = oneshot::channel::<()>();
+        let http = http_listener.local_addr().unwrap();
         let console = Console { listener: http_listener, options };
-        let task = tokio::spawn(nameserver::serve(listener, Some(console), config.clone(), async move {
-            let _ = stopped.await;
-        }));
-        Self { tcp, http, config, dir, stop: Some(stop), task: Some(task) }
+        let server = TestServer::serve(dir, config.clone(), Some(console)).await;
+        Self { tcp: server.addr, http, config, server }
     }
 
     pub(crate) async fn client(&self) -> crate::support::Client {
@@ -79,9 +71,8 @@ impl ConsoleServer {
         panic!("GET {path} never matched; last: {}", self.get_json(path).await);
     }
 
-    pub(crate) async fn stop(mut self) -> io::Result<()> {
-        self.stop.take().unwrap().send(()).unwrap();
-        self.task.take().unwrap().await.unwrap()
+    pub(crate) async fn stop(self) -> io::Result<()> {
+        self.server.stop().await.0
     }
 }
 

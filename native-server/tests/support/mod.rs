@@ -146,10 +146,19 @@ impl TestServer {
 
     /// Starts a server with `config`, keeping `dir` alive as long as the server.
     pub(crate) async fn start_in(dir: tempfile::TempDir, config: ServerConfig) -> Self {
+        Self::serve(dir, config, None).await
+    }
+
+    /// Starts a server with `config` and, if given, its HTTP console.
+    pub(crate) async fn serve(
+        dir: tempfile::TempDir,
+        config: ServerConfig,
+        console: Option<nameserver::http::Console>,
+    ) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(nameserver::run(listener, config.clone(), async move {
+        let task = tokio::spawn(nameserver::serve(listener, console, config.clone(), async move {
             let _ = stopped.await;
         }));
         Self { addr, config, dir, stop: Some(stop), task: Some(task) }
