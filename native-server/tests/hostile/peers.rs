@@ -1,0 +1,153 @@
+//! Slow and misbehaving peers: partial frames, peers that never read, connection churn.
+
+use super::*;
+
+/// Seconds of silence after which the daemon closes a connection in the tests below.
+const IDLE: &str = "2";
+
+#[test]
+fn h17_a_partial_frame_that_never_completes_is_closed_when_idle() {
+    let (server, witness) = start(&[("serverChannelMaxIdleTimeSeconds", IDLE)]);
+    let before = server.usage();
+    let mut peer = server.peer();
+    let mut frame = codec::encode_to_vec(&route_query(WITNESS_TOPIC, 1)).unwrap();
+    frame.truncate(frame.len() - 3);
+    peer.send(&frame);
+    // Held open while it may still complete...
+    assert!(peer.silent_for(Duration::from_millis(800)));
+    // ...and closed once idle for serverChannelMaxIdleTimeSeconds, with no reply.
+    let started = Instant::now();
+    assert!(peer.closed_without_reply());
+    assert!(started.elapsed() < Duration::from_secs(4), "closed after {:?}", started.elapsed());
+    // Many peers announcing the largest frame and stalling: the frame is reserved, not
+    // resident (the bytes that arrived are all that is held).
+    let mut stalled = Vec::new();
+    for _ in 0..200 {
+        let mut peer = server.peer();
+        peer.send(&(16 * 1024 * 1024 - 4_i32).to_be_bytes());
+        peer.send(&[0; 1000]);
+        stalled.push(peer);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let held = server.usage();
+    assert!(held.rss_kib < before.rss_kib + 32 * KIB_PER_MIB, "200 stalled frames: RSS {before:?} -> {held:?}");
+    for peer in &mut stalled {
+        assert!(peer.closed_without_reply());
+    }
+    let after = settles(&server, "stalled connections closed", |u| u.fds <= before.fds);
+    eprintln!(
+        "FIGURES 200 stalled 16 MiB frames: RSS {:.0} -> {:.0} MiB while held, {:.0} MiB after; fds {} -> {} -> {}",
+        before.rss_mib(),
+        held.rss_mib(),
+        after.rss_mib(),
+        before.fds,
+        held.fds,
+        after.fds
+    );
+    witness.finish();
+}
+
+/// Writes `frame` over and over on `peer` without ever reading, until the writes block (the
+/// server stopped reading) or fail (it closed the connection). The number of frames written.
+fn flood_without_reading(peer: &mut Peer, frame: &[u8]) -> usize {
+    peer.stream.set_write_timeout(Some(Duration::from_millis(1500))).unwrap();
+    let burst: Vec<u8> = frame.iter().copied().cycle().take(frame.len() * 256).collect();
+    let mut sent = 0;
+    while peer.stream.write_all(&burst).is_ok() {
+        sent += 256;
+        assert!(sent < 10_000_000, "the server never stopped reading");
+    }
+    sent
+}
+
+#[test]
+fn h18_a_peer_that_never_reads_its_route_replies_is_closed_when_idle() {
+    let (server, witness) = start(&[("serverChannelMaxIdleTimeSeconds", IDLE)]);
+    let before = server.usage();
+    let mut peer = server.peer();
+    let sent = flood_without_reading(&mut peer, &codec::encode_to_vec(&route_query(WITNESS_TOPIC, 1)).unwrap());
+    let during = server.usage();
+    // The server stopped reading once its replies backed up; nothing progresses, so the idle
+    // timer closes it: the daemon's fd count is back to what it was while this peer still
+    // has read nothing.
+    let after = settles(&server, "the non-reader is closed", |u| u.fds <= before.fds);
+    eprintln!(
+        "FIGURES non-reader (route queries): {sent} requests sent before the server stopped reading; RSS {:.0} -> {:.0} \
+         -> {:.0} MiB",
+        before.rss_mib(),
+        during.rss_mib(),
+        after.rss_mib()
+    );
+    assert!(during.rss_kib < before.rss_kib + 32 * KIB_PER_MIB, "RSS {before:?} -> {during:?}");
+    assert!(peer.frames_until_close().is_some());
+    witness.finish();
+}
+
+#[test]
+fn h18_a_peer_that_never_reads_owner_replies_is_closed_when_its_queue_fills() {
+    // Default idle time (120 s): the close comes from the full reply queue, not idleness.
+    let (server, witness) = start(&[]);
+    let before = server.usage();
+    let mut peer = server.peer();
+    let started = Instant::now();
+    let sent = flood_without_reading(
+        &mut peer,
+        &codec::encode_to_vec(&request(RequestCode::GetBrokerClusterInfo, 1, &[])).unwrap(),
+    );
+    let after = settles(&server, "the non-reader is closed", |u| u.fds <= before.fds);
+    assert!(started.elapsed() < Duration::from_secs(60));
+    eprintln!(
+        "FIGURES non-reader (owner replies): {sent} requests sent, closed after {:?}; RSS {:.0} -> {:.0} MiB",
+        started.elapsed(),
+        before.rss_mib(),
+        after.rss_mib()
+    );
+    assert!(after.rss_kib < before.rss_kib + 32 * KIB_PER_MIB, "RSS {before:?} -> {after:?}");
+    assert!(peer.frames_until_close().is_some());
+    witness.finish();
+}
+
+#[test]
+fn h19_connection_churn_leaks_nothing() {
+    let (server, witness) = start(&[]);
+    let before = server.usage();
+    let addr = server.addr();
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            std::thread::spawn(move || {
+                for i in 0..1000 {
+                    let mut peer = Peer::connect(addr);
+                    match i % 4 {
+                        // Ask and leave.
+                        0 | 1 => assert_eq!(peer.call(&route_query(WITNESS_TOPIC, i)).code, 0),
+                        // Connect and leave at once.
+                        2 => {}
+                        // Leave in the middle of a frame.
+                        _ => {
+                            let frame =
+                                codec::encode_to_vec(&request(RequestCode::GetBrokerClusterInfo, i, &[])).unwrap();
+                            peer.send(&frame[..frame.len() / 2]);
+                        }
+                    }
+                    let _ = t;
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let after = settles(&server, "every churned connection is gone", |u| u.fds <= before.fds);
+    eprintln!(
+        "FIGURES churn of 4000 connections: RSS {:.0} -> {:.0} MiB, fds {} -> {}, threads {} -> {}",
+        before.rss_mib(),
+        after.rss_mib(),
+        before.fds,
+        after.fds,
+        before.threads,
+        after.threads
+    );
+    assert!(after.threads <= before.threads + 2, "threads {before:?} -> {after:?}");
+    assert!(after.rss_kib < before.rss_kib + 16 * KIB_PER_MIB, "RSS {before:?} -> {after:?}");
+    witness.finish();
+}
