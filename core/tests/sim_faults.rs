@@ -1,0 +1,271 @@
+//! The cluster simulation against TEACHING.md, S6–S10: client fault tolerance, disagreeing
+//! NameServers, a master down, NameServers failing, auto-created topics.
+//!
+//! Tolerance. One-way latency is 2 ms ± 1 ms, drawn from the seeded PRNG, so a time that
+//! TEACHING.md gives as "≈t" for something that happens `n` network hops after an exact
+//! instant `t` (a timer, a scan, a script action) is asserted inside
+//! `[t + n·1 ms, t + n·3 ms]`: exact to the millisecond up to the jitter, and no looser.
+//! Timers, scans and timeouts carry no jitter and are asserted to the millisecond.
+
+mod common;
+
+use nameserver_core::sim::{Failure, SendOutcome, SendRecord, Sim, Timeline, TraceEntry, TraceKind, built_in};
+
+use common::sim::*;
+
+// ---------------------------------------------------------------------------------------------
+// S1–S6: the times TEACHING.md lists
+
+#[test]
+fn s6_fault_tolerance_off_half_the_sends_time_out() {
+    let cx = Ctx::of("S6");
+    let b = cx.group("broker-b");
+    let sends = cx.sends("P1");
+    let window: Vec<&&SendRecord> = sends.iter().filter(|s| s.started >= secs(75) && s.started <= secs(117)).collect();
+    let timed_out = window.iter().filter(|s| s.outcome == SendOutcome::Indeterminate).count();
+    let share = timed_out as f64 / window.len() as f64;
+    cx.ensure((0.35..=0.65).contains(&share), Some(secs(120)), || {
+        format!("{timed_out} of {} sends timed out", window.len())
+    });
+    for s in window.iter().filter(|s| s.outcome == SendOutcome::Indeterminate) {
+        let shape =
+            s.attempts.len() == 1 && s.attempts[0].group == b && s.finished.as_millis() - s.started.as_millis() == 3000;
+        cx.ensure(shape, Some(s.finished), || format!("timed-out send: {s:?}"));
+    }
+    // From 120 broker-b answers again, starting with the send that was waiting on it.
+    let back = sends
+        .iter()
+        .find(|s| s.finished >= secs(120) && s.attempts.iter().any(|a| a.group == b && a.failure.is_none()));
+    cx.within("first broker-b success", back.map(|s| s.finished), 120_001, 120_003);
+    cx.ensure(sends.iter().filter(|s| s.started >= ms(119_500)).all(|s| s.outcome == SendOutcome::Ok), None, || {
+        "a send failed after 120".into()
+    });
+    cx.ensure(cx.sim.history().removals.is_empty(), None, || "the NameServers never removed broker-b".into());
+}
+
+#[test]
+fn s6_fault_tolerance_classic_isolates_for_600s() {
+    let cx = Ctx::of("S6-fault-4.9");
+    let b = cx.group("broker-b");
+    let sends = cx.sends("P1");
+    let to_b: Vec<&&SendRecord> =
+        sends.iter().filter(|s| s.started >= secs(75) && s.attempts.iter().any(|a| a.group == b)).collect();
+    let first = to_b.first().copied();
+    let ok = first
+        .is_some_and(|s| s.started == secs(78) && s.finished == secs(81) && s.outcome == SendOutcome::Indeterminate);
+    cx.ensure(ok, Some(secs(82)), || format!("the first send to broker-b after the freeze: {first:?}"));
+    // broker-b recovered at 120 but stays avoided until 81 + 600 = 681.
+    let next = to_b.get(1).copied();
+    cx.within("next broker-b attempt", next.map(|s| s.started), 681_000, 685_000);
+    cx.ensure(next.is_some_and(|s| s.outcome == SendOutcome::Ok), Some(secs(685)), || "broker-b works again".into());
+    cx.ensure(sends.iter().filter(|s| s.started > secs(81)).all(|s| s.outcome == SendOutcome::Ok), None, || {
+        "after the isolation every send succeeds (on broker-a)".into()
+    });
+}
+
+#[test]
+fn s6_fault_tolerance_modern_probes_every_10_to_15s() {
+    let cx = Ctx::of("S6-fault-5.x");
+    let b = cx.group("broker-b");
+    let attempts: Vec<_> = cx
+        .sends("P1")
+        .into_iter()
+        .flat_map(|s| s.attempts.iter())
+        .filter(|a| a.group == b && a.at >= secs(75))
+        .collect();
+    let frozen: Vec<_> = attempts.iter().filter(|a| a.at < secs(120)).collect();
+    cx.ensure(frozen.len() >= 3, Some(secs(120)), || format!("{} probes while frozen", frozen.len()));
+    for pair in frozen.windows(2) {
+        cx.ensure(pair[0].failure == Some(Failure::Timeout), Some(pair[1].at), || "each probe times out".into());
+        let gap = pair[1].at.as_millis() - (pair[0].at.as_millis() + 3000);
+        cx.ensure((10_000..=15_000).contains(&gap), Some(pair[1].at), || format!("probe gap {gap} ms"));
+    }
+    let back = attempts.iter().find(|a| a.at >= secs(120) && a.failure.is_none());
+    cx.within("traffic returns to broker-b", back.map(|a| a.at), 120_001, 135_000);
+    // Fewer failures than with fault tolerance off.
+    let lost = |id: &str| Ctx::of(id).sends("P1").iter().filter(|s| s.outcome != SendOutcome::Ok).count();
+    cx.ensure(lost("S6-fault-5.x") < lost("S6"), None, || "isolation avoids failures".into());
+}
+
+// ---------------------------------------------------------------------------------------------
+// S7–S10: the behaviour TEACHING.md describes
+
+#[test]
+fn s7_two_nameservers_disagree_then_converge() {
+    let cx = Ctx::of("S7");
+    let m = cx.measurement("cut broker-b NS-2");
+    // Only NS-2 expires broker-b (its channel goes idle behind the silent cut).
+    cx.within("NS-2 drops broker-b", cx.ns_removal(&m, "NS-2"), 192_001, 192_003);
+    cx.ensure(cx.ns_removal(&m, "NS-1").is_none(), None, || "NS-1 keeps broker-b".into());
+    let failed = cx.first("broker-b", TraceKind::RegisterFailed, "10.0.0.2:9876", secs(75));
+    cx.ensure(failed.is_some_and(|e| e.at < secs(250)), Some(secs(250)), || {
+        "registrations to NS-2 fail during the cut".into()
+    });
+    // C1 (bound to NS-2) loses broker-b at its 216.01 poll; P1 (bound to NS-1) never does.
+    cx.within("C1 drops broker-b", cx.client_update(&m, "C1"), 216_012, 216_016);
+    cx.ensure(cx.client_update(&m, "P1").is_none(), None, || "P1 keeps broker-b".into());
+    // After the heal broker-b's next registration (252) reaches NS-2, and C1's 276.01 poll converges.
+    cx.first_within("NS-2", TraceKind::Registered, BROKER_B, secs(250), 252_001, 252_003);
+    let back = cx.first_within("C1", TraceKind::RouteUpdated, "", secs(250), 276_012, 276_016);
+    cx.ensure(back.text.contains(BROKER_B), Some(back.at), || "C1 sees broker-b again".into());
+
+    // The tables, through the time machine: divergent at 200 and 240, converged at 300.
+    let mut tl = Timeline::new(&built_in("S7").expect("S7"));
+    tl.seek(secs(200));
+    let sim = tl.sim();
+    Ctx::new("S7 at 200 s", sim).ensure(
+        ns_lists(sim, "NS-1", BROKER_B) && !ns_lists(sim, "NS-2", BROKER_B),
+        None,
+        || "NS-1 lists broker-b and NS-2 does not".into(),
+    );
+    tl.seek(secs(240));
+    let sim = tl.sim();
+    let (p1, c1) = (producer(sim, "P1").client.route.as_ref(), consumer(sim, "C1").client.route.as_ref());
+    Ctx::new("S7 at 240 s", sim).ensure(route_has(p1, BROKER_B) && !route_has(c1, BROKER_B), None, || {
+        "clients bound to different NameServers see different routes".into()
+    });
+    tl.seek(secs(300));
+    let sim = tl.sim();
+    let c1 = consumer(sim, "C1").client.route.as_ref();
+    Ctx::new("S7 at 300 s", sim)
+        .ensure(ns_lists(sim, "NS-2", BROKER_B) && route_has(c1, BROKER_B), None, || "converged after the heal".into());
+    assert_eq!(sim.state_hash(), run("S7").state_hash(), "the timeline reaches the state of a straight run");
+}
+
+#[test]
+fn s8_master_down_slave_alive() {
+    let cx = Ctx::of("S8");
+    for ns in ["NS-1", "NS-2"] {
+        cx.first_within(ns, TraceKind::ChannelClosed, BROKER_A, secs(50), 50_001, 50_003);
+    }
+    // The group stays in the route with its slave only.
+    let route = cx.first_within("P1", TraceKind::RouteUpdated, "broker-a {1=10.0.1.2:10911}", secs(50), 64_012, 64_016);
+    cx.ensure(route.text.contains("queueDatas=[broker-a r4/w4 RW; broker-b r4/w4 RW]"), Some(route.at), || {
+        "broker-a's queues are still listed".into()
+    });
+    // Producers skip a group without a master.
+    let a = cx.group("broker-a");
+    let skipped = cx
+        .sends("P1")
+        .into_iter()
+        .filter(|s| s.started > route.at && s.started < secs(154))
+        .all(|s| s.outcome == SendOutcome::Ok && s.attempts.iter().all(|x| x.group != a));
+    cx.ensure(skipped, Some(secs(154)), || "a send went to broker-a while it had no master".into());
+    // Consumers read from the slave: C2, started at 60, reads broker-a's backlog from broker-a-s.
+    let backlog = cx.first("C2", TraceKind::Pull, "of TopicTest from broker-a-s (10.0.1.2:10911)", secs(60));
+    let count: u64 = backlog.and_then(|e| e.text.split_whitespace().nth(1)?.parse().ok()).unwrap_or(0);
+    cx.ensure(backlog.is_some_and(|e| e.at < secs(61)) && count >= 20, Some(secs(61)), || {
+        format!("C2 reads broker-a's backlog from the slave: {backlog:?}")
+    });
+    // C1 switches its broker-a pulls to the slave after its 66.01 poll.
+    let mut sim = Sim::new(&built_in("S8").expect("S8"));
+    sim.run_until(secs(100));
+    let slave = cx.node("broker-a-s");
+    let from = consumer(&sim, "C1").assigned.get(&a).and_then(|p| p.from);
+    Ctx::new("S8 at 100 s", &sim).ensure(from == Some(slave), None, || format!("C1 pulls broker-a from {from:?}"));
+    // The master returns: registered at once, back in P1's route at its 154.01 poll, and it kept
+    // its commit log (offsets continue).
+    cx.first_within("NS-1", TraceKind::Registered, BROKER_A, secs(150), 150_001, 150_003);
+    let back = cx.first_within(
+        "P1",
+        TraceKind::RouteUpdated,
+        "broker-a {0=10.0.1.1:10911, 1=10.0.1.2:10911}",
+        secs(150),
+        154_012,
+        154_016,
+    );
+    let resumed = cx.first("P1", TraceKind::SendOk, "brokerName=broker-a,", back.at);
+    let offset: u64 =
+        resumed.and_then(|e| e.text.split("queueOffset=").nth(1)?.trim_end_matches(']').parse().ok()).unwrap_or(0);
+    cx.ensure(
+        resumed.is_some_and(|e| e.at < back.at + std::time::Duration::from_secs(5)) && offset >= 20,
+        Some(back.at),
+        || format!("sends to the returned master: {resumed:?}"),
+    );
+    let reading = cx.first("C1", TraceKind::Pull, "from broker-a (10.0.1.1:10911)", secs(157));
+    cx.ensure(reading.is_some_and(|e| e.at < secs(170)), Some(secs(170)), || "C1 reads from the master again".into());
+}
+
+#[test]
+fn s9_nameservers_fail() {
+    let cx = Ctx::of("S9");
+    // NS-1 dies: P1 (bound to it) fails its 64.01 poll and switches to NS-2, keeping its route.
+    cx.first_within("P1", TraceKind::RouteQueryFailed, "switch name server to 10.0.0.2:9876", secs(50), 64_012, 64_016);
+    // Both dead from 100: running clients keep their cached routes and keep working.
+    let p1_ok = cx
+        .sends("P1")
+        .iter()
+        .filter(|s| s.started >= secs(100) && s.started < secs(130))
+        .all(|s| s.outcome == SendOutcome::Ok);
+    cx.ensure(p1_ok, Some(secs(130)), || "P1 keeps sending on its cached route".into());
+    let pulls = cx.lines("C1", TraceKind::Pull, "").iter().filter(|e| e.at > secs(100) && e.at < secs(130)).count();
+    cx.ensure(pulls >= 20, Some(secs(130)), || format!("C1 keeps consuming: {pulls} pulls"));
+    cx.first_within(
+        "C1",
+        TraceKind::RouteQueryFailed,
+        "switch name server to 10.0.0.1:9876",
+        secs(100),
+        126_012,
+        126_016,
+    );
+    // A producer started now cannot send: "No route info of this topic".
+    let p2 = cx.sends("P2");
+    let before: Vec<_> = p2.iter().filter(|s| s.started < secs(130)).collect();
+    let none = before.iter().all(|s| s.outcome == SendOutcome::Failed && s.attempts.is_empty());
+    cx.ensure(before.len() >= 15 && none, Some(secs(130)), || format!("P2 before 130: {before:?}"));
+    let said = cx.lines("P2", TraceKind::SendFailed, "No route info of this topic: TopicTest").len();
+    cx.ensure(said >= before.len(), Some(secs(130)), || "P2 logs No route info".into());
+    // NS-1 restarts empty and refills from the brokers' next registrations (131, 131.5, 132).
+    cx.first_within("NS-1", TraceKind::Lifecycle, "boot success", secs(130), 130_000, 130_000);
+    cx.first_within("NS-1", TraceKind::Registered, BROKER_A, secs(130), 131_001, 131_003);
+    cx.first_within("NS-1", TraceKind::Registered, "10.0.1.2:10911", secs(130), 131_501, 131_503);
+    cx.first_within("NS-1", TraceKind::Registered, BROKER_B, secs(130), 132_001, 132_003);
+    let first_ok = p2.iter().find(|s| s.outcome == SendOutcome::Ok);
+    cx.within("P2's first successful send", first_ok.map(|s| s.finished), 131_003, 132_100);
+}
+
+#[test]
+fn s10_auto_created_topic_lands_on_one_broker() {
+    let cx = Ctx::of("S10");
+    // The first send (49) finds no route for NewTopic and falls back to TBW102, on both brokers.
+    cx.first_within("P1", TraceKind::RouteNotFound, "get Topic [NewTopic]", secs(49), 49_002, 49_006);
+    let provisional = cx.first_within("P1", TraceKind::RouteUpdated, "Topic = NewTopic", secs(49), 49_004, 49_012);
+    cx.ensure(provisional.text.contains(BROKER_A) && provisional.text.contains(BROKER_B), Some(provisional.at), || {
+        "the TBW102 route names both brokers".into()
+    });
+    // One broker creates the topic and re-registers at once.
+    let created: Vec<&TraceEntry> = cx
+        .sim
+        .trace()
+        .iter()
+        .filter(|e| e.text.starts_with("Create new topic by default topic:[TBW102] config:[NewTopic]"))
+        .collect();
+    cx.ensure(created.len() == 1, None, || format!("topic created {} times", created.len()));
+    let (broker, at) = (cx.sim.directory().name(created[0].node).to_owned(), created[0].at.as_millis());
+    for ns in ["NS-1", "NS-2"] {
+        let line =
+            cx.first_within(ns, TraceKind::TopicChanged, "new topic registered, NewTopic", secs(49), at + 1, at + 3);
+        cx.ensure(line.text.contains(&format!("brokerName={broker},")), Some(line.at), || {
+            "on the creating broker".into()
+        });
+    }
+    // The next poll (64.01) pins every later send to that broker.
+    let pinned = cx.first_within("P1", TraceKind::RouteUpdated, "Topic = NewTopic", secs(50), 64_012, 64_016);
+    let other = if broker == "broker-a" { "broker-b" } else { "broker-a" };
+    cx.ensure(!pinned.text.contains(&format!("{other} ")), Some(pinned.at), || format!("route still names {other}"));
+    let group = cx.group(&broker);
+    let later = cx.sends("P1").into_iter().filter(|s| s.started > pinned.at).collect::<Vec<_>>();
+    cx.ensure(
+        !later.is_empty() && later.iter().all(|s| s.outcome == SendOutcome::Ok && s.attempts[0].group == group),
+        None,
+        || format!("later sends: {later:?}"),
+    );
+    cx.first_within(
+        "C1",
+        TraceKind::RouteUpdated,
+        &format!("queueDatas=[{broker} r4/w4 RW]]"),
+        secs(50),
+        66_012,
+        66_016,
+    );
+}
