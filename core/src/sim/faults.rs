@@ -7,9 +7,10 @@ use core::mem;
 use super::history::FaultRecord;
 use super::net::{Link, Payload};
 use super::node::NodeState;
+use super::queue::{CLASS_NORMAL, Ev};
 use super::scenario::{Action, action_text};
 use super::trace::{NodeId, TraceKind};
-use super::{Actor, CLASS_NORMAL, Ev, Sim};
+use super::{Actor, Sim};
 use crate::names::TopicName;
 
 impl Sim {

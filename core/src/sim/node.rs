@@ -6,7 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::rng::Rng;
-use super::scenario::Profile;
+use super::scenario::{NodeSpec, Profile, Scenario};
 use super::trace::{NodeId, TraceKind};
 use crate::names::{BrokerName, ConnId, TopicName};
 use crate::protocol::RemotingCommand;
@@ -346,4 +346,44 @@ impl Cx<'_> {
     pub fn effect(&mut self, effect: Effect) {
         self.effects.push(effect);
     }
+}
+
+/// Builds the directory: addresses by role, groups in order of appearance.
+pub(super) fn directory(scenario: &Scenario) -> Directory {
+    let mut names = Vec::new();
+    let mut roles = Vec::new();
+    let mut addrs = Vec::new();
+    let mut groups: Vec<BrokerName> = Vec::new();
+    let mut nameservers = Vec::new();
+    let (mut ns_n, mut broker_n, mut client_n) = (0u32, 0u32, 0u32);
+    for (i, spec) in scenario.nodes.iter().enumerate() {
+        names.push(String::from(spec.name()));
+        let (role, addr) = match spec {
+            NodeSpec::NameServer { .. } => {
+                ns_n += 1;
+                nameservers.push(NodeId(i as u16));
+                (Role::NameServer, alloc::format!("10.0.0.{ns_n}:9876"))
+            }
+            NodeSpec::Broker { group, .. } => {
+                broker_n += 1;
+                let name = BrokerName::from(group.as_str());
+                if !groups.contains(&name) {
+                    groups.push(name);
+                }
+                (Role::Broker, alloc::format!("10.0.1.{broker_n}:10911"))
+            }
+            NodeSpec::Producer { .. } => {
+                client_n += 1;
+                (Role::Producer, alloc::format!("10.0.2.{client_n}:0"))
+            }
+            NodeSpec::Consumer { .. } => {
+                client_n += 1;
+                (Role::Consumer, alloc::format!("10.0.2.{client_n}:0"))
+            }
+        };
+        roles.push(role);
+        addrs.push(addr);
+    }
+    let by_addr = addrs.iter().enumerate().map(|(i, a)| (a.clone(), NodeId(i as u16))).collect();
+    Directory { names, roles, addrs, by_addr, groups, nameservers, profile: scenario.profile }
 }
