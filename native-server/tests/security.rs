@@ -7,7 +7,7 @@
 //! configuration could still be written to any path, with lines of the attacker's choosing
 //! (PROTOCOL.md §12.5). Every key that names a path, a home directory or the black list is
 //! refused with NO_PERMISSION (16), nothing is applied, and the persisted file is unchanged
-//! byte for byte. The core's unit-level versions are in core/tests/requests.rs.
+//! byte for byte. The core's unit-level versions are in core/tests/requests_config.rs.
 
 mod reliability;
 mod support;
