@@ -13,6 +13,9 @@ done
 step "formatting"
 cargo fmt --all -- --check
 
+step "docs: every cited section, mentioned document and relative link resolves inside the repository"
+node scripts/check-links.mjs
+
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
