@@ -14,16 +14,18 @@ function targets(entry) {
   return Object.values(entry || {}).flatMap(targets);
 }
 
-const required = new Set([
-  ...pkg.files.filter((f) => !f.includes("*")),
-  ...targets(pkg.exports),
-  ...Object.values(pkg.bin || {}),
-  pkg.main,
-  pkg.types,
-  "LICENSE",
-  "README.md",
-  "www/index.html",
-]);
+const required = new Set(
+  [
+    ...pkg.files.filter((f) => !f.includes("*")),
+    ...targets(pkg.exports),
+    ...Object.values(pkg.bin || {}),
+    pkg.main,
+    pkg.types,
+    "LICENSE",
+    "README.md",
+    "www/index.html",
+  ].map((f) => f.replace(/^\.\//, "")),
+);
 
 const problems = [];
 for (const entry of required) {
