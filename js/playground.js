@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 // Only the page and the module it loads are served, never the rest of the package.
 const SERVED = ["www", "pkg"];
-const DEFAULT_PORT = 8080;
+const DEFAULT_PORT = 8090; // not 8080: the daemon's console takes that one
 const TYPES = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -125,7 +125,7 @@ const server = createServer((req, res) => {
 });
 
 function listen(at) {
-  server.once("error", (error) => {
+  const onError = (error) => {
     if (error.code === "EADDRINUSE" && !explicitPort) {
       console.error(`port ${at} is taken; using a free port instead (choose one with --port)`);
       listen(0);
@@ -133,14 +133,18 @@ function listen(at) {
     }
     console.error(`rocketmq-nameserver-playground: cannot listen on ${options.host}:${at}: ${error.message}`);
     process.exit(1);
-  });
-  server.listen(at, options.host, () => {
-    const { address, port: bound } = server.address();
-    const host = address.includes(":") ? `[${address}]` : address;
-    console.log(`RocketMQ NameServer playground: http://${host}:${bound}/www/`);
-    console.log("Serving the page offline; press Ctrl-C to stop.");
-  });
+  };
+  server.once("error", onError);
+  server.listen(at, options.host);
 }
+
+server.on("listening", () => {
+  server.removeAllListeners("error");
+  const { address, port: bound } = server.address();
+  const host = address.includes(":") ? `[${address}]` : address;
+  console.log(`RocketMQ NameServer playground: http://${host}:${bound}/www/`);
+  console.log("Serving the page offline; press Ctrl-C to stop.");
+});
 
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
