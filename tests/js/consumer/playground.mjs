@@ -30,11 +30,16 @@ try {
     "/www/": "text/html",
     "/www/main.js": "text/javascript",
     "/www/worker.js": "text/javascript",
-    "/www/style.css": "text/css",
-    "/www/sw.js": "text/javascript",
     "/pkg/nameserver_wasm.js": "text/javascript",
     "/pkg/nameserver_wasm_bg.wasm": "application/wasm",
   };
+  // And whatever else the page's HTML loads from the package (it changes with the page).
+  const html = await (await get("/www/")).text();
+  for (const [, ref] of html.matchAll(/(?:src|href)="([^"]+)"/g)) {
+    if (/^(?:[a-z]+:|#|\/\/)/i.test(ref)) continue;
+    const path = new URL(ref, `${url}/www/`).pathname;
+    expect[path] ??= { ".js": "text/javascript", ".css": "text/css", ".html": "text/html" }[path.match(/\.[a-z]+$/)?.[0]] ?? "";
+  }
   for (const [path, type] of Object.entries(expect)) {
     const r = await get(path);
     assert.equal(r.status, 200, path);
@@ -60,7 +65,7 @@ try {
     await ready(page);
     const simMs = await page.getAttribute("[data-testid=clock]", "data-sim-ms");
     assert.deepEqual(page.errors, []);
-    console.log(`playground: ${url}/www/ serves the page and its module; the page is ready in Chromium (clock at ${simMs} ms)`);
+    console.log(`playground: ${url}/www/ serves the page, the ${Object.keys(expect).length} files it loads and its module; the page is ready in Chromium (clock at ${simMs} ms)`);
   } finally {
     await b.close();
   }
