@@ -6,12 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
-fi
+scripts/install-chromium.sh
 [ -f pkg/nameserver_wasm_bg.wasm ] || scripts/build-wasm.sh
 # Live-mode tests start the daemon itself.
 cargo build -p nameserver --locked

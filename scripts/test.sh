@@ -13,6 +13,9 @@ done
 step "formatting"
 cargo fmt --all -- --check
 
+step "docs: every cited section, mentioned document and relative link resolves inside the repository"
+node scripts/check-links.mjs
+
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
@@ -42,7 +45,7 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 
-step "JavaScript tests of the package"
+step "JavaScript tests of the package and of the link check"
 node --test tests/js/
 
 step "browser tests of the page (www/, headless chromium)"
@@ -52,7 +55,7 @@ step "interop: the ali-ons npm client gets routes from the daemon"
 cargo build -p nameserver --locked
 NAMESERVER_BIN="${CARGO_TARGET_DIR:-target}/debug/nameserver" node --test --test-force-exit tests/interop/
 
-step "npm pack, install into a fresh project, run, type-check"
+step "npm package from a clean clone: pack (builds pkg/), contents, Node, types, vite bundle in Chromium, playground bin"
 scripts/test-package.sh
 
 step "all tests passed"
