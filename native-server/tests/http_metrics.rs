@@ -401,6 +401,7 @@ async fn metrics_speak_rocketmqs_vocabulary() {
     assert_eq!(value(&format!("nameserver_broker_heartbeat_timeout_seconds{broker_labels}")), 120.0);
     assert_eq!(value("nameserver_live_brokers{cluster=\"DemoCluster\"}"), 1.0);
     assert_eq!(value("nameserver_topics"), 13.0);
+    assert_eq!(value("nameserver_serving_routes"), 1.0);
     assert_eq!(value("nameserver_file_write_failures_total{file=\"kvConfig\"}"), 0.0);
     assert_eq!(value("nameserver_file_write_failures_total{file=\"config\"}"), 0.0);
     let build = format!(

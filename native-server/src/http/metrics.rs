@@ -273,6 +273,12 @@ impl Collector for Scrape {
             as_gauge(view.cluster_addr_table.len()),
         )?;
         gauge(&mut enc, "nameserver_topics", "Topics with a route", as_gauge(routes.topics()))?;
+        gauge(
+            &mut enc,
+            "nameserver_serving_routes",
+            "1 while route queries are answered, 0 while needWaitForService holds them back",
+            i64::from(routes.serving()),
+        )?;
         brokers(&mut enc, &view, observer.now().as_millis())?;
         gauge(&mut enc, "nameserver_kv_entries", "KV config entries", as_gauge(view.kv.len()))?;
         gauge(
