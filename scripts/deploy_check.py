@@ -340,6 +340,9 @@ def runtime(binary):
                 daemon.wait()
             print("---- daemon log ----\n" + log_path.read_text() + "--------------------")
     finally:
+        for path in root.rglob("*"):
+            if path.is_dir():
+                os.chmod(path, 0o755)
         shutil.rmtree(root, ignore_errors=True)
 
 
