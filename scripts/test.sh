@@ -36,6 +36,9 @@ cargo build -p nameserver-core --no-default-features --locked --target wasm32-un
 step "WebAssembly module and bindings (pkg/)"
 scripts/build-wasm.sh
 
+step "deploy files offline: Dockerfile lint, systemd unit, Kubernetes manifests, alert rules, and the image's binary run as the image runs it"
+scripts/test-deploy.sh
+
 step "wasm-bindgen tests in Node"
 cargo clippy -p nameserver-wasm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 cargo test -p nameserver-wasm --target wasm32-unknown-unknown --locked

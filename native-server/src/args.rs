@@ -12,13 +12,13 @@ use nameserver_core::properties::{self, PropertiesError};
 use nameserver_core::{Config, KvConfig};
 
 use crate::ServerConfig;
-use crate::http::HttpOptions;
+use crate::http::{HttpOptions, Page};
 
 /// `nameserver` — the RocketMQ NameServer, a drop-in replacement for `mqnamesrv`.
 #[derive(Clone, Debug, Parser)]
 #[command(
     name = "nameserver",
-    version,
+    version = crate::version::LONG,
     about = "RocketMQ NameServer: brokers register here, producers, consumers and admin tools get their routes here",
     long_about = "RocketMQ NameServer: brokers register here, producers, consumers and admin tools get their \
                   routes here.\n\nA drop-in replacement for `mqnamesrv` (RocketMQ 4.9.x and 5.x wire protocol). \
@@ -26,9 +26,12 @@ use crate::http::HttpOptions;
                   $HOME/namesrv/kvConfig.json, as the Java NameServer does.",
     after_help = "Configuration: Java's defaults, then the -c file (namesrv.properties keys such as listenPort, \
                   kvConfigPath, scanNotActiveBrokerInterval, serverChannelMaxIdleTimeSeconds, \
-                  orderMessageEnable), then --listen-port and --bind-address.\n\
+                  orderMessageEnable), then --listen-port and --bind-address. Keys accepted but not implemented \
+                  (enableControllerInNamesrv=true, tls.*, Java thread-pool sizes, ...) are logged as warnings at start.\n\
                   Logs go to stderr; filter them with --log-level or RUST_LOG.\n\
-                  SIGINT/SIGTERM stop accepting, answer requests in flight, flush the KV config and exit 0."
+                  SIGINT/SIGTERM stop accepting, answer requests in flight, flush the KV config and exit 0, \
+                  waiting at most shutdownWaitTimeSeconds for connections when enableShutdownGracefully=true (else 5 s).\n\
+                  At start the soft open-files limit is raised towards --max-connections (up to the hard limit)."
 )]
 pub struct Args {
     /// Name server config properties file (namesrv.properties); its path becomes configStorePath
@@ -69,15 +72,21 @@ pub struct Args {
     #[arg(long, value_name = "PORT", help_heading = "HTTP console")]
     pub http_port: Option<u16>,
 
-    /// Address the HTTP console binds
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1", help_heading = "HTTP console")]
+    /// Address the HTTP console binds; 0.0.0.0 (or ::) serves probes and scrapes from other hosts
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1",
+        env = "NAMESERVER_HTTP_BIND",
+        help_heading = "HTTP console"
+    )]
     pub http_bind: String,
 
     /// Run without the HTTP console
     #[arg(long, help_heading = "HTTP console")]
     pub no_http: bool,
 
-    /// Directory holding www/ and pkg/ (the page) [default: the repository this binary was built from]
+    /// Directory holding www/ and pkg/ (the page) [default: the page embedded in the binary; a build without it: the source tree it was built from]
     #[arg(long, value_name = "DIR", help_heading = "HTTP console")]
     pub http_root: Option<PathBuf>,
 
@@ -180,6 +189,8 @@ impl Args {
                     .map_err(|source| ArgsError::Value { origin: path.display().to_string(), source })?;
             }
             config.config_store_path = path.display().to_string();
+            crate::config_keys::shutdown_grace(&config)
+                .map_err(|source| ArgsError::Value { origin: path.display().to_string(), source })?;
         }
         if let Some(port) = self.listen_port {
             config.listen_port = port;
@@ -199,7 +210,7 @@ impl Args {
             return None;
         }
         Some(HttpOptions {
-            root: self.http_root.clone().or_else(crate::http::default_root),
+            page: self.http_root.clone().map_or_else(Page::builtin, Page::Dir),
             token: self.http_token.clone().filter(|token| !token.is_empty()),
             nsaddr: self.http_nsaddr.clone(),
             allow_origins: self.http_allow_origin.clone(),
@@ -213,6 +224,7 @@ impl Args {
         ServerConfig {
             limits: Limits { max_frame: self.max_frame_bytes, ..Limits::DEFAULT },
             max_connections: self.max_connections,
+            shutdown_grace: crate::config_keys::shutdown_grace(&namesrv).unwrap_or(crate::DEFAULT_SHUTDOWN_GRACE),
             ..ServerConfig::new(namesrv, kv)
         }
     }

@@ -247,11 +247,11 @@ impl Session {
 
     async fn dispatch(&mut self, cmd: RemotingCommand) -> Result<(), End> {
         let at = self.shared.observe.start();
-        if self.owner_pending == 0
-            && self.shared.routes.load().answer(&cmd, &self.limits, &mut self.out) == FastPath::Answered
-        {
-            self.shared.observe.route_answered(self.conn, &cmd, at);
-            return Ok(());
+        if self.owner_pending == 0 {
+            if let FastPath::Answered(response) = self.shared.routes.load().answer(&cmd, &self.limits, &mut self.out) {
+                self.shared.observe.route_answered(self.conn, &cmd, response.map(i32::from), at);
+                return Ok(());
+            }
         }
         if !cmd.is_oneway() && !cmd.is_response() {
             self.owner_pending += 1;

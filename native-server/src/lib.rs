@@ -46,16 +46,21 @@
 //! reading (after taking in what had already arrived), the owner answers all of it, each
 //! connection writes what it is owed and closes, the last file contents are written, and
 //! [`run`] returns. Connections still busy after [`ServerConfig::shutdown_grace`] are closed.
+//! The HTTP console answers until the connections are done, `/readyz` with 503 from the
+//! moment shutdown begins.
 
 pub mod args;
 mod clock;
+pub mod config_keys;
 mod conn;
 pub mod http;
 pub mod listener;
+pub mod open_files;
 mod owner;
 pub mod persist;
 pub mod shutdown;
 pub mod snapshot;
+pub mod version;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
@@ -103,7 +108,9 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Replies that may wait for one peer; when a peer leaves this many unread it is closed.
     pub outbound_queue: usize,
-    /// How long a shutdown waits for connections to be answered before closing them.
+    /// How long a shutdown waits for connections to be answered before closing them (the
+    /// binary takes `shutdownWaitTimeSeconds` when `enableShutdownGracefully` is true, see
+    /// [`config_keys::shutdown_grace`]).
     pub shutdown_grace: Duration,
 }
 
@@ -152,9 +159,13 @@ pub async fn serve(
     let (inbound, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
     let idle = Some(Duration::from_secs(namesrv.server_channel_max_idle_time_seconds)).filter(|d| !d.is_zero());
     let clock = Clock::start();
-    let observe = Arc::new(http::Observer::new(console.is_some(), Arc::clone(&routes), clock));
+    let write_failures = vec![("kvConfig", kv_file.failures()), ("config", config_file.failures())];
+    let observe = Arc::new(http::Observer::new(console.is_some(), Arc::clone(&routes), clock, write_failures));
+    // The console outlives the stop: /readyz says 503 while the connections drain.
+    let http_quit = CancellationToken::new();
     let http = console.map(|console| {
-        let serve = http::serve(console, Arc::clone(&observe), inbound.clone(), rocketmq_addr, stop.clone());
+        let serve =
+            http::serve(console, Arc::clone(&observe), inbound.clone(), rocketmq_addr, stop.clone(), http_quit.clone());
         tokio::spawn(serve)
     });
     let shared = Arc::new(Shared {
@@ -220,6 +231,7 @@ pub async fn serve(
         force_close.cancel();
         let _ = limit.acquire_many(permits).await;
     }
+    http_quit.cancel();
     owner_result.map_err(io::Error::other)?;
     if let Some(mut http) = http {
         // Its event streams end at the stop; give slow readers the rest of the grace period.

@@ -36,10 +36,16 @@ fn start(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     init_tracing(args.log_level.as_deref())?;
+    tracing::info!("nameserver {}", nameserver::version::LONG);
+    for warning in nameserver::config_keys::unimplemented(&namesrv) {
+        tracing::warn!("config: {warning}");
+    }
     let kv = nameserver::load_kv(namesrv.kv_config_path.as_ref())?;
     tracing::info!("load KV config table OK, {} entries from {}", kv.len(), namesrv.kv_config_path);
     let (bind_address, port) = (namesrv.bind_address.clone(), namesrv.listen_port);
-    let config = args.server_config(namesrv, kv);
+    let mut config = args.server_config(namesrv, kv);
+    config.max_connections = open_files(config.max_connections);
+    tracing::info!("shutdown: connections get up to {:?} to be answered", config.shutdown_grace);
 
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the tokio runtime")?;
@@ -60,6 +66,38 @@ fn start(args: &Args) -> anyhow::Result<()> {
         }
         nameserver::serve(listener, console, config, shutdown).await.context("the NameServer stopped with an error")
     })
+}
+
+/// Raises the open-files limit for `max_connections` and returns how many connections can be
+/// served: fewer when the hard limit is too low, so that peers beyond it wait in the listen
+/// backlog instead of failing to be accepted.
+fn open_files(max_connections: usize) -> usize {
+    let limits = match nameserver::open_files::raise_for(max_connections) {
+        Ok(limits) => limits,
+        Err(error) => {
+            tracing::warn!("open files: cannot read or raise RLIMIT_NOFILE ({error}); keeping it as it is");
+            return max_connections;
+        }
+    };
+    let nameserver::open_files::Limits { old_soft, soft, hard } = limits;
+    if soft == old_soft {
+        tracing::info!("open files: soft limit {soft} (hard {hard}), enough for --max-connections {max_connections}");
+    } else {
+        tracing::info!(
+            "open files: soft limit raised from {old_soft} to {soft} (hard {hard}) for --max-connections {max_connections}"
+        );
+    }
+    let usable = usize::try_from(limits.usable_connections()).unwrap_or(usize::MAX);
+    if usable < max_connections {
+        tracing::warn!(
+            "open files: the hard limit {hard} is below --max-connections {max_connections} plus {} for files and listeners; \
+             serving at most {usable} connections at once (more wait in the backlog). Raise it (systemd LimitNOFILE=, ulimit -Hn, \
+             docker --ulimit nofile=) or lower --max-connections",
+            nameserver::open_files::MARGIN
+        );
+        return usable;
+    }
+    max_connections
 }
 
 /// The HTTP console's listener. When the default port is taken the daemon runs without it;

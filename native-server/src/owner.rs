@@ -122,7 +122,13 @@ impl Owner {
     }
 
     fn next_deadline(&self) -> Instant {
-        self.clock.deadline(self.ns.poll_timeout().unwrap_or(nameserver_core::Instant::MAX))
+        let mut next = self.ns.poll_timeout().unwrap_or(nameserver_core::Instant::MAX);
+        // Wake when `needWaitForService` ends, so the snapshot (and /readyz) follow at once
+        // rather than at the next scan.
+        if !self.ns.serving_routes() {
+            next = next.min(self.ns.serving_routes_from());
+        }
+        self.clock.deadline(next)
     }
 
     fn on_inbound(&mut self, message: Inbound) {
@@ -139,11 +145,12 @@ impl Owner {
                 let warm = (cmd.request_code() == RequestCode::GetRouteInfoByTopic)
                     .then(|| cmd.field("topic").map(TopicName::from))
                     .flatten();
-                self.step(Input::Received { conn, cmd });
+                let reply_to = (!cmd.is_oneway()).then_some((conn, cmd.opaque));
+                let response = self.step_replying(Input::Received { conn, cmd }, reply_to);
                 if let Some(topic) = warm {
                     self.routes.load().warm(&self.ns, &topic, &mut self.warmed);
                 }
-                self.console.answered(conn, code, at, sample);
+                self.console.answered(conn, code, response, at, sample);
             }
             Inbound::Idle { conn } => self.step(Input::Idle { conn }),
             Inbound::Drained { conn } => {
@@ -168,6 +175,12 @@ impl Owner {
     /// One `handle` call, then the snapshot, then the outputs: a reply is never sent before
     /// the routes it implies are visible to every connection.
     fn step(&mut self, input: Input) {
+        self.step_replying(input, None);
+    }
+
+    /// [`Self::step`], returning the response code of the reply to `reply_to` (connection,
+    /// opaque) if the step sent one.
+    fn step_replying(&mut self, input: Input, reply_to: Option<(ConnId, i32)>) -> Option<i32> {
         self.ns.handle(self.clock.now(), input);
         self.publish_routes();
         // Files first: the step's replies wait for the generations handed over here.
@@ -183,6 +196,14 @@ impl Owner {
         // Then replies and closes, in order; events (a large registration logs a line per
         // topic, as Java does) only after the replies are on their way.
         let mut events = Vec::new();
+        let response = outputs.iter().find_map(|output| match (output, reply_to) {
+            (Output::Send { conn, cmd }, Some((to, opaque)))
+                if *conn == to && cmd.is_response() && cmd.opaque == opaque =>
+            {
+                Some(cmd.code)
+            }
+            _ => None,
+        });
         for output in outputs {
             match output {
                 Output::Send { conn, cmd } if kv > 0 || config > 0 => {
@@ -196,6 +217,7 @@ impl Owner {
             self.act(Output::Event(event));
         }
         self.console.publish(&self.ns);
+        response
     }
 
     /// Sends the held replies whose files are written, in order.

@@ -12,6 +12,8 @@ use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use nameserver_core::KvConfig;
 use tokio::sync::watch;
@@ -121,6 +123,8 @@ pub(crate) struct PersistTarget {
     stored: u64,
     /// The generation of the last bytes the writer is done with.
     written: watch::Receiver<u64>,
+    /// Writes that failed (the file kept its previous content).
+    failures: Arc<AtomicU64>,
 }
 
 impl PersistTarget {
@@ -129,7 +133,9 @@ impl PersistTarget {
     pub(crate) fn spawn(path: PathBuf, what: &'static str) -> (Self, JoinHandle<io::Result<()>>) {
         let (latest, pending) = watch::channel(None);
         let (done, written) = watch::channel(0);
-        (Self { latest, stored: 0, written }, tokio::spawn(write_latest(path, what, pending, done)))
+        let failures = Arc::new(AtomicU64::new(0));
+        let writer = tokio::spawn(write_latest(path, what, pending, done, Arc::clone(&failures)));
+        (Self { latest, stored: 0, written, failures }, writer)
     }
 
     /// Schedules `bytes` to be written, replacing any bytes not yet written, and returns their
@@ -146,6 +152,11 @@ impl PersistTarget {
         *self.written.borrow()
     }
 
+    /// The count of failed writes, shared with whoever reports it.
+    pub(crate) fn failures(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.failures)
+    }
+
     /// A receiver that changes whenever [`Self::written`] does.
     pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
         self.written.clone()
@@ -157,6 +168,7 @@ async fn write_latest(
     what: &'static str,
     mut pending: watch::Receiver<Option<(u64, Vec<u8>)>>,
     done: watch::Sender<u64>,
+    failures: Arc<AtomicU64>,
 ) -> io::Result<()> {
     let mut outcome = Ok(());
     // `changed` reports a value not yet seen even after the sender is gone, so the last
@@ -169,7 +181,10 @@ async fn write_latest(
             .unwrap_or_else(|join| Err(io::Error::other(join)));
         match &outcome {
             Ok(()) => tracing::debug!("persist {what} to {} OK", path.display()),
-            Err(error) => tracing::error!("persist {what} to {} failed: {error}", path.display()),
+            Err(error) => {
+                failures.fetch_add(1, Ordering::Relaxed);
+                tracing::error!("persist {what} to {} failed: {error}", path.display());
+            }
         }
         done.send_replace(generation);
     }

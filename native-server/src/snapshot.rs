@@ -66,8 +66,9 @@ impl RouteBodies {
 /// What [`RouteSnapshot::answer`] did with a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FastPath {
-    /// The reply (if the request wants one) was appended to the output buffer.
-    Answered,
+    /// The reply, with this response code, was appended to the output buffer (`None`: a
+    /// oneway request, which gets no reply).
+    Answered(Option<ResponseCode>),
     /// The snapshot cannot answer this command exactly; the owner must.
     Forward,
 }
@@ -212,16 +213,20 @@ impl RouteSnapshot {
                 let bodies = slot.0.load();
                 let Some(bodies) = bodies.as_deref() else { return FastPath::Forward };
                 if cmd.is_oneway() {
-                    return FastPath::Answered;
+                    return FastPath::Answered(None);
                 }
                 let body = if query.standard_json { &bodies.standard } else { &bodies.plain };
                 codec::encode_with_body(&RemotingCommand::response_to(cmd, ResponseCode::Success), body, out)
+                    .map(|()| ResponseCode::Success)
             }
-            None if cmd.is_oneway() => return FastPath::Answered,
-            None => codec::encode(&topic_not_exist(cmd, &query.topic), out),
+            None if cmd.is_oneway() => return FastPath::Answered(None),
+            None => codec::encode(&topic_not_exist(cmd, &query.topic), out).map(|()| ResponseCode::TopicNotExist),
         };
         // A reply too large to encode is the owner's to report, as for every other request.
-        if encoded.is_ok() { FastPath::Answered } else { FastPath::Forward }
+        match encoded {
+            Ok(code) => FastPath::Answered(Some(code)),
+            Err(_) => FastPath::Forward,
+        }
     }
 }
 

@@ -334,16 +334,114 @@ async fn metrics_are_valid_exposition_text_and_count_what_happened() {
     assert!(value("nameserver_connections") >= 2.0);
     assert!(value("nameserver_connections_accepted_total") >= 3.0);
     let route = "{code=\"105\",request=\"GET_ROUTEINFO_BY_TOPIC\"}";
-    assert_eq!(value(&format!("nameserver_requests_total{route}")), 3.0);
+    let route_ok = "{code=\"105\",request=\"GET_ROUTEINFO_BY_TOPIC\",response=\"SUCCESS\",response_code=\"0\"}";
+    assert_eq!(value(&format!("nameserver_requests_total{route_ok}")), 3.0);
     assert_eq!(value(&format!("nameserver_request_duration_seconds_count{route}")), 3.0);
     assert!(value(&format!("nameserver_request_duration_seconds_sum{route}")) > 0.0);
-    assert_eq!(value("nameserver_requests_total{code=\"103\",request=\"REGISTER_BROKER\"}"), 1.0);
-    assert_eq!(value("nameserver_requests_total{code=\"101\",request=\"GET_KV_CONFIG\"}"), 1.0);
-    assert_eq!(value("nameserver_requests_total{code=\"other\",request=\"OTHER\"}"), 1.0);
+    let requests = |labels: &str| value(&format!("nameserver_requests_total{{{labels}}}"));
+    assert_eq!(requests("code=\"103\",request=\"REGISTER_BROKER\",response=\"SUCCESS\",response_code=\"0\""), 1.0);
+    assert_eq!(
+        requests("code=\"101\",request=\"GET_KV_CONFIG\",response=\"QUERY_NOT_FOUND\",response_code=\"22\""),
+        1.0
+    );
+    assert_eq!(
+        requests("code=\"other\",request=\"OTHER\",response=\"REQUEST_CODE_NOT_SUPPORTED\",response_code=\"3\""),
+        1.0
+    );
     assert_eq!(value("nameserver_broker_unregistrations_total{reason=\"expired\"}"), 0.0);
 
     let open = scrape(Format::OpenMetrics).await;
     assert_eq!(open.get("nameserver_brokers"), Some(&1.0));
-    assert_eq!(open.get(&format!("nameserver_requests_total{route}")), Some(&3.0));
+    assert_eq!(open.get(&format!("nameserver_requests_total{route_ok}")), Some(&3.0));
     server.stop().await.unwrap();
+}
+
+/// Scrapes `/metrics` (Prometheus text), checked strictly.
+async fn scrape(server: &ConsoleServer) -> Samples {
+    let response = request(server.http, "GET", "/metrics", &[], b"").await;
+    assert_eq!(response.status, 200);
+    let text = response.text();
+    check_exposition(&text, Format::Prometheus).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+#[tokio::test]
+async fn metrics_speak_rocketmqs_vocabulary() {
+    let server = ConsoleServer::start().await;
+    let mut broker = server.client().await;
+    assert_eq!(decode(&broker.call(&register_broker_frame()).await).code, 0);
+    let mut client = server.client().await;
+    // One unknown topic through the owner, then twice more from the route snapshot.
+    for opaque in 0..3 {
+        assert_eq!(client.request(&route_query("NoSuchTopic", opaque)).await.code, 17);
+    }
+    // A oneway request gets no reply: response "none".
+    let mut oneway = support::request(RequestCode::GetRouteInfoByTopic, 7, &[("topic", "TBW102")]);
+    oneway.flag |= 2;
+    client.send(&support::encode(&oneway)).await;
+    assert_eq!(client.request(&route_query("TBW102", 8)).await.code, 0);
+
+    let mut samples = scrape(&server).await;
+    let none = "nameserver_requests_total{code=\"105\",request=\"GET_ROUTEINFO_BY_TOPIC\",response=\"NONE\",response_code=\"none\"}";
+    for _ in 0..1000 {
+        if samples.contains_key(none) {
+            break;
+        }
+        tokio::task::yield_now().await;
+        samples = scrape(&server).await;
+    }
+    let value = |series: &str| *samples.get(series).unwrap_or_else(|| panic!("no {series} in {samples:#?}"));
+    let missing = "{code=\"105\",request=\"GET_ROUTEINFO_BY_TOPIC\",response=\"TOPIC_NOT_EXIST\",response_code=\"17\"}";
+    assert_eq!(value(&format!("nameserver_requests_total{missing}")), 3.0, "owner and snapshot answers both counted");
+    assert_eq!(value(none), 1.0);
+
+    // brokerLiveTable with rocketmq-exporter's label names, plus the broker id.
+    let broker_labels = "{broker=\"broker-a\",brokerIP=\"127.0.0.1:31911\",brokerId=\"0\",cluster=\"DemoCluster\"}";
+    let age = value(&format!("nameserver_broker_heartbeat_age_seconds{broker_labels}"));
+    assert!((0.0..5.0).contains(&age), "a broker that just registered: {age}");
+    assert_eq!(value(&format!("nameserver_broker_heartbeat_timeout_seconds{broker_labels}")), 120.0);
+    assert_eq!(value("nameserver_live_brokers{cluster=\"DemoCluster\"}"), 1.0);
+    assert_eq!(value("nameserver_topics"), 13.0);
+    assert_eq!(value("nameserver_serving_routes"), 1.0);
+    assert_eq!(value("nameserver_file_write_failures_total{file=\"kvConfig\"}"), 0.0);
+    assert_eq!(value("nameserver_file_write_failures_total{file=\"config\"}"), 0.0);
+    let build = format!(
+        "nameserver_build_info{{commit={:?},version={:?}}}",
+        nameserver::version::COMMIT,
+        nameserver::version::VERSION
+    );
+    assert_eq!(value(&build), 1.0);
+    assert!(!nameserver::version::COMMIT.is_empty());
+    if cfg!(target_os = "linux") {
+        assert!(value("process_open_fds") >= 4.0, "listeners and connections");
+        assert!(value("process_max_fds") >= value("process_open_fds"));
+        assert!(value("process_resident_memory_bytes") > 1e6);
+        assert!(value("process_cpu_seconds_total") >= 0.0);
+        assert!(value("process_start_time_seconds") > 1.6e9);
+    }
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn failed_file_writes_are_counted() {
+    let server = ConsoleServer::start_with(nameserver::http::HttpOptions::default(), |c| {
+        // A path under a regular file: every write of kvConfig.json fails.
+        let blocker = std::path::Path::new(&c.namesrv.kv_config_path).with_file_name("blocker");
+        std::fs::write(&blocker, "a file, not a directory").unwrap();
+        c.namesrv.kv_config_path = blocker.join("kvConfig.json").display().to_string();
+    })
+    .await;
+    let mut client = server.client().await;
+    let put = support::request(RequestCode::PutKvConfig, 1, &[("namespace", "ns"), ("key", "k"), ("value", "v")]);
+    client.request(&put).await;
+    let series = "nameserver_file_write_failures_total{file=\"kvConfig\"}";
+    let mut samples = scrape(&server).await;
+    for _ in 0..1000 {
+        if samples.get(series) == Some(&1.0) {
+            break;
+        }
+        tokio::task::yield_now().await;
+        samples = scrape(&server).await;
+    }
+    assert_eq!(samples.get(series), Some(&1.0), "{samples:#?}");
+    let _ = server.stop().await;
 }

@@ -7,7 +7,7 @@ mod http_support;
 mod support;
 
 use http_support::{ConsoleServer, request};
-use nameserver::http::HttpOptions;
+use nameserver::http::{HttpOptions, Page};
 use nameserver_core::protocol::RequestCode;
 use support::request as tcp_request;
 
@@ -53,7 +53,7 @@ fn page_root() -> tempfile::TempDir {
 #[tokio::test]
 async fn every_route_refuses_every_write_method_by_default() {
     let root = page_root();
-    let options = HttpOptions { root: Some(root.path().to_path_buf()), ..HttpOptions::default() };
+    let options = HttpOptions { page: Page::Dir(root.path().to_path_buf()), ..HttpOptions::default() };
     let server = ConsoleServer::start_with(options, |_| {}).await;
     for route in ROUTES {
         for method in WRITES {
@@ -72,7 +72,7 @@ async fn every_route_refuses_every_write_method_by_default() {
 #[tokio::test]
 async fn only_www_and_pkg_of_the_page_directory_are_served() {
     let root = page_root();
-    let options = HttpOptions { root: Some(root.path().to_path_buf()), ..HttpOptions::default() };
+    let options = HttpOptions { page: Page::Dir(root.path().to_path_buf()), ..HttpOptions::default() };
     let server = ConsoleServer::start_with(options, |_| {}).await;
     let page = server.get("/www/").await;
     assert_eq!(page.status, 200);
@@ -94,7 +94,9 @@ async fn only_www_and_pkg_of_the_page_directory_are_served() {
 #[tokio::test]
 async fn without_a_page_directory_only_the_api_is_served() {
     let server = ConsoleServer::start().await;
-    assert_eq!(server.get("/www/").await.status, 404);
+    let page = server.get("/www/").await;
+    assert_eq!(page.status, 404);
+    assert!(page.text().contains("built without its page"), "{}", page.text());
     assert_eq!(server.get("/healthz").await.status, 200);
     server.stop().await.unwrap();
 }

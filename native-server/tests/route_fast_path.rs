@@ -34,7 +34,7 @@ fn core_reply(ns: &mut NameServer, cmd: RemotingCommand) -> Option<Vec<u8>> {
 fn fast_reply(snapshot: &RouteSnapshot, cmd: &RemotingCommand) -> Option<Option<Vec<u8>>> {
     let mut out = Vec::new();
     match snapshot.answer(cmd, &Limits::DEFAULT, &mut out) {
-        FastPath::Answered => Some((!out.is_empty()).then_some(out)),
+        FastPath::Answered(_) => Some((!out.is_empty()).then_some(out)),
         FastPath::Forward => None,
     }
 }

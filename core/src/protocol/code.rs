@@ -195,6 +195,35 @@ wire_enum! {
     }
 }
 
+impl ResponseCode {
+    /// The Java constant name, e.g. `TOPIC_NOT_EXIST`; `None` for unknown codes.
+    #[must_use]
+    pub fn java_name(self) -> Option<&'static str> {
+        Some(match self {
+            Self::Success => "SUCCESS",
+            Self::SystemError => "SYSTEM_ERROR",
+            Self::SystemBusy => "SYSTEM_BUSY",
+            Self::RequestCodeNotSupported => "REQUEST_CODE_NOT_SUPPORTED",
+            Self::TransactionFailed => "TRANSACTION_FAILED",
+            Self::FlushDiskTimeout => "FLUSH_DISK_TIMEOUT",
+            Self::SlaveNotAvailable => "SLAVE_NOT_AVAILABLE",
+            Self::FlushSlaveTimeout => "FLUSH_SLAVE_TIMEOUT",
+            Self::MessageIllegal => "MESSAGE_ILLEGAL",
+            Self::ServiceNotAvailable => "SERVICE_NOT_AVAILABLE",
+            Self::VersionNotSupported => "VERSION_NOT_SUPPORTED",
+            Self::NoPermission => "NO_PERMISSION",
+            Self::TopicNotExist => "TOPIC_NOT_EXIST",
+            Self::TopicExistAlready => "TOPIC_EXIST_ALREADY",
+            Self::PullNotFound => "PULL_NOT_FOUND",
+            Self::QueryNotFound => "QUERY_NOT_FOUND",
+            Self::InvalidParameter => "INVALID_PARAMETER",
+            Self::IllegalOperation => "ILLEGAL_OPERATION",
+            Self::GoAway => "GO_AWAY",
+            Self::Unknown(_) => return None,
+        })
+    }
+}
+
 wire_enum! {
     /// The sender's language (`LanguageCode`).
     pub enum LanguageCode: u8 {
@@ -315,6 +344,7 @@ mod tests {
         }
         for code in ResponseCode::KNOWN {
             assert_eq!(ResponseCode::from(code.raw()), *code);
+            assert!(code.java_name().is_some());
         }
         for code in LanguageCode::KNOWN {
             assert_eq!(LanguageCode::from(code.raw()), *code);

@@ -4,6 +4,10 @@
 //! nothing and never wait: each connection writes relaxed atomics in one of [`SHARDS`]
 //! cache-aligned shards (chosen by its id), and a scrape adds the shards up. Nothing here
 //! takes a lock on the request path.
+//!
+//! Per-broker and per-cluster series use the label names of rocketmq-exporter (`cluster`,
+//! `broker`, `brokerIP`) plus `brokerId`, so that dashboards can join them with the brokers'
+//! own series; `process_*` are the standard process series (`process.rs`).
 
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
@@ -15,7 +19,7 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use nameserver_core::ConnId;
 use nameserver_core::event::UnregisterReason;
-use nameserver_core::protocol::RequestCode;
+use nameserver_core::protocol::{RequestCode, ResponseCode};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _, NoLabelSet};
 use prometheus_client::metrics::MetricType;
@@ -29,6 +33,10 @@ use super::{Ctx, Observer};
 const SHARDS: usize = 8;
 /// One slot per known request code, plus one for every other code.
 const SLOTS: usize = RequestCode::KNOWN.len() + 1;
+/// One slot per known response code, one for every other code, one for "no reply".
+const RESPONSE_SLOTS: usize = ResponseCode::KNOWN.len() + 2;
+const OTHER_RESPONSE: usize = ResponseCode::KNOWN.len();
+const NO_RESPONSE: usize = ResponseCode::KNOWN.len() + 1;
 /// Histogram upper bounds in seconds: route queries take microseconds, registrations more.
 const BOUNDS: [f64; 15] = [
     0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
@@ -58,6 +66,8 @@ struct Slot {
     sum_nanos: AtomicU64,
     /// Per bucket (not cumulative); the last one is `+Inf`.
     buckets: [AtomicU64; BOUNDS.len() + 1],
+    /// Requests by the response code of their reply (see [`response_slot`]).
+    responses: [AtomicU64; RESPONSE_SLOTS],
 }
 
 #[derive(Debug)]
@@ -95,6 +105,22 @@ fn slot_of(code: i32) -> usize {
     RequestCode::KNOWN.iter().position(|known| known.raw() == code).unwrap_or(SLOTS - 1)
 }
 
+fn response_slot(response: Option<i32>) -> usize {
+    match response {
+        None => NO_RESPONSE,
+        Some(code) => ResponseCode::KNOWN.iter().position(|known| known.raw() == code).unwrap_or(OTHER_RESPONSE),
+    }
+}
+
+/// `response_code` and `response` label values of a response slot.
+fn response_labels(slot: usize) -> (String, &'static str) {
+    match ResponseCode::KNOWN.get(slot) {
+        Some(known) => (known.raw().to_string(), known.java_name().unwrap_or("UNKNOWN")),
+        None if slot == OTHER_RESPONSE => (String::from("other"), "OTHER"),
+        None => (String::from("none"), "NONE"),
+    }
+}
+
 impl Default for Metrics {
     fn default() -> Self {
         Self {
@@ -112,18 +138,21 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// One request with `code` on `conn`, answered after `elapsed`.
-    pub(crate) fn record(&self, conn: ConnId, code: i32, elapsed: Duration) {
+    /// One request with `code` on `conn`, answered with `response` (`None`: no reply) after
+    /// `elapsed`.
+    pub(crate) fn record(&self, conn: ConnId, code: i32, response: Option<i32>, elapsed: Duration) {
         let shard = usize::try_from(conn.0 % SHARDS as u64).unwrap_or(0);
         let slot = &self.shards[shard].0[slot_of(code)];
         let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
         slot.sum_nanos.fetch_add(nanos, Relaxed);
+        slot.responses[response_slot(response)].fetch_add(1, Relaxed);
         slot.buckets[BOUNDS_NANOS.partition_point(|&bound| bound < nanos)].fetch_add(1, Relaxed);
     }
 
     /// The shards added up for one slot.
     fn totals(&self, slot: usize) -> Totals {
         let mut buckets = [0; BOUNDS.len() + 1];
+        let mut responses = [0; RESPONSE_SLOTS];
         let mut sum = 0u64;
         for shard in &*self.shards {
             let s = &shard.0[slot];
@@ -131,10 +160,13 @@ impl Metrics {
             for (total, bucket) in buckets.iter_mut().zip(&s.buckets) {
                 *total += bucket.load(Relaxed);
             }
+            for (total, count) in responses.iter_mut().zip(&s.responses) {
+                *total += count.load(Relaxed);
+            }
         }
         #[allow(clippy::cast_precision_loss)]
         let seconds = sum as f64 / 1e9;
-        Totals { count: buckets.iter().sum(), seconds, buckets }
+        Totals { count: buckets.iter().sum(), seconds, buckets, responses }
     }
 }
 
@@ -144,6 +176,8 @@ struct Totals {
     seconds: f64,
     /// Per bucket (not cumulative); the last one is `+Inf`.
     buckets: [u64; BOUNDS.len() + 1],
+    /// By response slot.
+    responses: [u64; RESPONSE_SLOTS],
 }
 
 /// The registry's one collector: reads the atomics, the view and the route snapshot.
@@ -191,13 +225,21 @@ impl Collector for Scrape {
             .collect();
         let mut requests = enc.encode_descriptor(
             "nameserver_requests",
-            "Requests answered, by request code",
+            "Requests answered, by request code and the response code of the reply (none: oneway, no reply)",
             None,
             MetricType::Counter,
         )?;
         for (code, name, totals) in &codes {
-            let labels = [("code", code.as_str()), ("request", *name)];
-            ConstCounter::new(totals.count).encode(requests.encode_family(&labels)?)?;
+            for (slot, count) in totals.responses.iter().enumerate().filter(|(_, count)| **count > 0) {
+                let (response_code, response) = response_labels(slot);
+                let labels = [
+                    ("code", code.as_str()),
+                    ("request", *name),
+                    ("response_code", response_code.as_str()),
+                    ("response", response),
+                ];
+                ConstCounter::new(*count).encode(requests.encode_family(&labels)?)?;
+            }
         }
         let mut latency = enc.encode_descriptor(
             "nameserver_request_duration",
@@ -231,6 +273,13 @@ impl Collector for Scrape {
             as_gauge(view.cluster_addr_table.len()),
         )?;
         gauge(&mut enc, "nameserver_topics", "Topics with a route", as_gauge(routes.topics()))?;
+        gauge(
+            &mut enc,
+            "nameserver_serving_routes",
+            "1 while route queries are answered, 0 while needWaitForService holds them back",
+            i64::from(routes.serving()),
+        )?;
+        brokers(&mut enc, &view, observer.now().as_millis())?;
         gauge(&mut enc, "nameserver_kv_entries", "KV config entries", as_gauge(view.kv.len()))?;
         gauge(
             &mut enc,
@@ -255,6 +304,15 @@ impl Collector for Scrape {
         }
         counter(&mut enc, "nameserver_broker_expiries", "Brokers whose heartbeat timed out", m.expiries.load(Relaxed))?;
         counter(&mut enc, "nameserver_idle_closes", "Connections closed for being idle", m.idle_closes.load(Relaxed))?;
+        let mut failures = enc.encode_descriptor(
+            "nameserver_file_write_failures",
+            "Writes of kvConfig.json (file=kvConfig) or of the -c configuration file (file=config) that failed; the file kept its previous content",
+            None,
+            MetricType::Counter,
+        )?;
+        for (file, count) in &observer.write_failures {
+            ConstCounter::new(count.load(Relaxed)).encode(failures.encode_family(&[("file", *file)])?)?;
+        }
         gauge(
             &mut enc,
             "nameserver_http_event_subscribers",
@@ -272,8 +330,67 @@ impl Collector for Scrape {
             "nameserver_uptime_seconds",
             "Seconds since start",
             i64::try_from(observer.now().as_millis() / 1000).unwrap_or(i64::MAX),
-        )
+        )?;
+        let mut info = enc.encode_descriptor(
+            "nameserver_build_info",
+            "This binary: version and git commit (value 1)",
+            None,
+            MetricType::Gauge,
+        )?;
+        let labels = [("version", crate::version::VERSION), ("commit", crate::version::COMMIT)];
+        ConstGauge::new(1).encode(info.encode_family(&labels)?)?;
+        super::process::encode(&mut enc)
     }
+}
+
+/// `brokerLiveTable` in RocketMQ's labels: heartbeat age and timeout per broker instance, and
+/// live instances per cluster (0 for a cluster whose brokers are all gone).
+fn brokers(enc: &mut DescriptorEncoder<'_>, view: &super::view::View, now_ms: u64) -> fmt::Result {
+    #[allow(clippy::cast_precision_loss)]
+    let seconds = |ms: u64| ms as f64 / 1000.0;
+    let ids: Vec<String> = view.brokers.iter().map(|b| b.broker_id.to_string()).collect();
+    let labels = |b: &super::view::LiveBroker, id: &'_ str| -> [(&'static str, String); 4] {
+        [
+            ("cluster", b.cluster.clone()),
+            ("broker", b.broker_name.clone()),
+            ("brokerIP", b.broker_addr.clone()),
+            ("brokerId", id.to_string()),
+        ]
+    };
+    let mut age = enc.encode_descriptor(
+        "nameserver_broker_heartbeat_age",
+        "Time since the broker's last registration or heartbeat, per broker instance",
+        Some(&Unit::Seconds),
+        MetricType::Gauge,
+    )?;
+    for (broker, id) in view.brokers.iter().zip(&ids) {
+        let value = seconds(now_ms.saturating_sub(broker.last_update));
+        ConstGauge::new(value).encode(age.encode_family(&labels(broker, id))?)?;
+    }
+    let mut timeout = enc.encode_descriptor(
+        "nameserver_broker_heartbeat_timeout",
+        "Heartbeat age at which the broker is expired (its heartbeatTimeoutMillis)",
+        Some(&Unit::Seconds),
+        MetricType::Gauge,
+    )?;
+    for (broker, id) in view.brokers.iter().zip(&ids) {
+        ConstGauge::new(seconds(broker.timeout_ms)).encode(timeout.encode_family(&labels(broker, id))?)?;
+    }
+    let mut live: std::collections::BTreeMap<&str, i64> =
+        view.cluster_addr_table.keys().map(|cluster| (cluster.as_str(), 0)).collect();
+    for broker in &view.brokers {
+        *live.entry(broker.cluster.as_str()).or_default() += 1;
+    }
+    let mut family = enc.encode_descriptor(
+        "nameserver_live_brokers",
+        "Broker instances in brokerLiveTable, per cluster",
+        None,
+        MetricType::Gauge,
+    )?;
+    for (cluster, count) in live {
+        ConstGauge::new(count).encode(family.encode_family(&[("cluster", cluster)])?)?;
+    }
+    Ok(())
 }
 
 /// `GET /metrics`: OpenMetrics when the scraper asks for it, else Prometheus text 0.0.4.

@@ -1,7 +1,9 @@
 //! The HTTP console: the teaching page, a live read-only view of the NameServer's tables, an
 //! event stream, Prometheus metrics, a health check and RocketMQ's address-server endpoint.
 //!
-//! It has its own listener (127.0.0.1:8080 by default) and never slows the RocketMQ side:
+//! It has its own listener (127.0.0.1:8080 by default; `--http-bind 0.0.0.0` or
+//! `NAMESERVER_HTTP_BIND` for probes and scrapes from other hosts) and never slows the
+//! RocketMQ side:
 //!
 //! - the owner publishes a view (`view.rs`) of the small tables after every change (topics are
 //!   read from the route snapshot the connections already answer from) and pushes events into
@@ -17,7 +19,7 @@
 //!
 //! | path | what |
 //! |---|---|
-//! | `/www/`, `/pkg/` | the page and its WebAssembly package (`/www/?live` opens the live view) |
+//! | `/www/`, `/pkg/` | the page and its WebAssembly package (`/www/?live` opens the live view; see [`Page`]) |
 //! | `/api` | this list, as JSON |
 //! | `/api/view` | everything the live page shows at once (what `/api/events` sends as `view`) |
 //! | `/api/cluster` | GET_BROKER_CLUSTER_INFO: `brokerAddrTable`, `clusterAddrTable` |
@@ -28,18 +30,23 @@
 //! | `/api/config` | the configuration in effect (GET_NAMESRV_CONFIG) |
 //! | `/api/events` | server-sent events: `log`, `view`, `lagged` |
 //! | `/metrics` | Prometheus text (OpenMetrics when asked for) |
-//! | `/healthz` | 200 while the daemon runs |
+//! | `/healthz` | liveness: 200 while the daemon runs |
+//! | `/readyz` | readiness: 200 while route queries are answered; 503 before (`needWaitForService`) and once shutdown begins |
 //! | `/rocketmq/nsaddr` | the address server: `host:port;host:port` (any subgroup) |
+//!
+//! Static files, JSON and metrics are sent gzip- or brotli-compressed when the client accepts
+//! it (the event stream never is).
 
 mod api;
 mod events;
 mod metrics;
+mod page;
+mod process;
 mod view;
 
 use std::io;
 use std::net::SocketAddr;
 use std::ops::Deref;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
@@ -48,7 +55,7 @@ use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use nameserver_core::ConnId;
 use nameserver_core::protocol::RemotingCommand;
@@ -56,14 +63,15 @@ use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
+use tower_http::compression::CompressionLayer;
 use tower_http::cors::{AllowOrigin, CorsLayer};
-use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::clock::Clock;
 use crate::owner::Inbound;
 use crate::snapshot::RouteSnapshot;
 
+pub use page::Page;
 pub(crate) use view::OwnerHooks;
 
 /// Default for the `--http-port` flag.
@@ -72,8 +80,8 @@ pub const DEFAULT_PORT: u16 = 8080;
 /// What the HTTP console serves besides the API.
 #[derive(Clone, Debug, Default)]
 pub struct HttpOptions {
-    /// The directory holding `www/` and `pkg/` (the repository root); `None`: no page.
-    pub root: Option<PathBuf>,
+    /// Where the page comes from.
+    pub page: Page,
     /// With a token, `PUT`/`DELETE /api/kv/{namespace}/{key}` accept `Authorization: Bearer
     /// <token>`; without one nothing is writable.
     pub token: Option<String>,
@@ -92,14 +100,6 @@ pub struct Console {
     pub options: HttpOptions,
 }
 
-/// The directory the page is served from by default: this repository's root, if it was
-/// built from a checkout that has `www/`.
-#[must_use]
-pub fn default_root() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent()?.to_path_buf();
-    root.join("www").is_dir().then_some(root)
-}
-
 /// What the RocketMQ side shares with the HTTP side. When the console is off (`on` false)
 /// every hook returns at once.
 #[derive(Debug)]
@@ -113,11 +113,19 @@ pub(crate) struct Observer {
     pub(crate) clock: Clock,
     /// Wall-clock milliseconds at the NameServer clock's zero: names this run of the daemon.
     pub(crate) started_wall_ms: u64,
+    /// Failed writes per file (`kvConfig`, `config`), counted by the file writers.
+    pub(crate) write_failures: Vec<(&'static str, Arc<AtomicU64>)>,
 }
 
 impl Observer {
-    pub(crate) fn new(on: bool, routes: Arc<ArcSwap<RouteSnapshot>>, clock: Clock) -> Self {
+    pub(crate) fn new(
+        on: bool,
+        routes: Arc<ArcSwap<RouteSnapshot>>,
+        clock: Clock,
+        write_failures: Vec<(&'static str, Arc<AtomicU64>)>,
+    ) -> Self {
         Self {
+            write_failures,
             on,
             metrics: metrics::Metrics::default(),
             events: events::EventBus::default(),
@@ -136,9 +144,15 @@ impl Observer {
     }
 
     /// A connection answered a route query from the snapshot.
-    pub(crate) fn route_answered(&self, conn: ConnId, cmd: &RemotingCommand, started: Option<std::time::Instant>) {
+    pub(crate) fn route_answered(
+        &self,
+        conn: ConnId,
+        cmd: &RemotingCommand,
+        response: Option<i32>,
+        started: Option<std::time::Instant>,
+    ) {
         let Some(started) = started else { return };
-        self.metrics.record(conn, cmd.code, started.elapsed());
+        self.metrics.record(conn, cmd.code, response, started.elapsed());
         if self.events.want_sample(started) {
             let topic = cmd.field("topic").unwrap_or_default();
             let found = self.routes.load().has_topic(topic);
@@ -189,26 +203,23 @@ impl Deref for Ctx {
     }
 }
 
-/// Serves the console on `console.listener` until `stop` is cancelled.
+/// Serves the console on `console.listener`. Once `stop` is cancelled (shutdown begins)
+/// `/readyz` answers 503 and event streams end; the console keeps answering until `quit` is
+/// cancelled (the RocketMQ side has drained).
 pub(crate) async fn serve(
     console: Console,
     observer: Arc<Observer>,
     owner: mpsc::Sender<Inbound>,
     rocketmq: SocketAddr,
     stop: CancellationToken,
+    quit: CancellationToken,
 ) -> io::Result<()> {
     let Console { listener, options } = console;
     let address = listener.local_addr()?;
-    match &options.root {
-        Some(root) if !root.join("www").is_dir() => {
-            tracing::warn!("HTTP: no www/ under {}: the page is not served", root.display());
-        }
-        Some(root) if !root.join("pkg").join("nameserver_wasm_bg.wasm").is_file() => tracing::warn!(
-            "HTTP: pkg/ is missing under {}: the page cannot start its simulation (build it with scripts/build-wasm.sh)",
-            root.display()
-        ),
-        Some(_) => {}
-        None => tracing::info!("HTTP: no page directory (--http-root): serving the API only"),
+    options.page.log_at_start();
+    if !address.ip().is_loopback() {
+        let writes = if options.token.is_some() { "KV writes need the token" } else { "it is read-only" };
+        tracing::info!("HTTP console on {address}: reachable from other hosts ({writes})");
     }
     // Answer nothing before the owner has published its first view.
     let _ = observer.view_version.subscribe().wait_for(|version| *version > 0).await;
@@ -228,13 +239,14 @@ pub(crate) async fn serve(
     }));
     let app = router(ctx);
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(async move { stop.cancelled().await })
+        .with_graceful_shutdown(async move { quit.cancelled().await })
         .await
 }
 
 fn router(ctx: Ctx) -> Router {
     let mut app = Router::new()
         .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .route("/metrics", get(metrics::handler))
         .route("/rocketmq/{subgroup}", get(nsaddr))
         .route("/api", get(api::index))
@@ -247,18 +259,12 @@ fn router(ctx: Ctx) -> Router {
         .route("/api/kv/{namespace}/{key}", get(api::kv_get).put(api::kv_put).delete(api::kv_delete))
         .route("/api/config", get(api::config))
         .route("/api/events", get(events::stream));
-    if let Some(root) = &ctx.options.root {
-        // Only these two folders of the root are served; ServeDir refuses `..`.
-        let files = ServeDir::new(root);
-        app = app
-            .route("/", get(|| async { Redirect::to("/www/") }))
-            .route("/www", get(|| async { Redirect::to("/www/") }))
-            .route_service("/www/", files.clone())
-            .route_service("/www/{*path}", files.clone())
-            .route_service("/pkg/{*path}", files);
-    }
+    app = app.merge(page::routes(&ctx.options.page));
     let mut app = app
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
+        // gzip or br when accepted; the default predicate leaves the event stream, images and
+        // tiny bodies alone, and range responses are never compressed.
+        .layer(CompressionLayer::new())
         .layer(middleware::from_fn_with_state(ctx.clone(), read_only))
         .layer(SetResponseHeaderLayer::if_not_present(header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
         .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")));
@@ -345,6 +351,21 @@ async fn healthz(State(ctx): State<Ctx>) -> Response {
         "topics": routes.topics(),
     });
     api::json(body.to_string())
+}
+
+/// `GET /readyz`: 200 while route queries are answered; 503 while `needWaitForService` holds
+/// them back and once shutdown has begun (load balancers and Kubernetes stop sending then).
+async fn readyz(State(ctx): State<Ctx>) -> Response {
+    let status = if ctx.stop.is_cancelled() {
+        "SHUTTING_DOWN"
+    } else if !ctx.observer.routes.load().serving() {
+        "WAITING_FOR_SERVICE"
+    } else {
+        "READY"
+    };
+    let body = serde_json::json!({ "status": status }).to_string();
+    let code = if status == "READY" { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    (code, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
 }
 
 /// `GET /rocketmq/{subgroup}`: RocketMQ's address server (PROTOCOL.md §13). Clients fetch

@@ -226,16 +226,18 @@ impl OwnerHooks {
         Some(RouteSample { conn, topic: cmd.field("topic").unwrap_or_default().to_string() })
     }
 
-    /// After the owner answered a request with `code` that arrived at `at`.
+    /// After the owner answered a request with `code` that arrived at `at`; `response` is
+    /// the reply's code (`None`: no reply yet, or none at all).
     pub(crate) fn answered(
         &self,
         conn: ConnId,
         code: i32,
+        response: Option<i32>,
         at: Option<std::time::Instant>,
         sample: Option<RouteSample>,
     ) {
         let Some(at) = at else { return };
-        self.observer.metrics.record(conn, code, at.elapsed());
+        self.observer.metrics.record(conn, code, response, at.elapsed());
         if let Some(RouteSample { conn, topic }) = sample {
             let found = self.observer.routes.load().has_topic(&topic);
             self.observer.events.route_query(self.observer.now(), conn, &topic, found);

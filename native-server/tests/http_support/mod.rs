@@ -274,3 +274,10 @@ impl EventReader {
 
 /// Long enough for everything that should happen at once, in real time.
 pub(crate) const SHORT: Duration = Duration::from_millis(200);
+
+impl ConsoleServer {
+    /// Starts the shutdown and returns at once; the handle resolves when `run` returns.
+    pub(crate) fn begin_stop(self) -> tokio::task::JoinHandle<io::Result<()>> {
+        tokio::spawn(self.stop())
+    }
+}

@@ -357,3 +357,21 @@ pub(crate) fn read_frame_blocking(stream: &mut std::net::TcpStream) -> Vec<u8> {
     stream.read_exact(&mut frame[4..]).unwrap();
     frame
 }
+
+/// A peer that floods route queries for `topic` (answered on its connection, never by the
+/// owner) and never reads the replies, with a tiny receive window: its connection task soon
+/// blocks writing, so a shutdown has to wait the grace period for it. The task ends when
+/// the server closes the connection.
+pub(crate) async fn clogged_peer(addr: SocketAddr, topic: &str) -> JoinHandle<()> {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut peer = socket.connect(addr).await.unwrap();
+    let mut burst = Vec::new();
+    for opaque in 0..5000 {
+        burst.extend_from_slice(&encode(&route_query(topic, opaque)));
+    }
+    let task = tokio::spawn(async move { while peer.write_all(&burst).await.is_ok() {} });
+    // Let the replies back up to the server's high-water mark.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    task
+}

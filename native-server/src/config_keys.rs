@@ -1,0 +1,132 @@
+//! The Java keys the core keeps only as text ([`Config::passthrough`]): the two this daemon
+//! acts on (graceful shutdown), and a warning for every other one that asks for something
+//! nothing here does, so that a configuration is never silently half-applied.
+
+use std::time::Duration;
+
+use nameserver_core::Config;
+use nameserver_core::config::ConfigError;
+
+/// `enableShutdownGracefully`: when true, `shutdownWaitTimeSeconds` is the drain time.
+pub const ENABLE_SHUTDOWN_GRACEFULLY: &str = "enableShutdownGracefully";
+/// `shutdownWaitTimeSeconds`: how long a graceful shutdown waits for connections.
+pub const SHUTDOWN_WAIT_TIME_SECONDS: &str = "shutdownWaitTimeSeconds";
+
+/// How long a shutdown waits for connections to be answered: `shutdownWaitTimeSeconds` when
+/// `enableShutdownGracefully` is true (as Java's Netty server waits), else [`crate::DEFAULT_SHUTDOWN_GRACE`].
+///
+/// # Errors
+/// Either key holds a value of the wrong type.
+pub fn shutdown_grace(config: &Config) -> Result<Duration, ConfigError> {
+    let value = |key: &str| config.passthrough.get(key).map(|v| v.trim().to_string());
+    let invalid =
+        |key: &str, value: String, expected| ConfigError::InvalidValue { key: key.to_string(), value, expected };
+    let graceful = match value(ENABLE_SHUTDOWN_GRACEFULLY) {
+        None => false,
+        Some(v) if v.eq_ignore_ascii_case("true") => true,
+        Some(v) if v.eq_ignore_ascii_case("false") => false,
+        Some(v) => return Err(invalid(ENABLE_SHUTDOWN_GRACEFULLY, v, "true or false")),
+    };
+    let seconds = match value(SHUTDOWN_WAIT_TIME_SECONDS) {
+        None => None,
+        Some(v) => Some(v.parse::<u64>().map_err(|_| invalid(SHUTDOWN_WAIT_TIME_SECONDS, v, "a number of seconds"))?),
+    };
+    Ok(match seconds {
+        Some(seconds) if graceful => Duration::from_secs(seconds),
+        _ => crate::DEFAULT_SHUTDOWN_GRACE,
+    })
+}
+
+/// Why a key has no effect here.
+fn reason(key: &str) -> &'static str {
+    const TUNING: &str =
+        "a Java thread-pool or Netty tuning knob; this daemon sizes its own (tokio) threads and buffers";
+    match key {
+        "enableControllerInNamesrv" => {
+            "the embedded controller (5.x automatic master election) is not implemented; run RocketMQ's standalone controller (mqcontroller) and point the brokers' controllerAddr at it"
+        }
+        "clusterTest" => "clusterTest route forwarding is not implemented",
+        "serverSocketBacklog" => "the listen backlog is fixed at 1024 (Java's default)",
+        _ if key.starts_with("tls") || key == "useTLS" => {
+            "TLS is not implemented: RocketMQ connections are plaintext; keep the NameServer on a private network"
+        }
+        _ if key.starts_with("controller") => {
+            "a setting of the embedded controller, which is not implemented (enableControllerInNamesrv)"
+        }
+        _ => TUNING,
+    }
+}
+
+/// One line per key of `config` that is accepted but not implemented: every Java key without
+/// effect here whose value differs from Java's default, and every key Java does not know.
+#[must_use]
+pub fn unimplemented(config: &Config) -> Vec<String> {
+    let defaults = Config::java_defaults("", "").passthrough;
+    config
+        .passthrough
+        .iter()
+        .filter(|(key, _)| *key != ENABLE_SHUTDOWN_GRACEFULLY && *key != SHUTDOWN_WAIT_TIME_SECONDS)
+        .filter_map(|(key, value)| match defaults.get(key) {
+            Some(default) if default.eq_ignore_ascii_case(value.trim()) => None,
+            Some(_) => Some(format!("{key}={value} is accepted but not implemented: {}", reason(key))),
+            None if key.starts_with("tls") || key.starts_with("controller") || key == "useTLS" => {
+                Some(format!("{key}={value} is accepted but not implemented: {}", reason(key)))
+            }
+            None => Some(format!(
+                "{key}={value} is not a NameServer key (misspelt?): kept so GET_NAMESRV_CONFIG shows it, with no effect"
+            )),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(pairs: &[(&str, &str)]) -> Config {
+        let mut config = Config::java_defaults("/h", "/r");
+        for (key, value) in pairs {
+            config.set(key, value).unwrap();
+        }
+        config
+    }
+
+    #[test]
+    fn the_drain_time_is_shutdown_wait_time_only_when_graceful() {
+        assert_eq!(shutdown_grace(&config(&[])).unwrap(), crate::DEFAULT_SHUTDOWN_GRACE);
+        let seven = [(SHUTDOWN_WAIT_TIME_SECONDS, "7")];
+        assert_eq!(shutdown_grace(&config(&seven)).unwrap(), crate::DEFAULT_SHUTDOWN_GRACE);
+        let graceful = [(ENABLE_SHUTDOWN_GRACEFULLY, "TRUE"), (SHUTDOWN_WAIT_TIME_SECONDS, "7")];
+        assert_eq!(shutdown_grace(&config(&graceful)).unwrap(), Duration::from_secs(7));
+        // Java's default wait (30 s) applies once graceful shutdown is on.
+        let default_wait = [(ENABLE_SHUTDOWN_GRACEFULLY, "true")];
+        assert_eq!(shutdown_grace(&config(&default_wait)).unwrap(), Duration::from_secs(30));
+        let bad = [(ENABLE_SHUTDOWN_GRACEFULLY, "true"), (SHUTDOWN_WAIT_TIME_SECONDS, "soon")];
+        assert!(shutdown_grace(&config(&bad)).unwrap_err().to_string().contains("shutdownWaitTimeSeconds"));
+        assert!(shutdown_grace(&config(&[(ENABLE_SHUTDOWN_GRACEFULLY, "yes")])).is_err());
+    }
+
+    #[test]
+    fn only_keys_that_ask_for_something_missing_are_reported() {
+        assert!(unimplemented(&config(&[])).is_empty(), "Java's defaults ask for nothing");
+        let set = [
+            ("enableControllerInNamesrv", "false"),
+            ("serverWorkerThreads", "8"),
+            ("enableShutdownGracefully", "true"),
+            ("orderMessageEnable", "true"),
+        ];
+        assert!(unimplemented(&config(&set)).is_empty(), "{:?}", unimplemented(&config(&set)));
+        let warnings = unimplemented(&config(&[
+            ("enableControllerInNamesrv", "true"),
+            ("tls.server.mode", "enforcing"),
+            ("serverWorkerThreads", "32"),
+            ("listenPrt", "9877"),
+        ]));
+        assert_eq!(warnings.len(), 4, "{warnings:#?}");
+        let find = |key: &str| warnings.iter().find(|w| w.starts_with(key)).unwrap_or_else(|| panic!("{key}"));
+        assert!(find("enableControllerInNamesrv=true").contains("embedded controller"));
+        assert!(find("tls.server.mode=enforcing").contains("TLS is not implemented"));
+        assert!(find("serverWorkerThreads=32").contains("tokio"));
+        assert!(find("listenPrt=9877").contains("misspelt"));
+    }
+}

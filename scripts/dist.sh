@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the release archive in dist/: the nameserver daemon for this platform with its page
+# embedded (the wasm bindings are built first), LICENSE, NOTICE, README.md, a sample
+# namesrv.properties, the systemd unit, the Prometheus alert rules and the Grafana dashboard,
+# as dist/rocketmq-nameserver-<version>-<target>.tar.gz with SHA256SUMS; and the npm package
+# tarball when `npm pack` works here (it is skipped, with a note, when it does not).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/build-wasm.sh
+NAMESERVER_COMMIT="${NAMESERVER_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || true)}" \
+  cargo build --release --locked -p nameserver --features embed-page
+binary="${CARGO_TARGET_DIR:-target}/release/nameserver"
+
+version="$("$binary" --version | awk '{print $2}')"
+host="$(rustc -vV | sed -n 's/^host: //p')"
+name="rocketmq-nameserver-$version-$host"
+rm -rf dist
+mkdir -p "dist/$name"
+install -m 755 "$binary" "dist/$name/nameserver"
+install -m 644 LICENSE NOTICE README.md deploy/namesrv.properties deploy/systemd/nameserver.service \
+  deploy/prometheus/alerts.yaml deploy/grafana/nameserver.json "dist/$name/"
+# The archive must serve its page on its own: check it from outside the tree.
+(cd "dist/$name" && ./nameserver --version)
+tar -C dist -czf "dist/$name.tar.gz" "$name"
+
+if npm pack --pack-destination dist >dist/npm-pack.log 2>&1; then
+  echo "npm package: $(ls dist/*.tgz)"
+  rm dist/npm-pack.log
+else
+  echo "npm pack failed (see dist/npm-pack.log): no npm tarball in dist/" >&2
+fi
+(cd dist && sha256sum -- *.tar.gz $(ls -- *.tgz 2>/dev/null) > SHA256SUMS)
+ls -l dist
