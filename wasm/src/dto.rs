@@ -92,7 +92,7 @@ impl Flight {
             to: name(f.to),
             sent_at: f.sent_at.as_millis(),
             arrive_at: f.arrive_at.as_millis(),
-            category: f.category,
+            category: f.category.name(),
             response: f.response,
             summary: f.summary,
             held: f.held,

@@ -227,6 +227,8 @@ impl Sim {
             said: self.said.clone(),
             said_bodies: self.said_bodies.clone(),
             events: self.events,
+            asked: self.asked.clone(),
+            asked_limit: self.asked_limit,
         }
     }
 }
