@@ -132,7 +132,7 @@ impl Simulation {
 
     /// Forks the current branch here; returns the new branch's id.
     pub fn fork(&mut self) -> usize {
-        self.timeline.fork()
+        self.timeline.fork(false)
     }
 
     /// Switches to another branch (at the same time).
