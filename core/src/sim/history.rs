@@ -58,8 +58,9 @@ pub struct StaleMark {
 
 /// A message put on the wire (frame, FIN or RST), as it was sent.
 ///
-/// 40 bytes, no heap: the page reads these every animation frame and a simulated hour of S1
-/// writes about 10^4 of them.
+/// 40 bytes, no heap: the page reads these every animation frame, and a simulated hour of S1
+/// writes about 17,500 of them (0.7 MB; up to twice that with the vector's spare capacity;
+/// each branch holds its own copy).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WireRecord {
     /// The flight id (what `drop`/`delay` name); `None` when the link swallowed it, so it
