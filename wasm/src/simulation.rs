@@ -251,7 +251,9 @@ impl Simulation {
     }
 
     /// The messages put on the wire from index `from_index` on, in sending order, each as it
-    /// was sent. Seeking back truncates the log: an index past `wireLength()` gives `[]`.
+    /// was sent. The log is the current branch's up to now: seeking back truncates it (an
+    /// index past `wireLength()` gives `[]`) and another branch has its own, so after either
+    /// read again from an index taken at or before that time.
     #[wasm_bindgen(unchecked_return_type = "WireEvent[]")]
     pub fn wire(&self, from_index: usize) -> Result<JsValue, JsError> {
         let sim = self.sim();
