@@ -1,5 +1,5 @@
-// The bindings the teaching page adds on top of the package API: links, fault isolations and
-// the decoded frame of a message in flight.
+// The bindings the teaching page adds on top of the package API: links, fault isolations, the
+// decoded frame of a message in flight, the wire log, timers and removal clocks, and forks.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
@@ -34,5 +34,55 @@ test("flightFrame: the real frame of a registration, with the topics it carries"
   assert.equal(frame.extFields.brokerName, "broker-a");
   assert.ok(Object.keys(JSON.parse(frame.bodyText).topicConfigSerializeWrapper.topicConfigTable).includes("TopicTest"));
   assert.equal(sim.flightFrame(999_999), undefined);
+  sim.free();
+});
+
+test("wire: every message since the last call, with losses across a cut link", () => {
+  const sim = Simulation.builtIn("S7");
+  sim.seek(74_000);
+  const cursor = sim.wireLength();
+  sim.seek(110_000);
+  const since = sim.wire(cursor);
+  assert.equal(since.length, sim.wireLength() - cursor);
+  assert.ok(since.every((m) => m.sentAt >= 74_000));
+  const lost = since.filter((m) => m.lost);
+  assert.ok(lost.length > 0 && lost.every((m) => m.id === null && [m.from, m.to].sort().join() === "NS-2,broker-b"));
+  const reg = since.find((m) => m.type === "REGISTER_BROKER" && m.response && !m.lost);
+  assert.deepEqual(Object.keys(reg).sort(), ["arriveAt", "category", "from", "id", "lost", "response", "sentAt", "to", "type"]);
+  assert.equal(reg.category, "register");
+  sim.free();
+});
+
+test("timers and removal clocks: kinds, the model's periods, and when NS-1 drops broker-b", () => {
+  const sim = Simulation.builtIn("S5");
+  sim.seek(190_000);
+  const ns1 = sim.nodes().find((n) => n.name === "NS-1");
+  assert.equal(ns1.timers.find((t) => t.kind === "scan").periodMs, 10_000);
+  const idle = ns1.timers.find((t) => t.kind === "idle-close" && t.peer === "broker-b");
+  const row = sim.nameServerTables("NS-1").live.find((r) => r.brokerName === "broker-b");
+  assert.equal(row.removalBy, "idle");
+  assert.equal(row.removalAt, idle.at);
+  const from = sim.traceLength();
+  sim.seek(200_000);
+  const removed = sim.trace(from).find((e) => e.node === "NS-1" && e.kind === "unregistered");
+  assert.equal(removed.at, row.removalAt);
+  sim.free();
+});
+
+test("forks: later injections are dropped unless kept", () => {
+  const sim = Simulation.builtIn("S1");
+  sim.seek(50_000);
+  sim.inject("kill broker-b");
+  sim.seek(40_000);
+  assert.deepEqual(sim.laterInjected(), [{ at: 50_000, action: "kill broker-b" }]);
+  sim.inject("freeze broker-b");
+  const fork = sim.branches().find((b) => b.current);
+  assert.equal(fork.dropped, 1);
+  assert.ok(!sim.scenarioText().includes("kill"));
+  sim.selectBranch(0);
+  sim.seek(40_000);
+  sim.fork(true);
+  assert.equal(sim.branches().find((b) => b.current).kept, 1);
+  assert.match(sim.scenarioText(), /at 50 kill broker-b/);
   sim.free();
 });

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use nameserver_core::protocol::body::{BrokerData, QueueData, TopicRouteData};
-use nameserver_core::sim::{self, FaultMeasurement, FlightView, NodeView, Sim, TraceEntry};
+use nameserver_core::sim::{self, FaultMeasurement, FlightView, NodeView, RemovalClock, Sim, TraceEntry, WireRecord};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -34,7 +34,10 @@ impl Trace {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Timer {
     pub label: String,
+    pub kind: &'static str,
     pub at: u64,
+    pub period_ms: Option<u64>,
+    pub peer: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -63,7 +66,17 @@ impl Node {
             group: v.group,
             broker_id: v.broker_id,
             bound_to: v.bound_to.map(|n| sim.directory().name(n).to_owned()),
-            timers: v.timers.into_iter().map(|t| Timer { label: t.label, at: t.at.as_millis() }).collect(),
+            timers: v
+                .timers
+                .into_iter()
+                .map(|t| Timer {
+                    label: t.label,
+                    kind: t.kind,
+                    at: t.at.as_millis(),
+                    period_ms: t.period_ms,
+                    peer: t.peer.map(|p| sim.directory().name(p).to_owned()),
+                })
+                .collect(),
             stale_since: v.stale_since.map(|t| t.as_millis()),
         }
     }
@@ -92,10 +105,43 @@ impl Flight {
             to: name(f.to),
             sent_at: f.sent_at.as_millis(),
             arrive_at: f.arrive_at.as_millis(),
-            category: f.category,
+            category: f.category.name(),
             response: f.response,
             summary: f.summary,
             held: f.held,
+        }
+    }
+}
+
+/// A message put on the wire, as sent.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireEvent {
+    pub id: Option<u64>,
+    pub from: String,
+    pub to: String,
+    pub sent_at: u64,
+    pub arrive_at: u64,
+    pub category: &'static str,
+    pub response: bool,
+    #[serde(rename = "type")]
+    pub what: &'static str,
+    pub lost: bool,
+}
+
+impl WireEvent {
+    pub(crate) fn new(sim: &Sim, r: &WireRecord) -> Self {
+        let name = |n: sim::NodeId| sim.directory().name(n).to_owned();
+        Self {
+            id: r.id.map(std::num::NonZeroU64::get),
+            from: name(r.from),
+            to: name(r.to),
+            sent_at: r.sent_at.as_millis(),
+            arrive_at: r.arrive_at.as_millis(),
+            category: r.category.name(),
+            response: r.response,
+            what: r.what.name(),
+            lost: r.lost,
         }
     }
 }
@@ -173,6 +219,10 @@ pub(crate) struct LiveRow {
     pub age_ms: u64,
     pub timeout_ms: u64,
     pub expires_at: u64,
+    pub idle_close_at: Option<u64>,
+    pub scan_expire_at: Option<u64>,
+    pub removal_at: Option<u64>,
+    pub removal_by: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -188,7 +238,13 @@ pub(crate) struct Tables {
 }
 
 impl Tables {
-    pub(crate) fn new(name: String, state: &'static str, ns: Option<&nameserver_core::NameServer>) -> Self {
+    /// The tables of `ns`, with each live broker's removal clock from `clocks`.
+    pub(crate) fn new(
+        name: String,
+        state: &'static str,
+        ns: Option<&nameserver_core::NameServer>,
+        clocks: &[RemovalClock],
+    ) -> Self {
         let Some(ns) = ns else {
             return Self {
                 name,
@@ -209,15 +265,22 @@ impl Tables {
             live: routes
                 .broker_live_table()
                 .iter()
-                .map(|(key, live)| LiveRow {
-                    cluster: key.cluster.to_string(),
-                    broker_addr: key.broker_addr.to_string(),
-                    broker_name: live.broker_name.to_string(),
-                    broker_id: live.broker_id.0,
-                    last_update: live.last_update.as_millis(),
-                    age_ms: now.saturating_since(live.last_update).as_millis() as u64,
-                    timeout_ms: live.heartbeat_timeout.as_millis() as u64,
-                    expires_at: live.expires_at().as_millis(),
+                .map(|(key, live)| {
+                    let clock = clocks.iter().find(|c| c.cluster == key.cluster && c.broker_addr == key.broker_addr);
+                    LiveRow {
+                        cluster: key.cluster.to_string(),
+                        broker_addr: key.broker_addr.to_string(),
+                        broker_name: live.broker_name.to_string(),
+                        broker_id: live.broker_id.0,
+                        last_update: live.last_update.as_millis(),
+                        age_ms: now.saturating_since(live.last_update).as_millis() as u64,
+                        timeout_ms: live.heartbeat_timeout.as_millis() as u64,
+                        expires_at: live.expires_at().as_millis(),
+                        idle_close_at: clock.and_then(|c| c.idle_close_at).map(|t| t.as_millis()),
+                        scan_expire_at: clock.map(|c| c.scan_expire_at.as_millis()),
+                        removal_at: clock.map(|c| c.removal_at.as_millis()),
+                        removal_by: clock.map(|c| c.removal_by.name()),
+                    }
                 })
                 .collect(),
             brokers: routes.broker_addr_table().values().map(Broker::from).collect(),
@@ -369,6 +432,15 @@ pub(crate) struct BranchInfo {
     pub fork_at: Option<u64>,
     pub head: u64,
     pub current: bool,
+    pub dropped: usize,
+    pub kept: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Injected {
+    pub at: u64,
+    pub action: String,
 }
 
 #[derive(Serialize)]

@@ -157,7 +157,7 @@ impl NameServer {
     /// The tables as a NameServer view (live brokers with ages, brokers, clusters, topics).
     #[wasm_bindgen(unchecked_return_type = "NameServerTables")]
     pub fn tables(&self) -> Result<JsValue, JsError> {
-        to_js(&dto::Tables::new(String::from("nameserver"), "up", Some(&self.inner)))
+        to_js(&dto::Tables::new(String::from("nameserver"), "up", Some(&self.inner), &[]))
     }
 
     /// The route the NameServer answers for `topic`, or `null`.

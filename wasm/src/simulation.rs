@@ -1,5 +1,6 @@
 //! `Simulation`: the deterministic cluster model, with its time machine, behind one handle.
 
+use nameserver_core::sim::scenario::action_text;
 use nameserver_core::sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text};
 use nameserver_core::time::Instant;
 use serde::Serialize;
@@ -30,6 +31,10 @@ pub struct Simulation {
 impl Simulation {
     fn sim(&self) -> &Sim {
         self.timeline.sim()
+    }
+
+    fn branch_scenario(&self) -> &Scenario {
+        self.timeline.branches()[self.timeline.current_branch()].scenario()
     }
 
     fn node(&self, name: &str) -> Result<NodeId, JsError> {
@@ -117,7 +122,8 @@ impl Simulation {
     }
 
     /// Applies a script action now, e.g. `kill broker-b`, `cut broker-b NS-2`, `drop 17`.
-    /// In the past this forks a new branch. Throws on a bad action.
+    /// In the past this forks a new branch (as `fork()` does: without the actions injected
+    /// later on the current one). Throws on a bad action.
     pub fn inject(&mut self, action: &str) -> Result<(), JsError> {
         let probe = format!("at 0 {action}");
         let mut scenario = self.sim().scenario().clone();
@@ -130,9 +136,24 @@ impl Simulation {
         Ok(())
     }
 
-    /// Forks the current branch here; returns the new branch's id.
-    pub fn fork(&mut self) -> usize {
-        self.timeline.fork()
+    /// Forks the current branch here; returns the new branch's id. The fork keeps the
+    /// scenario's own script and what was injected up to now; actions injected on the current
+    /// branch after now (see `laterInjected`) are dropped unless `keep_later` is true.
+    pub fn fork(&mut self, keep_later: Option<bool>) -> usize {
+        self.timeline.fork(keep_later.unwrap_or(false))
+    }
+
+    /// The actions injected on the current branch after now: what `fork()` (and `inject` in
+    /// the past) drops unless kept.
+    #[wasm_bindgen(js_name = laterInjected, unchecked_return_type = "InjectedAction[]")]
+    pub fn later_injected(&self) -> Result<JsValue, JsError> {
+        let list: Vec<dto::Injected> = self
+            .timeline
+            .later_injected()
+            .iter()
+            .map(|e| dto::Injected { at: e.at.as_millis(), action: action_text(&e.action) })
+            .collect();
+        to_js(&list)
     }
 
     /// Switches to another branch (at the same time).
@@ -156,6 +177,8 @@ impl Simulation {
                 fork_at: b.parent.map(|p| p.1.as_millis()),
                 head: b.head.as_millis(),
                 current: b.id == current,
+                dropped: b.dropped,
+                kept: b.kept,
             })
             .collect();
         to_js(&list)
@@ -182,7 +205,7 @@ impl Simulation {
             Actor::NameServer(n) => Some(&n.ns),
             _ => None,
         };
-        to_js(&dto::Tables::new(name.to_owned(), node.state.name(), ns))
+        to_js(&dto::Tables::new(name.to_owned(), node.state.name(), ns, &sim.removal_clocks(id)))
     }
 
     /// The route a NameServer would answer for `topic` now, or `null` (TOPIC_NOT_EXIST).
@@ -219,6 +242,23 @@ impl Simulation {
             stale: sim.is_stale(id),
             stale_since: sim.stale_since(id).map(|t| t.as_millis()),
         })
+    }
+
+    /// Number of messages put on the wire so far (frames, FIN, RST), lost ones included.
+    #[wasm_bindgen(js_name = wireLength)]
+    pub fn wire_length(&self) -> usize {
+        self.sim().history().wire.len()
+    }
+
+    /// The messages put on the wire from index `from_index` on, in sending order, each as it
+    /// was sent. The log is the current branch's up to now: seeking back truncates it (an
+    /// index past `wireLength()` gives `[]`) and another branch has its own, so after either
+    /// read again from an index taken at or before that time.
+    #[wasm_bindgen(unchecked_return_type = "WireEvent[]")]
+    pub fn wire(&self, from_index: usize) -> Result<JsValue, JsError> {
+        let sim = self.sim();
+        let all = &sim.history().wire;
+        to_js(&all[from_index.min(all.len())..].iter().map(|r| dto::WireEvent::new(sim, r)).collect::<Vec<_>>())
     }
 
     /// Messages on the wire now.
@@ -334,7 +374,7 @@ impl Simulation {
             .iter()
             .map(|f| dto::Fault {
                 at: f.at.as_millis(),
-                action: nameserver_core::sim::scenario::action_text(&f.action),
+                action: action_text(&f.action),
                 target: f.target.map(|t| sim.directory().name(t).to_owned()),
             })
             .collect();
@@ -353,16 +393,17 @@ impl Simulation {
         format!("{:016x}", self.sim().trace_hash())
     }
 
-    /// The current branch's scenario, one statement per line (injected actions included).
+    /// The current branch's scenario, one statement per line: as loaded plus the injected
+    /// actions the branch keeps (a fresh run of it equals the branch).
     #[wasm_bindgen(js_name = scenarioText)]
     pub fn scenario_text(&self) -> String {
-        self.sim().scenario().to_text()
+        self.branch_scenario().to_text()
     }
 
     /// The same, `;`-separated, for URLs.
     #[wasm_bindgen(js_name = scenarioCompact)]
     pub fn scenario_compact(&self) -> String {
-        self.sim().scenario().to_compact()
+        self.branch_scenario().to_compact()
     }
 
     /// The timing profile: `4.9` or `5.x`.

@@ -9,25 +9,53 @@ export interface TraceEvent { seq: number; at: number; node: string; kind: Trace
 export type TraceKind = "lifecycle" | "fault" | "registered" | "register-ok" | "register-failed" | "unregistered"
   | "expired" | "channel-closed" | "channel-idle" | "topic-changed" | "scan" | "route-updated" | "route-not-found"
   | "route-query-failed" | "send-ok" | "send-retry" | "send-failed" | "pull" | "rebalance" | "info";
-export interface TimerInfo { label: string; at: number; }
+/**
+ * An armed timer. `kind` is a stable id: "register" | "scan" | "route-poll" | "heartbeat" | "send"
+ * | "rebalance" | "pull-retry" | "long-poll" | "idle-close". `periodMs` is the period (for one-shot
+ * waits, the wait) the model uses; `peer` is the node at the other end of an idle-close timer's
+ * connection.
+ */
+export interface TimerInfo { label: string; kind: TimerKind; at: number; periodMs: number | null; peer: string | null; }
+export type TimerKind = "register" | "scan" | "route-poll" | "heartbeat" | "send" | "rebalance" | "pull-retry"
+  | "long-poll" | "idle-close";
 export interface NodeInfo {
   id: number; name: string; role: "nameserver" | "broker" | "producer" | "consumer";
   state: "not-started" | "up" | "frozen" | "shutting-down" | "down" | "powered-off";
   addr: string; group: string | null; brokerId: number | null; boundTo: string | null;
   timers: TimerInfo[]; staleSince: number | null;
 }
+export type MessageCategory = "register" | "unregister" | "route" | "send" | "pull" | "heartbeat" | "close" | "reset"
+  | "failure" | "other";
 export interface FlightInfo {
   id: number; from: string; to: string; sentAt: number; arriveAt: number;
-  category: "register" | "unregister" | "route" | "send" | "pull" | "heartbeat" | "close" | "reset" | "failure" | "other";
-  response: boolean; summary: string; held: boolean;
+  category: MessageCategory; response: boolean; summary: string; held: boolean;
+}
+/**
+ * A message put on the wire, as it was sent. `id` is its flight id, or null when a cut link
+ * swallowed it (it never became a flight). `type` is the request code's Java name
+ * (`REGISTER_BROKER`, `GET_ROUTEINFO_BY_TOPIC`, `SEND_MESSAGE`, ...; for an answer, the request it
+ * answers), `FIN` or `RST`. `lost`: the network will not deliver it as sent (cut link, or a
+ * resetting link that answers with a RST instead); `arriveAt` is then when it would have
+ * arrived at the base latency. Later delays, drops and freezes show in `flights()`, not here.
+ */
+export interface WireEvent {
+  id: number | null; from: string; to: string; sentAt: number; arriveAt: number;
+  category: MessageCategory; response: boolean; type: string; lost: boolean;
 }
 export interface QueueInfo { brokerName: string; readQueueNums: number; writeQueueNums: number; perm: number; topicSysFlag: number; }
 export interface BrokerInfo { brokerName: string; cluster: string; brokerAddrs: Record<string, string>; zoneName: string | null; }
 /** A topic route, shaped like the RocketMQ dashboard's Router view. */
 export interface TopicRoute { brokerDatas: BrokerInfo[]; queueDatas: QueueInfo[]; orderTopicConf: string | null; }
+/**
+ * A brokerLiveTable row. In a `Simulation`, the removal clock: `idleCloseAt` is when the idle
+ * close of the broker's channel fires (null with idle close off or no tracked channel),
+ * `scanExpireAt` the first scan that finds it expired, `removalAt` the earlier of the two and
+ * `removalBy` which one. The clock fields are null in `NameServer.tables()`.
+ */
 export interface LiveRow {
   cluster: string; brokerAddr: string; brokerName: string; brokerId: number;
   lastUpdate: number; ageMs: number; timeoutMs: number; expiresAt: number;
+  idleCloseAt: number | null; scanExpireAt: number | null; removalAt: number | null; removalBy: "idle" | "scan" | null;
 }
 export interface NameServerTables {
   name: string; state: string; nextScan: number | null; live: LiveRow[]; brokers: BrokerInfo[];
@@ -51,7 +79,13 @@ export interface SendInfo {
 export interface FaultInfo { at: number; action: string; target: string | null; }
 export interface LinkInfo { a: string; b: string; state: "cut" | "reset"; }
 export interface IsolationInfo { producer: string; broker: string; until: number; }
-export interface BranchInfo { id: number; label: string; parent: number | null; forkAt: number | null; head: number; current: boolean; }
+/** A branch; `dropped`/`kept`: how many actions injected on its parent after the fork point it dropped or kept. */
+export interface BranchInfo {
+  id: number; label: string; parent: number | null; forkAt: number | null; head: number; current: boolean;
+  dropped: number; kept: number;
+}
+/** An action injected on the current branch, as the script writes it. */
+export interface InjectedAction { at: number; action: string; }
 export interface BuiltInScenario { id: string; title: string; text: string; }
 export interface DecodedFrame {
   code: number; codeName: string | null; language: string | null; version: number; opaque: number; flag: number;

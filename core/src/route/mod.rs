@@ -58,6 +58,13 @@ impl BrokerLiveInfo {
     pub fn expires_at(&self) -> Instant {
         self.last_update + self.heartbeat_timeout
     }
+
+    /// The first instant at which a scan removes this entry (Java's test is
+    /// `last + timeout < now`, so one millisecond after [`Self::expires_at`]).
+    #[must_use]
+    pub fn expired_from(&self) -> Instant {
+        self.expires_at() + Duration::from_millis(1)
+    }
 }
 
 /// Topics whose route answer may have changed since the last [`RouteTable::take_changes`].

@@ -158,7 +158,7 @@ impl RouteTable {
         let items = self
             .broker_live_table
             .iter()
-            .filter(|(_, live)| live.expires_at() < now)
+            .filter(|(_, live)| now >= live.expired_from())
             .map(|(key, live)| {
                 log.push(Event::BrokerExpired {
                     cluster: key.cluster.clone(),

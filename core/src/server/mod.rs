@@ -204,6 +204,18 @@ impl NameServer {
         self.next_scan
     }
 
+    /// The first scan at or after `t` on the fixed-rate schedule (every
+    /// `scanNotActiveBrokerInterval` from [`Self::next_scan`]), if nothing is late.
+    #[must_use]
+    pub fn scan_at_or_after(&self, t: Instant) -> Instant {
+        if t <= self.next_scan {
+            return self.next_scan;
+        }
+        let interval = crate::time::millis(self.config.scan_not_active_broker_interval).max(1);
+        let behind = t.as_millis() - self.next_scan.as_millis();
+        self.next_scan + Duration::from_millis(behind.div_ceil(interval) * interval)
+    }
+
     /// The GET_ROUTEINFO_BY_TOPIC success body for `topic` in `style`, or `None` for
     /// TOPIC_NOT_EXIST. Drivers that answer route queries from a snapshot use exactly this.
     #[must_use]
@@ -270,9 +282,7 @@ impl NameServer {
             }
         }
         // Fixed rate: the next slot after now, in one step however long the gap was.
-        let interval = crate::time::millis(self.config.scan_not_active_broker_interval).max(1);
-        let behind = self.now.as_millis() - self.next_scan.as_millis();
-        self.next_scan = self.next_scan + Duration::from_millis((behind / interval + 1) * interval);
+        self.next_scan = self.scan_at_or_after(self.now + Duration::from_millis(1));
     }
 
     fn destroy_channel(&mut self, conn: ConnId, idle: bool) {

@@ -7,11 +7,11 @@ use core::time::Duration;
 
 use super::Sim;
 use super::broker::{self, SimBroker};
-use super::consumer::SimConsumer;
+use super::consumer::{self, SimConsumer};
 use super::namesrv::NsNode;
 use super::net::Payload;
 use super::node::{Cx, Effect, Failure, GroupId, NodeState, Purpose, Role, TimerKind};
-use super::producer::SimProducer;
+use super::producer::{self, SimProducer};
 use super::queue::{CLASS_NORMAL, Ev};
 use super::scenario::NodeSpec;
 use super::trace::{NodeId, TraceKind};
@@ -42,6 +42,27 @@ pub enum Actor {
     Consumer(SimConsumer),
     /// Not running.
     None,
+}
+
+impl Actor {
+    /// The period of one of this process's timers (for one-shot waits, how long they wait),
+    /// as the process itself uses it.
+    #[must_use]
+    pub fn timer_period(&self, kind: TimerKind) -> Option<Duration> {
+        match (self, kind) {
+            (Self::NameServer(n), TimerKind::Scan) => Some(n.ns.config().scan_not_active_broker_interval),
+            (Self::Broker(_), TimerKind::Register) => Some(broker::REGISTER_PERIOD),
+            (Self::Broker(_), TimerKind::PullHold) => Some(broker::PULL_HOLD),
+            (Self::Producer(_), TimerKind::RoutePoll) => Some(producer::POLL_PERIOD),
+            (Self::Producer(_), TimerKind::Heartbeat) => Some(producer::HEARTBEAT_PERIOD),
+            (Self::Producer(p), TimerKind::Send) => Some(Duration::from_millis(p.every_ms)),
+            (Self::Consumer(_), TimerKind::RoutePoll) => Some(consumer::POLL_PERIOD),
+            (Self::Consumer(_), TimerKind::Heartbeat) => Some(consumer::HEARTBEAT_PERIOD),
+            (Self::Consumer(_), TimerKind::Rebalance) => Some(consumer::REBALANCE_PERIOD),
+            (Self::Consumer(_), TimerKind::PullRetry(_)) => Some(consumer::PULL_RETRY),
+            _ => None,
+        }
+    }
 }
 
 impl Sim {

@@ -18,9 +18,9 @@ use crate::time::Instant;
 /// First periodic registration after start, then the period (Java: 10 s, then
 /// `registerNameServerPeriod` = 30 s).
 const FIRST_REGISTER: Duration = Duration::from_secs(10);
-const REGISTER_PERIOD: Duration = Duration::from_secs(30);
+pub(crate) const REGISTER_PERIOD: Duration = Duration::from_secs(30);
 /// Longest a pull is held when there is nothing to read (long polling).
-const PULL_HOLD: Duration = Duration::from_secs(15);
+pub(crate) const PULL_HOLD: Duration = Duration::from_secs(15);
 /// The default topic auto-creation copies from.
 pub(crate) const DEFAULT_TOPIC: &str = "TBW102";
 /// Wall-clock epoch for data versions (brokers put wall-clock time in them).

@@ -15,13 +15,13 @@ use crate::names::TopicName;
 use crate::protocol::body::perm;
 use crate::protocol::{RemotingCommand, RequestCode, ResponseCode};
 
-const POLL_PERIOD: Duration = Duration::from_secs(30);
+pub(crate) const POLL_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_POLL: Duration = Duration::from_millis(10);
-const REBALANCE_PERIOD: Duration = Duration::from_secs(20);
-const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
+pub(crate) const REBALANCE_PERIOD: Duration = Duration::from_secs(20);
+pub(crate) const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_HEARTBEAT: Duration = Duration::from_secs(1);
 /// `PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION`.
-const PULL_RETRY: Duration = Duration::from_secs(3);
+pub(crate) const PULL_RETRY: Duration = Duration::from_secs(3);
 /// `CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND`.
 const PULL_TIMEOUT_MS: u64 = 30_000;
 

@@ -1,9 +1,12 @@
-//! Everything a run has done, append-only: the trace and the records measurements are derived
-//! from. Checkpoints store only lengths ([`HistoryMark`]); restoring truncates.
+//! Everything a run has done, append-only: the trace, every message put on the wire, and the
+//! records measurements are derived from. Checkpoints store only lengths ([`HistoryMark`]);
+//! restoring truncates. None of it is part of the state or trace hashes.
 
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::num::NonZeroU64;
 
+use super::net::{Category, WireType};
 use super::node::SendRecord;
 use super::scenario::Action;
 use super::trace::{NodeId, TraceEntry};
@@ -53,6 +56,36 @@ pub struct StaleMark {
     pub stale: bool,
 }
 
+/// A message put on the wire (frame, FIN or RST), as it was sent.
+///
+/// 40 bytes, no heap: the page reads these every animation frame, and a simulated hour of S1
+/// writes about 17,500 of them (0.7 MB; up to twice that with the vector's spare capacity;
+/// each branch holds its own copy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WireRecord {
+    /// The flight id (what `drop`/`delay` name); `None` when the link swallowed it, so it
+    /// never became a flight.
+    pub id: Option<NonZeroU64>,
+    /// Sent at.
+    pub sent_at: Instant,
+    /// When it was due to arrive when sent (later `delay`s, freezes and `drop`s show in the
+    /// flights, not here). For a lost message: when it would have, at the base latency.
+    pub arrive_at: Instant,
+    /// Sender.
+    pub from: NodeId,
+    /// Receiver.
+    pub to: NodeId,
+    /// The request code it carries or answers, or FIN/RST.
+    pub what: WireType,
+    /// What glyph it gets.
+    pub category: Category,
+    /// Whether it is an answer.
+    pub response: bool,
+    /// Whether the network will not deliver it as sent: a cut link swallowed it, or a
+    /// resetting link answered it with a RST instead.
+    pub lost: bool,
+}
+
 /// The append-only record of a run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct History {
@@ -68,6 +101,8 @@ pub struct History {
     pub faults: Vec<FaultRecord>,
     /// Every change of a client's staleness.
     pub stale: Vec<StaleMark>,
+    /// Every message put on the wire, in the order sent.
+    pub wire: Vec<WireRecord>,
 }
 
 /// Lengths of a [`History`] at a checkpoint.
@@ -79,6 +114,7 @@ pub struct HistoryMark {
     route_changes: usize,
     faults: usize,
     stale: usize,
+    wire: usize,
 }
 
 impl History {
@@ -92,6 +128,7 @@ impl History {
             route_changes: self.route_changes.len(),
             faults: self.faults.len(),
             stale: self.stale.len(),
+            wire: self.wire.len(),
         }
     }
 
@@ -103,5 +140,6 @@ impl History {
         self.route_changes.truncate(mark.route_changes);
         self.faults.truncate(mark.faults);
         self.stale.truncate(mark.stale);
+        self.wire.truncate(mark.wire);
     }
 }

@@ -1,5 +1,9 @@
 //! Derived measurements: how long each fault took to reach each NameServer and each client,
 //! what happened to sends meanwhile, and when clients' routes were stale.
+//!
+//! Every removal, route update and send is attributed to at most one fault: the latest one at
+//! or before it that could have caused it (see [`Sim::measurements`]), so two faults on one
+//! broker do not both claim the same removal.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -7,8 +11,8 @@ use core::hash::{Hash, Hasher};
 
 use super::client::sorted;
 use super::history::{RouteChange, StaleMark};
-use super::node::{Role, SendOutcome};
-use super::scenario::action_text;
+use super::node::{GroupId, Role, SendOutcome};
+use super::scenario::{Action, NodeSpec, action_text};
 use super::trace::{Fnv64, NodeId};
 use super::{Actor, Sim};
 use crate::protocol::body::TopicRouteData;
@@ -18,6 +22,13 @@ use crate::time::Instant;
 /// What staleness was last computed from: (NameServer, its incarnation, its route epoch,
 /// the client's last route change).
 pub(crate) type StaleKey = (NodeId, u32, u64, Option<Instant>);
+
+/// What a fault can take away: a broker, from every NameServer or (a link fault) from one peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Reach {
+    broker: NodeId,
+    peer: Option<NodeId>,
+}
 
 /// For one fault: when each NameServer and each client learned of it, and the sends it hit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -157,22 +168,95 @@ impl Sim {
         done
     }
 
+    /// What `action` can take away, if anything: a broker process fault (shutdown, kill,
+    /// freeze, power off, restart) reaches that broker everywhere; a cut or reset link with a
+    /// broker at one end reaches it at the other end only.
+    fn reach(&self, action: &Action) -> Option<Reach> {
+        let node = |name: &str| self.scenario.node_index(name).map(|i| NodeId(i as u16));
+        let broker = |id: NodeId| self.dir.roles[usize::from(id.0)] == Role::Broker;
+        match action {
+            Action::Shutdown(n) | Action::Kill(n) | Action::Freeze(n) | Action::PowerOff(n) | Action::Restart(n) => {
+                node(n).filter(|id| broker(*id)).map(|id| Reach { broker: id, peer: None })
+            }
+            Action::Cut(a, b) | Action::Reset(a, b) => {
+                let (a, b) = (node(a)?, node(b)?);
+                match (broker(a), broker(b)) {
+                    (true, _) => Some(Reach { broker: a, peer: Some(b) }),
+                    (false, true) => Some(Reach { broker: b, peer: Some(a) }),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The broker an action brings back (unfreeze, heal), which ends the attribution of sends
+    /// to the fault before it.
+    fn recovers(&self, action: &Action) -> Option<NodeId> {
+        let node = |name: &str| self.scenario.node_index(name).map(|i| NodeId(i as u16));
+        let broker = |id: &NodeId| self.dir.roles[usize::from(id.0)] == Role::Broker;
+        match action {
+            Action::Unfreeze(n) => node(n).filter(broker),
+            Action::Heal(a, b) => node(a).filter(broker).or_else(|| node(b).filter(broker)),
+            _ => None,
+        }
+    }
+
+    fn group_of(&self, broker: NodeId) -> Option<GroupId> {
+        match &self.scenario.nodes[usize::from(broker.0)] {
+            NodeSpec::Broker { group, .. } => self.dir.group(&crate::names::BrokerName::from(group.as_str())),
+            _ => None,
+        }
+    }
+
     /// Measurements for every fault so far.
+    ///
+    /// A NameServer's removal of a broker is attributed to the latest fault at or before it
+    /// that could cause it (a process fault on that broker, or a link fault between that
+    /// broker and that NameServer); a client's route update that stops listing the broker, to
+    /// the fault of the latest removal of it before the update; a send to a broker group, to
+    /// the latest fault at or before its start on a broker of that group, unless that broker
+    /// was brought back (unfreeze, heal) in between. Each fault lists only what is attributed
+    /// to it.
     #[must_use]
     pub fn measurements(&self) -> Vec<FaultMeasurement> {
         let h = &self.history;
+        let reach: Vec<Option<Reach>> = h.faults.iter().map(|f| self.reach(&f.action)).collect();
+        let latest = |at: Instant, could: &dyn Fn(usize) -> bool| {
+            h.faults.iter().enumerate().rev().filter(|(_, f)| f.at <= at).map(|(i, _)| i).find(|i| could(*i))
+        };
+        let removal_cause: Vec<Option<usize>> = h
+            .removals
+            .iter()
+            .map(|r| {
+                let broker = *self.dir.by_addr.get(&r.broker_addr)?;
+                latest(r.at, &|i| reach[i].is_some_and(|x| x.broker == broker && x.peer.is_none_or(|p| p == r.ns)))
+            })
+            .collect();
+        let clients: Vec<NodeId> = (0..self.nodes.len())
+            .map(|i| NodeId(i as u16))
+            .filter(|id| matches!(self.dir.roles[usize::from(id.0)], Role::Producer | Role::Consumer))
+            .collect();
+        // The fault each send is attributed to.
+        let send_cause: Vec<Option<usize>> = h
+            .sends
+            .iter()
+            .map(|send| {
+                let groups: Vec<GroupId> = send.attempts.iter().map(|a| a.group).collect();
+                let concerns =
+                    |broker: Option<NodeId>| broker.and_then(|b| self.group_of(b)).is_some_and(|g| groups.contains(&g));
+                let i = latest(send.started, &|i| {
+                    concerns(reach[i].map(|x| x.broker)) || concerns(self.recovers(&h.faults[i].action))
+                })?;
+                reach[i].map(|_| i)
+            })
+            .collect();
         h.faults
             .iter()
-            .map(|fault| {
-                let target = fault.target;
-                let addr = target.map(|t| String::from(self.dir.addr(t)));
-                let group = target.and_then(|t| match &self.scenario.nodes[usize::from(t.0)] {
-                    super::scenario::NodeSpec::Broker { group, .. } => {
-                        self.dir.group(&crate::names::BrokerName::from(group.as_str()))
-                    }
-                    _ => None,
-                });
-                let is_broker = group.is_some();
+            .enumerate()
+            .map(|(index, fault)| {
+                let broker = reach[index].map(|x| x.broker);
+                let addr = broker.map(|b| self.dir.addr(b));
                 let ns_removal = self
                     .dir
                     .nameservers
@@ -181,31 +265,23 @@ impl Sim {
                         let at = h
                             .removals
                             .iter()
-                            .find(|r| r.ns == *ns && r.at >= fault.at && Some(&r.broker_addr) == addr.as_ref())
-                            .map(|r| r.at);
-                        (*ns, if is_broker { at } else { None })
+                            .zip(&removal_cause)
+                            .find(|(r, cause)| **cause == Some(index) && r.ns == *ns)
+                            .map(|(r, _)| r.at);
+                        (*ns, at)
                     })
                     .collect();
-                let client_update = (0..self.nodes.len())
-                    .map(|i| NodeId(i as u16))
-                    .filter(|id| matches!(self.dir.roles[usize::from(id.0)], Role::Producer | Role::Consumer))
+                let client_update = clients
+                    .iter()
                     .map(|client| {
-                        let at = h
-                            .route_changes
-                            .iter()
-                            .find(|c| {
-                                c.client == client
-                                    && c.at >= fault.at
-                                    && addr.as_ref().is_some_and(|a| !c.addrs.contains(a))
-                            })
-                            .map(|c| c.at);
-                        (client, if is_broker { at } else { None })
+                        let at = addr.and_then(|addr| self.client_update(*client, addr, index, &removal_cause));
+                        (*client, at)
                     })
                     .collect();
                 let mut m = FaultMeasurement {
                     at: fault.at,
                     action: action_text(&fault.action),
-                    target,
+                    target: fault.target,
                     ns_removal,
                     client_update,
                     attempts: 0,
@@ -214,24 +290,51 @@ impl Sim {
                     sends_retried: 0,
                     sends_indeterminate: 0,
                 };
-                if let Some(group) = group {
-                    for send in h.sends.iter().filter(|s| s.started >= fault.at) {
-                        let hits: Vec<_> = send.attempts.iter().filter(|a| a.group == group).collect();
-                        if hits.is_empty() {
-                            continue;
-                        }
-                        m.attempts += hits.len() as u32;
-                        m.failed_attempts += hits.iter().filter(|a| a.failure.is_some()).count() as u32;
-                        match send.outcome {
-                            SendOutcome::Ok if send.attempts.len() > 1 => m.sends_retried += 1,
-                            SendOutcome::Ok => {}
-                            SendOutcome::Failed => m.sends_failed += 1,
-                            SendOutcome::Indeterminate => m.sends_indeterminate += 1,
-                        }
+                let Some(group) = broker.and_then(|b| self.group_of(b)) else { return m };
+                for (send, _) in h.sends.iter().zip(&send_cause).filter(|(_, cause)| **cause == Some(index)) {
+                    let hits: Vec<_> = send.attempts.iter().filter(|a| a.group == group).collect();
+                    m.attempts += hits.len() as u32;
+                    m.failed_attempts += hits.iter().filter(|a| a.failure.is_some()).count() as u32;
+                    match send.outcome {
+                        SendOutcome::Ok if send.attempts.len() > 1 => m.sends_retried += 1,
+                        SendOutcome::Ok => {}
+                        SendOutcome::Failed => m.sends_failed += 1,
+                        SendOutcome::Indeterminate => m.sends_indeterminate += 1,
                     }
                 }
                 m
             })
             .collect()
+    }
+
+    /// When `client`'s route first stopped listing `addr` because of a removal attributed to
+    /// fault `fault`: the first update that drops it after such a removal, with no later
+    /// removal of it (by another fault) in between.
+    fn client_update(
+        &self,
+        client: NodeId,
+        addr: &str,
+        fault: usize,
+        removal_cause: &[Option<usize>],
+    ) -> Option<Instant> {
+        let h = &self.history;
+        let mut listed = false;
+        for change in h.route_changes.iter().filter(|c| c.client == client) {
+            let lists = change.addrs.iter().any(|a| a == addr);
+            if listed && !lists {
+                let cause = h
+                    .removals
+                    .iter()
+                    .zip(removal_cause)
+                    .rev()
+                    .find(|(r, _)| r.broker_addr == addr && r.at <= change.at)
+                    .and_then(|(_, cause)| *cause);
+                if cause == Some(fault) {
+                    return Some(change.at);
+                }
+            }
+            listed = lists;
+        }
+        None
     }
 }

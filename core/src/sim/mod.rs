@@ -39,10 +39,10 @@ pub use actor::Actor;
 pub use broker::SimBroker;
 pub use check::Violation;
 pub use consumer::SimConsumer;
-pub use history::{FaultRecord, History, Removal, RouteChange, StaleMark};
+pub use history::{FaultRecord, History, Removal, RouteChange, StaleMark, WireRecord};
 pub use measure::{FaultMeasurement, StaleWindow};
 pub use namesrv::NsNode;
-pub use net::{Conn, Flight, Label, Link, Net, Payload};
+pub use net::{Category, Conn, Flight, Label, Link, Net, Payload, WireType};
 pub use node::{
     Directory, Failure, GroupId, NodeState, Purpose, Role, SendAttempt, SendOutcome, SendRecord, TimerKind,
 };
@@ -52,7 +52,7 @@ pub use scenario::{Action, NodeSpec, Profile, Scenario, ScenarioError, ScriptEve
 pub use scenarios::{BASE, BUILT_IN, built_in, built_in_text};
 pub use timeline::{Branch, Timeline};
 pub use trace::{Fnv64, NodeId, TraceEntry, TraceKind};
-pub use view::{FlightView, NodeView, TimerView};
+pub use view::{FlightView, IDLE_CLOSE, NodeView, RemovalClock, RemovalPath, TimerView};
 
 use crate::names::ConnId;
 use crate::time::Instant;
@@ -109,6 +109,10 @@ pub struct Sim {
     said: alloc::collections::BTreeSet<u64>,
     said_bodies: alloc::collections::BTreeSet<u64>,
     events: u64,
+    /// The code of every request on the wire whose answer may still come, by (connection,
+    /// requester, opaque), so the wire log can name answers; pruned when it reaches the limit.
+    asked: BTreeMap<(ConnId, NodeId, i32), crate::protocol::RequestCode>,
+    asked_limit: usize,
 }
 
 impl Sim {
@@ -153,6 +157,8 @@ impl Sim {
             said: alloc::collections::BTreeSet::new(),
             said_bodies: alloc::collections::BTreeSet::new(),
             events: 0,
+            asked: BTreeMap::new(),
+            asked_limit: 64,
         };
         for (i, spec) in scenario.nodes.iter().enumerate() {
             sim.schedule(spec.start(), CLASS_NORMAL, Ev::Start(NodeId(i as u16)));

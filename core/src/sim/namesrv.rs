@@ -17,9 +17,6 @@ use crate::names::ConnId;
 use crate::server::{Input, NameServer, Output};
 use crate::time::Instant;
 
-/// `serverChannelMaxIdleTimeSeconds`.
-const IDLE_TIME: Duration = Duration::from_secs(120);
-
 /// A NameServer process: the core state machine plus last activity per connection.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct NsNode {
@@ -34,6 +31,13 @@ impl NsNode {
     #[must_use]
     pub fn new(ns: NameServer) -> Self {
         Self { ns, last_activity: BTreeMap::new() }
+    }
+
+    /// How long a connection may stay silent before it is closed
+    /// (`serverChannelMaxIdleTimeSeconds`).
+    #[must_use]
+    pub fn idle_time(&self) -> Duration {
+        Duration::from_secs(self.ns.config().server_channel_max_idle_time_seconds)
     }
 }
 
@@ -123,8 +127,9 @@ impl Sim {
         let incarnation = self.node(node).incarnation;
         let Actor::NameServer(ns) = &mut self.node_mut(node).actor else { return };
         let first = ns.last_activity.insert(conn, now).is_none();
+        let idle = ns.idle_time();
         if first {
-            self.schedule(now + IDLE_TIME, CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
+            self.schedule(now + idle, CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
         }
     }
 
@@ -144,8 +149,9 @@ impl Sim {
             ns.last_activity.remove(&conn);
             return;
         }
-        if now < last + IDLE_TIME {
-            self.schedule(last + IDLE_TIME, CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
+        let idle = ns.idle_time();
+        if now < last + idle {
+            self.schedule(last + idle, CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
             return;
         }
         ns.last_activity.remove(&conn);

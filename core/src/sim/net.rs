@@ -9,6 +9,7 @@ use alloc::vec::Vec;
 use super::rng::Rng;
 use super::trace::NodeId;
 use crate::names::ConnId;
+use crate::protocol::{RequestCode, ResponseCode};
 use crate::time::Instant;
 
 /// A link between two nodes.
@@ -80,6 +81,97 @@ pub struct Label {
     pub oneway: bool,
     /// The opaque.
     pub opaque: i32,
+}
+
+/// What a message is about, for the page's glyphs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// REGISTER_BROKER and the other broker-to-NameServer keep-alives.
+    Register,
+    /// UNREGISTER_BROKER.
+    Unregister,
+    /// GET_ROUTEINFO_BY_TOPIC.
+    Route,
+    /// SEND_MESSAGE.
+    Send,
+    /// PULL_MESSAGE.
+    Pull,
+    /// A client's HEART_BEAT to a broker.
+    Heartbeat,
+    /// A FIN.
+    Close,
+    /// A RST.
+    Reset,
+    /// An answer with an error code.
+    Failure,
+    /// Anything else.
+    Other,
+}
+
+impl Category {
+    /// `register`, `unregister`, `route`, `send`, `pull`, `heartbeat`, `close`, `reset`,
+    /// `failure` or `other`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Register => "register",
+            Self::Unregister => "unregister",
+            Self::Route => "route",
+            Self::Send => "send",
+            Self::Pull => "pull",
+            Self::Heartbeat => "heartbeat",
+            Self::Close => "close",
+            Self::Reset => "reset",
+            Self::Failure => "failure",
+            Self::Other => "other",
+        }
+    }
+
+    /// A frame's category: an error answer is a failure (PULL_NOT_FOUND is the normal end of
+    /// a long poll, not one); anything else goes by the request it asks or answers.
+    #[must_use]
+    pub fn of_frame(request: Option<RequestCode>, response_code: Option<i32>) -> Self {
+        if response_code.is_some_and(|c| c != ResponseCode::Success.raw() && c != ResponseCode::PullNotFound.raw()) {
+            return Self::Failure;
+        }
+        match request {
+            Some(RequestCode::RegisterBroker | RequestCode::BrokerHeartbeat | RequestCode::QueryDataVersion) => {
+                Self::Register
+            }
+            Some(RequestCode::UnregisterBroker) => Self::Unregister,
+            Some(RequestCode::GetRouteInfoByTopic) => Self::Route,
+            Some(RequestCode::SendMessage | RequestCode::SendMessageV2) => Self::Send,
+            Some(RequestCode::PullMessage) => Self::Pull,
+            Some(RequestCode::HeartBeat) => Self::Heartbeat,
+            _ => Self::Other,
+        }
+    }
+}
+
+/// What a message carries, by RocketMQ's names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WireType {
+    /// A request of this code, or the answer to one.
+    Command(RequestCode),
+    /// An answer to a request the model never saw go out (not expected to happen).
+    UnknownAnswer,
+    /// An orderly close.
+    Fin,
+    /// A reset.
+    Rst,
+}
+
+impl WireType {
+    /// The request code's Java name (`REGISTER_BROKER`, `SEND_MESSAGE`, ...), `FIN` or `RST`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Command(code) => code.java_name().unwrap_or("UNKNOWN"),
+            Self::UnknownAnswer => "UNKNOWN",
+            Self::Fin => "FIN",
+            Self::Rst => "RST",
+        }
+    }
 }
 
 /// Something on the wire.

@@ -96,6 +96,22 @@ pub enum TimerKind {
 }
 
 impl TimerKind {
+    /// A stable machine id for the page: `register`, `scan`, `route-poll`, `heartbeat`,
+    /// `send`, `rebalance`, `pull-retry` or `long-poll`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Register => "register",
+            Self::Scan => "scan",
+            Self::RoutePoll => "route-poll",
+            Self::Heartbeat => "heartbeat",
+            Self::Send => "send",
+            Self::Rebalance => "rebalance",
+            Self::PullRetry(_) => "pull-retry",
+            Self::PullHold => "long-poll",
+        }
+    }
+
     /// A label for the page.
     #[must_use]
     pub fn label(self) -> &'static str {

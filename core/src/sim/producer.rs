@@ -24,9 +24,9 @@ pub(crate) const SEND_TIMEOUT_MS: u64 = 3000;
 const TIMES_TOTAL: u32 = 3;
 /// `defaultTopicQueueNums`.
 const DEFAULT_TOPIC_QUEUE_NUMS: i32 = 4;
-const POLL_PERIOD: Duration = Duration::from_secs(30);
+pub(crate) const POLL_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_POLL: Duration = Duration::from_millis(10);
-const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
+pub(crate) const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_HEARTBEAT: Duration = Duration::from_secs(1);
 
 /// One queue a producer can write to.

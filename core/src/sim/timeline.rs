@@ -1,8 +1,11 @@
 //! The time machine: checkpoints plus replay for fast seeking, and branches for forking from
 //! any past moment without losing the original.
 //!
-//! A branch is fully described by its scenario (the script includes every action injected
-//! into it), so any state of it can be recomputed; checkpoints only make that fast.
+//! A branch is fully described by its scenario (the script as loaded plus the actions
+//! injected into it), so any state of it can be recomputed; checkpoints only make that fast.
+//! A fork keeps the loaded script but, unless asked otherwise, not the actions injected on
+//! the parent after the fork point: the new branch is what would have happened had the
+//! learner acted differently *then*, not the parent's later interventions replayed.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -12,7 +15,8 @@ use core::time::Duration;
 use super::Sim;
 use super::history::{History, HistoryMark};
 
-use super::scenario::{Action, Scenario};
+use super::queue::{CLASS_SCRIPT, Ev};
+use super::scenario::{Action, Scenario, ScriptEvent};
 use crate::time::Instant;
 
 /// Simulated time between checkpoints.
@@ -34,6 +38,15 @@ pub struct Branch {
     pub parent: Option<(usize, Instant)>,
     /// The furthest time simulated on this branch.
     pub head: Instant,
+    /// Actions injected on the parent after the fork point that this branch dropped.
+    pub dropped: usize,
+    /// Actions injected on the parent after the fork point that this branch kept.
+    pub kept: usize,
+    /// The scenario as loaded plus the injected actions this branch keeps (not changed by
+    /// running it, unlike the running copy in [`Sim::scenario`]).
+    scenario: Scenario,
+    /// The actions of [`Self::scenario`]'s script that were injected, in script order.
+    injected: Vec<ScriptEvent>,
     sim: Sim,
     checkpoints: Vec<Checkpoint>,
     /// (from, to) of each [`Timeline::step`] since the last seek, so that
@@ -48,10 +61,17 @@ impl Branch {
         &self.sim
     }
 
-    /// The branch's scenario, including its injected actions.
+    /// The branch's scenario: as loaded, plus the injected actions it keeps. A fresh run of
+    /// it equals the branch.
     #[must_use]
     pub fn scenario(&self) -> &Scenario {
-        self.sim.scenario()
+        &self.scenario
+    }
+
+    /// The actions injected into this branch (or inherited from its parent), in time order.
+    #[must_use]
+    pub fn injected(&self) -> &[ScriptEvent] {
+        &self.injected
     }
 }
 
@@ -73,6 +93,10 @@ impl Timeline {
                 id: 0,
                 parent: None,
                 head: Instant::ZERO,
+                dropped: 0,
+                kept: 0,
+                scenario: scenario.clone(),
+                injected: Vec::new(),
                 sim,
                 checkpoints: alloc::vec![first],
                 steps: Vec::new(),
@@ -141,12 +165,13 @@ impl Timeline {
     }
 
     /// Applies `action` now. At the head of the branch it is simply added; in the past, a new
-    /// branch is forked here (the original keeps its future) and becomes current.
+    /// branch is forked here (the original keeps its future) and becomes current; the fork
+    /// drops the actions injected on the original after now (see [`Self::fork`]).
     pub fn inject(&mut self, action: Action) {
         let branch = &self.branches[self.current];
         let now = branch.sim.now();
         if now < branch.head {
-            self.fork();
+            self.fork(false);
         }
         let branch = &mut self.branches[self.current];
         branch.steps.clear();
@@ -155,23 +180,59 @@ impl Timeline {
         for checkpoint in &mut branch.checkpoints {
             checkpoint.sim.add_scripted(now, action.clone());
         }
+        branch.scenario.push_action(now, action.clone());
+        let index = branch.injected.partition_point(|e| e.at <= now);
+        branch.injected.insert(index, ScriptEvent { at: now, action });
         branch.head = branch.head.max(branch.sim.now());
     }
 
+    /// The actions injected on the current branch after its current time: what a fork here
+    /// drops unless asked to keep them.
+    #[must_use]
+    pub fn later_injected(&self) -> Vec<ScriptEvent> {
+        let branch = &self.branches[self.current];
+        let now = branch.sim.now();
+        branch.injected.iter().filter(|e| e.at > now).cloned().collect()
+    }
+
     /// Forks the current branch at its current time; the fork becomes current. Returns its id.
-    pub fn fork(&mut self) -> usize {
+    ///
+    /// The fork keeps the scenario's own script and the actions injected up to now. Actions
+    /// injected on the current branch after now are dropped (from its script, its event
+    /// queue and its checkpoints, so it equals a fresh run of its own scenario), unless
+    /// `keep_later_injected`.
+    pub fn fork(&mut self, keep_later_injected: bool) -> usize {
         let parent = &self.branches[self.current];
         let now = parent.sim.now();
         let id = self.branches.len();
-        let checkpoints = parent.checkpoints.iter().filter(|c| c.sim.now() <= now).cloned().collect();
-        let branch = Branch {
+        let (later, earlier): (Vec<ScriptEvent>, Vec<ScriptEvent>) =
+            parent.injected.iter().cloned().partition(|e| e.at > now);
+        let mut branch = Branch {
             id,
             parent: Some((self.current, now)),
             head: now,
+            dropped: 0,
+            kept: 0,
+            scenario: parent.scenario.clone(),
+            injected: parent.injected.clone(),
             sim: parent.sim.clone(),
-            checkpoints,
+            checkpoints: parent.checkpoints.iter().filter(|c| c.sim.now() <= now).cloned().collect(),
             steps: Vec::new(),
         };
+        if keep_later_injected {
+            branch.kept = later.len();
+        } else {
+            branch.dropped = later.len();
+            branch.injected = earlier;
+            // Latest first, so each removes the occurrence that was added last.
+            for event in later.iter().rev() {
+                remove_last(&mut branch.scenario.script, event);
+                branch.sim.unschedule_script(event);
+                for checkpoint in &mut branch.checkpoints {
+                    checkpoint.sim.unschedule_script(event);
+                }
+            }
+        }
         self.branches.push(branch);
         self.current = id;
         id
@@ -199,7 +260,31 @@ impl Timeline {
     }
 }
 
+/// Removes the last occurrence of `event` from a script.
+fn remove_last(script: &mut Vec<ScriptEvent>, event: &ScriptEvent) -> bool {
+    let Some(index) = script.iter().rposition(|e| e == event) else { return false };
+    script.remove(index);
+    true
+}
+
 impl Sim {
+    /// Takes a scripted action that has not run yet out of the scenario and the event queue
+    /// (the one added last, if the same action is scheduled twice at that time).
+    fn unschedule_script(&mut self, event: &ScriptEvent) {
+        if !remove_last(&mut self.scenario.script, event) {
+            return;
+        }
+        let key = self
+            .queue
+            .range((event.at, CLASS_SCRIPT, 0)..=(event.at, CLASS_SCRIPT, u64::MAX))
+            .rev()
+            .find(|(_, ev)| matches!(ev, Ev::Script(action) if *action == event.action))
+            .map(|(key, _)| *key);
+        if let Some(key) = key {
+            self.queue.remove(&key);
+        }
+    }
+
     /// When the next trace line will be written, found by running a copy (at most to `limit`).
     fn clone_next_trace_time(&self, limit: Instant) -> Option<Instant> {
         let mut probe = self.clone_parts();
@@ -227,6 +312,8 @@ impl Sim {
             said: self.said.clone(),
             said_bodies: self.said_bodies.clone(),
             events: self.events,
+            asked: self.asked.clone(),
+            asked_limit: self.asked_limit,
         }
     }
 }

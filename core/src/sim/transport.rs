@@ -1,17 +1,21 @@
 //! The sockets between actors and the network: encoding and sending commands, closing
-//! connections, and delivering frames that arrive.
+//! connections, recording every message in the wire log, and delivering frames that arrive.
 
 use alloc::string::String;
+use core::num::NonZeroU64;
+use core::time::Duration;
 
 use super::Sim;
 use super::actor::Actor;
-use super::net::{Label, Link, Payload};
+use super::history::WireRecord;
+use super::net::{Category, Label, Link, Payload, WireType};
 use super::node::{Failure, NodeState, Role};
 use super::queue::{CLASS_NORMAL, Ev};
 use super::trace::{NodeId, TraceKind};
 use crate::codec::{self, Limits};
 use crate::names::ConnId;
-use crate::protocol::RemotingCommand;
+use crate::protocol::{RemotingCommand, RequestCode};
+use crate::time::Instant;
 
 impl Sim {
     /// Sends a request from `me` to `to`, opening a connection if needed.
@@ -45,14 +49,89 @@ impl Sim {
         let to = c.peer(from);
         if self.net.link(from, to) == Link::Reset && payload != Payload::Rst {
             // A reject: the sender gets a reset back, the receiver never hears of it.
+            let what = self.wire_type(conn, to, &payload, label.as_ref());
+            self.record_wire(None, from, to, what, label.as_ref());
             self.net.close_side(conn, to);
-            if let Some((id, at)) = self.net.transmit(conn, to, Payload::Rst, None, self.now, &mut self.rng) {
-                self.schedule(at, CLASS_NORMAL, Ev::Arrive(id));
-            }
+            self.put_on_wire(conn, to, Payload::Rst, None);
             return;
         }
-        if let Some((id, at)) = self.net.transmit(conn, from, payload, label, self.now, &mut self.rng) {
+        self.put_on_wire(conn, from, payload, label);
+    }
+
+    /// Hands a payload to the network, schedules its arrival and records it in the wire log.
+    fn put_on_wire(&mut self, conn: ConnId, from: NodeId, payload: Payload, label: Option<Label>) {
+        let Some(to) = self.net.conns.get(&conn).map(|c| c.peer(from)) else { return };
+        let what = self.wire_type(conn, to, &payload, label.as_ref());
+        let sent = self.net.transmit(conn, from, payload, label.clone(), self.now, &mut self.rng);
+        if let Some((id, at)) = sent {
             self.schedule(at, CLASS_NORMAL, Ev::Arrive(id));
+        }
+        let record = self.record_wire(sent, from, to, what, label.as_ref());
+        if let (Some(label), false) = (&label, record.lost) {
+            if !label.response && !label.oneway {
+                self.expect_answer(conn, from, label.opaque, RequestCode::from(label.code));
+            }
+        }
+    }
+
+    /// What a payload carries; for an answer, the code of the request it answers (which it
+    /// takes off the list of requests waiting for one).
+    fn wire_type(
+        &mut self,
+        conn: ConnId,
+        to: NodeId,
+        payload: &Payload,
+        label: Option<&Label>,
+    ) -> (WireType, Category) {
+        match (payload, label) {
+            (Payload::Fin, _) => (WireType::Fin, Category::Close),
+            (Payload::Rst, _) => (WireType::Rst, Category::Reset),
+            (Payload::Frame(_), Some(label)) if label.response => {
+                let asked = self.asked.remove(&(conn, to, label.opaque));
+                let what = asked.map_or(WireType::UnknownAnswer, WireType::Command);
+                (what, Category::of_frame(asked, Some(label.code)))
+            }
+            (Payload::Frame(_), Some(label)) => {
+                let code = RequestCode::from(label.code);
+                (WireType::Command(code), Category::of_frame(Some(code), None))
+            }
+            (Payload::Frame(_), None) => (WireType::UnknownAnswer, Category::Other),
+        }
+    }
+
+    fn record_wire(
+        &mut self,
+        sent: Option<(u64, Instant)>,
+        from: NodeId,
+        to: NodeId,
+        (what, category): (WireType, Category),
+        label: Option<&Label>,
+    ) -> WireRecord {
+        let nominal = self.now + Duration::from_millis(self.net.latency_ms);
+        let record = WireRecord {
+            id: sent.and_then(|(id, _)| NonZeroU64::new(id)),
+            sent_at: self.now,
+            arrive_at: sent.map_or(nominal, |(_, at)| at),
+            from,
+            to,
+            what,
+            category,
+            response: label.is_some_and(|l| l.response),
+            lost: sent.is_none(),
+        };
+        self.history.wire.push(record);
+        record
+    }
+
+    /// Remembers what a request on the wire asked, so its answer can be named. Entries whose
+    /// answer can no longer come (the answering side closed) are dropped now and then.
+    fn expect_answer(&mut self, conn: ConnId, requester: NodeId, opaque: i32, code: RequestCode) {
+        self.asked.insert((conn, requester, opaque), code);
+        if self.asked.len() >= self.asked_limit {
+            let net = &self.net;
+            self.asked
+                .retain(|(conn, requester, _), _| net.conns.get(conn).is_some_and(|c| c.open_at(c.peer(*requester))));
+            self.asked_limit = 2 * self.asked.len() + 64;
         }
     }
 
@@ -112,11 +191,7 @@ impl Sim {
                     // Nobody listens on that socket any more: the OS answers with a reset.
                     if self.net.conns.get(&flight.conn).is_some_and(|c| c.open_at(flight.from)) {
                         self.net.close_side(flight.conn, to);
-                        if let Some((rst, at)) =
-                            self.net.transmit(flight.conn, to, Payload::Rst, None, self.now, &mut self.rng)
-                        {
-                            self.schedule(at, CLASS_NORMAL, Ev::Arrive(rst));
-                        }
+                        self.put_on_wire(flight.conn, to, Payload::Rst, None);
                     }
                     return;
                 }

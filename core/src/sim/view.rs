@@ -1,22 +1,35 @@
-//! Read-only views for the page: nodes with their timers, messages in flight, labels.
+//! Read-only views for the page: nodes with their timers, messages in flight, and how soon
+//! each NameServer will drop each broker it lists.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::net::{Label, Payload};
-use super::node::{NodeState, Purpose, Role, TimerKind};
+use super::history::WireRecord;
+use super::net::{Category, Flight, Label, Payload, WireType};
+use super::node::{NodeState, Role, TimerKind};
 use super::trace::NodeId;
 use super::{Actor, Sim};
+use crate::names::{BrokerAddr, ClusterName};
 use crate::protocol::{RemotingCommand, RequestCode, ResponseCode};
-use crate::time::Instant;
+use crate::time::{Instant, millis};
+
+/// The kind of the idle-close timers a NameServer keeps per connection (not a [`TimerKind`]:
+/// the socket layer, not the actor, runs them).
+pub const IDLE_CLOSE: &str = "idle-close";
 
 /// A timer as the page shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimerView {
     /// What it does.
     pub label: String,
+    /// A stable machine id: [`TimerKind::name`] or [`IDLE_CLOSE`].
+    pub kind: &'static str,
     /// When it fires.
     pub at: Instant,
+    /// The period (or, for one-shot waits, the timeout) the model uses for it.
+    pub period_ms: Option<u64>,
+    /// For an idle close: the node at the other end of the connection.
+    pub peer: Option<NodeId>,
 }
 
 /// A node as the page shows it.
@@ -57,15 +70,52 @@ pub struct FlightView {
     pub sent_at: Instant,
     /// Arrives at.
     pub arrive_at: Instant,
-    /// `register`, `unregister`, `route`, `send`, `pull`, `heartbeat`, `close`, `reset`,
-    /// `failure` or `other`: what glyph to draw.
-    pub category: &'static str,
+    /// What glyph to draw.
+    pub category: Category,
     /// Whether it is an answer.
     pub response: bool,
     /// One-line description.
     pub summary: String,
     /// Whether it waits at a frozen receiver.
     pub held: bool,
+}
+
+/// Which of a NameServer's two removal paths gets to a silent broker first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RemovalPath {
+    /// Netty's idle close of the broker's channel (`serverChannelMaxIdleTimeSeconds`).
+    Idle,
+    /// `scanNotActiveBroker` finding its heartbeat expired.
+    Scan,
+}
+
+impl RemovalPath {
+    /// `idle` or `scan`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Idle => "idle",
+            Self::Scan => "scan",
+        }
+    }
+}
+
+/// When a NameServer will drop a broker it lists, if nothing from the broker refreshes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemovalClock {
+    /// The live-table key: cluster.
+    pub cluster: ClusterName,
+    /// The live-table key: the broker's address.
+    pub broker_addr: BrokerAddr,
+    /// When the idle close of the broker's channel fires (`None`: idle close off, or the
+    /// channel is not tracked).
+    pub idle_close_at: Option<Instant>,
+    /// The first scan that finds the entry expired.
+    pub scan_expire_at: Instant,
+    /// The earlier of the two.
+    pub removal_at: Instant,
+    /// Which one that is (the idle close on a tie).
+    pub removal_by: RemovalPath,
 }
 
 impl Sim {
@@ -88,15 +138,28 @@ impl Sim {
             Actor::Consumer(c) => Some(self.dir.nameservers[c.client.ns_index % self.dir.nameservers.len().max(1)]),
             _ => None,
         };
-        let mut timers: Vec<TimerView> =
-            node.timers.iter().map(|(kind, at)| TimerView { label: String::from(kind.label()), at: *at }).collect();
+        let mut timers: Vec<TimerView> = node
+            .timers
+            .iter()
+            .map(|(kind, at)| TimerView {
+                label: String::from(kind.label()),
+                kind: kind.name(),
+                at: *at,
+                period_ms: node.actor.timer_period(*kind).map(millis),
+                peer: None,
+            })
+            .collect();
         if let Actor::NameServer(ns) = &node.actor {
             if self.scenario.idle_close {
                 for (conn, last) in &ns.last_activity {
-                    let peer = self.net.conns.get(conn).map_or("?", |c| self.dir.name(c.client));
+                    let peer = self.net.conns.get(conn).map(|c| c.client);
+                    let name = peer.map_or("?", |p| self.dir.name(p));
                     timers.push(TimerView {
-                        label: alloc::format!("idle close of {peer}"),
-                        at: *last + core::time::Duration::from_secs(120),
+                        label: alloc::format!("idle close of {name}"),
+                        kind: IDLE_CLOSE,
+                        at: *last + ns.idle_time(),
+                        period_ms: Some(millis(ns.idle_time())),
+                        peer,
                     });
                 }
             }
@@ -123,14 +186,14 @@ impl Sim {
             .flights
             .values()
             .map(|f| {
-                let (category, response, summary) = match (&f.payload, &f.label) {
-                    (Payload::Fin, _) => ("close", false, String::from("FIN (connection closed)")),
-                    (Payload::Rst, _) => ("reset", false, String::from("RST (connection refused or reset)")),
-                    (Payload::Frame(bytes), Some(label)) => {
-                        let (answered, summary) = self.summary(f.from, f.to, bytes);
-                        (category(label, answered), label.response, summary)
+                let record = self.wire_record(f);
+                let (category, summary) = match &f.payload {
+                    Payload::Fin => (Category::Close, String::from("FIN (connection closed)")),
+                    Payload::Rst => (Category::Reset, String::from("RST (connection refused or reset)")),
+                    Payload::Frame(bytes) => {
+                        let answers = record.map(|r| r.what).filter(|w| matches!(w, WireType::Command(_)));
+                        (record.map_or(Category::Other, |r| r.category), summary(bytes, answers))
                     }
-                    (Payload::Frame(_), None) => ("other", false, String::from("frame")),
                 };
                 let held = self.nodes[usize::from(f.to.0)].state == NodeState::Frozen && f.arrive_at <= self.now;
                 FlightView {
@@ -140,7 +203,7 @@ impl Sim {
                     sent_at: f.sent_at,
                     arrive_at: f.arrive_at,
                     category,
-                    response,
+                    response: f.label.as_ref().is_some_and(|l| l.response),
                     summary,
                     held,
                 }
@@ -148,38 +211,53 @@ impl Sim {
             .collect()
     }
 
+    /// The wire log's record of a flight (the log is in sending order).
+    fn wire_record(&self, flight: &Flight) -> Option<&WireRecord> {
+        let wire = &self.history.wire;
+        let first = wire.partition_point(|r| r.sent_at < flight.sent_at);
+        wire[first..]
+            .iter()
+            .take_while(|r| r.sent_at == flight.sent_at)
+            .find(|r| r.id.is_some_and(|id| id.get() == flight.id))
+    }
+
     /// Describes a frame `from` is about to send (kept small: views decode the rest).
     pub(super) fn label(&self, _from: NodeId, cmd: &RemotingCommand) -> Label {
         Label { code: cmd.code, response: cmd.is_response(), oneway: cmd.is_oneway(), opaque: cmd.opaque }
     }
 
-    /// One line describing a frame on the wire, decoded again from its bytes.
-    fn summary(&self, from: NodeId, to: NodeId, bytes: &[u8]) -> (Option<&'static str>, String) {
-        let Ok(Some((cmd, _))) = crate::codec::decode(bytes, &crate::codec::Limits::DEFAULT) else {
-            return (None, String::from("frame"));
-        };
-        if cmd.is_response() {
-            let answered = self.nodes[usize::from(to.0)]
-                .pending
-                .get(&cmd.opaque)
-                .filter(|p| p.to == from)
-                .map(|p| purpose_name(p.purpose));
-            let name = response_name(cmd.response_code());
-            return match answered {
-                Some(what) => (Some(what), alloc::format!("{name} ({what})")),
-                None => (None, String::from(name)),
-            };
-        }
-        let code = cmd.request_code();
-        let name = code.java_name().unwrap_or("UNKNOWN");
-        let detail = match code {
-            RequestCode::RegisterBroker | RequestCode::UnregisterBroker => cmd.field("brokerName"),
-            RequestCode::GetRouteInfoByTopic | RequestCode::SendMessage | RequestCode::PullMessage => {
-                cmd.field("topic")
-            }
-            _ => None,
-        };
-        (None, detail.map_or_else(|| String::from(name), |d| alloc::format!("{name} {d}")))
+    /// How soon NameServer `ns` drops each broker it lists, in live-table order (empty if it
+    /// is not running): the idle close of the broker's channel (when the NameServer last read
+    /// or wrote on it, plus the idle time) or the first scan that finds its heartbeat
+    /// expired, whichever comes first.
+    #[must_use]
+    pub fn removal_clocks(&self, ns: NodeId) -> Vec<RemovalClock> {
+        let Actor::NameServer(node) = &self.nodes[usize::from(ns.0)].actor else { return Vec::new() };
+        node.ns
+            .routes()
+            .broker_live_table()
+            .iter()
+            .map(|(key, live)| {
+                let idle_close_at = if self.scenario.idle_close {
+                    node.last_activity.get(&live.conn).map(|last| *last + node.idle_time())
+                } else {
+                    None
+                };
+                let scan_expire_at = node.ns.scan_at_or_after(live.expired_from());
+                let (removal_at, removal_by) = match idle_close_at {
+                    Some(idle) if idle <= scan_expire_at => (idle, RemovalPath::Idle),
+                    _ => (scan_expire_at, RemovalPath::Scan),
+                };
+                RemovalClock {
+                    cluster: key.cluster.clone(),
+                    broker_addr: key.broker_addr.clone(),
+                    idle_close_at,
+                    scan_expire_at,
+                    removal_at,
+                    removal_by,
+                }
+            })
+            .collect()
     }
 
     /// A client's timer deadline, for tests and lessons.
@@ -189,15 +267,27 @@ impl Sim {
     }
 }
 
-fn purpose_name(purpose: Purpose) -> &'static str {
-    match purpose {
-        Purpose::Register(_) => "REGISTER_BROKER",
-        Purpose::Unregister(_) => "UNREGISTER_BROKER",
-        Purpose::RoutePoll | Purpose::RouteOnDemand { .. } => "GET_ROUTEINFO_BY_TOPIC",
-        Purpose::Send { .. } => "SEND_MESSAGE",
-        Purpose::Heartbeat => "HEART_BEAT",
-        Purpose::Pull(_) => "PULL_MESSAGE",
+/// One line describing a frame on the wire, decoded again from its bytes; an answer names the
+/// request it answers when that is known.
+fn summary(bytes: &[u8], answers: Option<WireType>) -> String {
+    let Ok(Some((cmd, _))) = crate::codec::decode(bytes, &crate::codec::Limits::DEFAULT) else {
+        return String::from("frame");
+    };
+    if cmd.is_response() {
+        let name = response_name(cmd.response_code());
+        return match answers {
+            Some(what) => alloc::format!("{name} ({})", what.name()),
+            None => String::from(name),
+        };
     }
+    let code = cmd.request_code();
+    let name = code.java_name().unwrap_or("UNKNOWN");
+    let detail = match code {
+        RequestCode::RegisterBroker | RequestCode::UnregisterBroker => cmd.field("brokerName"),
+        RequestCode::GetRouteInfoByTopic | RequestCode::SendMessage | RequestCode::PullMessage => cmd.field("topic"),
+        _ => None,
+    };
+    detail.map_or_else(|| String::from(name), |d| alloc::format!("{name} {d}"))
 }
 
 fn response_name(code: ResponseCode) -> &'static str {
@@ -209,27 +299,5 @@ fn response_name(code: ResponseCode) -> &'static str {
         ResponseCode::NoPermission => "NO_PERMISSION",
         ResponseCode::RequestCodeNotSupported => "REQUEST_CODE_NOT_SUPPORTED",
         _ => "ERROR",
-    }
-}
-
-fn category(label: &Label, answered: Option<&'static str>) -> &'static str {
-    if label.response && label.code != 0 && label.code != ResponseCode::PullNotFound.raw() {
-        return "failure";
-    }
-    let request = if label.response {
-        answered.map_or(RequestCode::Unknown(-1), |name| {
-            RequestCode::KNOWN.iter().copied().find(|c| c.java_name() == Some(name)).unwrap_or(RequestCode::Unknown(-1))
-        })
-    } else {
-        RequestCode::from(label.code)
-    };
-    match request {
-        RequestCode::RegisterBroker | RequestCode::BrokerHeartbeat | RequestCode::QueryDataVersion => "register",
-        RequestCode::UnregisterBroker => "unregister",
-        RequestCode::GetRouteInfoByTopic => "route",
-        RequestCode::SendMessage | RequestCode::SendMessageV2 => "send",
-        RequestCode::PullMessage => "pull",
-        RequestCode::HeartBeat => "heartbeat",
-        _ => "other",
     }
 }

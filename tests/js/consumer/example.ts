@@ -1,6 +1,8 @@
 // A user's program against the published types: compiled with tsc --noEmit by scripts/test-package.sh.
 import init, { Simulation, NameServer, decodeFrame, encodeFrame, builtInScenarios } from "rocketmq-nameserver";
-import type { TraceEvent, NodeInfo, ClientRoute, Measurement, NameServerOutput } from "rocketmq-nameserver";
+import type {
+  TraceEvent, NodeInfo, ClientRoute, Measurement, NameServerOutput, WireEvent, TimerInfo, LiveRow, InjectedAction, BranchInfo,
+} from "rocketmq-nameserver";
 
 await init();
 
@@ -13,6 +15,15 @@ const p1: ClientRoute = sim.clientRoute("P1");
 const firstQueue: number | undefined = p1.route?.queueDatas[0]?.writeQueueNums;
 const measurements: Measurement[] = sim.measurements();
 const when: number | null = measurements[0]?.nsRemoval[0]?.[1] ?? null;
+const sent: WireEvent[] = sim.wire(Math.max(0, sim.wireLength() - 10));
+const lostIds: (number | null)[] = sent.filter((m) => m.lost).map((m) => m.id);
+const periods: (number | null)[] = nodes.flatMap((n) => n.timers).map((t: TimerInfo) => t.periodMs);
+const rows: LiveRow[] = sim.nameServerTables("NS-1").live;
+const by: ("idle" | "scan" | null)[] = rows.map((r) => r.removalBy);
+const later: InjectedAction[] = sim.laterInjected();
+const forked: number = sim.fork(true);
+const dropped: number[] = sim.branches().map((b: BranchInfo) => b.dropped);
+console.log(lostIds, periods, by, later, forked, dropped);
 
 const ns = new NameServer(0, "scanNotActiveBrokerInterval=5000", undefined);
 ns.connect(1, "127.0.0.1:1", 1);
