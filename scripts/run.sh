@@ -2,7 +2,7 @@
 # Runs the product on built-in defaults: the NameServer daemon on 0.0.0.0:9876 (RocketMQ brokers
 # and clients point their namesrvAddr at it), which also serves its HTTP console on
 # http://127.0.0.1:8080/ — the teaching page (/www/), the live view of this daemon
-# (/www/?live), the JSON API (/api), /metrics, /healthz and the address server
+# (/www/?live), the JSON API (/api), /metrics, /healthz, /readyz and the address server
 # (/rocketmq/nsaddr). Extra arguments go to the daemon (try --help).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -68,7 +68,7 @@ pub struct Args {
     #[arg(long, value_name = "FILTER")]
     pub log_level: Option<String>,
 
-    /// Port of the HTTP console: the page, live view, JSON API, /metrics, /healthz, /rocketmq/nsaddr (default 8080, 0: any; if the default is taken, the daemon runs without it)
+    /// Port of the HTTP console: the page, live view, JSON API, /metrics, /healthz, /readyz, /rocketmq/nsaddr (default 8080, 0: any; if the default is taken, the daemon runs without it)
     #[arg(long, value_name = "PORT", help_heading = "HTTP console")]
     pub http_port: Option<u16>,
 

@@ -33,7 +33,7 @@
 //!   configuration file.
 //! - **HTTP console** ([`http`], optional, its own listener): the page, read-only JSON views
 //!   and an event stream built from a view the owner publishes after each change, metrics
-//!   counted lock-free by the connections, `/healthz` and the address server. It reads
+//!   counted lock-free by the connections, `/healthz`, `/readyz` and the address server. It reads
 //!   snapshots and never waits on the owner.
 //!
 //! The binary adds the command line ([`args`]), the KV load ([`load_kv`]), logging through
