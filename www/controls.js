@@ -87,6 +87,7 @@ export function bindControls(app) {
         app.faults.openPalette();
         break;
       case "l":
+        app.showPanel("log");
         app.log.focus();
         break;
       case "f":

@@ -1,105 +1,41 @@
-// The cluster diagram: nodes, links and typed messages in flight (SVG, scaled by viewBox).
+// The cluster diagram: nodes with their clocks, links, and messages. Drawn in CSS pixels (the
+// viewBox is the element's own size), laid out again when its width changes. Paused, every
+// message in flight is drawn where it really is, with its arrow; playing, the traffic layer
+// replays what was sent slowly enough to be seen.
 import { t, secs } from "./i18n.js";
+import { layout, edge, formFor } from "./layout.js";
+import { NodeFace, font } from "./nodes.js";
+import { Traffic } from "./traffic.js";
+import { GLYPH, svgEl, shape, msgType, flightLabel, shortWord } from "./glyphs.js";
+import { textWidth, place, around } from "./labels.js";
 
-const NS = "http://www.w3.org/2000/svg";
-const BOX_W = 164;
-const BOX_H = 92;
+export { STATE_ICON, msgType, flightLabel, camel } from "./glyphs.js";
+
 const MAX_FLIGHTS = 80;
-const MAX_HELD_PER_NODE = 6;
-
-export const STATE_ICON = {
-  up: "●",
-  "not-started": "○",
-  frozen: "❄",
-  "shutting-down": "◐",
-  down: "✖",
-  "powered-off": "⊘",
-};
-
-// Glyph, short label and colour class per message category: shape and text, not colour alone.
-const GLYPH = {
-  register: { shape: "square", short: "REG" },
-  unregister: { shape: "cross", short: "UNREG" },
-  route: { shape: "circle", short: "ROUTE" },
-  send: { shape: "triangle", short: "SEND" },
-  pull: { shape: "hexagon", short: "PULL" },
-  heartbeat: { shape: "diamond", short: "HB" },
-  close: { shape: "bar", short: "FIN" },
-  reset: { shape: "bolt", short: "RST" },
-  failure: { shape: "xcircle", short: "ERR" },
-  other: { shape: "circle", short: "MSG" },
-};
-
-export function camel(code) {
-  return code.toLowerCase().replace(/(^|_)([a-z])/g, (_, __, c) => c.toUpperCase());
-}
-
-// The RocketMQ code a flight carries: the request code, or the one a response answers.
-export function msgType(f) {
-  if (f.category === "close") return "FIN";
-  if (f.category === "reset") return "RST";
-  if (f.response) {
-    const m = f.summary.match(/\(([A-Z_]+)\)/);
-    return m ? m[1] : "RESPONSE";
-  }
-  return f.summary.split(" ")[0];
-}
-
-export function flightLabel(f) {
-  const type = msgType(f);
-  const name = /^[A-Z_]+$/.test(type) && type.length > 3 ? camel(type) : type;
-  const resp = f.response ? ` response ${f.summary.split(" ")[0]}` : "";
-  const held = f.held ? `, ${t("held")}` : "";
-  return `${name}${resp} ${f.from} → ${f.to}, ${t("arrives", { t: secs(f.arriveAt) })}${held}`;
-}
-
-function el(name, attrs = {}, text) {
-  const e = document.createElementNS(NS, name);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-function roleLine(n, live) {
-  if (n.role === "nameserver") return t("nodeNameserver");
-  if (n.role === "broker") return n.brokerId === 0 ? t("master") : t("slave", { id: n.brokerId });
-  const bound = live && live.boundTo ? ` ${t("boundTo", { ns: live.boundTo })}` : "";
-  return (n.role === "producer" ? t("nodeProducer") : t("nodeConsumer")) + bound;
-}
-
-function shortTimer(label) {
-  return label
-    .replace("scan for expired brokers", "scan")
-    .replace("register to NameServers", "register")
-    .replace("heartbeat to brokers", "heartbeat");
-}
-
-function layoutRow(items, y, width, wrap, gap = 16) {
-  const out = {};
-  const perRow = Math.max(1, wrap);
-  let row = 0;
-  for (let i = 0; i < items.length; i += perRow) {
-    const chunk = items.slice(i, i + perRow);
-    const step = width / chunk.length;
-    chunk.forEach((name, j) => (out[name] = { x: step * (j + 0.5), y: y + row * (BOX_H + gap + 30) }));
-    row++;
-  }
-  return { pos: out, rows: row };
-}
+const LABEL_SIZE = 12;
 
 export class Diagram {
   constructor(svg, { onNode, onFlight }) {
     this.svg = svg;
     this.onNode = onNode;
     this.onFlight = onFlight;
+    this.traffic = new Traffic();
     this.flightEls = new Map();
-    this.narrow = null;
+    this.tokenEls = new Map();
+    this.traceEls = new Map();
+    this.width = 0;
     svg.addEventListener("click", (e) => this.activate(e));
     svg.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" || e.key === " ") {
-        if (this.activate(e)) e.preventDefault();
+      if ((e.key === "Enter" || e.key === " ") && this.activate(e)) e.preventDefault();
+    });
+    this.resize = new ResizeObserver(() => {
+      const w = Math.round(svg.parentElement.clientWidth);
+      if (w && Math.abs(w - this.width) >= 2 && this.meta) {
+        this.build(w);
+        if (this.last) this.render(this.last.snap, this.last.o);
       }
     });
+    this.resize.observe(svg.parentElement);
   }
 
   activate(e) {
@@ -116,131 +52,102 @@ export class Diagram {
     return false;
   }
 
-  setMeta(meta, narrow) {
+  setMeta(meta) {
     this.meta = meta;
-    this.narrow = narrow;
+    this.traffic.reset();
+    this.build(Math.round(this.svg.parentElement.clientWidth) || 900);
+  }
+
+  build(width) {
+    const meta = this.meta;
+    this.width = width;
+    const L = layout(meta, width);
+    this.L = L;
+    this.form = L.form;
     const svg = this.svg;
     svg.replaceChildren();
+    svg.setAttribute("viewBox", `0 0 ${width} ${L.height}`);
+    svg.setAttribute("height", String(L.height));
+    svg.dataset.form = L.form;
     this.flightEls.clear();
-    const W = narrow ? 400 : 1000;
-    const by = (r) => meta.nodes.filter((n) => n.role === r).map((n) => n.name);
-    const nss = by("nameserver");
-    const brokers = meta.nodes.filter((n) => n.role === "broker");
-    const groups = [...new Set(brokers.map((b) => b.group))];
-    const orderedBrokers = groups.flatMap((g) => brokers.filter((b) => b.group === g).map((b) => b.name));
-    const clients = [...by("producer"), ...by("consumer")];
-    const wrap = narrow ? 2 : 6;
-    const a = layoutRow(nss, 70, W, wrap);
-    const yB = 70 + a.rows * (BOX_H + 46) + 40;
-    const b = layoutRow(orderedBrokers, yB, W, narrow ? 2 : 5);
-    const yC = yB + b.rows * (BOX_H + 46) + 40;
-    const c = layoutRow(clients, yC, W, narrow ? 2 : 6);
-    this.pos = { ...a.pos, ...b.pos, ...c.pos };
-    const H = yC + c.rows * (BOX_H + 46) + 10;
-    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-    svg.appendChild(this.defs());
-    this.gGroups = el("g", { class: "groups", "aria-hidden": "true" });
-    for (const g of groups) {
-      const members = brokers.filter((x) => x.group === g).map((x) => this.pos[x.name]);
-      if (members.length < 2) continue;
-      const xs = members.map((p) => p.x);
-      const ys = members.map((p) => p.y);
-      const x0 = Math.min(...xs) - BOX_W / 2 - 8;
-      const y0 = Math.min(...ys) - BOX_H / 2 - 24;
-      this.gGroups.appendChild(el("rect", {
-        x: x0, y: y0, width: Math.max(...xs) - Math.min(...xs) + BOX_W + 16,
-        height: Math.max(...ys) - Math.min(...ys) + BOX_H + 32, rx: 10, class: "group-box",
-      }));
-      this.gGroups.appendChild(el("text", { x: x0 + 8, y: y0 + 15, class: "group-label" }, `group ${g}`));
+    this.tokenEls.clear();
+    this.traceEls.clear();
+    this.lastLinks = null;
+    svg.appendChild(defs());
+    const layer = (cls, hidden = true) => svgEl("g", hidden ? { class: cls, "aria-hidden": "true" } : { class: cls });
+    this.gGroups = layer("groups");
+    this.gLinks = layer("links");
+    this.gTraces = layer("traces");
+    this.gNodes = layer("nodes", false);
+    this.gNodeText = layer("texts");
+    this.gFlights = layer("flights", false);
+    this.gTokens = layer("tokens");
+    this.gLabels = layer("texts labels");
+    svg.append(this.gGroups, this.gLinks, this.gTraces, this.gNodes, this.gNodeText, this.gFlights, this.gTokens, this.gLabels);
+    this.obstacles = [];
+    for (const g of L.groups) {
+      this.gGroups.appendChild(svgEl("rect", { x: g.x, y: g.y, width: g.w, height: g.h, rx: 10, class: "group-box" }));
+      const label = `${t("groupLabel")} ${g.name}`;
+      // The label sits on the frame's top edge (a phone has no room above it).
+      const ly = L.form === "wide" ? g.y + 14 : g.y + 5;
+      this.gGroups.appendChild(svgEl("text", { x: g.x + 8, y: ly, class: "group-label", "font-size": LABEL_SIZE }, label));
+      this.obstacles.push({ x: g.x + 6, y: ly - 12, w: textWidth(label, font(LABEL_SIZE)) + 4, h: 16 });
     }
-    this.gLinks = el("g", { class: "links", "aria-hidden": "true" });
-    this.gNodes = el("g", { class: "nodes" });
-    this.gFlights = el("g", { class: "flights" });
-    this.gNodeText = el("g", { class: "texts", "aria-hidden": "true" });
-    this.gFlightText = el("g", { class: "texts", "aria-hidden": "true" });
-    svg.append(this.gGroups, this.gLinks, this.gNodes, this.gNodeText, this.gFlights, this.gFlightText);
-    this.nodeEls = {};
-    this.nodeTexts = {};
+    this.faces = {};
     meta.nodes.forEach((n, i) => {
-      const p = this.pos[n.name];
-      const g = el("g", {
-        class: `node role-${n.role}`, "data-node": n.name, "data-testid": `node-${n.name}`,
-        role: "button", tabindex: "0", transform: `translate(${p.x - BOX_W / 2},${p.y - BOX_H / 2})`,
-      });
-      g.appendChild(el("rect", { class: "box", width: BOX_W, height: BOX_H, rx: 8 }));
-      // The texts sit in their own layer: the button's name is its aria-label, which says the same.
-      const txt = el("g", { class: "node-text", "data-node-text": n.name, "aria-hidden": "true", transform: g.getAttribute("transform") });
-      txt.appendChild(el("text", { class: "name", x: 10, y: 20 }, `${i + 1}. ${n.name}`));
-      txt.appendChild(el("text", { class: "sub", x: 10, y: 39 }));
-      txt.appendChild(el("text", { class: "state", x: 10, y: 58 }));
-      txt.appendChild(el("text", { class: "timer", x: 10, y: 78 }));
-      this.gNodes.appendChild(g);
-      this.gNodeText.appendChild(txt);
-      this.nodeEls[n.name] = g;
-      this.nodeTexts[n.name] = txt;
+      const box = L.pos[n.name];
+      const face = new NodeFace(n, i, box, L.form, L.f.rowH);
+      this.gNodes.appendChild(face.g);
+      this.gNodeText.appendChild(face.text);
+      this.faces[n.name] = face;
+      this.obstacles.push({ x: box.x - box.w / 2 - 2, y: box.y - box.h / 2 - 2, w: box.w + 4, h: box.h + 4 });
     });
+    const brokers = meta.nodes.filter((n) => n.role === "broker");
+    this.brokerOrder = brokers.map((b) => `${b.group}#${b.brokerId}`);
+    this.brokerByAddr = Object.fromEntries(brokers.map((b) => [b.addr, b.name]));
   }
 
-  defs() {
-    const d = el("defs");
-    const m = el("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" });
-    m.appendChild(el("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }));
-    const p = el("pattern", { id: "hatch", width: "6", height: "6", patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" });
-    p.appendChild(el("rect", { width: "2", height: "6", class: "hatch-line" }));
-    d.append(m, p);
-    return d;
-  }
-
-  edge(a, b, off = 0) {
-    const A = this.pos[a];
-    const B = this.pos[b];
-    if (!A || !B) return null;
-    const dx = B.x - A.x;
-    const dy = B.y - A.y;
-    const len = Math.hypot(dx, dy) || 1;
-    const ux = dx / len;
-    const uy = dy / len;
-    // Leave the boxes: distance from the centre to the box edge along the line.
-    const r = Math.min(BOX_W / 2 / Math.max(Math.abs(ux), 1e-6), BOX_H / 2 / Math.max(Math.abs(uy), 1e-6)) + 4;
-    const nx = -uy * off;
-    const ny = ux * off;
-    return { x1: A.x + ux * r + nx, y1: A.y + uy * r + ny, x2: B.x - ux * r + nx, y2: B.y - uy * r + ny, ux, uy };
+  edgeOf(a, b, off) {
+    return edge(this.L.pos[a], this.L.pos[b], off);
   }
 
   render(snap, o) {
     if (!this.meta) return;
+    this.last = { snap, o };
     const byName = Object.fromEntries(snap.nodes.map((n) => [n.name, n]));
-    const partitioned = new Set(snap.links.flatMap((l) => [l.a, l.b]));
+    const cutNodes = new Set(snap.links.flatMap((l) => [l.a, l.b]));
     for (const n of this.meta.nodes) {
       const live = byName[n.name];
-      const g = this.nodeEls[n.name];
-      if (!live || !g) continue;
-      const state = live.state;
-      const part = partitioned.has(n.name) && state === "up";
-      const stateText = `${STATE_ICON[state] || "?"} ${t(`state_${state}`)}${part ? ` · ✂ ${t("partitioned")}` : ""}`;
-      const timer = live.timers.find((x) => !x.label.startsWith("idle close") && !x.label.startsWith("long-poll"));
-      const left = timer ? (timer.at - snap.time) / 1000 : 0;
-      const timerText = !timer ? "" : left < 0 ? `◷ ${shortTimer(timer.label)} ${t("overdueShort")} ${(-left).toFixed(1)} s` : `◷ ${shortTimer(timer.label)} ${left.toFixed(1)} s`;
-      const sub = roleLine(n, live);
-      g.setAttribute("data-state", state);
-      g.setAttribute("data-partitioned", part ? "true" : "false");
-      g.setAttribute("data-selected", o.selected === n.name ? "true" : "false");
-      g.setAttribute("data-highlighted", o.highlight === n.name ? "true" : "false");
-      const txt = this.nodeTexts[n.name];
-      txt.setAttribute("data-state", state);
-      txt.setAttribute("data-partitioned", part ? "true" : "false");
-      const [, subEl, stateEl, timerEl] = txt.querySelectorAll("text");
-      if (subEl.textContent !== sub) subEl.textContent = sub;
-      if (stateEl.textContent !== stateText) stateEl.textContent = stateText;
-      if (timerEl.textContent !== timerText) timerEl.textContent = timerText;
-      const label = `${this.meta.nodes.indexOf(n) + 1}. ${n.name}, ${sub}, ${stateText}${timerText ? `, ${timerText}` : ""}`;
-      if (g.getAttribute("aria-label") !== label) g.setAttribute("aria-label", label);
+      const face = this.faces[n.name];
+      if (!live || !face) continue;
+      face.render(live, snap, { ...o, partitioned: cutNodes.has(n.name), brokerOrder: this.brokerOrder, brokerByAddr: this.brokerByAddr });
     }
-    this.renderLinks(snap, byName);
-    this.renderFlights(snap, o);
+    this.renderLinks(snap, byName, o);
+    if (o.playing) {
+      this.clearFlights();
+      this.held = heldCounts(snap);
+    } else {
+      this.traffic.reset();
+      this.clearTokens();
+      this.renderFlights(snap, o);
+    }
+    this.placeLabels(snap, o);
   }
 
-  renderLinks(snap, byName) {
+  // Playing: called every animation frame with the wire events the last answer brought.
+  animate(now, o) {
+    if (!this.meta) return;
+    const { tokens, traces } = this.traffic.step(now);
+    this.drawTraces(traces);
+    this.drawTokens(tokens, o);
+    if (this.last) this.placeLabels(this.last.snap, { ...this.last.o, ...o });
+  }
+
+  feed(events, now, speed) {
+    this.traffic.feed(events, now, speed);
+  }
+
+  renderLinks(snap, byName, o) {
     const pairs = new Map();
     const add = (a, b, kind) => {
       const key = a < b ? `${a}|${b}` : `${b}|${a}`;
@@ -257,19 +164,16 @@ export class Diagram {
     }
     for (const l of snap.links) add(l.a, l.b, "cut");
     const state = Object.fromEntries(snap.links.map((l) => [l.a < l.b ? `${l.a}|${l.b}` : `${l.b}|${l.a}`, l.state]));
+    const lit = new Set((o.highlightLinks || []).map(([a, b]) => (a < b ? `${a}|${b}` : `${b}|${a}`)));
     const parts = [];
+    this.linkLabels = [];
     for (const [key, { a, b, kind }] of pairs) {
-      const e = this.edge(a, b);
+      const e = this.edgeOf(a, b);
       if (!e) continue;
       const s = state[key];
-      const cls = s ? `link link-${s}` : `link link-${kind}`;
-      parts.push(`<line class="${cls}" x1="${e.x1.toFixed(1)}" y1="${e.y1.toFixed(1)}" x2="${e.x2.toFixed(1)}" y2="${e.y2.toFixed(1)}"/>`);
-      if (s) {
-        const mx = (e.x1 + e.x2) / 2;
-        const my = (e.y1 + e.y2) / 2;
-        const txt = s === "cut" ? `✂ ${t("linkCut")}` : `⚡ ${t("linkReset")}`;
-        parts.push(`<text class="link-label" x="${mx.toFixed(1)}" y="${my.toFixed(1)}" text-anchor="middle">${txt}</text>`);
-      }
+      const cls = `link ${s ? `link-${s}` : `link-${kind}`}${lit.has(key) ? " lit" : ""}`;
+      parts.push(`<line class="${cls}" data-link="${key}" x1="${e.x1.toFixed(1)}" y1="${e.y1.toFixed(1)}" x2="${e.x2.toFixed(1)}" y2="${e.y2.toFixed(1)}"/>`);
+      if (s) this.linkLabels.push({ key, x: (e.x1 + e.x2) / 2, y: (e.y1 + e.y2) / 2, text: s === "cut" ? `✂ ${t("linkCut")}` : `⚡ ${t("linkReset")}` });
     }
     const html = parts.join("");
     if (html !== this.lastLinks) {
@@ -278,138 +182,258 @@ export class Diagram {
     }
   }
 
+  clearFlights() {
+    for (const g of this.flightEls.values()) {
+      g.remove();
+      g.label.remove();
+    }
+    this.flightEls.clear();
+  }
+
+  clearTokens() {
+    for (const g of this.tokenEls.values()) {
+      g.remove();
+      g.label.remove();
+    }
+    this.tokenEls.clear();
+    for (const l of this.traceEls.values()) l.remove();
+    this.traceEls.clear();
+  }
+
+  // Paused: each message where it is, with an arrow showing where it goes.
   renderFlights(snap, o) {
     const seen = new Set();
-    const heldPer = {};
+    this.held = heldCounts(snap);
     let shown = 0;
-    const overflow = {};
     for (const f of snap.flights) {
-      if (f.held) {
-        heldPer[f.to] = (heldPer[f.to] || 0) + 1;
-        if (heldPer[f.to] > MAX_HELD_PER_NODE) {
-          overflow[f.to] = (overflow[f.to] || 0) + 1;
-          continue;
-        }
-      } else if (++shown > MAX_FLIGHTS) {
-        continue;
-      }
-      const e = this.edge(f.from, f.to, f.response ? -9 : 9);
+      if (f.held || ++shown > MAX_FLIGHTS) continue;
+      const e = this.edgeOf(f.from, f.to, f.response ? -7 : 7);
       if (!e) continue;
       seen.add(f.id);
       let g = this.flightEls.get(f.id);
       if (!g) {
-        g = this.makeFlight(f);
+        g = makeFlight(f);
         this.flightEls.set(f.id, g);
         this.gFlights.appendChild(g);
-        this.gFlightText.appendChild(g.texts);
+        this.gLabels.appendChild(g.label);
       }
-      this.placeFlight(g, f, e, snap.time, o);
+      const p = Math.max(0, Math.min(1, (snap.time - f.sentAt) / Math.max(1, f.arriveAt - f.sentAt)));
+      const at = o.reduced ? 0.5 : p;
+      const x = e.x1 + (e.x2 - e.x1) * at;
+      const y = e.y1 + (e.y2 - e.y1) * at;
+      placeGlyph(g, x, y, e);
+      const trail = g.firstChild;
+      const x0 = o.reduced ? e.x1 : x - e.ux * 36;
+      const y0 = o.reduced ? e.y1 : y - e.uy * 36;
+      const x1 = o.reduced ? e.x2 : x;
+      const y1 = o.reduced ? e.y2 : y;
+      setLine(trail, x0, y0, x1, y1);
+      g.dataset.arrow = "true";
+      g.anchor = { x, y };
+      g.label.querySelector(".msg-label").textContent = shortWord(f);
+      const prog = g.label.querySelector(".progress-label");
+      const progText = o.reduced ? `${Math.round(p * 100)}% → ${t("arrives", { t: secs(f.arriveAt) })}` : "";
+      if (prog.textContent !== progText) prog.textContent = progText;
+      const label = flightLabel(f);
+      if (g.getAttribute("aria-label") !== label) g.setAttribute("aria-label", label);
     }
     for (const [id, g] of this.flightEls) {
       if (!seen.has(id)) {
         g.remove();
-        g.texts.remove();
+        g.label.remove();
         this.flightEls.delete(id);
       }
     }
-    for (const old of this.gFlights.querySelectorAll(".held-more")) old.remove();
-    for (const [name, n] of Object.entries(overflow)) {
-      const p = this.pos[name];
+  }
+
+  drawTokens(tokens, o) {
+    const seen = new Set();
+    for (const k of tokens) {
+      const e = this.edgeOf(k.from, k.to, k.response ? -7 : 7);
+      if (!e) continue;
+      seen.add(k.id);
+      let g = this.tokenEls.get(k.id);
+      if (!g) {
+        g = makeToken(k);
+        this.tokenEls.set(k.id, g);
+        this.gTokens.appendChild(g);
+        this.gLabels.appendChild(g.label);
+      }
+      const at = o.reduced ? 0.5 : k.lost ? Math.min(k.p, 0.5) : k.p;
+      const x = e.x1 + (e.x2 - e.x1) * at;
+      const y = e.y1 + (e.y2 - e.y1) * at;
+      placeGlyph(g, x, y, e);
+      const trail = g.firstChild;
+      if (o.reduced) setLine(trail, e.x1, e.y1, e.x2, e.y2);
+      else setLine(trail, x - e.ux * 30 * Math.min(1, k.p * 4), y - e.uy * 30 * Math.min(1, k.p * 4), x, y);
+      g.style.opacity = k.lost && k.p > 0.5 ? String(Math.max(0, 1 - (k.p - 0.5) * 2)) : "";
+      g.anchor = { x, y };
+      const word = `${k.lost && k.p > 0.5 ? "✂ " : ""}${shortWord(k)}${k.count > 1 ? ` ×${k.count}` : ""}`;
+      const text = g.label.firstChild;
+      if (text.textContent !== word) text.textContent = word;
+      g.dataset.count = String(k.count);
+      g.dataset.p = k.p.toFixed(3);
+    }
+    for (const [id, g] of this.tokenEls) {
+      if (!seen.has(id)) {
+        g.remove();
+        g.label.remove();
+        this.tokenEls.delete(id);
+      }
+    }
+  }
+
+  drawTraces(traces) {
+    const seen = new Set();
+    for (const tr of traces) {
+      const e = this.edgeOf(tr.from, tr.to, tr.response ? -7 : 7);
+      if (!e) continue;
+      seen.add(tr.id);
+      let l = this.traceEls.get(tr.id);
+      if (!l) {
+        l = svgEl("line", { class: `trace cat-${tr.category}` });
+        setLine(l, e.x1, e.y1, e.x2, e.y2);
+        this.traceEls.set(tr.id, l);
+        this.gTraces.appendChild(l);
+      }
+      l.style.opacity = (0.7 * Math.max(0, tr.fade)).toFixed(2);
+    }
+    for (const [id, l] of this.traceEls) {
+      if (!seen.has(id)) {
+        l.remove();
+        this.traceEls.delete(id);
+      }
+    }
+  }
+
+  // Every floating word at once: link states first, then held piles, then messages.
+  placeLabels() {
+    const labels = [];
+    const f = font(LABEL_SIZE, 700);
+    const H = LABEL_SIZE + 4;
+    for (const l of this.linkLabels || []) {
+      const w = textWidth(l.text, f) + 4;
+      labels.push({ w, h: H, ax: l.x, ay: l.y, spots: [[-w / 2, -H / 2], [-w / 2, -H - 6], [-w / 2, 6]], kind: "link", text: l.text });
+    }
+    for (const [name, n] of Object.entries(this.held || {})) {
+      const p = this.L.pos[name];
       if (!p) continue;
-      this.gFlights.appendChild(el("text", { class: "held-more", x: p.x, y: p.y + BOX_H / 2 + 16, "text-anchor": "middle" }, `❚❚ +${n} ${t("held")}`));
+      const text = `❚❚ ${n} ${t("heldShort")}`;
+      const w = textWidth(text, f) + 4;
+      labels.push({ w, h: H, ax: p.x, ay: p.y + p.h / 2, spots: [[-w / 2, 3], [p.w / 2 - w, 3], [-p.w / 2, 3], [-w / 2, -p.h - H - 3]], kind: "held", text, node: name });
     }
+    const msgs = [...this.flightEls.values(), ...this.tokenEls.values()].filter((g) => g.anchor);
+    for (const g of msgs) {
+      const lines = [...g.label.querySelectorAll("text")].filter((x) => x.textContent);
+      const w = Math.max(...lines.map((x) => textWidth(x.textContent, f)), 1) + 4;
+      const h = H * Math.max(1, lines.length);
+      labels.push({ w, h, ax: g.anchor.x, ay: g.anchor.y, spots: around(w, h), kind: "msg", g });
+    }
+    const spots = place(labels, this.obstacles, { w: this.width, h: this.L.height });
+    this.drawFixedLabels(labels, spots);
   }
 
-  makeFlight(f) {
-    const gl = GLYPH[f.category] || GLYPH.other;
-    const g = el("g", {
-      class: `flight cat-${f.category}${f.response ? " response" : ""}`,
-      "data-flight-id": String(f.id), "data-msg-type": msgType(f), "data-category": f.category,
-      "data-from": f.from, "data-to": f.to, "data-response": String(f.response), role: "button", tabindex: "0",
+  drawFixedLabels(labels, spots) {
+    if (!this.fixed) this.fixed = new Map();
+    const keep = new Set();
+    labels.forEach((l, i) => {
+      const r = spots[i];
+      if (l.kind === "msg") {
+        const lab = l.g.label;
+        if (!r) {
+          lab.setAttribute("display", "none");
+          return;
+        }
+        lab.removeAttribute("display");
+        lab.setAttribute("transform", `translate(${(r.x + 2).toFixed(1)},${(r.y + LABEL_SIZE).toFixed(1)})`);
+        return;
+      }
+      const key = `${l.kind}:${l.text}:${l.node || ""}`;
+      keep.add(key);
+      let el = this.fixed.get(key);
+      if (!el) {
+        el = svgEl("text", { class: l.kind === "held" ? "held-more" : "link-label", "font-size": LABEL_SIZE, ...(l.node ? { "data-held-at": l.node } : {}) }, l.text);
+        this.fixed.set(key, el);
+        this.gLabels.appendChild(el);
+      }
+      if (!r) el.setAttribute("display", "none");
+      else {
+        el.removeAttribute("display");
+        el.setAttribute("x", (r.x + 2).toFixed(1));
+        el.setAttribute("y", (r.y + LABEL_SIZE).toFixed(1));
+      }
     });
-    g.appendChild(el("line", { class: "trail", "marker-end": "url(#arrow)" }));
-    const body = el("g", { class: "glyph" });
-    body.appendChild(el("circle", { r: "28", class: "hit" }));
-    body.appendChild(shape(gl.shape));
-    g.appendChild(body);
-    g.texts = el("g", { class: `flight-text cat-${f.category}`, "data-for": String(f.id) });
-    g.texts.appendChild(el("text", { class: "msg-label", x: "10", y: "-8" }, f.response && f.category === "send" ? "ACK" : gl.short));
-    g.texts.appendChild(el("text", { class: "progress-label", x: "12", y: "16" }));
-    return g;
-  }
-
-  placeFlight(g, f, e, now, o) {
-    const span = Math.max(1, f.arriveAt - f.sentAt);
-    const p = f.held ? 1 : Math.max(0, Math.min(1, (now - f.sentAt) / span));
-    const staticArrow = o.reduced;
-    const at = staticArrow ? 0.5 : p;
-    const x = e.x1 + (e.x2 - e.x1) * at;
-    const y = e.y1 + (e.y2 - e.y1) * at;
-    const angle = (Math.atan2(e.uy, e.ux) * 180) / Math.PI;
-    const body = g.lastChild;
-    body.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)})`);
-    g.texts.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)})`);
-    const tri = body.querySelector(".rot");
-    if (tri) tri.setAttribute("transform", `rotate(${angle.toFixed(0)})`);
-    const trail = g.firstChild;
-    const showTrail = o.paused || staticArrow;
-    g.setAttribute("data-arrow", showTrail ? "true" : "false");
-    if (showTrail) {
-      const x0 = staticArrow ? e.x1 : x - e.ux * 34;
-      const y0 = staticArrow ? e.y1 : y - e.uy * 34;
-      const x1 = staticArrow ? e.x2 : x;
-      const y1 = staticArrow ? e.y2 : y;
-      trail.setAttribute("x1", x0.toFixed(1));
-      trail.setAttribute("y1", y0.toFixed(1));
-      trail.setAttribute("x2", x1.toFixed(1));
-      trail.setAttribute("y2", y1.toFixed(1));
-      trail.removeAttribute("visibility");
-    } else {
-      trail.setAttribute("visibility", "hidden");
+    for (const [key, el] of this.fixed) {
+      if (!keep.has(key) || !el.isConnected) {
+        el.remove();
+        this.fixed.delete(key);
+      }
     }
-    const prog = g.texts.lastChild;
-    if (staticArrow) {
-      prog.textContent = `${Math.round(p * 100)}% → ${t("arrives", { t: secs(f.arriveAt) })}`;
-    } else if (prog.textContent) {
-      prog.textContent = "";
-    }
-    const label = flightLabel(f);
-    if (g.getAttribute("aria-label") !== label) g.setAttribute("aria-label", label);
-    g.setAttribute("data-held", String(f.held));
   }
 
   focusNode(name) {
-    const g = this.nodeEls && this.nodeEls[name];
-    if (g) g.focus();
+    const f = this.faces && this.faces[name];
+    if (f) f.g.focus();
   }
 }
 
-function shape(kind) {
-  switch (kind) {
-    case "square":
-      return el("rect", { x: "-6", y: "-6", width: "12", height: "12", class: "shape" });
-    case "diamond":
-      return el("path", { d: "M0,-8 L8,0 L0,8 L-8,0 z", class: "shape" });
-    case "triangle": {
-      const g = el("g", { class: "rot" });
-      g.appendChild(el("path", { d: "M-7,-7 L8,0 L-7,7 z", class: "shape" }));
-      return g;
-    }
-    case "cross":
-      return el("path", { d: "M-7,-7 L7,7 M7,-7 L-7,7", class: "shape stroke-only" });
-    case "hexagon":
-      return el("path", { d: "M-7,0 L-3.5,-6 L3.5,-6 L7,0 L3.5,6 L-3.5,6 z", class: "shape" });
-    case "bar":
-      return el("rect", { x: "-2", y: "-8", width: "4", height: "16", class: "shape" });
-    case "bolt":
-      return el("path", { d: "M2,-9 L-5,1 L0,1 L-2,9 L5,-1 L0,-1 z", class: "shape" });
-    case "xcircle": {
-      const g = el("g");
-      g.appendChild(el("circle", { r: "8", class: "shape" }));
-      g.appendChild(el("path", { d: "M-4,-4 L4,4 M4,-4 L-4,4", class: "x-mark" }));
-      return g;
-    }
-    default:
-      return el("circle", { r: "7", class: "shape" });
-  }
+function heldCounts(snap) {
+  const out = {};
+  for (const f of snap.flights) if (f.held) out[f.to] = (out[f.to] || 0) + 1;
+  return out;
 }
+
+function defs() {
+  const d = svgEl("defs");
+  const m = svgEl("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" });
+  m.appendChild(svgEl("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }));
+  d.appendChild(m);
+  return d;
+}
+
+function setLine(l, x1, y1, x2, y2) {
+  l.setAttribute("x1", x1.toFixed(1));
+  l.setAttribute("y1", y1.toFixed(1));
+  l.setAttribute("x2", x2.toFixed(1));
+  l.setAttribute("y2", y2.toFixed(1));
+}
+
+function placeGlyph(g, x, y, e) {
+  const body = g.lastChild;
+  body.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)})`);
+  const rot = body.querySelector(".rot");
+  if (rot) rot.setAttribute("transform", `rotate(${((Math.atan2(e.uy, e.ux) * 180) / Math.PI).toFixed(0)})`);
+}
+
+function makeFlight(f) {
+  const g = svgEl("g", {
+    class: `flight cat-${f.category}${f.response ? " response" : ""}`,
+    "data-flight-id": String(f.id), "data-msg-type": msgType(f), "data-category": f.category,
+    "data-from": f.from, "data-to": f.to, "data-response": String(f.response), role: "button", tabindex: "0",
+  });
+  g.appendChild(svgEl("line", { class: "trail", "marker-end": "url(#arrow)" }));
+  const body = svgEl("g", { class: "glyph" });
+  body.appendChild(svgEl("circle", { r: "22", class: "hit" }));
+  body.appendChild(shape(f.category));
+  g.appendChild(body);
+  g.label = svgEl("g", { class: `flight-text cat-${f.category}`, "data-for": String(f.id) });
+  g.label.appendChild(svgEl("text", { class: "msg-label", x: 0, y: 0, "font-size": LABEL_SIZE }));
+  g.label.appendChild(svgEl("text", { class: "progress-label", x: 0, y: LABEL_SIZE + 4, "font-size": LABEL_SIZE }));
+  return g;
+}
+
+function makeToken(k) {
+  const g = svgEl("g", {
+    class: `token cat-${k.category}${k.response ? " response" : ""}`, "data-token": String(k.id),
+    "data-from": k.from, "data-to": k.to, "data-category": k.category, "data-msg-type": k.type || "", "data-lost": String(k.lost),
+  });
+  g.appendChild(svgEl("line", { class: "trail" }));
+  const body = svgEl("g", { class: "glyph" });
+  body.appendChild(shape(k.category));
+  g.appendChild(body);
+  g.label = svgEl("g", { class: `token-text cat-${k.category}`, "data-for-token": String(k.id) });
+  g.label.appendChild(svgEl("text", { class: "msg-label", x: 0, y: 0, "font-size": LABEL_SIZE }));
+  return g;
+}
+
+export { GLYPH, formFor };

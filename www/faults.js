@@ -1,23 +1,32 @@
 // Every action the simulation supports, as a filterable palette (k), a per-node action sheet
 // (tap or Enter on a node) and a message inspector (tap or Enter on a message).
 import { t, secs } from "./i18n.js";
-import { esc, routeHtml } from "./tables.js";
-import { flightLabel, msgType, STATE_ICON } from "./diagram.js";
+import { esc } from "./html.js";
+import { routeHtml } from "./routes.js";
+import { flightLabel, msgType, STATE_ICON } from "./glyphs.js";
 
 function nodeActions(n, snap) {
   const a = [];
   const name = n.name;
   const st = n.state;
-  if (n.role === "broker" || n.role === "nameserver") {
-    if (st === "up") {
-      a.push([`shutdown ${name}`, t("actShutdown")]);
-      a.push([`kill ${name}`, t("actKill")]);
+  const server = n.role === "broker" || n.role === "nameserver";
+  if (st === "up") {
+    a.push([`shutdown ${name}`, t("actShutdown")]);
+    a.push([`kill ${name}`, t("actKill")]);
+    if (server) {
       a.push([`freeze ${name}`, t("actFreeze")]);
       a.push([`poweroff ${name}`, t("actPoweroff")]);
     }
-    if (st === "frozen") a.push([`unfreeze ${name}`, t("actUnfreeze")]);
-    if (st === "down" || st === "powered-off") a.push([`restart ${name}`, t("actRestart")]);
-  } else if (n.role === "producer") {
+  }
+  // A hung process can still be killed or lose power.
+  if (st === "frozen") {
+    a.push([`unfreeze ${name}`, t("actUnfreeze")]);
+    a.push([`kill ${name}`, t("actKill")]);
+    a.push([`poweroff ${name}`, t("actPoweroff")]);
+  }
+  if (st === "down" || st === "powered-off") a.push([`restart ${name}`, t("actRestart")]);
+  if (n.role === "producer") {
+    a.push([`send ${name} 5`, t("actBurst", { p: name, n: 5 })]);
     a.push([`faulttolerance ${name} on`, t("actFtOn", { p: name })]);
     a.push([`faulttolerance ${name} off`, t("actFtOff", { p: name })]);
   }
@@ -106,14 +115,15 @@ export class FaultUi {
     if (!n) return;
     document.getElementById("sheet-title").textContent = `${n.name} — ${STATE_ICON[n.state]} ${t(`state_${n.state}`)}`;
     const body = document.getElementById("sheet-body");
-    const timers = n.timers.map((x) => `<li>${esc(x.label)}: ${secs(x.at)} (${t("timerIn", { s: `${((x.at - snap.time) / 1000).toFixed(1)} s` })})</li>`).join("");
+    const when = (x) => (n.state === "frozen" ? t("timerFrozen") : x.at < snap.time ? t("overdue", { s: `${((snap.time - x.at) / 1000).toFixed(1)} s` }) : t("timerIn", { s: `${((x.at - snap.time) / 1000).toFixed(1)} s` }));
+    const timers = n.timers.map((x) => `<li>${esc(x.label)}: ${secs(x.at)} (${esc(when(x))})</li>`).join("");
     let extra = "";
     if (n.role === "nameserver") {
       const tb = snap.ns[n.name];
       extra = `<p class="small">brokerLiveTable: ${tb.live.map((r) => `${esc(r.brokerName)}[${r.brokerId}] ${esc(r.brokerAddr)} age ${((snap.time - r.lastUpdate) / 1000).toFixed(1)} s`).join("; ") || "—"}</p>`;
     } else if (snap.clients[n.name]) {
       const c = snap.clients[n.name];
-      extra = `<p>${esc(t("cachedRoute", { c: n.name, ns: c.boundTo }))}${c.stale ? ` — ⚠ STALE` : ""}</p>${routeHtml(c.route)}`;
+      extra = `<p>${esc(t("cachedRoute", { c: n.name, ns: c.boundTo }))}${c.stale ? ` — ⚠ STALE` : ""}</p>${c.route ? routeHtml(c.route) : `<p class="no-route">${esc(t("noCache"))}</p>`}`;
     }
     body.innerHTML = `<p class="mono small">${esc(n.addr)}${n.group ? ` · group ${esc(n.group)} · BID ${n.brokerId}` : ""}${n.boundTo ? ` · → ${esc(n.boundTo)}` : ""}</p><ul class="small">${timers}</ul>${extra}`;
     document.getElementById("sheet-list").innerHTML = nodeActions(n, snap)
@@ -122,6 +132,30 @@ export class FaultUi {
     this.sheet.showModal();
     const first = this.sheet.querySelector("button[data-action]");
     if (first) first.focus();
+  }
+
+  // Injecting in the past with faults added later on this branch: keep them on the new branch?
+  // Resolves true (keep), false (drop) or null (cancelled).
+  askKeep(later) {
+    const d = document.getElementById("fork-ask");
+    document.getElementById("fork-ask-body").innerHTML = `<p>${esc(t("forkAskText"))}</p><ul>${later.map((x) => `<li><code>${esc(x.action)}</code> @ ${secs(x.at)}</li>`).join("")}</ul>`;
+    return new Promise((resolve) => {
+      const done = (v) => {
+        d.removeEventListener("click", onClick);
+        d.removeEventListener("cancel", onCancel);
+        d.close();
+        resolve(v);
+      };
+      const onClick = (e) => {
+        const b = e.target.closest("button[value]");
+        if (b) done(b.value === "keep" ? true : b.value === "drop" ? false : null);
+      };
+      const onCancel = () => done(null);
+      d.addEventListener("click", onClick);
+      d.addEventListener("cancel", onCancel);
+      d.showModal();
+      d.querySelector("[data-testid=fork-drop]").focus();
+    });
   }
 
   async openFlight(id) {

@@ -3,7 +3,9 @@
 // lines ("log", in RocketMQ's words). Every view received is kept, so the history can be
 // scrubbed; routes are fetched for the chosen topic when the daemon says they changed.
 import { t, secs, dur } from "./i18n.js";
-import { esc, renderNsTables, renderRouteGrid } from "./tables.js";
+import { renderNsTables } from "./tables.js";
+import { esc } from "./html.js";
+import { renderRouteGrid } from "./routes.js";
 
 const KEEP_VIEWS = 2000;
 const KEEP_LINES = 5000;

@@ -1,22 +1,31 @@
 // The page: holds the latest snapshot from the worker and renders it. While paused nothing
-// runs: no animation frame is requested until Play.
+// runs: no animation frame is requested until Play (or while the last messages finish
+// drawing).
 import { t, applyStatic, secs } from "./i18n.js";
 import { SimClient } from "./sim-client.js";
 import { Diagram } from "./diagram.js";
-import { renderRouteGrid, renderNsTables, renderDivergence, renderTimers, renderMeasurements, renderTableView } from "./tables.js";
+import { legendText } from "./glyphs.js";
+import { renderNsTables, renderDivergence, renderTimers, renderMeasurements, renderTableView } from "./tables.js";
+import { renderRouteGrid } from "./routes.js";
 import { Timeline } from "./timeline.js";
 import { EventLog } from "./log.js";
-import { LessonRunner, LESSONS } from "./lessons.js";
+import { LessonRunner } from "./lesson-runner.js";
+import { LESSONS, LESSON_ORDER } from "./lessons/index.js";
 import { FaultUi } from "./faults.js";
 import { bindControls, PRESETS } from "./controls.js";
-import { shareHash, parseHash } from "./url.js";
+import { parseHash } from "./url.js";
+import { shareUrl, updateUrl, share, exportTrace, importTrace } from "./share.js";
 import { renderAbout } from "./about.js";
 import { Quiz } from "./quiz.js";
 import { Announcer, announceFor } from "./announce.js";
 import { LiveView } from "./live.js";
+import { Panels } from "./panels.js";
+import { Compare } from "./compare.js";
+import { Glossary } from "./glossary.js";
 
 const $ = (id) => document.getElementById(id);
 const MAX_FRAME_SIM_MS = (speed) => Math.max(250, speed * 500);
+const FREE_PLAY_KEY = "rmqsim.freePlay";
 
 class App {
   constructor() {
@@ -24,15 +33,14 @@ class App {
     this.speed = 60;
     this.playing = false;
     this.selected = null;
-    this.highlight = null;
     this.trace = [];
     this.sends = [];
     this.tableView = false;
     this.frameTimes = [];
     this.rafCount = 0;
     this.reducedQuery = matchMedia("(prefers-reduced-motion: reduce)");
-    this.narrowQuery = matchMedia("(max-width: 640px)");
     this.announcer = new Announcer($("announcer"));
+    this.glossary = new Glossary($("glossary"), $("glossary-list"), $("term-pop"));
     this.diagram = new Diagram($("diagram"), {
       onNode: (name) => {
         this.select(name);
@@ -44,53 +52,96 @@ class App {
       scrubber: $("scrubber"), lanes: $("lanes"), branches: $("branches"),
       onSeek: (ms, live) => this.scrub(ms, live), onBranch: (id) => this.selectBranch(id),
     });
+    this.panels = new Panels($("tabs"), $("panels"), () => this.snap && this.render());
     this.log = new EventLog($("log"), $("log-node"), $("log-kind"), (line) => this.seekToLine(line));
     this.faults = new FaultUi(this);
     this.quiz = new Quiz(this);
+    this.compare = new Compare(this, $("compare"));
     this.lesson = new LessonRunner(this, {
-      panel: $("lesson"), title: $("lesson-title"), text: $("lesson-text"), wait: $("lesson-wait"),
-      cont: $("lesson-continue"), replay: $("lesson-replay"), free: $("lesson-free"), progress: $("lesson-progress"),
+      panel: $("lesson"), title: $("lesson-title"), text: $("lesson-text"), wait: $("lesson-wait"), waitText: $("lesson-wait-text"), skip: $("lesson-skip"), question: $("lesson-question"),
+      context: $("lesson-context"), cont: $("lesson-continue"), replay: $("lesson-replay"), free: $("lesson-free"),
+      progress: $("lesson-progress"), fold: $("lesson-fold"),
     });
-    this.narrowQuery.addEventListener("change", () => this.meta && this.relayout());
     this.reducedQuery.addEventListener("change", () => this.render());
+    // On a phone the lesson is a sheet over the page's lower part: it may grow up to the
+    // bottom of the (sticky) diagram, never over it.
+    const fitSheet = () => {
+      const top = $("top").offsetHeight + $("stage").offsetHeight + 8;
+      document.documentElement.style.setProperty("--sheet", `${Math.max(180, window.innerHeight - top)}px`);
+    };
+    new ResizeObserver(fitSheet).observe($("stage"));
+    window.addEventListener("resize", fitSheet);
   }
 
   async start() {
     applyStatic();
     bindControls(this);
-    const { scenarios } = await this.client.call("init");
+    this.glossary.bind(document.body);
+    const { scenarios, resources } = await this.client.call("init");
     this.scenarios = scenarios;
+    this.workerResources = resources;
     const sel = $("scenario-select");
-    sel.innerHTML = scenarios.map((s) => `<option value="${s.id}">${s.id} — ${s.title}</option>`).join("");
+    sel.innerHTML = scenarios.map((s) => `<option value="${s.id}">${s.id} — ${this.scenarioTitle(s.id)}</option>`).join("");
     sel.addEventListener("change", () => {
       this.lesson.freePlay();
       this.loadBuiltIn(sel.value);
     });
+    const lessons = $("lesson-select");
+    lessons.innerHTML = `<option value="">${t("freePlayOption")}</option>` + LESSON_ORDER.map((id) => `<option value="${id}">${id === "intro" ? t("introTitle") : `${id} — ${this.scenarioTitle(id)}`}</option>`).join("");
+    lessons.addEventListener("change", () => (lessons.value ? this.lesson.start(lessons.value) : this.lesson.freePlay()));
     $("lesson-btn").addEventListener("click", () => this.lesson.start(LESSONS[sel.value] ? sel.value : "S1"));
     $("quiz-btn").addEventListener("click", () => this.quiz.open());
     $("table-toggle").addEventListener("click", () => this.toggleTable());
+    $("layout-toggle").addEventListener("click", () => this.toggleDashboard());
+    $("glossary-btn").addEventListener("click", () => this.glossary.open());
     $("about-btn").addEventListener("click", () => this.openAbout());
     $("about").addEventListener("change", (e) => this.aboutChange(e));
     $("live-btn").addEventListener("click", () => (this.live ? this.exitLive() : this.enterLive()));
     $("live-exit").addEventListener("click", () => this.exitLive());
+    $("menu-btn").addEventListener("click", () => this.menu($("menu-btn").getAttribute("aria-expanded") !== "true"));
+    $("more").addEventListener("click", (e) => e.target.closest("button") && this.menu(false));
+    document.addEventListener("keydown", (e) => e.key === "Escape" && !$("more").hidden && this.menu(false, true));
     this.setSpeed(60, false);
     const fromUrl = parseHash(location.hash);
+    const params = new URLSearchParams(location.search);
     if (fromUrl && fromUrl.lesson && LESSONS[fromUrl.lesson]) {
       await this.lesson.start(fromUrl.lesson, fromUrl.step || 0);
     } else if (fromUrl && fromUrl.text) {
       await this.loadText(fromUrl.text, fromUrl.time);
       if (fromUrl.selected) this.select(fromUrl.selected);
-    } else {
+    } else if (params.has("live") || remembered()) {
       await this.loadBuiltIn("S1");
+    } else {
+      await this.lesson.start("intro");
     }
-    const live = new URLSearchParams(location.search).get("live");
-    if (live !== null) this.enterLive(live);
+    if (params.has("live")) this.enterLive(params.get("live"));
     document.body.dataset.ready = "true";
+    this.offline = keepOffline(this.workerResources);
+  }
+
+  // The menu of less frequent actions (and, on a phone, of the header's own controls).
+  menu(open, refocus = false) {
+    $("menu-btn").setAttribute("aria-expanded", String(open));
+    $("more").hidden = !open;
+    $("top").classList.toggle("open", open);
+    if (refocus) $("menu-btn").focus();
+  }
+
+  rememberFreePlay(on) {
+    try {
+      if (on) localStorage.setItem(FREE_PLAY_KEY, "1");
+      else localStorage.removeItem(FREE_PLAY_KEY);
+    } catch {
+      // Storage may be off (private mode): the choice is simply not remembered.
+    }
   }
 
   // ---- loading -------------------------------------------------------------------------
 
   scenarioTitle(id) {
+    const key = `scenario_${id}`;
+    const title = t(key);
+    if (title !== key) return title;
     const s = this.scenarios.find((x) => x.id === id);
     return s ? s.title : id;
   }
@@ -126,17 +177,12 @@ class App {
     return Math.ceil(h / 60000) * 60000;
   }
 
-  relayout() {
-    this.diagram.setMeta(this.meta, this.narrowQuery.matches);
-    this.render();
-  }
-
   // ---- applying worker answers -----------------------------------------------------------
 
-  apply(r, fresh = false) {
+  apply(r, fresh = false, wall = null) {
     if (r.meta) {
       this.meta = r.meta;
-      this.diagram.setMeta(r.meta, this.narrowQuery.matches);
+      this.diagram.setMeta(r.meta);
       this.timeline.setMeta(r.meta, this.horizonFor(r.meta.text));
       this.log.setNodes(r.meta.nodes.map((n) => n.name));
       this.lastFaults = null;
@@ -148,6 +194,8 @@ class App {
     for (const x of s.sends) this.sends.push(x);
     const newLines = fresh ? [] : s.trace;
     this.snap = s;
+    // Only frames of playing feed the traffic layer: a seek or a step shows exact positions.
+    if (wall !== null && this.playing) this.diagram.feed(s.wire, wall, this.speed);
     const t0 = performance.now();
     this.render(s.traceFrom);
     this.recordFrame(performance.now() - t0);
@@ -178,6 +226,7 @@ class App {
 
   // While playing, the diagram, clock and scrubber follow every frame and the text panels take
   // turns, one per frame (they are read, not watched). Paused or after an action: everything.
+  // Panels off screen (other tabs) are not drawn at all.
   render(traceFrom = this.trace.length) {
     const s = this.snap;
     if (!s || !this.meta || this.live) return;
@@ -186,26 +235,32 @@ class App {
     clock.dataset.simMs = String(s.time);
     clock.textContent = `t = ${secs(s.time)}`;
     const branch = s.branches.find((b) => b.current);
-    $("status-meta").textContent = ` · ${t("seed", { s: (this.meta.text.match(/seed (\d+)/) || [0, 42])[1] })} · ${t("profile", { p: s.profile })} · ${t("branchOf", { b: branch.parent === null ? t("branchMain") : branch.id })} · ${this.playing ? t("playing", { x: `${this.speed}×` }) : t("paused", { t: secs(s.time) })}`;
+    $("status-meta").textContent = `${t("seed", { s: (this.meta.text.match(/seed (\d+)/) || [0, 42])[1] })} · ${t("profile", { p: s.profile })} · ${t("branchOf", { b: branch.parent === null ? t("branchMain") : branch.id })}`;
     const reduced = this.reducedQuery.matches;
-    this.diagram.render(s, { paused: !this.playing, reduced, selected: this.selected, highlight: this.highlight });
+    const focus = this.lesson.focus();
+    this.diagram.render(s, { playing: this.playing, reduced, selected: this.selected, highlight: focus.nodes.length ? focus.nodes : this.highlight ? [this.highlight] : [], highlightLinks: focus.links });
     renderDivergence($("divergence"), s);
     this.timeline.renderCursor(s);
+    this.lesson.renderContext(s);
+    const on = (id) => this.panels.visible(id);
     const panels = [
-      () => renderRouteGrid($("route-grid"), s, this.meta),
-      () => renderNsTables($("ns-tables"), s),
-      () => renderTimers($("timers"), s),
-      () => renderMeasurements($("measurements"), s),
+      () => on("routes") && renderRouteGrid($("route-grid"), s, this.meta),
+      () => on("tables") && renderNsTables($("ns-tables"), s),
+      () => on("timers") && renderTimers($("timers"), s),
+      () => on("measure") && renderMeasurements($("measurements"), s),
       () => {
+        if (!on("lanes")) return;
         const faultsKey = JSON.stringify(s.faults) + JSON.stringify(s.stale.map((w) => [w.client, w.from, w.to === null])) + s.branch;
-        this.timeline.render(s, this.sends, faultsKey !== this.lastFaults);
+        this.timeline.render(s, this.sends, faultsKey !== this.lastFaults, this.trace);
         this.lastFaults = faultsKey;
       },
       () => {
+        if (!on("log")) return;
         this.log.update(this.trace, this.logFrom, this.playing ? 40 : Infinity);
         this.logFrom = undefined;
       },
       () => this.tableView && renderTableView($("table-view"), s, this.meta),
+      () => on("compare") && this.compare.render(s),
     ];
     if (this.playing) {
       this.turn = ((this.turn || 0) + 1) % panels.length;
@@ -213,7 +268,7 @@ class App {
     } else {
       for (const p of panels) p();
     }
-    const legend = `${t("legendMsgs")}${reduced ? ` ${t("reducedMotion")}` : ""}`;
+    const legend = `${t("legendMsgs")} ${legendText()}.${reduced ? ` ${t("reducedMotion")}` : ""}`;
     if ($("legend").textContent !== legend) $("legend").textContent = legend;
     if (!$("lanes-legend").textContent) $("lanes-legend").textContent = t("legendLanes");
   }
@@ -225,6 +280,8 @@ class App {
     this.playing = true;
     this.base = { sim: this.snap.time, wall: performance.now() };
     this.updatePlay();
+    this.render();
+    cancelAnimationFrame(this.raf);
     this.raf = requestAnimationFrame((now) => this.frame(now));
   }
 
@@ -234,7 +291,7 @@ class App {
     cancelAnimationFrame(this.raf);
     this.updatePlay();
     this.render();
-    this.updateUrl();
+    updateUrl(this);
   }
 
   toggle() {
@@ -249,12 +306,22 @@ class App {
     b.dataset.playing = String(this.playing);
   }
 
+  // The speed the clock runs at now: a lesson slows down as its event approaches.
+  effectiveSpeed() {
+    return this.lesson.speedAt(this.snap.time, this.speed);
+  }
+
   frame(now) {
     if (!this.playing) return;
     this.rafCount++;
     if (!this.pending) {
-      let target = this.base.sim + (now - this.base.wall) * this.speed;
-      const cap = this.snap.time + MAX_FRAME_SIM_MS(this.speed);
+      const speed = this.effectiveSpeed();
+      if (speed !== this.lastSpeed) {
+        this.base = { sim: this.snap.time, wall: now };
+        this.lastSpeed = speed;
+      }
+      let target = this.base.sim + (now - this.base.wall) * speed;
+      const cap = this.snap.time + MAX_FRAME_SIM_MS(speed);
       if (target > cap) {
         target = cap;
         this.base = { sim: cap, wall: now };
@@ -262,12 +329,13 @@ class App {
       this.pending = true;
       this.client.call("runTo", { ms: Math.floor(target), gate: this.lesson.gate || undefined }).then((r) => {
         this.pending = false;
-        this.apply(r);
+        this.apply(r, false, performance.now());
       }, (e) => {
         this.pending = false;
         this.fail(e);
       });
     }
+    this.diagram.animate(now, { reduced: this.reducedQuery.matches });
     this.raf = requestAnimationFrame((n) => this.frame(n));
   }
 
@@ -286,9 +354,10 @@ class App {
     if (!keepPlaying) this.pause();
     try {
       const r = await this.client.call(name, args);
+      this.diagram.traffic.reset();
       this.apply(r);
       if (wasPlaying && this.playing) this.base = { sim: this.snap.time, wall: performance.now() };
-      if (!this.playing) this.updateUrl();
+      if (!this.playing) updateUrl(this);
       return r;
     } catch (e) {
       this.fail(e);
@@ -343,7 +412,7 @@ class App {
   }
 
   async fork() {
-    const r = await this.op("fork", {});
+    const r = await this.op("fork", { keepLater: false });
     if (r) this.announcer.say(t("forked", { id: r.id }), true);
   }
 
@@ -351,8 +420,18 @@ class App {
     return this.op("selectBranch", { id });
   }
 
+  // An action now. In the past, with faults injected later on this branch, the learner chooses
+  // whether the new branch keeps them (by default it does not: it replays its own script).
   async inject(action) {
-    const r = await this.op("inject", { action });
+    let keepLater = false;
+    if (this.snap.time < this.snap.head) {
+      const later = await this.client.call("laterInjected");
+      if (later.length) {
+        keepLater = await this.faults.askKeep(later);
+        if (keepLater === null) return;
+      }
+    }
+    const r = await this.op("inject", { action, keepLater });
     if (r) this.announcer.say(t("injected", { a: action }), true);
   }
 
@@ -397,12 +476,22 @@ class App {
     this.diagram.focusNode(n.name);
   }
 
+  showPanel(id) {
+    this.panels.show(id);
+  }
+
   toggleTable() {
     this.tableView = !this.tableView;
     $("table-toggle").setAttribute("aria-pressed", String(this.tableView));
     $("table-view").hidden = !this.tableView;
     $("diagram-wrap").hidden = this.tableView;
     this.render();
+  }
+
+  toggleDashboard() {
+    const on = !this.panels.dashboard;
+    $("layout-toggle").setAttribute("aria-pressed", String(on));
+    this.panels.setDashboard(on);
   }
 
   // ---- live mode: a running daemon instead of the simulation --------------------------------
@@ -414,6 +503,7 @@ class App {
     document.body.dataset.mode = "live";
     $("live-panel").hidden = false;
     $("live-btn").setAttribute("aria-pressed", "true");
+    for (const id of ["routes", "tables", "log"]) this.panels.panel(id).hidden = false;
     const b = base.replace(/\/+$/, "");
     const link = (path) => `<a href="${b}${path}">${path}</a>`;
     $("live-links").innerHTML = t("liveLinks", { api: link("/api"), metrics: link("/metrics"), health: link("/healthz"), nsaddr: link("/rocketmq/nsaddr") });
@@ -432,6 +522,7 @@ class App {
     delete document.body.dataset.mode;
     $("live-panel").hidden = true;
     $("live-btn").setAttribute("aria-pressed", "false");
+    this.panels.sync();
     this.log.setNodes(this.meta.nodes.map((n) => n.name));
     this.log.trace = this.trace;
     this.log.rebuild();
@@ -451,49 +542,23 @@ class App {
   }
 
   shareUrl() {
-    const l = this.lesson.state();
-    const hash = shareHash({ compact: this.meta.compact, time: this.snap.time, selected: this.selected, lesson: null, step: l ? l.step : undefined });
-    return location.origin + location.pathname + location.search + hash;
+    return shareUrl(this);
   }
 
   updateUrl() {
-    if (!this.meta || !this.snap) return;
-    const url = this.shareUrl();
-    $("share-url").value = url;
-    history.replaceState(null, "", url);
+    updateUrl(this);
   }
 
-  async share() {
-    const url = this.shareUrl();
-    $("share-url").value = url;
-    try {
-      await navigator.clipboard.writeText(url);
-    } catch {
-      $("share-url").select();
-    }
-    this.announcer.say(t("copied"), true);
+  share() {
+    return share(this);
   }
 
-  async exportTrace() {
-    const r = await this.client.call("trace");
-    const data = { format: "rocketmq-nameserver-sim-trace", version: 1, scenario: r.text, time: r.time, traceHash: r.traceHash, trace: r.trace };
-    const blob = new Blob([JSON.stringify(data, null, 1)], { type: "application/json" });
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = `rmqsim-trace-${Math.round(r.time)}.json`;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  exportTrace() {
+    return exportTrace(this);
   }
 
-  async importTrace(file) {
-    const data = JSON.parse(await file.text());
-    await this.loadText(data.scenario, data.time);
-    const h = await this.hashes();
-    const ok = h.traceHash === data.traceHash;
-    document.body.dataset.importResult = ok ? "match" : "mismatch";
-    this.announcer.say(t("imported", { ok: ok ? "✓" : "✖" }), true);
+  importTrace(file) {
+    return importTrace(this, file);
   }
 
   openAbout() {
@@ -514,6 +579,26 @@ class App {
   }
 }
 
+// Registers the service worker only now that the page and its worker have loaded everything,
+// and hands it the list, so the offline copy comes from the HTTP cache (the WebAssembly is
+// downloaded once). Resolves with how many files were kept.
+function keepOffline(workerResources) {
+  if (!("serviceWorker" in navigator) || location.protocol === "file:") return Promise.resolve(0);
+  return navigator.serviceWorker.register(new URL("./sw.js", import.meta.url)).then(() => navigator.serviceWorker.ready).then((reg) => new Promise((done) => {
+    const urls = [location.href.split("#")[0], ...performance.getEntriesByType("resource").map((e) => e.name), ...workerResources];
+    navigator.serviceWorker.addEventListener("message", (e) => e.data && "cached" in e.data && done(e.data.cached), { once: true });
+    reg.active.postMessage({ cache: urls });
+  })).catch(() => 0);
+}
+
+function remembered() {
+  try {
+    return localStorage.getItem(FREE_PLAY_KEY) === "1";
+  } catch {
+    return false;
+  }
+}
+
 const app = new App();
 // The test hook: read-only views of the page's state.
 window.__rmqsim = {
@@ -523,10 +608,12 @@ window.__rmqsim = {
   views: () => Promise.resolve(app.snap && { ...app.snap, trace: app.trace.slice(), sends: app.sends.slice(), meta: app.meta }),
   playing: () => app.playing,
   speed: () => app.speed,
+  effectiveSpeed: () => (app.snap ? app.effectiveSpeed() : app.speed),
   presets: () => PRESETS.slice(),
   lesson: () => app.lesson.state(),
   live: () => (app.live ? app.live.state() : null),
   idle: () => app.client.idle && !app.pending,
+  offlineReady: () => app.offline || Promise.resolve(0),
   frameStats: () => {
     const sorted = app.frameTimes.slice().sort((a, b) => a - b);
     return { count: sorted.length, p95: sorted[Math.floor(sorted.length * 0.95)] || 0, rafCount: app.rafCount };
@@ -536,7 +623,4 @@ app.start().catch((e) => {
   document.body.dataset.error = String(e.message || e);
   console.error(e);
 });
-if ("serviceWorker" in navigator && location.protocol !== "file:") {
-  navigator.serviceWorker.register(new URL("./sw.js", import.meta.url)).catch(() => {});
-}
 export { app };

@@ -1,7 +1,7 @@
 // Predict, then observe: the question's parameters are randomized per attempt, the options and
 // the grade come from a separate run of the model (worker `quiz`), never from a formula here.
 import { t, secs } from "./i18n.js";
-import { esc } from "./tables.js";
+import { esc } from "./html.js";
 
 function rand(min, max) {
   const a = new Uint32Array(1);

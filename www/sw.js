@@ -1,14 +1,11 @@
-// Offline support: keeps a copy of the page and the WebAssembly package. Network first, so a
-// new build is picked up at once; the copy answers when the network is gone.
-const CACHE = "rmqsim-v2";
-const FILES = [
-  "./", "./index.html", "./style.css", "./main.js", "./worker.js", "./sim-client.js", "./diagram.js", "./tables.js",
-  "./timeline.js", "./log.js", "./lessons.js", "./faults.js", "./controls.js", "./url.js", "./i18n.js", "./about.js",
-  "./quiz.js", "./announce.js", "./live.js", "../pkg/nameserver_wasm.js", "../pkg/nameserver_wasm_bg.wasm",
-];
+// Offline support: keeps a copy of everything the page loaded. The page sends the list once it
+// is ready (its own resources and its worker's), so the copy is taken from the HTTP cache and
+// the WebAssembly is downloaded once. Network first, so a new build is picked up at once; the
+// copy answers when the network is gone.
+const CACHE = "rmqsim-v3";
 
 self.addEventListener("install", (e) => {
-  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));
+  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(["./", "./index.html"])).then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (e) => {
@@ -18,12 +15,25 @@ self.addEventListener("activate", (e) => {
   );
 });
 
+self.addEventListener("message", (e) => {
+  const urls = (e.data && e.data.cache) || [];
+  const same = urls.filter((u) => new URL(u).origin === location.origin && !live(new URL(u).pathname));
+  e.waitUntil(
+    caches.open(CACHE)
+      .then((c) => c.addAll([...new Set(same)]))
+      .then(() => e.source && e.source.postMessage({ cached: same.length }), (err) => e.source && e.source.postMessage({ cached: 0, error: String(err) })),
+  );
+});
+
+// A daemon's live data (and its endless event stream) is never cached.
+function live(path) {
+  return /^\/(api|metrics|healthz|readyz|rocketmq)(\/|$)/.test(path);
+}
+
 self.addEventListener("fetch", (e) => {
   const req = e.request;
   const url = new URL(req.url);
-  if (req.method !== "GET" || url.origin !== location.origin) return;
-  // A daemon's live data (and its endless event stream) is never cached.
-  if (/^\/(api|metrics|healthz|rocketmq)(\/|$)/.test(url.pathname)) return;
+  if (req.method !== "GET" || url.origin !== location.origin || live(url.pathname)) return;
   e.respondWith(
     fetch(req)
       .then((res) => {

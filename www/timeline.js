@@ -1,7 +1,7 @@
 // The scrubber, the branch list and the lanes: one per process, fault intervals shaded, stale
 // cached-route windows hatched, each send an invoke→complete bar (ok / failed / indeterminate).
 import { t, secs } from "./i18n.js";
-import { esc } from "./tables.js";
+import { esc } from "./html.js";
 
 const RECOVER = { freeze: "unfreeze", kill: "restart", poweroff: "restart", shutdown: "restart", cut: "heal", reset: "heal" };
 
@@ -36,6 +36,8 @@ export class Timeline {
     this.onBranch = onBranch;
     this.horizon = 300000;
     this.sendCount = 0;
+    this.scanned = 0;
+    this.removalLines = [];
     this.dragging = false;
     scrubber.addEventListener("input", () => this.onSeek(Number(scrubber.value), true));
     scrubber.addEventListener("change", () => this.onSeek(Number(scrubber.value), false));
@@ -62,6 +64,8 @@ export class Timeline {
     this.meta = meta;
     this.horizon = horizon;
     this.built = false;
+    this.scanned = 0;
+    this.removalLines = [];
   }
 
   pct(ms) {
@@ -73,7 +77,7 @@ export class Timeline {
     if (Number(this.scrubber.value) !== snap.time) this.scrubber.value = String(snap.time);
   }
 
-  render(snap, sends, faultsChanged) {
+  render(snap, sends, faultsChanged, trace = []) {
     const grow = Math.max(snap.time, snap.head);
     if (grow > this.horizon) {
       this.horizon = Math.ceil((grow * 1.25) / 60000) * 60000;
@@ -83,8 +87,20 @@ export class Timeline {
     if (Number(this.scrubber.value) !== snap.time) this.scrubber.value = String(snap.time);
     this.scrubber.setAttribute("aria-valuetext", `t = ${secs(snap.time)}`);
     this.renderBranches(snap);
-    if (!this.built || faultsChanged || sends.length < this.sendCount) this.build(snap, sends);
-    else this.appendSends(sends.slice(this.sendCount));
+    // Removals by NameServers, read from new trace lines only (the trace can be long).
+    if (trace.length < this.scanned) {
+      this.scanned = 0;
+      this.removalLines = [];
+    }
+    const before = this.removalLines.length;
+    for (let i = this.scanned; i < trace.length; i++) if (trace[i].kind === "unregistered" || trace[i].kind === "expired") this.removalLines.push(trace[i]);
+    this.scanned = trace.length;
+    if (!this.built || sends.length < this.sendCount) this.build(snap, sends);
+    else {
+      // Faults, stale windows and removal marks change often; the sends (many) only grow.
+      if (faultsChanged || this.removalLines.length !== before) this.renderMarks(snap);
+      this.appendSends(sends.slice(this.sendCount));
+    }
     this.sendCount = sends.length;
     this.cursor.style.left = this.pct(snap.time);
     this.updateOpen(snap);
@@ -104,34 +120,65 @@ export class Timeline {
 
   build(snap, sends) {
     this.built = true;
-    const names = this.meta.nodes.map((n) => n.name);
-    this.intervals = faultIntervals(snap.faults, snap.time);
-    const markers = snap.branches
-      .filter((b) => b.forkAt !== null)
-      .map((b) => `<span class="branch-marker" data-testid="branch-marker" data-branch="${b.id}" style="left:${this.pct(b.forkAt)}" title="${esc(t("branchFork", { id: b.id, t: secs(b.forkAt) }))}">◆</span>`)
-      .join("");
-    const rows = names.map((n) => {
-      const faults = this.intervals
-        .filter((f) => f.node === n)
-        .map((f, i) => `<span class="fault-win${f.open ? " open" : ""}" data-testid="fault-${esc(n)}" data-i="${i}" data-from="${f.from}" style="left:${this.pct(f.from)};width:calc(${this.pct(f.to)} - ${this.pct(f.from)})"><span class="win-label">${esc(f.label)}</span></span>`)
-        .join("");
-      const stale = snap.stale
-        .filter((w) => w.client === n)
-        .map((w) => `<span class="stale-win${w.to === null ? " open" : ""}" data-testid="stale-win-${esc(n)}" data-from="${w.from}" style="left:${this.pct(w.from)};width:calc(${this.pct(w.to ?? snap.time)} - ${this.pct(w.from)})"></span>`)
-        .join("");
-      return `<div class="lane" data-lane="${esc(n)}"><span class="lane-label">${esc(n)}</span><div class="lane-track">${faults}${stale}<span class="sends"></span></div></div>`;
-    });
-    this.lanes.innerHTML = `<div class="lane axis"><span class="lane-label"></span><div class="lane-track">${markers}${this.ticks()}<span class="cursor" aria-hidden="true"></span></div></div>${rows.join("")}`;
+    const rows = this.meta.nodes.map((n) => `<div class="lane" data-lane="${esc(n.name)}"><span class="lane-label">${esc(n.name)}</span><div class="lane-track"><span class="marks"></span><span class="sends"></span></div></div>`);
+    this.lanes.innerHTML = `<div class="lane axis"><span class="lane-label"></span><div class="lane-track"><span class="marks"></span>${this.ticks()}<span class="cursor" aria-hidden="true"></span></div></div>${rows.join("")}`;
     this.cursor = this.lanes.querySelector(".cursor");
+    this.renderMarks(snap);
     this.sendCount = 0;
     this.appendSends(sends);
   }
 
+  // Branch markers on the axis; per lane its fault windows (shaded), stale windows (hatched)
+  // and, for a NameServer, where it removed a broker.
+  renderMarks(snap) {
+    this.intervals = faultIntervals(snap.faults, snap.time);
+    const axis = snap.branches
+      .filter((b) => b.forkAt !== null)
+      .map((b) => `<span class="branch-marker" data-testid="branch-marker" data-branch="${b.id}" style="left:${this.pct(b.forkAt)}" title="${esc(t("branchFork", { id: b.id, t: secs(b.forkAt) }))}">◆</span>`)
+      .join("");
+    this.lanes.querySelector(".lane.axis .marks").innerHTML = axis;
+    for (const n of this.meta.nodes) {
+      // Overlapping fault windows on one lane take turns at the top and bottom half.
+      const mine = this.intervals.filter((f) => f.node === n.name);
+      const faults = mine
+        .map((f, i) => {
+          const meets = (o) => o.from < f.to && f.from < o.to;
+          const band = mine.slice(0, i).some(meets) ? " lower" : mine.slice(i + 1).some(meets) ? " upper" : "";
+          return `<span class="fault-win${f.open ? " open" : ""}${band}" data-testid="fault-${esc(n.name)}" data-i="${i}" data-from="${f.from}" style="left:${this.pct(f.from)};width:calc(${this.pct(f.to)} - ${this.pct(f.from)})"><span class="win-label">${esc(f.label)}</span></span>`;
+        })
+        .join("");
+      const stale = snap.stale
+        .filter((w) => w.client === n.name)
+        .map((w) => `<span class="stale-win${w.to === null ? " open" : ""}" data-testid="stale-win-${esc(n.name)}" data-from="${w.from}" style="left:${this.pct(w.from)};width:calc(${this.pct(w.to ?? snap.time)} - ${this.pct(w.from)})"></span>`)
+        .join("");
+      const removals = n.role === "nameserver" ? this.removals(n.name) : "";
+      this.lanes.querySelector(`.lane[data-lane="${CSS.escape(n.name)}"] .marks`).innerHTML = faults + stale + removals;
+    }
+  }
+
+  // The first and last labels sit inside the track so none is clipped.
   ticks() {
     const step = this.horizon > 600000 ? 120000 : 60000;
     let out = "";
-    for (let ms = 0; ms <= this.horizon; ms += step) out += `<span class="tick" style="left:${this.pct(ms)}">${ms / 1000}s</span>`;
+    for (let ms = 0; ms <= this.horizon; ms += step) {
+      const edge = ms === 0 ? " first" : ms + step > this.horizon ? " last" : "";
+      out += `<span class="tick${edge}" style="left:${this.pct(ms)}">${ms / 1000}s</span>`;
+    }
     return out;
+  }
+
+  // On a NameServer's lane, a mark where it removed a broker (from its trace lines).
+  removals(node) {
+    const byAddr = Object.fromEntries(this.meta.nodes.map((n) => [n.addr, n.name]));
+    return this.removalLines
+      .filter((l) => l.node === node)
+      .map((l) => {
+        const m = l.text.match(/brokerAddr=([\d.:]+)|(\d+\.\d+\.\d+\.\d+:\d+)/);
+        const addr = m ? m[1] || m[2] : "";
+        const who = byAddr[addr] || addr;
+        return `<span class="removal" data-testid="removal-${esc(node)}" data-at="${l.at}" style="left:${this.pct(l.at)}" title="${esc(`${secs(l.at)} ${l.text}`)}">✕ ${esc(who)}</span>`;
+      })
+      .join("");
   }
 
   appendSends(list) {
@@ -147,7 +194,7 @@ export class Timeline {
         "beforeend",
         items
           .map((s) => {
-            const mark = s.outcome === "failed" ? "✖" : s.outcome === "indeterminate" ? "?" : "";
+            const mark = s.outcome === "failed" ? "✖" : s.outcome === "indeterminate" ? "?" : s.attempts.length > 1 ? "↻" : "";
             const title = `${s.producer} #${s.id} ${secs(s.started)}→${secs(s.finished)} ${s.outcome} (${s.attempts.length})`;
             return `<span class="send ${s.outcome}${s.attempts.length > 1 ? " retried" : ""}" data-outcome="${s.outcome}" data-attempts="${s.attempts.length}" style="left:${this.pct(s.started)};width:max(2px,calc(${this.pct(s.finished)} - ${this.pct(s.started)}))" title="${esc(title)}">${mark}</span>`;
           })

@@ -5,9 +5,10 @@ import init, { Simulation, builtInScenarios } from "../pkg/nameserver_wasm.js";
 const ready = init();
 let sim = null;
 // What the page already holds, so snapshots carry only what is new.
-let sent = { branch: -1, trace: 0, sends: 0, time: 0 };
+let sent = { branch: -1, trace: 0, sends: 0, wire: 0, time: 0 };
 
 const MAX_MS = 24 * 3600 * 1000;
+const PEEK_MS = 600 * 1000;
 
 function lineMatches(gate, line) {
   if (gate.node && line.node !== gate.node) return false;
@@ -23,22 +24,22 @@ function currentBranch() {
 
 // Runs forward to `ms`; with a gate, stops at the first trace line that matches it (its
 // millisecond fully run, so the state equals a plain seek to that time).
-function runTo(ms, gate) {
+function runTo(s, ms, gate) {
   ms = Math.max(0, Math.min(ms, MAX_MS));
   if (!gate) {
-    if (ms !== sim.time) sim.seek(ms);
+    if (ms !== s.time) s.seek(ms);
     return null;
   }
   if (gate.at !== undefined) {
     const to = Math.min(ms, gate.at);
-    if (to > sim.time) sim.seek(to);
-    return sim.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
+    if (to > s.time) s.seek(to);
+    return s.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
   }
-  const before = sim.traceLength();
-  if (ms > sim.time) sim.seek(ms);
-  const lines = sim.trace(before);
+  const before = s.traceLength();
+  if (ms > s.time) s.seek(ms);
+  const lines = s.trace(before);
   const hit = lines.find((l) => lineMatches(gate, l));
-  if (hit && hit.at < sim.time) sim.seek(hit.at);
+  if (hit && hit.at < s.time) s.seek(hit.at);
   return hit || null;
 }
 
@@ -72,7 +73,11 @@ function snapshot(meta0) {
   const trace = sim.trace(traceFrom);
   const sendsFrom = full || back ? 0 : sent.sends;
   const sends = sim.sends(sendsFrom);
-  sent = { branch: branch.id, trace: traceLen, sends: sendsFrom + sends.length, time };
+  // What went on the wire since the last answer, for the page to animate (nothing after a
+  // jump back or a branch switch: those show exact positions, not motion).
+  const wireLen = sim.wireLength();
+  const wire = full || back ? [] : sim.wire(Math.min(sent.wire, wireLen));
+  sent = { branch: branch.id, trace: traceLen, sends: sendsFrom + sends.length, wire: wireLen, time };
   const nodes = sim.nodes();
   const ns = {};
   const routes = {};
@@ -98,6 +103,7 @@ function snapshot(meta0) {
     trace,
     sendsFrom,
     sends,
+    wire,
     nodes,
     flights: sim.flights(),
     ns,
@@ -117,7 +123,7 @@ let metaCache = null;
 function load({ text, id, t }) {
   if (sim) sim.free();
   sim = id ? Simulation.builtIn(id) : new Simulation(text);
-  sent = { branch: -1, trace: 0, sends: 0, time: 0 };
+  sent = { branch: -1, trace: 0, sends: 0, wire: 0, time: 0 };
   sim.seek(t || 0);
   metaCache = meta();
   return { meta: metaCache, snap: snapshot(metaCache) };
@@ -146,11 +152,26 @@ function quiz({ text, freezeAt, producer = "P1", until }) {
   }
 }
 
+// The same measurements for several runs at one moment (the Compare panel).
+function compare({ items, at }) {
+  return items.slice(0, 3).map((item) => {
+    const probe = item.id ? Simulation.builtIn(item.id) : new Simulation(item.text);
+    try {
+      probe.seek(Math.max(0, Math.min(at, MAX_MS)));
+      const ms = probe.measurements();
+      return { label: item.label, m: ms.length ? ms[ms.length - 1] : null, stale: probe.staleWindows().filter((w) => w.from > 0) };
+    } finally {
+      probe.free();
+    }
+  });
+}
+
 const ops = {
-  init: () => ({ scenarios: builtInScenarios() }),
+  // What this worker loaded (its module and the WebAssembly), for the page's offline copy.
+  init: () => ({ scenarios: builtInScenarios(), resources: performance.getEntriesByType("resource").map((e) => e.name) }),
   load,
   runTo: ({ ms, gate }) => {
-    const hit = runTo(ms, gate);
+    const hit = runTo(sim, ms, gate);
     return withSnap({ hit });
   },
   // Next trace line; with a filter, the next line of that kind (or node).
@@ -161,7 +182,7 @@ const ops = {
     }
     const start = sim.time;
     let hit = null;
-    for (let to = start + 30000; !hit && to <= start + 3600000; to += 30000) hit = runTo(to, filter);
+    for (let to = start + 30000; !hit && to <= start + 3600000; to += 30000) hit = runTo(sim, to, filter);
     return withSnap({ hit });
   },
   stepBack: () => {
@@ -172,14 +193,28 @@ const ops = {
     sim.seek(Math.max(0, Math.min(ms, MAX_MS)));
     return withSnap();
   },
-  inject: ({ action }) => {
+  // In the past this forks; `keepLater` keeps the actions injected later on the parent.
+  inject: ({ action, keepLater = false }) => {
+    if (sim.time < currentBranch().head) sim.fork(keepLater);
     sim.inject(action);
     return withSnap();
   },
-  fork: () => {
-    const id = sim.fork();
+  fork: ({ keepLater = false }) => {
+    const id = sim.fork(keepLater);
     return withSnap({ id });
   },
+  laterInjected: () => sim.laterInjected(),
+  // When the gate will be reached from here, found on a copy (the page slows down before it).
+  peekGate: ({ gate }) => {
+    const probe = new Simulation(sim.scenarioText());
+    try {
+      probe.seek(sim.time);
+      return runTo(probe, sim.time + PEEK_MS, gate);
+    } finally {
+      probe.free();
+    }
+  },
+  compare,
   selectBranch: ({ id }) => {
     sim.selectBranch(id);
     return withSnap();

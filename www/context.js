@@ -1,0 +1,116 @@
+// The one panel a lesson step talks about, drawn small enough to sit beside its narration:
+// a client's copy against its NameServer's table, a NameServer's live table, one timer, a
+// strip of sends, the last measurement, the disagreement between NameServers, a node's log.
+import { t, secs, dur } from "./i18n.js";
+import { esc, setHtml } from "./html.js";
+import { routeDiff, staleSentence } from "./routes.js";
+import { measurementCard, divergence } from "./tables.js";
+
+const LANE_SPAN_MS = 60000;
+
+export function renderContext(el, spec, snap, meta, trace) {
+  const fn = KINDS[spec.kind];
+  const html = fn ? fn(spec, snap, meta, trace) : "";
+  setHtml(el, `<div class="ctx ctx-${esc(spec.kind)}" data-testid="context-${esc(spec.kind)}" data-node="${esc(spec.node || "")}">${html}</div>`);
+}
+
+const KINDS = {
+  route: (s, snap, meta) => (isClient(snap, s.node) ? clientVsNs(s.node, snap) : nsRoute(s.node, snap, meta)),
+  stale: (s, snap) => clientVsNs(s.node, snap),
+  routes: (s, snap, meta) => snap.nodes.filter((n) => n.role === "nameserver").map((n) => nsRoute(n.name, snap, meta)).join(""),
+  ns: (s, snap) => nsLive(s.node, snap),
+  timer: (s, snap) => timerRow(s.node, s.timer, snap),
+  lane: (s, snap, meta, trace) => lane(s.node, snap, trace),
+  measure: (s, snap) => (snap.measurements.length ? measurementCard(snap.measurements[snap.measurements.length - 1], snap.measurements.length - 1) : `<p class="muted">${esc(t("noMeasure"))}</p>`),
+  divergence: (s, snap) => diverged(snap),
+  log: (s, snap, meta, trace) => logTail(s.node, trace),
+};
+
+function isClient(snap, name) {
+  const n = snap.nodes.find((x) => x.name === name);
+  return n && (n.role === "producer" || n.role === "consumer");
+}
+
+// The client's cached brokers beside its NameServer's, row by row.
+function clientVsNs(name, snap) {
+  const c = snap.clients[name];
+  if (!c) return `<p class="muted">${esc(name)}: ${esc(t("notRunning"))}</p>`;
+  const truth = snap.routes[c.boundTo] ? snap.routes[c.boundTo][c.topic] : null;
+  const d = routeDiff(c.route, truth);
+  const all = [...new Set([...(c.route ? c.route.brokerDatas.map((b) => b.brokerName) : []), ...(truth ? truth.brokerDatas.map((b) => b.brokerName) : [])])].sort();
+  const queues = (r, b) => {
+    const q = r && r.queueDatas.find((x) => x.brokerName === b);
+    return q ? `w${q.writeQueueNums}` : "";
+  };
+  const rows = all.map((b) => {
+    const st = d.gone.includes(b) ? "gone" : d.added.includes(b) ? "new" : "same";
+    const mine = st === "new" ? "—" : `${b} ${queues(c.route, b)}`;
+    const theirs = st === "gone" ? "—" : `${b} ${queues(truth, b)}`;
+    return `<tr class="row-${st}" data-broker="${esc(b)}" data-diff="${st}"><td>${esc(mine)}</td><td>${esc(theirs)}</td></tr>`;
+  });
+  const head = `<tr><th>${esc(t("ctxCopy", { c: name }))}</th><th>${esc(t("ctxTruth", { ns: c.boundTo }))}</th></tr>`;
+  const badge = c.stale
+    ? `<p class="badge stale" data-testid="ctx-stale">⚠ ${esc(t("stale", { s: dur(snap.time - c.staleSince) }))}</p><p class="stale-why">${esc(staleSentence(name, snap))}</p>`
+    : "";
+  return `${badge}<table class="diff"><thead>${head}</thead><tbody>${rows.join("") || `<tr><td>—</td><td>—</td></tr>`}</tbody></table>`;
+}
+
+function nsRoute(name, snap, meta) {
+  const r = snap.routes[name] ? snap.routes[name][meta.topics[0]] : null;
+  const list = r ? r.brokerDatas.map((b) => `${b.brokerName} {${Object.keys(b.brokerAddrs).join(", ")}}`).join(" · ") : t("noRoute");
+  return `<p class="ctx-line"><strong>${esc(t("routeOf", { topic: meta.topics[0], who: name }))}</strong>: ${esc(list)}</p>`;
+}
+
+function nsLive(name, snap) {
+  const tb = snap.ns[name];
+  const n = snap.nodes.find((x) => x.name === name);
+  if (!tb || !n) return "";
+  const byAddr = Object.fromEntries(snap.nodes.map((x) => [x.addr, x.name]));
+  const rows = tb.live.map((r) => {
+    const left = r.removalAt - snap.time;
+    const span = Math.max(1, r.removalAt - r.lastUpdate);
+    const st = n.state !== "up" ? "paused" : left <= 0 ? "over" : left <= span / 4 ? "near" : "ok";
+    const frac = Math.max(0, Math.min(1, left / span));
+    const when = left <= 0 ? t("removalDue") : t("removalIn", { s: dur(left), by: t(`by_${r.removalBy}`) });
+    return `<tr data-broker="${esc(byAddr[r.brokerAddr] || r.brokerName)}" data-state="${st}"><td>${esc(byAddr[r.brokerAddr] || r.brokerName)}</td><td>${esc(dur(snap.time - r.lastUpdate))}</td><td><span class="bar ${st}" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(when)}</td></tr>`;
+  });
+  const title = `${name} · brokerLiveTable`;
+  return `<table class="ctx-live"><caption>${esc(title)}</caption><thead><tr><th>${esc(t("colBroker"))}</th><th>${esc(t("age"))}</th><th>${esc(t("colRemoval"))}</th></tr></thead><tbody>${rows.join("") || `<tr><td colspan="3">${esc(t("ctxEmpty"))}</td></tr>`}</tbody></table>`;
+}
+
+function timerRow(node, kind, snap) {
+  const n = snap.nodes.find((x) => x.name === node);
+  const tm = n && n.timers.find((x) => x.kind === kind);
+  if (!tm) return `<p class="muted">${esc(node)}: —</p>`;
+  const left = Math.max(0, tm.at - snap.time);
+  const frac = tm.periodMs ? Math.max(0, Math.min(1, left / tm.periodMs)) : 0;
+  const every = tm.periodMs ? ` · ${t("timerEvery", { s: dur(tm.periodMs) })}` : "";
+  return `<p class="ctx-line" data-kind="${esc(kind)}" data-left-ms="${left}"><strong>${esc(node)}</strong> ${esc(tm.label)}: <span class="bar" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(t("timerIn", { s: dur(left) }))} (${secs(tm.at)})${esc(every)}</p>`;
+}
+
+// The last minute of one producer's sends, newest on the right.
+function lane(node, snap, trace) {
+  const from = Math.max(0, snap.time - LANE_SPAN_MS);
+  const pct = (ms) => `${(((ms - from) / LANE_SPAN_MS) * 100).toFixed(2)}%`;
+  const lines = trace.filter((l) => l.node === node && l.at >= from && /^send-/.test(l.kind));
+  const marks = lines.map((l) => {
+    const cls = l.kind === "send-ok" ? "ok" : l.kind === "send-retry" ? "retried" : l.text.includes("timeout") ? "indeterminate" : "failed";
+    const sym = cls === "ok" ? "" : cls === "retried" ? "↻" : cls === "failed" ? "✖" : "?";
+    return `<span class="mark ${cls}" style="left:${pct(l.at)}" title="${esc(`${secs(l.at)} ${l.kind}`)}">${sym}</span>`;
+  });
+  const counts = { ok: 0, retried: 0, failed: 0, indeterminate: 0 };
+  for (const l of lines) counts[l.kind === "send-ok" ? "ok" : l.kind === "send-retry" ? "retried" : l.text.includes("timeout") ? "indeterminate" : "failed"]++;
+  return `<div class="lane-row"><span class="axis-l small">${secs(from, 0)}</span><div class="mini-lane" aria-hidden="true">${marks.join("")}</div><span class="axis-r small">${secs(snap.time, 0)}</span></div><p class="ctx-line small"><strong>${esc(node)}</strong> ${esc(t("ctxLane", { ok: counts.ok, retried: counts.retried, failed: counts.failed, ind: counts.indeterminate }))}</p>`;
+}
+
+function diverged(snap) {
+  const d = divergence(snap);
+  if (!d) return `<p class="badge ok">✓ ${esc(t("agree"))}</p>`;
+  return `<p class="badge stale" data-testid="ctx-divergence">⚠ ${esc(t("divergence", { ns: d.ns, brokers: d.missing.join(", "), other: d.other.join(", ") }))}</p>`;
+}
+
+function logTail(node, trace) {
+  const lines = trace.filter((l) => l.node === node).slice(-3);
+  if (!lines.length) return `<p class="muted">${esc(t("ctxNoLog", { n: node }))}</p>`;
+  return `<ol class="ctx-log">${lines.map((l) => `<li><span class="log-time">${secs(l.at)}</span> <span class="log-kind">${esc(l.kind)}</span> <span lang="en">${esc(l.text)}</span></li>`).join("")}</ol>`;
+}

@@ -1,0 +1,51 @@
+// S6 — why a dead broker still gets sends: sendLatencyFaultEnable off.
+import { at, find, option, removedAt } from "./common.js";
+
+const B = "10.0.1.3:10911";
+
+export default [
+  {
+    text: { en: "broker-b freezes at 75 s and comes back at 120 s, before any NameServer would remove it. P1 runs with [[faultavoid|sendLatencyFaultEnable]] off, the default.", zh: "broker-b 在 75 秒冻结，120 秒恢复，早于任何 NameServer 会移除它的时刻。P1 使用默认设置：[[faultavoid|sendLatencyFaultEnable]] 关闭。" },
+    focus: { nodes: ["broker-b", "P1"] },
+  },
+  {
+    text: { en: "Sends picking broker-b start to time out.", zh: "选中 broker-b 的发送开始超时。" },
+    gate: { node: "P1", kinds: ["send-failed"], text: "timeout" }, what: { en: "a send to broker-b times out", zh: "一次发往 broker-b 的发送超时" },
+    focus: { nodes: ["P1", "broker-b"], links: [["P1", "broker-b"]] }, panel: { kind: "lane", node: "P1" },
+    after: (h) => ({ en: `First timeout at ${at(h)}.`, zh: `第一次超时在 ${at(h)}。` }),
+  },
+  {
+    text: { en: "P1 has just lost 3 s on broker-b.", zh: "P1 刚在 broker-b 上浪费了 3 秒。" },
+    ask: {
+      q: { en: "Does P1 now avoid broker-b until it recovers?", zh: "P1 接下来会避开 broker-b 直到它恢复吗？" },
+      options: [
+        option("avoids", "Yes, it remembers the failure", "会，它记住了这次失败"),
+        option("keeps", "No: it keeps choosing broker-b's queues in turn", "不会：它照样轮流选择 broker-b 的队列"),
+      ],
+      answer: (h, s, trace) => (trace.filter((l) => l.node === "P1" && l.kind === "send-failed" && l.text.includes("timeout") && l.at <= h.at).length > 1 ? "keeps" : "avoids"),
+    },
+    gate: { node: "broker-b", kinds: ["fault"], text: "unfreeze" }, what: { en: "broker-b unfreezes", zh: "broker-b 解冻" },
+    focus: { nodes: ["P1", "broker-b"] }, panel: { kind: "lane", node: "P1" },
+    after: (h, s, trace) => {
+      const n = trace.filter((l) => l.node === "P1" && l.kind === "send-failed" && l.text.includes("timeout") && l.at <= h.at).length;
+      return { en: `broker-b is back at ${at(h)}; by then ${n} sends had timed out on it.`, zh: `broker-b 在 ${at(h)} 恢复；此前已有 ${n} 次发送在它上面超时。` };
+    },
+  },
+  {
+    text: { en: "broker-b was silent for 45 s, well under the 120 s idle limit.", zh: "broker-b 静默了 45 秒，远低于 120 秒的空闲上限。" },
+    ask: {
+      q: { en: "Did any NameServer remove broker-b?", zh: "有 NameServer 移除过 broker-b 吗？" },
+      options: [option("no", "No", "没有"), option("yes", "Yes, and it registered again", "有，之后又重新注册")],
+      answer: (h, s, trace) => (removedAt(trace, "NS-1", B, 75000) === null && removedAt(trace, "NS-2", B, 75000) === null ? "no" : "yes"),
+    },
+    gate: { node: "P1", kinds: ["send-ok"], text: "brokerName=broker-b" }, what: { en: "a send to broker-b succeeds", zh: "一次发往 broker-b 的发送成功" },
+    focus: { nodes: ["P1", "broker-b", "NS-1"] }, panel: { kind: "ns", node: "NS-1" },
+    after: (h, s, trace) => {
+      const first = find(trace, { node: "P1", kind: "send-failed", text: "timeout" });
+      return {
+        en: `SEND_OK on broker-b at ${at(h)}. The NameServers never noticed anything${first ? ` (first timeout ${at(first)})` : ""}. Now compare the scenarios S6-fault-4.9 (broker isolated for 600 s) and S6-fault-5.x (10 s): fault avoidance lives in each client's memory; the NameServer plays no part.`,
+        zh: `${at(h)} broker-b 上 SEND_OK。NameServer 从头到尾没有察觉${first ? `（第一次超时 ${at(first)}）` : ""}。再对比场景 S6-fault-4.9（隔离 600 秒）与 S6-fault-5.x（10 秒）：故障规避只存在于每个客户端的内存中，NameServer 不参与。`,
+      };
+    },
+  },
+];
