@@ -2,7 +2,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { launch, seek, settle, simTime, shot, ARTIFACTS } from "./lib/browser.mjs";
+import { launch, seek, settle, simTime, shot, clickInHeader, ARTIFACTS } from "./lib/browser.mjs";
 import { Simulation, builtInScenarios } from "./lib/oracle.mjs";
 import { toBase64Url } from "../../www/url.js";
 import { join } from "node:path";
@@ -17,7 +17,7 @@ test("T9 export/import", async () => {
   await settle(page);
   await seek(page, 90000);
   const th = await page.evaluate(() => window.__rmqsim.traceHash());
-  const [download] = await Promise.all([page.waitForEvent("download"), page.click("[data-testid=export]")]);
+  const [download] = await Promise.all([page.waitForEvent("download"), clickInHeader(page, "export")]);
   const file = join(ARTIFACTS, "T9-trace.json");
   await download.saveAs(file);
   const data = JSON.parse(readFileSync(file, "utf8"));
@@ -78,7 +78,7 @@ test("T30 fidelity", async () => {
   const page = await b.page();
   await page.selectOption("[data-testid=scenario-select]", "S5");
   await settle(page);
-  await page.click("[data-testid=about-open]");
+  await clickInHeader(page, "about-open");
   const about = page.locator("[data-testid=about]");
   assert.equal(await page.textContent("[data-testid=about-profile]"), "4.9");
   assert.equal(await page.textContent("[data-testid=default-scan-interval]"), "10 s");
@@ -103,7 +103,7 @@ test("T30 fidelity", async () => {
   for (const [ns, at] of m.nsRemoval) assert.equal(Number(await page.getAttribute(`[data-testid=m-0-removal-${ns}]`, "data-ms")), at, ns);
   assert.match(await page.textContent("[data-testid=status-meta]"), /profile 5\.x/);
   // 5.x scan-only: the scan runs every 5 s, so the removal lands within 5 s after expiry.
-  await page.click("[data-testid=about-open]");
+  await clickInHeader(page, "about-open");
   await page.click("[data-testid=idle-off]");
   await settle(page);
   await page.keyboard.press("Escape");
@@ -117,7 +117,7 @@ test("T31 i18n", async () => {
   assert.equal(await page.getAttribute("html", "lang"), "zh-CN");
   assert.match(await page.textContent("[data-testid=play]"), /播放/);
   assert.match(await page.textContent("h1"), /交互实验室/);
-  await page.click("[data-testid=lesson-start]");
+  await clickInHeader(page, "lesson-start");
   await page.waitForSelector("[data-testid=lesson][data-step='0']");
   assert.match(await page.textContent("[data-testid=narration]"), /集群/);
   await page.click("[data-testid=speed-600]");
@@ -136,16 +136,36 @@ test("T32 offline", async () => {
   const page = await ctx.newPage();
   await page.goto(`${b.base}/www/index.html`);
   await page.waitForFunction(() => document.body.dataset.ready === "true");
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 15000 }).catch(() => page.reload());
-  await page.waitForFunction(() => document.body.dataset.ready === "true");
+  assert.ok((await page.evaluate(() => window.__rmqsim.offlineReady())) > 20, "the service worker kept the page's files");
   await ctx.setOffline(true);
   await page.reload();
   await page.waitForFunction(() => document.body.dataset.ready === "true", null, { timeout: 30000 });
   await seek(page, 60000);
-  assert.ok((await page.locator("[data-testid=log] li").count()) > 10, "runs offline");
+  assert.ok((await page.evaluate(() => window.__rmqsim.views().then((v) => v.trace.length))) > 10, "runs offline");
   await ctx.setOffline(false);
   const foreign = requests.filter((u) => !u.startsWith(b.base) && !u.startsWith("data:") && !u.startsWith("blob:"));
   assert.deepEqual(foreign, [], "no backend, no telemetry, no CDN");
+  await ctx.close();
+});
+
+// The first visit downloads the WebAssembly once, compressed, and the whole page stays small.
+test("first load weight", async () => {
+  const ctx = await b.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const seen = [];
+  ctx.on("requestfinished", async (r) => {
+    const res = await r.response();
+    const sizes = await r.sizes();
+    seen.push({ url: r.url(), status: res.status(), enc: (await res.allHeaders())["content-encoding"], body: sizes.responseBodySize, headers: sizes.responseHeadersSize, sw: !!r.serviceWorker() });
+  });
+  const page = await ctx.newPage();
+  await page.goto(`${b.base}/www/index.html`);
+  await page.waitForFunction(() => document.body.dataset.ready === "true");
+  await page.evaluate(() => window.__rmqsim.offlineReady());
+  await page.waitForTimeout(300);
+  const wasm = seen.filter((x) => x.url.endsWith(".wasm") && x.body > 0);
+  assert.equal(wasm.length, 1, `the wasm is transferred once: ${JSON.stringify(seen.filter((x) => x.url.endsWith(".wasm")))}`);
+  assert.match(wasm[0].enc || "", /^(gzip|br)$/, "compressed");
+  const total = seen.reduce((n, x) => n + x.body + x.headers, 0);
+  assert.ok(total <= 500 * 1024, `first load ${Math.round(total / 1024)} KB`);
   await ctx.close();
 });

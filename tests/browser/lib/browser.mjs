@@ -9,7 +9,8 @@ export const ARTIFACTS = join(ROOT, "tests", "artifacts");
 mkdirSync(ARTIFACTS, { recursive: true });
 
 export const DESKTOP = { width: 1280, height: 800 };
-export const PHONE = { width: 360, height: 740 };
+export const PHONE = { width: 390, height: 844 };
+export const SMALL_PHONE = { width: 360, height: 740 };
 
 const FLAGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -35,14 +36,18 @@ export async function launch() {
   return {
     browser,
     base,
-    async page({ path = "/www/index.html", hash = "", viewport = DESKTOP, context = {} } = {}) {
+    // `fresh`: a first visit (the opening lesson); otherwise a returning visitor in free play.
+    // `dashboard`: every panel at once (the T-tests read panels side by side).
+    async page({ path = "/www/index.html", hash = "", viewport = DESKTOP, context = {}, fresh = false, dashboard = !fresh } = {}) {
       const ctx = await browser.newContext({ viewport, ...context });
+      if (!fresh) await ctx.addInitScript(() => localStorage.setItem("rmqsim.freePlay", "1"));
       const page = await ctx.newPage();
       page.errors = [];
       page.on("pageerror", (e) => page.errors.push(String(e)));
       page.on("console", (m) => m.type() === "error" && page.errors.push(m.text()));
       await page.goto(`${base}${path}${hash}`);
       await ready(page);
+      if (dashboard) await clickInHeader(page, "layout-toggle");
       return page;
     },
     async close() {
@@ -53,6 +58,15 @@ export async function launch() {
       }
     },
   };
+}
+
+// Clicks a header control, through the Menu when a phone's header folds it away.
+export async function clickInHeader(page, testid) {
+  const el = page.locator(`[data-testid=${testid}]`);
+  if (await el.isVisible()) return el.click();
+  await page.click("[data-testid=menu]");
+  await el.click();
+  if ((await page.getAttribute("[data-testid=menu]", "aria-expanded")) === "true") await page.click("[data-testid=menu]");
 }
 
 export async function ready(page) {

@@ -1,6 +1,9 @@
-// A tiny static file server for the browser tests: serves the repository root on 127.0.0.1.
+// A tiny static file server for the browser tests: serves the repository root on 127.0.0.1,
+// gzipped when the browser accepts it and with an ETag (304 on revalidation), as the daemon's
+// console does, so the page's weight is measured as a learner would download it.
 import { createServer } from "node:http";
-import { createReadStream, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -17,6 +20,15 @@ const TYPES = {
 };
 
 export const ROOT = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
+
+const zipped = new Map();
+function gzipped(file, etag, body) {
+  const hit = zipped.get(file);
+  if (hit && hit.etag === etag) return hit.body;
+  const z = gzipSync(body);
+  zipped.set(file, { etag, body: z });
+  return z;
+}
 
 export function serve(root = ROOT, port = 0) {
   const server = createServer((req, res) => {
@@ -42,13 +54,21 @@ export function serve(root = ROOT, port = 0) {
       res.writeHead(404).end("not found");
       return;
     }
-    res.writeHead(200, {
-      "content-type": TYPES[extname(file)] || "application/octet-stream",
-      "content-length": st.size,
-      "cache-control": "no-cache",
-    });
-    if (req.method === "HEAD") res.end();
-    else createReadStream(file).pipe(res);
+    const etag = `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
+    const type = TYPES[extname(file)] || "application/octet-stream";
+    const head = { "content-type": type, "cache-control": "no-cache", etag, vary: "accept-encoding" };
+    if (req.headers["if-none-match"] === etag) {
+      res.writeHead(304, head).end();
+      return;
+    }
+    let body = readFileSync(file);
+    if (/gzip/.test(req.headers["accept-encoding"] || "") && !/^image\/png/.test(type)) {
+      body = gzipped(file, etag, body);
+      head["content-encoding"] = "gzip";
+    }
+    head["content-length"] = body.length;
+    res.writeHead(200, head);
+    res.end(req.method === "HEAD" ? undefined : body);
   });
   return new Promise((ok) => server.listen(port, "127.0.0.1", () => ok(server)));
 }
