@@ -138,12 +138,12 @@ fn s8_master_down_slave_alive() {
     for ns in ["NS-1", "NS-2"] {
         cx.first_within(ns, TraceKind::ChannelClosed, BROKER_A, secs(50), 50_001, 50_003);
     }
-    // The group stays in the route with its slave only.
+    // Writes leave broker-a at P1's next poll: the group stays in the route with its slave only
+    // (still brokerId 1: no promotion), and producers skip a group without a master.
     let route = cx.first_within("P1", TraceKind::RouteUpdated, "broker-a {1=10.0.1.2:10911}", secs(50), 64_012, 64_016);
     cx.ensure(route.text.contains("queueDatas=[broker-a r4/w4 RW; broker-b r4/w4 RW]"), Some(route.at), || {
         "broker-a's queues are still listed".into()
     });
-    // Producers skip a group without a master.
     let a = cx.group("broker-a");
     let skipped = cx
         .sends("P1")
@@ -151,20 +151,55 @@ fn s8_master_down_slave_alive() {
         .filter(|s| s.started > route.at && s.started < secs(154))
         .all(|s| s.outcome == SendOutcome::Ok && s.attempts.iter().all(|x| x.group != a));
     cx.ensure(skipped, Some(secs(154)), || "a send went to broker-a while it had no master".into());
-    // Consumers read from the slave: C2, started at 60, reads broker-a's backlog from broker-a-s.
-    let backlog = cx.first("C2", TraceKind::Pull, "of TopicTest from broker-a-s (10.0.1.2:10911)", secs(60));
-    let count: u64 = backlog.and_then(|e| e.text.split_whitespace().nth(1)?.parse().ok()).unwrap_or(0);
-    cx.ensure(backlog.is_some_and(|e| e.at < secs(61)) && count >= 20, Some(secs(61)), || {
-        format!("C2 reads broker-a's backlog from the slave: {backlog:?}")
+    // No promotion: the slave just loses its master at its next registration (71.5).
+    cx.first_within(
+        "broker-a-s",
+        TraceKind::Info,
+        "Update master address from 10.0.1.1:10911 to null",
+        secs(50),
+        71_502,
+        71_506,
+    );
+    cx.ensure(
+        cx.lines("NS-1", TraceKind::Registered, "").iter().all(|e| e.at < secs(50) || e.at >= secs(150)),
+        None,
+        || "nothing re-registers as master before the restart".into(),
+    );
+    // C1 keeps broker-a's queues and reads them from the slave from its 66.01 poll on.
+    let c1_route =
+        cx.first_within("C1", TraceKind::RouteUpdated, "broker-a {1=10.0.1.2:10911}", secs(50), 66_012, 66_016);
+    cx.first_within(
+        "C1",
+        TraceKind::Info,
+        "pulls of broker-a's queues go to slave broker-a-s (10.0.1.2:10911) now, not broker-a (10.0.1.1:10911)",
+        secs(50),
+        c1_route.at.as_millis(),
+        c1_route.at.as_millis() + 3_000,
+    );
+    cx.ensure(cx.lines("C1", TraceKind::Rebalance, "remove unnecessary mq").is_empty(), None, || {
+        "C1 never drops broker-a's queues".into()
     });
-    // C1 switches its broker-a pulls to the slave after its 66.01 poll.
     let mut sim = Sim::new(&built_in("S8").expect("S8"));
     sim.run_until(secs(100));
     let slave = cx.node("broker-a-s");
-    let from = consumer(&sim, "C1").assigned.get(&a).and_then(|p| p.from);
-    Ctx::new("S8 at 100 s", &sim).ensure(from == Some(slave), None, || format!("C1 pulls broker-a from {from:?}"));
+    for q in 0..4 {
+        let from = consumer(&sim, "C1").assigned.get(&(a, q)).and_then(|p| p.from);
+        Ctx::new("S8 at 100 s", &sim)
+            .ensure(from == Some(slave), None, || format!("C1 pulls broker-a:{q} from {from:?}"));
+    }
+    // C2, started at 60 in another group, reads broker-a's backlog from the slave from offset 0.
+    let starts = cx.lines("C2", TraceKind::Rebalance, "start at offset 0: nothing committed on broker-a-s yet");
+    cx.ensure(starts.len() == 4, Some(secs(61)), || format!("C2 takes broker-a's queues from the slave: {starts:?}"));
+    let backlog: u64 = cx
+        .lines("C2", TraceKind::Pull, "of TopicTest from broker-a-s (10.0.1.2:10911)")
+        .into_iter()
+        .filter(|e| e.at < secs(61))
+        .filter_map(pulled)
+        .map(|(_, _, from, to)| to - from)
+        .sum();
+    cx.ensure(backlog >= 20, Some(secs(61)), || format!("C2 reads broker-a's backlog from the slave: {backlog}"));
     // The master returns: registered at once, back in P1's route at its 154.01 poll, and it kept
-    // its commit log (offsets continue).
+    // its commit log (queue offsets continue).
     cx.first_within("NS-1", TraceKind::Registered, BROKER_A, secs(150), 150_001, 150_003);
     let back = cx.first_within(
         "P1",
@@ -175,12 +210,27 @@ fn s8_master_down_slave_alive() {
         154_016,
     );
     let resumed = cx.first("P1", TraceKind::SendOk, "brokerName=broker-a,", back.at);
-    let offset: u64 =
-        resumed.and_then(|e| e.text.split("queueOffset=").nth(1)?.trim_end_matches(']').parse().ok()).unwrap_or(0);
+    let offset = resumed.and_then(|e| number_after(&e.text, "queueOffset=")).unwrap_or(0);
     cx.ensure(
-        resumed.is_some_and(|e| e.at < back.at + std::time::Duration::from_secs(5)) && offset >= 20,
+        resumed.is_some_and(|e| e.at < back.at + std::time::Duration::from_secs(5)) && offset >= 5,
         Some(back.at),
         || format!("sends to the returned master: {resumed:?}"),
+    );
+    cx.first_within(
+        "C1",
+        TraceKind::Info,
+        "pulls of broker-a's queues go to master broker-a (10.0.1.1:10911) now",
+        secs(150),
+        156_012,
+        171_100,
+    );
+    cx.first_within(
+        "broker-a-s",
+        TraceKind::Info,
+        "Update master address from null to 10.0.1.1:10911",
+        secs(150),
+        161_502,
+        161_506,
     );
     let reading = cx.first("C1", TraceKind::Pull, "from broker-a (10.0.1.1:10911)", secs(157));
     cx.ensure(reading.is_some_and(|e| e.at < secs(170)), Some(secs(170)), || "C1 reads from the master again".into());

@@ -147,7 +147,9 @@ impl Sim {
             }
             NodeSpec::Consumer { ns, group, topic, .. } => {
                 let index = pick(&ns, self);
-                Actor::Consumer(SimConsumer::new(TopicName::from(topic.as_str()), group, index))
+                // What earlier processes on this machine consumed, to tell a second consumption.
+                let log = self.node(id).consume_log.clone().unwrap_or_default();
+                Actor::Consumer(SimConsumer::new(TopicName::from(topic.as_str()), group, index, log))
             }
         }
     }

@@ -115,6 +115,7 @@ impl SimProducer {
                 cx.timer(TimerKind::RoutePoll, cx.now + POLL_PERIOD);
             }
             TimerKind::Heartbeat => {
+                self.client.clean_offline_brokers(cx);
                 let masters: Vec<NodeId> = self.masters(cx);
                 for master in masters {
                     let cmd = RemotingCommand::request(RequestCode::HeartBeat)
@@ -126,6 +127,13 @@ impl SimProducer {
             TimerKind::Send => self.start_send(cx),
             _ => {}
         }
+    }
+
+    /// Graceful shutdown (`DefaultMQProducerImpl.shutdown`): a send in progress is abandoned.
+    pub fn shutdown(&mut self, cx: &mut Cx<'_>) {
+        let group = alloc::format!("{}_GROUP", cx.dir.name(cx.me));
+        cx.trace(TraceKind::Lifecycle, alloc::format!("the producer [{group}] shutdown OK"));
+        cx.effect(Effect::Exit);
     }
 
     fn masters(&self, cx: &Cx<'_>) -> Vec<NodeId> {

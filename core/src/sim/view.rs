@@ -196,7 +196,10 @@ fn purpose_name(purpose: Purpose) -> &'static str {
         Purpose::RoutePoll | Purpose::RouteOnDemand { .. } => "GET_ROUTEINFO_BY_TOPIC",
         Purpose::Send { .. } => "SEND_MESSAGE",
         Purpose::Heartbeat => "HEART_BEAT",
-        Purpose::Pull(_) => "PULL_MESSAGE",
+        Purpose::Pull(..) => "PULL_MESSAGE",
+        Purpose::QueryOffset(..) => "QUERY_CONSUMER_OFFSET",
+        Purpose::MaxOffset(..) => "GET_MAX_OFFSET",
+        Purpose::SyncOffsets => "GET_ALL_CONSUMER_OFFSET",
     }
 }
 
@@ -206,6 +209,7 @@ fn response_name(code: ResponseCode) -> &'static str {
         ResponseCode::SystemError => "SYSTEM_ERROR",
         ResponseCode::TopicNotExist => "TOPIC_NOT_EXIST",
         ResponseCode::PullNotFound => "PULL_NOT_FOUND",
+        ResponseCode::QueryNotFound => "QUERY_NOT_FOUND",
         ResponseCode::NoPermission => "NO_PERMISSION",
         ResponseCode::RequestCodeNotSupported => "REQUEST_CODE_NOT_SUPPORTED",
         _ => "ERROR",
