@@ -98,9 +98,9 @@ fn fault_scripts_that_once_broke_the_model() {
 const NODES: [&str; 7] = ["NS-1", "NS-2", "broker-a", "broker-a-s", "broker-b", "P1", "C1"];
 
 /// A process or link fault on random nodes (clients included) at a random time; now and then
-/// a message fault or an admin action.
+/// a message fault, a burst of sends or an admin action.
 fn arb_action() -> impl Strategy<Value = (u64, Action)> {
-    let one = (0..12u8, 0..NODES.len(), 1..NODES.len(), 0..300_000u64);
+    let one = (0..13u8, 0..NODES.len(), 1..NODES.len(), 0..300_000u64);
     one.prop_map(|(kind, a, offset, at)| {
         let (x, y) = (NODES[a].to_owned(), NODES[(a + offset) % NODES.len()].to_owned());
         let action = match kind {
@@ -116,6 +116,7 @@ fn arb_action() -> impl Strategy<Value = (u64, Action)> {
             // Flight ids grow with time: about this many have been sent by `at`.
             9 => Action::Drop(at / 215),
             10 => Action::Delay(at / 215, at % 5000),
+            11 => Action::Send("P1".into(), u32::try_from(at % 7 + 1).expect("small")),
             _ => Action::CreateTopic { group: "broker-b".into(), topic: x, queues: 2 },
         };
         (at, action)

@@ -1,6 +1,6 @@
 //! The cluster simulation's consumer offsets: committed on the brokers, resumed from after a
 //! rebalance or a restart, consumed again only where RocketMQ would (a consumer killed
-//! between consuming and committing); clients killed, restarted and shut down.
+//! between consuming and committing); clients killed, restarted and shut down; burst sends.
 
 mod common;
 
@@ -176,4 +176,42 @@ fn a_producer_can_be_killed_restarted_and_shut_down() {
     cx.ensure(started == expected, None, || format!("sends after 100 s start at {started:?}"));
     // C1 consumed everything P1 stored, once.
     consumed_exactly_once(&cx);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bursts
+
+#[test]
+fn a_burst_sends_one_message_after_another_round_the_queues() {
+    let sim = s1_with("at 100.5 send P1 5", 110);
+    let cx = Ctx::new("burst", &sim);
+    cx.first_within("P1", TraceKind::Fault, "send P1 5", secs(100), 100_500, 100_500);
+    let burst: Vec<_> =
+        cx.sends("P1").into_iter().filter(|s| s.started >= ms(100_500) && s.started < secs(101)).collect();
+    cx.ensure(burst.len() == 5, Some(secs(101)), || format!("{} sends in the burst", burst.len()));
+    cx.ensure(burst.windows(2).all(|w| w[1].started == w[0].finished), Some(secs(101)), || "back to back".into());
+    // Each picks the next queue, as the periodic sends do: eight queues, a0–a3 then b0–b3.
+    let queues: Vec<(String, u64)> = cx
+        .lines("P1", TraceKind::SendOk, "")
+        .into_iter()
+        .filter(|e| e.at > secs(100) && e.at < secs(102))
+        .map(|e| {
+            let broker = if e.text.contains("brokerName=broker-a,") { "a" } else { "b" };
+            (broker.to_owned(), number_after(&e.text, "queueId=").unwrap_or(99))
+        })
+        .collect();
+    let index = |(b, q): &(String, u64)| if b == "a" { *q } else { 4 + q };
+    cx.ensure(queues.len() == 7 && queues.windows(2).all(|w| (index(&w[0]) + 1) % 8 == index(&w[1])), None, || {
+        format!("queues of the 100 s send, the burst and the 101 s send: {queues:?}")
+    });
+    // The periodic sends keep their rhythm.
+    cx.ensure(cx.sends("P1").iter().any(|s| s.started == secs(101)), None, || "the 101 s send".into());
+}
+
+#[test]
+fn a_burst_to_a_dead_producer_does_nothing() {
+    let sim = s1_with("at 100 kill P1; at 100.5 send P1 3", 105);
+    let cx = Ctx::new("burst to a dead producer", &sim);
+    cx.first_within("P1", TraceKind::Fault, "send P1 3", secs(100), 100_500, 100_500);
+    cx.ensure(cx.sends("P1").iter().all(|s| s.started < secs(100)), None, || "no send after the kill".into());
 }

@@ -137,6 +137,17 @@ impl Sim {
                     }
                 }
             }
+            Action::Send(n, count) => {
+                let Some(id) = self.node_named(n) else { return };
+                if self.node(id).state != NodeState::Up {
+                    return;
+                }
+                self.with_actor(id, |actor, cx| {
+                    if let Actor::Producer(p) = actor {
+                        p.send_burst(*count, cx);
+                    }
+                });
+            }
             Action::FaultTolerance(n, on) => {
                 let Some(id) = self.node_named(n) else { return };
                 if let Some(super::NodeSpec::Producer { fault_tolerance, .. }) =
