@@ -4,7 +4,7 @@
 
 mod common;
 
-use nameserver_core::sim::{Actor, GroupId, Scenario, Sim, TraceKind, built_in, built_in_text};
+use nameserver_core::sim::{Action, Actor, GroupId, Scenario, Sim, StartFrom, TraceKind, built_in, built_in_text};
 
 use common::sim::*;
 
@@ -52,6 +52,65 @@ fn consumed_exactly_once(cx: &Ctx<'_>) {
 
 // ---------------------------------------------------------------------------------------------
 // Resuming at the committed offset
+
+#[test]
+fn s7_every_message_is_consumed_exactly_once_and_broker_b_resumes_at_its_committed_offsets() {
+    let scenario = built_in("S7").expect("S7");
+    assert!(
+        scenario.script.iter().any(|e| e.at == secs(300) && e.action == Action::Heal("broker-b".into(), "NS-2".into()))
+    );
+    let cx = Ctx::of("S7");
+    assert_eq!(cx.sim.now(), secs(450));
+    consumed_exactly_once(&cx);
+    // What C1 committed when it dropped broker-b's queues (216.01) is what broker-b holds for
+    // CG1 until C1 takes them back (336.01), is everything C1 had consumed of them, and is
+    // where its first pull of each after the heal starts.
+    let before = fresh(&scenario, secs(335));
+    let b = cx.group("broker-b");
+    for q in 0..4 {
+        let mq = format!("brokerName=broker-b, queueId={q}]");
+        let dropped = cx.first(
+            "C1",
+            TraceKind::Offset,
+            &format!(
+                "[persist] Group: CG1 ClientId: C1 updateConsumeOffsetToBroker MessageQueue [topic=TopicTest, {mq}"
+            ),
+            secs(200),
+        );
+        let at_drop = dropped.and_then(|e| e.text.rsplit(' ').next()?.parse::<u64>().ok());
+        let held = committed(&before, "broker-b", q);
+        cx.ensure(at_drop.is_some() && held == at_drop, Some(secs(335)), || {
+            format!("broker-b:{q}: committed {at_drop:?} at the drop, holds {held:?} at 335 s")
+        });
+        let offset = at_drop.unwrap_or(0);
+        let consumed_then = consumer(&before, "C1").log.ranges((b, q)).to_vec();
+        cx.ensure(consumed_then == [(0, offset)], Some(secs(335)), || {
+            format!("broker-b:{q}: consumed {consumed_then:?} before the heal, committed {offset}")
+        });
+        let resume = cx.first("C1", TraceKind::Rebalance, &format!("add a new mq, MessageQueue [topic=TopicTest, {mq}, resume at offset {offset}, the offset committed on broker-b"), secs(300));
+        cx.ensure(resume.is_some_and(|e| e.at >= ms(336_012) && e.at <= ms(336_030)), Some(secs(337)), || {
+            format!("broker-b:{q} resumes at {offset}: {resume:?}")
+        });
+        let first_pull = cx
+            .lines("C1", TraceKind::Pull, "from broker-b")
+            .into_iter()
+            .filter(|e| e.at > secs(300))
+            .filter_map(pulled)
+            .find(|(_, queue, _, _)| *queue == q);
+        cx.ensure(first_pull.is_some_and(|(_, _, from, _)| from == offset), Some(secs(337)), || {
+            format!("C1's first pull of broker-b:{q} after the heal: {first_pull:?}, committed {offset}")
+        });
+    }
+    // The view the page shows agrees.
+    let view = cx.sim.consumer_view(cx.node("C1")).expect("C1 is a consumer");
+    assert_eq!(view.queues.len(), 8);
+    for queue in view.queues.iter().filter(|q| q.broker.as_str() == "broker-b") {
+        assert_eq!(queue.from, Some(StartFrom::Committed), "{queue:?}");
+        assert_eq!(queue.next_offset, queue.max_offset, "caught up: {queue:?}");
+        assert!(queue.committed_offset.is_some_and(|c| c + 1 >= queue.max_offset.unwrap_or(0)), "{queue:?}");
+    }
+    assert_eq!((view.consumed, view.duplicates), (consumer(cx.sim, "C1").log.consumed, 0));
+}
 
 #[test]
 fn without_faults_nothing_is_consumed_twice() {
