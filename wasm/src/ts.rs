@@ -8,7 +8,7 @@ const TYPES: &str = r#"
 export interface TraceEvent { seq: number; at: number; node: string; kind: TraceKind; text: string; }
 export type TraceKind = "lifecycle" | "fault" | "registered" | "register-ok" | "register-failed" | "unregistered"
   | "expired" | "channel-closed" | "channel-idle" | "topic-changed" | "scan" | "route-updated" | "route-not-found"
-  | "route-query-failed" | "send-ok" | "send-retry" | "send-failed" | "pull" | "rebalance" | "info";
+  | "route-query-failed" | "send-ok" | "send-retry" | "send-failed" | "pull" | "rebalance" | "offset" | "info";
 export interface TimerInfo { label: string; at: number; }
 export interface NodeInfo {
   id: number; name: string; role: "nameserver" | "broker" | "producer" | "consumer";
@@ -47,6 +47,26 @@ export interface SendAttemptInfo { broker: string; at: number; failure: "connect
 export interface SendInfo {
   producer: string; id: number; started: number; finished: number;
   outcome: "ok" | "failed" | "indeterminate"; attempts: SendAttemptInfo[];
+}
+/**
+ * One queue a consumer holds. `nextOffset` is null while it asks the broker where to start;
+ * `committedOffset` is what the instance it commits to (the master, else a slave) holds for
+ * its group (null: none, or that broker is down); `maxOffset` is the queue's max offset on the
+ * instance it reads. `from` says where the start offset came from: "committed" (the group's
+ * committed offset), "first" (nothing committed yet: a new group reads from offset 0) or
+ * "max" (no offset at all: CONSUME_FROM_LAST_OFFSET). `pullingFrom` is the instance pulls go to.
+ */
+export interface ConsumerQueue {
+  broker: string; queueId: number; nextOffset: number | null; committedOffset: number | null;
+  maxOffset: number | null; from: "committed" | "first" | "max" | null; pullingFrom: string | null;
+}
+/**
+ * A consumer: its queues (empty while it is not running) and what its machine consumed across
+ * restarts, with how many of those were consumed a second time.
+ */
+export interface ConsumerView {
+  name: string; group: string; topic: string; running: boolean; queues: ConsumerQueue[];
+  consumed: number; duplicates: number;
 }
 export interface FaultInfo { at: number; action: string; target: string | null; }
 export interface LinkInfo { a: string; b: string; state: "cut" | "reset"; }
