@@ -83,7 +83,9 @@ fn fault_scripts_that_once_broke_the_model() {
     let text = format!("{}\nat 60 kill broker-a-s\nat 90 restart broker-a-s", built_in_text("S1").expect("S1"));
     let sim = fresh(&Scenario::parse(&text).expect("parses"), secs(100));
     let stored = |name: &str| match &sim.nodes()[sim.scenario().node_index(name).expect("node")].actor {
-        Actor::Broker(b) => b.stored.get(&nameserver_core::TopicName::from("TopicTest")).copied(),
+        Actor::Broker(b) => {
+            Some(b.stored.iter().filter(|((t, _), _)| t.as_str() == "TopicTest").map(|(_, n)| n).sum::<u64>())
+        }
         _ => None,
     };
     assert!(stored("broker-a").is_some_and(|n| n > 30), "{:?}", stored("broker-a"));
@@ -95,10 +97,10 @@ fn fault_scripts_that_once_broke_the_model() {
 
 const NODES: [&str; 7] = ["NS-1", "NS-2", "broker-a", "broker-a-s", "broker-b", "P1", "C1"];
 
-/// A process or link fault on random nodes at a random time; now and then a message fault or
-/// an admin action.
+/// A process or link fault on random nodes (clients included) at a random time; now and then
+/// a message fault, a burst of sends or an admin action.
 fn arb_action() -> impl Strategy<Value = (u64, Action)> {
-    let one = (0..12u8, 0..NODES.len(), 1..NODES.len(), 0..300_000u64);
+    let one = (0..13u8, 0..NODES.len(), 1..NODES.len(), 0..300_000u64);
     one.prop_map(|(kind, a, offset, at)| {
         let (x, y) = (NODES[a].to_owned(), NODES[(a + offset) % NODES.len()].to_owned());
         let action = match kind {
@@ -114,6 +116,7 @@ fn arb_action() -> impl Strategy<Value = (u64, Action)> {
             // Flight ids grow with time: about this many have been sent by `at`.
             9 => Action::Drop(at / 215),
             10 => Action::Delay(at / 215, at % 5000),
+            11 => Action::Send("P1".into(), u32::try_from(at % 7 + 1).expect("small")),
             _ => Action::CreateTopic { group: "broker-b".into(), topic: x, queues: 2 },
         };
         (at, action)

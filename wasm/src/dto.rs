@@ -443,6 +443,58 @@ pub(crate) struct Injected {
     pub action: String,
 }
 
+/// One queue a consumer holds.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ConsumerQueue {
+    pub broker: String,
+    pub queue_id: i32,
+    pub next_offset: Option<u64>,
+    pub committed_offset: Option<u64>,
+    pub max_offset: Option<u64>,
+    pub from: Option<&'static str>,
+    pub pulling_from: Option<String>,
+}
+
+/// A consumer's queues and what it consumed.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Consumer {
+    pub name: String,
+    pub group: String,
+    pub topic: String,
+    pub running: bool,
+    pub queues: Vec<ConsumerQueue>,
+    pub consumed: u64,
+    pub duplicates: u64,
+}
+
+impl Consumer {
+    pub(crate) fn new(sim: &Sim, name: String, v: sim::ConsumerView) -> Self {
+        Self {
+            name,
+            group: v.group,
+            topic: v.topic.to_string(),
+            running: v.running,
+            queues: v
+                .queues
+                .into_iter()
+                .map(|q| ConsumerQueue {
+                    broker: q.broker.to_string(),
+                    queue_id: q.queue_id,
+                    next_offset: q.next_offset,
+                    committed_offset: q.committed_offset,
+                    max_offset: q.max_offset,
+                    from: q.from.map(sim::StartFrom::name),
+                    pulling_from: q.pulling_from.map(|n| sim.directory().name(n).to_owned()),
+                })
+                .collect(),
+            consumed: v.consumed,
+            duplicates: v.duplicates,
+        }
+    }
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct BuiltIn {

@@ -121,9 +121,9 @@ impl Simulation {
         }
     }
 
-    /// Applies a script action now, e.g. `kill broker-b`, `cut broker-b NS-2`, `drop 17`.
-    /// In the past this forks a new branch (as `fork()` does: without the actions injected
-    /// later on the current one). Throws on a bad action.
+    /// Applies a script action now, e.g. `kill broker-b`, `cut broker-b NS-2`, `drop 17`,
+    /// `kill C1`, `restart C1`, `send P1 5`. In the past this forks a new branch (as `fork()`
+    /// does: without the actions injected later on the current one). Throws on a bad action.
     pub fn inject(&mut self, action: &str) -> Result<(), JsError> {
         let probe = format!("at 0 {action}");
         let mut scenario = self.sim().scenario().clone();
@@ -259,6 +259,16 @@ impl Simulation {
         let sim = self.sim();
         let all = &sim.history().wire;
         to_js(&all[from_index.min(all.len())..].iter().map(|r| dto::WireEvent::new(sim, r)).collect::<Vec<_>>())
+    }
+
+    /// A consumer's queues (next, committed and max offsets, where each started, which
+    /// instance it reads) and what it consumed, duplicates counted (across restarts).
+    #[wasm_bindgen(js_name = consumerView, unchecked_return_type = "ConsumerView")]
+    pub fn consumer_view(&self, name: &str) -> Result<JsValue, JsError> {
+        let id = self.node(name)?;
+        let sim = self.sim();
+        let view = sim.consumer_view(id).ok_or_else(|| JsError::new(&format!("`{name}` is not a consumer")))?;
+        to_js(&dto::Consumer::new(sim, name.to_owned(), view))
     }
 
     /// Messages on the wire now.

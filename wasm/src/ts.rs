@@ -8,16 +8,17 @@ const TYPES: &str = r#"
 export interface TraceEvent { seq: number; at: number; node: string; kind: TraceKind; text: string; }
 export type TraceKind = "lifecycle" | "fault" | "registered" | "register-ok" | "register-failed" | "unregistered"
   | "expired" | "channel-closed" | "channel-idle" | "topic-changed" | "scan" | "route-updated" | "route-not-found"
-  | "route-query-failed" | "send-ok" | "send-retry" | "send-failed" | "pull" | "rebalance" | "info";
+  | "route-query-failed" | "send-ok" | "send-retry" | "send-failed" | "pull" | "rebalance" | "offset" | "info";
 /**
  * An armed timer. `kind` is a stable id: "register" | "scan" | "route-poll" | "heartbeat" | "send"
- * | "rebalance" | "pull-retry" | "long-poll" | "idle-close". `periodMs` is the period (for one-shot
+ * | "rebalance" | "pull-retry" | "long-poll" | "commit-offsets" | "slave-sync" | "idle-close".
+ * `periodMs` is the period (for one-shot
  * waits, the wait) the model uses; `peer` is the node at the other end of an idle-close timer's
  * connection.
  */
 export interface TimerInfo { label: string; kind: TimerKind; at: number; periodMs: number | null; peer: string | null; }
 export type TimerKind = "register" | "scan" | "route-poll" | "heartbeat" | "send" | "rebalance" | "pull-retry"
-  | "long-poll" | "idle-close";
+  | "long-poll" | "commit-offsets" | "slave-sync" | "idle-close";
 export interface NodeInfo {
   id: number; name: string; role: "nameserver" | "broker" | "producer" | "consumer";
   state: "not-started" | "up" | "frozen" | "shutting-down" | "down" | "powered-off";
@@ -75,6 +76,26 @@ export interface SendAttemptInfo { broker: string; at: number; failure: "connect
 export interface SendInfo {
   producer: string; id: number; started: number; finished: number;
   outcome: "ok" | "failed" | "indeterminate"; attempts: SendAttemptInfo[];
+}
+/**
+ * One queue a consumer holds. `nextOffset` is null while it asks the broker where to start;
+ * `committedOffset` is what the instance it commits to (the master, else a slave) holds for
+ * its group (null: none, or that broker is down); `maxOffset` is the queue's max offset on the
+ * instance it reads. `from` says where the start offset came from: "committed" (the group's
+ * committed offset), "first" (nothing committed yet: a new group reads from offset 0) or
+ * "max" (no offset at all: CONSUME_FROM_LAST_OFFSET). `pullingFrom` is the instance pulls go to.
+ */
+export interface ConsumerQueue {
+  broker: string; queueId: number; nextOffset: number | null; committedOffset: number | null;
+  maxOffset: number | null; from: "committed" | "first" | "max" | null; pullingFrom: string | null;
+}
+/**
+ * A consumer: its queues (empty while it is not running) and what its machine consumed across
+ * restarts, with how many of those were consumed a second time.
+ */
+export interface ConsumerView {
+  name: string; group: string; topic: string; running: boolean; queues: ConsumerQueue[];
+  consumed: number; duplicates: number;
 }
 export interface FaultInfo { at: number; action: string; target: string | null; }
 export interface LinkInfo { a: string; b: string; state: "cut" | "reset"; }

@@ -58,8 +58,16 @@ wire_enum! {
         SendMessage = 10,
         /// `PULL_MESSAGE` (to brokers).
         PullMessage = 11,
+        /// `QUERY_CONSUMER_OFFSET` (consumers to brokers).
+        QueryConsumerOffset = 14,
+        /// `UPDATE_CONSUMER_OFFSET` (consumers to brokers).
+        UpdateConsumerOffset = 15,
+        /// `GET_MAX_OFFSET` (consumers to brokers).
+        GetMaxOffset = 30,
         /// `HEART_BEAT` (clients to brokers).
         HeartBeat = 34,
+        /// `GET_ALL_CONSUMER_OFFSET` (a slave to its master).
+        GetAllConsumerOffset = 43,
         /// `PUT_KV_CONFIG`
         PutKvConfig = 100,
         /// `GET_KV_CONFIG`
@@ -120,7 +128,11 @@ impl RequestCode {
         Some(match self {
             Self::SendMessage => "SEND_MESSAGE",
             Self::PullMessage => "PULL_MESSAGE",
+            Self::QueryConsumerOffset => "QUERY_CONSUMER_OFFSET",
+            Self::UpdateConsumerOffset => "UPDATE_CONSUMER_OFFSET",
+            Self::GetMaxOffset => "GET_MAX_OFFSET",
             Self::HeartBeat => "HEART_BEAT",
+            Self::GetAllConsumerOffset => "GET_ALL_CONSUMER_OFFSET",
             Self::PutKvConfig => "PUT_KV_CONFIG",
             Self::GetKvConfig => "GET_KV_CONFIG",
             Self::DeleteKvConfig => "DELETE_KV_CONFIG",

@@ -7,6 +7,7 @@ use core::time::Duration;
 
 use super::Sim;
 use super::broker::{self, SimBroker};
+use super::broker_consume;
 use super::consumer::{self, SimConsumer};
 use super::namesrv::NsNode;
 use super::net::Payload;
@@ -52,7 +53,8 @@ impl Actor {
         match (self, kind) {
             (Self::NameServer(n), TimerKind::Scan) => Some(n.ns.config().scan_not_active_broker_interval),
             (Self::Broker(_), TimerKind::Register) => Some(broker::REGISTER_PERIOD),
-            (Self::Broker(_), TimerKind::PullHold) => Some(broker::PULL_HOLD),
+            (Self::Broker(_), TimerKind::PullHold) => Some(broker_consume::PULL_HOLD),
+            (Self::Broker(_), TimerKind::SlaveSync) => Some(broker_consume::SLAVE_SYNC_PERIOD),
             (Self::Producer(_), TimerKind::RoutePoll) => Some(producer::POLL_PERIOD),
             (Self::Producer(_), TimerKind::Heartbeat) => Some(producer::HEARTBEAT_PERIOD),
             (Self::Producer(p), TimerKind::Send) => Some(Duration::from_millis(p.every_ms)),
@@ -60,6 +62,7 @@ impl Actor {
             (Self::Consumer(_), TimerKind::Heartbeat) => Some(consumer::HEARTBEAT_PERIOD),
             (Self::Consumer(_), TimerKind::Rebalance) => Some(consumer::REBALANCE_PERIOD),
             (Self::Consumer(_), TimerKind::PullRetry(_)) => Some(consumer::PULL_RETRY),
+            (Self::Consumer(_), TimerKind::PersistOffsets) => Some(consumer::PERSIST_PERIOD),
             _ => None,
         }
     }
@@ -168,7 +171,9 @@ impl Sim {
             }
             NodeSpec::Consumer { ns, group, topic, .. } => {
                 let index = pick(&ns, self);
-                Actor::Consumer(SimConsumer::new(TopicName::from(topic.as_str()), group, index))
+                // What earlier processes on this machine consumed, to tell a second consumption.
+                let log = self.node(id).consume_log.clone().unwrap_or_default();
+                Actor::Consumer(SimConsumer::new(TopicName::from(topic.as_str()), group, index, log))
             }
         }
     }

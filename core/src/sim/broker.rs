@@ -1,6 +1,7 @@
 //! A broker instance: registers with every NameServer every 30 s, unregisters on graceful
-//! shutdown, re-registers at once when it creates a topic, stores messages and answers
-//! producers and consumers.
+//! shutdown, re-registers at once when it creates a topic, and stores what producers send,
+//! queue by queue. What it does for consumers (pulls, offsets, a slave's sync) is in
+//! `broker_consume.rs`.
 
 use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
@@ -8,6 +9,7 @@ use alloc::vec::Vec;
 use core::time::Duration;
 
 use super::node::{Cx, Effect, Failure, GroupId, Purpose, TimerKind};
+use super::offsets::OffsetTable;
 use super::trace::{NodeId, TraceKind};
 use crate::json::{JsonStyle, WriteJson};
 use crate::names::{BrokerName, ConnId, TopicName};
@@ -19,8 +21,6 @@ use crate::time::Instant;
 /// `registerNameServerPeriod` = 30 s).
 const FIRST_REGISTER: Duration = Duration::from_secs(10);
 pub(crate) const REGISTER_PERIOD: Duration = Duration::from_secs(30);
-/// Longest a pull is held when there is nothing to read (long polling).
-pub(crate) const PULL_HOLD: Duration = Duration::from_secs(15);
 /// The default topic auto-creation copies from.
 pub(crate) const DEFAULT_TOPIC: &str = "TBW102";
 /// Wall-clock epoch for data versions (brokers put wall-clock time in them).
@@ -28,21 +28,25 @@ const WALL_CLOCK_EPOCH_MS: i64 = 1_700_000_000_000;
 
 /// A consumer's pull waiting for messages.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct HeldPull {
-    conn: ConnId,
+pub(super) struct HeldPull {
+    pub(super) conn: ConnId,
     /// The answer's header, without fields yet (cheaper to keep than the request).
-    reply: RemotingCommand,
-    topic: TopicName,
-    offset: u64,
-    until: Instant,
+    pub(super) reply: RemotingCommand,
+    pub(super) topic: TopicName,
+    pub(super) queue: i32,
+    pub(super) offset: u64,
+    pub(super) max_msgs: u64,
+    pub(super) until: Instant,
 }
 
-/// What a broker keeps on disk: `topics.json` (with its data version) and the commit log.
+/// What a broker keeps on disk: `topics.json` (with its data version), the commit log and
+/// `consumerOffset.json` (kept at once here; Java flushes it every 5 s).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct BrokerDisk {
     topics: BTreeMap<TopicName, TopicConfig>,
     data_version: DataVersion,
-    stored: BTreeMap<TopicName, u64>,
+    stored: BTreeMap<(TopicName, i32), u64>,
+    offsets: OffsetTable,
 }
 
 /// One broker process.
@@ -66,11 +70,15 @@ pub struct SimBroker {
     pub data_version: DataVersion,
     /// `autoCreateTopicEnable`.
     pub auto_create: bool,
-    /// Messages stored per topic.
-    pub stored: BTreeMap<TopicName, u64>,
+    /// Messages stored per queue (each queue's max offset).
+    pub stored: BTreeMap<(TopicName, i32), u64>,
+    /// Committed consumer offsets (`ConsumerOffsetManager`).
+    pub offsets: OffsetTable,
+    /// A slave's master, as its last registration answer named it (`SlaveSynchronize`).
+    pub master_addr: Option<String>,
     /// NameServers still to answer an unregistration during shutdown.
     pub unregistering: u32,
-    held: Vec<HeldPull>,
+    pub(super) held: Vec<HeldPull>,
     cached_body: Option<(u64, Vec<u8>)>,
 }
 
@@ -100,6 +108,8 @@ impl SimBroker {
             data_version: DataVersion { counter: 1, state_version: 0, timestamp: WALL_CLOCK_EPOCH_MS },
             auto_create: true,
             stored: BTreeMap::new(),
+            offsets: OffsetTable::new(),
+            master_addr: None,
             unregistering: 0,
             held: Vec::new(),
             cached_body: None,
@@ -108,7 +118,12 @@ impl SimBroker {
 
     /// What survives the process.
     pub(crate) fn disk(&self) -> BrokerDisk {
-        BrokerDisk { topics: self.topics.clone(), data_version: self.data_version, stored: self.stored.clone() }
+        BrokerDisk {
+            topics: self.topics.clone(),
+            data_version: self.data_version,
+            stored: self.stored.clone(),
+            offsets: self.offsets.clone(),
+        }
     }
 
     /// Starts from what an earlier process left on disk.
@@ -116,6 +131,7 @@ impl SimBroker {
         self.topics = disk.topics;
         self.data_version = disk.data_version;
         self.stored = disk.stored;
+        self.offsets = disk.offsets;
     }
 
     /// Whether this is the group's master.
@@ -136,6 +152,9 @@ impl SimBroker {
         cx.trace(TraceKind::Lifecycle, line);
         self.register_all(cx);
         cx.timer(TimerKind::Register, cx.now + FIRST_REGISTER);
+        if !self.is_master() {
+            self.start_slave_sync(cx);
+        }
     }
 
     /// A timer fired.
@@ -146,34 +165,9 @@ impl SimBroker {
                 cx.timer(TimerKind::Register, cx.now + REGISTER_PERIOD);
             }
             TimerKind::PullHold => self.expire_pulls(cx),
+            TimerKind::SlaveSync => self.sync_from_master(cx),
             _ => {}
         }
-    }
-
-    /// Keeps the long-poll timer at the earliest held pull.
-    pub fn arm_pull_timer(&self, cx: &mut Cx<'_>) {
-        match self.next_pull_deadline() {
-            Some(at) => cx.timer(TimerKind::PullHold, at),
-            None => cx.cancel_timer(TimerKind::PullHold),
-        }
-    }
-
-    /// Answers held pulls that waited long enough with PULL_NOT_FOUND.
-    fn expire_pulls(&mut self, cx: &mut Cx<'_>) {
-        let now = cx.now;
-        let (due, keep): (Vec<HeldPull>, Vec<HeldPull>) = self.held.drain(..).partition(|p| p.until <= now);
-        self.held = keep;
-        for pull in due {
-            let mut reply = pull.reply.with_field("nextBeginOffset", pull.offset.to_string());
-            reply.code = ResponseCode::PullNotFound.raw();
-            cx.reply(pull.conn, reply);
-        }
-    }
-
-    /// The earliest held-pull deadline.
-    #[must_use]
-    pub fn next_pull_deadline(&self) -> Option<Instant> {
-        self.held.iter().map(|p| p.until).min()
     }
 
     /// Graceful shutdown: UNREGISTER_BROKER to every NameServer; exit once all answered.
@@ -266,6 +260,9 @@ impl SimBroker {
                             TraceKind::RegisterOk,
                             alloc::format!("register broker[{}]to name server {addr} OK{master}", self.id),
                         );
+                        if !self.is_master() {
+                            self.set_master_addr(reply.field("masterAddr").map(String::from), cx);
+                        }
                     }
                     Ok(reply) => cx.trace(
                         TraceKind::RegisterFailed,
@@ -295,16 +292,22 @@ impl SimBroker {
                     cx.effect(Effect::Exit);
                 }
             }
+            Purpose::SyncOffsets => self.on_master_offsets(result, cx),
             _ => {}
         }
     }
 
-    /// A request from a client.
+    /// A request from a client (or, for GET_ALL_CONSUMER_OFFSET, a slave).
     pub fn on_request(&mut self, conn: ConnId, cmd: &RemotingCommand, from: NodeId, cx: &mut Cx<'_>) {
         match cmd.request_code() {
             RequestCode::HeartBeat => cx.reply(conn, RemotingCommand::response_to(cmd, ResponseCode::Success)),
             RequestCode::SendMessage => self.on_send(conn, cmd, from, cx),
             RequestCode::PullMessage => self.on_pull(conn, cmd, cx),
+            RequestCode::QueryConsumerOffset => self.on_query_offset(conn, cmd, cx),
+            RequestCode::UpdateConsumerOffset => self.on_update_offset(conn, cmd, cx),
+            RequestCode::GetMaxOffset => self.on_max_offset(conn, cmd, cx),
+            RequestCode::GetAllConsumerOffset => self.on_all_offsets(conn, cmd, cx),
+            _ if cmd.is_oneway() => {}
             other => cx.reply(
                 conn,
                 RemotingCommand::response_to(cmd, ResponseCode::RequestCodeNotSupported)
@@ -345,82 +348,55 @@ impl SimBroker {
                 }
             }
         }
-        if !self.topics.get(&topic).is_some_and(|t| perm::is_writeable(t.perm)) {
+        let Some(config) = self.topics.get(&topic).filter(|t| perm::is_writeable(t.perm)) else {
             let reply = RemotingCommand::response_to(cmd, ResponseCode::NoPermission)
                 .with_remark(alloc::format!("the topic[{topic}] sending message is forbidden"));
             cx.reply(conn, reply);
             return;
+        };
+        let queue: i32 = cmd.field("queueId").and_then(|q| q.parse().ok()).unwrap_or(0).max(0);
+        let valid = config.write_queue_nums.max(config.read_queue_nums);
+        if queue >= valid {
+            let reply = RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark(alloc::format!(
+                "request queueId[{queue}] is illegal, topic[{topic}] has {valid} queues, Producer: {}",
+                cx.dir.addr(from)
+            ));
+            cx.reply(conn, reply);
+            return;
         }
-        let offset = self.store(&topic);
+        let position: u64 = self.stored.values().sum();
+        let offset = self.store(&topic, queue);
         cx.effect(Effect::Replicate { group: self.group_id, topic: topic.clone() });
-        let queue = cmd.field("queueId").unwrap_or("0").to_string();
         let reply = RemotingCommand::response_to(cmd, ResponseCode::Success)
-            .with_field("msgId", alloc::format!("{}-{offset}", self.group))
-            .with_field("queueId", queue)
+            .with_field("msgId", alloc::format!("{}-{position}", self.group))
+            .with_field("queueId", queue.to_string())
             .with_field("queueOffset", offset.to_string());
         cx.reply(conn, reply);
-        self.wake_pulls(&topic, cx);
+        self.wake_pulls(&topic, queue, cx);
     }
 
-    /// Stores one message; returns its offset.
-    pub fn store(&mut self, topic: &TopicName) -> u64 {
-        match self.stored.get_mut(topic) {
-            Some(count) => {
-                *count += 1;
-                *count - 1
-            }
-            None => {
-                self.stored.insert(topic.clone(), 1);
-                0
-            }
+    /// Stores one message in a queue; returns its offset there.
+    pub fn store(&mut self, topic: &TopicName, queue: i32) -> u64 {
+        let count = self.stored.entry((topic.clone(), queue)).or_insert(0);
+        *count += 1;
+        *count - 1
+    }
+
+    /// A queue's max offset (the offset its next message will get).
+    #[must_use]
+    pub fn max_offset(&self, topic: &TopicName, queue: i32) -> u64 {
+        self.stored.get(&(topic.clone(), queue)).copied().unwrap_or(0)
+    }
+
+    /// A slave learns that its master holds `count` messages in a queue.
+    pub fn replicated(&mut self, topic: &TopicName, queue: i32, count: u64, cx: &mut Cx<'_>) {
+        let mine = self.stored.entry((topic.clone(), queue)).or_insert(0);
+        if *mine >= count {
+            return;
         }
+        *mine = count;
+        self.wake_pulls(topic, queue, cx);
     }
-
-    /// A slave learns that its master holds `count` messages of `topic`.
-    pub fn replicated(&mut self, topic: &TopicName, count: u64, cx: &mut Cx<'_>) {
-        match self.stored.get_mut(topic) {
-            Some(mine) if *mine < count => *mine = count,
-            Some(_) => return,
-            None if count == 0 => return,
-            None => {
-                self.stored.insert(topic.clone(), count);
-            }
-        }
-        self.wake_pulls(topic, cx);
-    }
-
-    /// Answers held pulls that now have something to read.
-    pub fn wake_pulls(&mut self, topic: &TopicName, cx: &mut Cx<'_>) {
-        let available = self.stored.get(topic).copied().unwrap_or(0);
-        let (ready, keep): (Vec<HeldPull>, Vec<HeldPull>) =
-            self.held.drain(..).partition(|p| &p.topic == topic && p.offset < available);
-        self.held = keep;
-        for pull in ready {
-            cx.reply(pull.conn, pull_found(pull.reply, pull.offset, available));
-        }
-    }
-
-    fn on_pull(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
-        let topic = TopicName::from(cmd.field("topic").unwrap_or(""));
-        let offset: u64 = cmd.field("queueOffset").and_then(|o| o.parse().ok()).unwrap_or(0);
-        let available = self.stored.get(&topic).copied().unwrap_or(0);
-        let reply = RemotingCommand::response_to(cmd, ResponseCode::Success);
-        if offset < available {
-            cx.reply(conn, pull_found(reply, offset, available));
-        } else {
-            self.held.push(HeldPull { conn, reply, topic, offset, until: cx.now + PULL_HOLD });
-        }
-    }
-
-    /// Drops held pulls of a closed connection.
-    pub fn forget_conn(&mut self, conn: ConnId) {
-        self.held.retain(|p| p.conn != conn);
-    }
-}
-
-/// `reply` (a SUCCESS answer to a pull) with what was found from `offset` on.
-fn pull_found(reply: RemotingCommand, offset: u64, available: u64) -> RemotingCommand {
-    reply.with_field("nextBeginOffset", available.to_string()).with_field("found", (available - offset).to_string())
 }
 
 /// How Java words a failed call.

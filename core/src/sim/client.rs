@@ -1,13 +1,15 @@
 //! What producers and consumers share: the NameServer they are bound to, their cached route,
-//! and the 30 s route poll (`MQClientInstance.updateTopicRouteInfoFromNameServer`).
+//! the 30 s route poll (`MQClientInstance.updateTopicRouteInfoFromNameServer`), and the
+//! broker addresses learned from routes (`brokerAddrTable`).
 
+use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::node::{Cx, Failure, Purpose};
+use super::node::{Cx, Directory, Failure, Purpose};
 use super::trace::{NodeId, TraceKind};
 use crate::json::from_fastjson;
-use crate::names::TopicName;
+use crate::names::{BrokerAddr, BrokerId, BrokerName, TopicName};
 use crate::protocol::body::{TopicRouteData, perm};
 use crate::protocol::{RemotingCommand, RequestCode, ResponseCode};
 use crate::time::Instant;
@@ -30,13 +32,25 @@ pub struct ClientCore {
     pub route_from: Option<NodeId>,
     /// Route queries sent so far (periodic and on demand).
     pub route_queries: u64,
+    /// `brokerAddrTable`: every group's members from the routes seen. A route change replaces
+    /// a group's entry; a group that leaves the route stays until the next heartbeat tick
+    /// (`cleanOfflineBroker`).
+    pub broker_addrs: BTreeMap<BrokerName, BTreeMap<BrokerId, BrokerAddr>>,
 }
 
 impl ClientCore {
     /// A client of `topic` bound first to NameServer `ns_index`.
     #[must_use]
     pub fn new(topic: TopicName, ns_index: usize) -> Self {
-        Self { topic, ns_index, route: None, route_changed_at: None, route_from: None, route_queries: 0 }
+        Self {
+            topic,
+            ns_index,
+            route: None,
+            route_changed_at: None,
+            route_from: None,
+            route_queries: 0,
+            broker_addrs: BTreeMap::new(),
+        }
     }
 
     /// The NameServer in use.
@@ -118,10 +132,51 @@ impl ClientCore {
             TraceKind::RouteUpdated,
             alloc::format!("topicRouteTable.put. Topic = {}, {}", self.topic, describe(&route)),
         );
+        for data in &route.broker_datas {
+            self.broker_addrs.insert(data.broker_name.clone(), data.broker_addrs.clone());
+        }
         self.route = Some(route);
         self.route_changed_at = Some(cx.now);
         self.route_from = Some(self.nameserver(cx));
         true
+    }
+}
+
+impl ClientCore {
+    /// `cleanOfflineBroker`: forgets addresses no cached route names any more.
+    pub fn clean_offline_brokers(&mut self, cx: &mut Cx<'_>) {
+        let listed = |addr: &BrokerAddr, route: Option<&TopicRouteData>| {
+            route.is_some_and(|r| r.broker_datas.iter().any(|b| b.broker_addrs.values().any(|a| a == addr)))
+        };
+        let route = self.route.as_ref();
+        let mut gone = Vec::new();
+        for (name, members) in &mut self.broker_addrs {
+            members.retain(|_, addr| {
+                let keep = listed(addr, route);
+                if !keep {
+                    cx.trace(TraceKind::Info, alloc::format!("the broker addr[{name} {addr}] is offline, remove it"));
+                }
+                keep
+            });
+            if members.is_empty() {
+                gone.push(name.clone());
+            }
+        }
+        for name in gone {
+            cx.trace(TraceKind::Info, alloc::format!("the broker[{name}] name's host is offline, remove it"));
+            self.broker_addrs.remove(&name);
+        }
+    }
+
+    /// `findBrokerAddressInSubscribe(brokerName, MASTER_ID, onlyThisBroker)`: the master, or
+    /// (unless `only_master`) the group's first member; with whether it is the master.
+    #[must_use]
+    pub fn find_in_subscribe(&self, group: &BrokerName, only_master: bool, dir: &Directory) -> Option<(NodeId, bool)> {
+        let members = self.broker_addrs.get(group)?;
+        let (id, addr) = members
+            .get_key_value(&BrokerId::MASTER)
+            .or_else(|| if only_master { None } else { members.iter().next() })?;
+        dir.by_addr.get(addr.as_str()).map(|node| (*node, id.is_master()))
     }
 }
 

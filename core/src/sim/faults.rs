@@ -137,6 +137,17 @@ impl Sim {
                     }
                 }
             }
+            Action::Send(n, count) => {
+                let Some(id) = self.node_named(n) else { return };
+                if self.node(id).state != NodeState::Up {
+                    return;
+                }
+                self.with_actor(id, |actor, cx| {
+                    if let Actor::Producer(p) = actor {
+                        p.send_burst(*count, cx);
+                    }
+                });
+            }
             Action::FaultTolerance(n, on) => {
                 let Some(id) = self.node_named(n) else { return };
                 if let Some(super::NodeSpec::Producer { fault_tolerance, .. }) =
@@ -154,21 +165,23 @@ impl Sim {
         }
     }
 
-    /// Graceful shutdown: brokers unregister first; other processes close their connections.
+    /// Graceful shutdown: brokers unregister first, consumers commit their offsets first;
+    /// then the process exits and its connections close.
     fn shutdown(&mut self, id: NodeId) {
         if self.node(id).state != NodeState::Up {
             return;
         }
-        if matches!(self.node(id).actor, Actor::Broker(_)) {
-            self.node_mut(id).state = NodeState::ShuttingDown;
-            self.with_actor(id, |actor, cx| {
-                if let Actor::Broker(b) = actor {
-                    b.shutdown(cx);
-                }
-            });
-        } else {
+        if matches!(self.node(id).actor, Actor::NameServer(_) | Actor::None) {
             self.kill(id, true);
+            return;
         }
+        self.node_mut(id).state = NodeState::ShuttingDown;
+        self.with_actor(id, |actor, cx| match actor {
+            Actor::Broker(b) => b.shutdown(cx),
+            Actor::Producer(p) => p.shutdown(cx),
+            Actor::Consumer(c) => c.shutdown(cx),
+            Actor::NameServer(_) | Actor::None => {}
+        });
     }
 
     /// The process dies. With `os_alive` (kill -9, exit) the OS closes its connections;
@@ -192,8 +205,10 @@ impl Sim {
             }
         }
         let node = self.node_mut(id);
-        if let Actor::Broker(b) = &node.actor {
-            node.disk = Some(b.disk());
+        match &node.actor {
+            Actor::Broker(b) => node.disk = Some(b.disk()),
+            Actor::Consumer(c) => node.consume_log = Some(c.log.clone()),
+            _ => {}
         }
         node.state = if os_alive { NodeState::Down } else { NodeState::PoweredOff };
         node.incarnation += 1;

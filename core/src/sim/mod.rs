@@ -9,6 +9,7 @@
 
 mod actor;
 mod broker;
+mod broker_consume;
 mod check;
 mod client;
 mod consumer;
@@ -18,6 +19,7 @@ mod measure;
 mod namesrv;
 mod net;
 mod node;
+mod offsets;
 mod producer;
 mod queue;
 mod replication;
@@ -38,14 +40,15 @@ use core::time::Duration;
 pub use actor::Actor;
 pub use broker::SimBroker;
 pub use check::Violation;
-pub use consumer::SimConsumer;
+pub use consumer::{QueueState, SimConsumer};
 pub use history::{FaultRecord, History, Removal, RouteChange, StaleMark, WireRecord};
 pub use measure::{FaultMeasurement, StaleWindow};
 pub use namesrv::NsNode;
 pub use net::{Category, Conn, Flight, Label, Link, Net, Payload, WireType};
 pub use node::{
-    Directory, Failure, GroupId, NodeState, Purpose, Role, SendAttempt, SendOutcome, SendRecord, TimerKind,
+    Directory, Failure, GroupId, NodeState, Purpose, QueueRef, Role, SendAttempt, SendOutcome, SendRecord, TimerKind,
 };
+pub use offsets::{ConsumeLog, ConsumerQueueView, ConsumerView, OffsetTable, StartFrom};
 pub use producer::SimProducer;
 pub use rng::Rng;
 pub use scenario::{Action, NodeSpec, Profile, Scenario, ScenarioError, ScriptEvent};
@@ -82,6 +85,8 @@ pub struct Node {
     deferred: Vec<Ev>,
     /// What survives a restart on this machine's disk (a broker's topics and commit log).
     disk: Option<broker::BrokerDisk>,
+    /// What a consumer machine's processes consumed (kept across restarts).
+    consume_log: Option<offsets::ConsumeLog>,
     /// When the process last resumed from a freeze.
     resumed_at: Option<Instant>,
 }
@@ -137,6 +142,7 @@ impl Sim {
                 conns: BTreeMap::new(),
                 deferred: Vec::new(),
                 disk: None,
+                consume_log: None,
                 resumed_at: None,
             })
             .collect();

@@ -93,11 +93,15 @@ pub enum TimerKind {
     PullRetry(GroupId),
     /// Broker: answer held pulls that waited 15 s.
     PullHold,
+    /// Consumer: `persistAllConsumerOffset` every 5 s.
+    PersistOffsets,
+    /// Slave broker: `SlaveSynchronize.syncAll` every 10 s.
+    SlaveSync,
 }
 
 impl TimerKind {
     /// A stable machine id for the page: `register`, `scan`, `route-poll`, `heartbeat`,
-    /// `send`, `rebalance`, `pull-retry` or `long-poll`.
+    /// `send`, `rebalance`, `pull-retry`, `long-poll`, `commit-offsets` or `slave-sync`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -109,6 +113,8 @@ impl TimerKind {
             Self::Rebalance => "rebalance",
             Self::PullRetry(_) => "pull-retry",
             Self::PullHold => "long-poll",
+            Self::PersistOffsets => "commit-offsets",
+            Self::SlaveSync => "slave-sync",
         }
     }
 
@@ -124,6 +130,8 @@ impl TimerKind {
             Self::Rebalance => "rebalance",
             Self::PullRetry(_) => "pull retry",
             Self::PullHold => "long-poll hold",
+            Self::PersistOffsets => "commit consumer offsets",
+            Self::SlaveSync => "sync offsets from master",
         }
     }
 }
@@ -137,6 +145,18 @@ pub enum Failure {
     Closed,
     /// No answer within the timeout.
     Timeout,
+}
+
+/// One queue a consumer holds, and which taking of it (an answer for a queue dropped and
+/// taken again since is ignored, as Java ignores answers for a dropped `ProcessQueue`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct QueueRef {
+    /// The broker group.
+    pub group: GroupId,
+    /// Queue id.
+    pub queue: i32,
+    /// Which taking of the queue by this process.
+    pub take: u32,
 }
 
 /// What a client request was for, so its answer can be routed back to the right logic.
@@ -164,8 +184,14 @@ pub enum Purpose {
     },
     /// Client: heartbeat to a broker.
     Heartbeat,
-    /// Consumer: pull from a group.
-    Pull(GroupId),
+    /// Consumer: pull one queue.
+    Pull(QueueRef),
+    /// Consumer: QUERY_CONSUMER_OFFSET of a queue it takes.
+    QueryOffset(QueueRef),
+    /// Consumer: GET_MAX_OFFSET of a queue it takes, when the broker holds no offset for it.
+    MaxOffset(QueueRef),
+    /// Slave broker: GET_ALL_CONSUMER_OFFSET from its master.
+    SyncOffsets,
 }
 
 /// How a send ended (Jepsen's ok / fail / info).

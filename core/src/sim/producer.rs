@@ -1,7 +1,9 @@
 //! A producer (`DefaultMQProducerImpl`): polls its route every 30 s, queries on demand only
 //! when it has no route (then falls back to TBW102), sends synchronously with up to three
 //! attempts inside `sendMsgTimeout`, avoids the last broker on retries, and applies
-//! `sendLatencyFaultEnable` when it is on.
+//! `sendLatencyFaultEnable` when it is on. Besides its periodic sends, a script can ask it
+//! for a burst (`send P1 5`): that many sends one after another, as a loop of `send()`
+//! calls would make them.
 
 use alloc::collections::BTreeMap;
 use alloc::string::ToString;
@@ -45,6 +47,8 @@ pub struct PublishQueue {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct SendCall {
     id: u64,
+    /// A periodic send (it arms the next one), not one of a burst.
+    periodic: bool,
     scheduled: Instant,
     started: Instant,
     last_broker: Option<BrokerName>,
@@ -67,6 +71,10 @@ pub struct SimProducer {
     pub publish: Vec<PublishQueue>,
     /// Whether the cached route is the provisional one built from TBW102.
     pub provisional: bool,
+    /// Sends of a burst still to make.
+    pub burst: u32,
+    /// A periodic send that came due during another send, with when it was due.
+    periodic_due: Option<Instant>,
     send_which_queue: u64,
     current: Option<SendCall>,
     next_send_id: u64,
@@ -83,6 +91,8 @@ impl SimProducer {
             faults: BTreeMap::new(),
             publish: Vec::new(),
             provisional: false,
+            burst: 0,
+            periodic_due: None,
             send_which_queue: first_queue,
             current: None,
             next_send_id: 0,
@@ -115,6 +125,7 @@ impl SimProducer {
                 cx.timer(TimerKind::RoutePoll, cx.now + POLL_PERIOD);
             }
             TimerKind::Heartbeat => {
+                self.client.clean_offline_brokers(cx);
                 let masters: Vec<NodeId> = self.masters(cx);
                 for master in masters {
                     let cmd = RemotingCommand::request(RequestCode::HeartBeat)
@@ -123,8 +134,34 @@ impl SimProducer {
                 }
                 cx.timer(TimerKind::Heartbeat, cx.now + HEARTBEAT_PERIOD);
             }
-            TimerKind::Send => self.start_send(cx),
+            TimerKind::Send if self.current.is_some() => self.periodic_due = Some(cx.now),
+            TimerKind::Send => self.start_send(true, cx.now, cx),
             _ => {}
+        }
+    }
+
+    /// Makes `count` more sends, one after another, starting now if it is idle.
+    pub fn send_burst(&mut self, count: u32, cx: &mut Cx<'_>) {
+        self.burst = self.burst.saturating_add(count);
+        if self.current.is_none() {
+            self.start_next(cx);
+        }
+    }
+
+    /// Graceful shutdown (`DefaultMQProducerImpl.shutdown`): a send in progress is abandoned.
+    pub fn shutdown(&mut self, cx: &mut Cx<'_>) {
+        let group = alloc::format!("{}_GROUP", cx.dir.name(cx.me));
+        cx.trace(TraceKind::Lifecycle, alloc::format!("the producer [{group}] shutdown OK"));
+        cx.effect(Effect::Exit);
+    }
+
+    /// Starts the next burst send, or a periodic one that came due meanwhile.
+    fn start_next(&mut self, cx: &mut Cx<'_>) {
+        if self.burst > 0 {
+            self.burst -= 1;
+            self.start_send(false, cx.now, cx);
+        } else if let Some(due) = self.periodic_due.take() {
+            self.start_send(true, due, cx);
         }
     }
 
@@ -138,10 +175,11 @@ impl SimProducer {
             .collect()
     }
 
-    fn start_send(&mut self, cx: &mut Cx<'_>) {
+    fn start_send(&mut self, periodic: bool, scheduled: Instant, cx: &mut Cx<'_>) {
         let call = SendCall {
             id: self.next_send_id,
-            scheduled: cx.now,
+            periodic,
+            scheduled,
             started: cx.now,
             last_broker: None,
             attempts: Vec::new(),
@@ -223,8 +261,11 @@ impl SimProducer {
             outcome,
             attempts: call.attempts,
         }));
-        let next = (call.scheduled + Duration::from_millis(self.every_ms)).max(cx.now);
-        cx.timer(TimerKind::Send, next);
+        if call.periodic {
+            let next = (call.scheduled + Duration::from_millis(self.every_ms)).max(cx.now);
+            cx.timer(TimerKind::Send, next);
+        }
+        self.start_next(cx);
     }
 
     /// `MQFaultStrategy.selectOneMessageQueue`.

@@ -11,8 +11,8 @@ use super::trace::NodeId;
 use crate::names::TopicName;
 
 impl Sim {
-    /// What the running master of `group` has stored, per topic.
-    pub(super) fn master_store(&self, group: GroupId) -> Option<&BTreeMap<TopicName, u64>> {
+    /// What the running master of `group` has stored, per queue.
+    pub(super) fn master_store(&self, group: GroupId) -> Option<&BTreeMap<(TopicName, i32), u64>> {
         self.nodes.iter().find_map(|n| match &n.actor {
             Actor::Broker(b)
                 if b.group_id == group
@@ -35,8 +35,8 @@ impl Sim {
         let Some(stored) = self.master_store(slave.group_id).cloned() else { return };
         self.with_actor(id, |actor, cx| {
             if let Actor::Broker(b) = actor {
-                for (topic, count) in stored {
-                    b.replicated(&topic, count, cx);
+                for ((topic, queue), count) in stored {
+                    b.replicated(&topic, queue, count, cx);
                 }
             }
         });
@@ -45,7 +45,9 @@ impl Sim {
     /// Running slaves of `group` copy a message stored on the master (HA replication,
     /// instantly).
     pub(super) fn replicate(&mut self, group: GroupId, topic: &TopicName) {
-        let Some(count) = self.master_store(group).and_then(|s| s.get(topic)).copied() else { return };
+        let Some(store) = self.master_store(group) else { return };
+        let counts: Vec<(i32, u64)> =
+            store.iter().filter(|((t, _), _)| t == topic).map(|((_, queue), count)| (*queue, *count)).collect();
         let slaves: Vec<NodeId> = (0..self.nodes.len())
             .map(|i| NodeId(i as u16))
             .filter(|id| self.is_running(*id))
@@ -54,7 +56,9 @@ impl Sim {
         for slave in slaves {
             self.with_actor(slave, |actor, cx| {
                 if let Actor::Broker(b) = actor {
-                    b.replicated(topic, count, cx);
+                    for (queue, count) in &counts {
+                        b.replicated(topic, *queue, *count, cx);
+                    }
                 }
             });
         }

@@ -12,6 +12,23 @@
 //! ```
 //!
 //! Statements are separated by newlines or `;`. Times are seconds with up to three decimals.
+//!
+//! `at <seconds> <action>` lines script what happens to the cluster:
+//!
+//! | action | what it does |
+//! |---|---|
+//! | `shutdown X` | graceful stop: a broker unregisters, a consumer commits its offsets, then the process exits |
+//! | `kill X` (or `crash X`) | `kill -9`: the process dies, the OS closes its connections |
+//! | `poweroff X` | the machine goes dark: nothing is sent, not even a close |
+//! | `freeze X`, `unfreeze X` | the process hangs with its sockets open, then resumes |
+//! | `restart X` | a stopped node starts again (a broker keeps its disk; a consumer resumes at its committed offsets) |
+//! | `cut A B`, `reset A B`, `heal A B` | packets between two nodes vanish, are refused, or flow again |
+//! | `drop N`, `delay N MS` | the message in flight with id N is lost, or arrives MS later |
+//! | `send P N` | producer P sends N messages now, one after another, each choosing its queue as usual (1 ≤ N ≤ 1000) |
+//! | `create-topic G T Q` | `mqadmin updateTopic`: topic T with Q queues on broker group G |
+//! | `autocreate on\|off`, `faulttolerance P on\|off` | `autoCreateTopicEnable` on every broker, `sendLatencyFaultEnable` on P |
+//!
+//! Any node can be killed and restarted, producers and consumers included.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -190,6 +207,8 @@ pub enum Action {
     AutoCreate(bool),
     /// `sendLatencyFaultEnable` on a producer.
     FaultTolerance(String, bool),
+    /// A producer sends this many messages now, one after another.
+    Send(String, u32),
 }
 
 impl Action {
@@ -203,7 +222,8 @@ impl Action {
             | Self::Unfreeze(n)
             | Self::PowerOff(n)
             | Self::Restart(n)
-            | Self::FaultTolerance(n, _) => alloc::vec![n.as_str()],
+            | Self::FaultTolerance(n, _)
+            | Self::Send(n, _) => alloc::vec![n.as_str()],
             Self::Cut(a, b) | Self::Reset(a, b) | Self::Heal(a, b) => alloc::vec![a.as_str(), b.as_str()],
             Self::Drop(_) | Self::Delay(..) | Self::CreateTopic { .. } | Self::AutoCreate(_) => Vec::new(),
         }
@@ -445,6 +465,11 @@ impl Scenario {
             if let Some(missing) = event.action.node_names().into_iter().find(|n| self.node_index(n).is_none()) {
                 return Err(alloc::format!("the script names `{missing}`, which is not a node"));
             }
+            if let Action::Send(name, _) = &event.action {
+                if !matches!(self.nodes.iter().find(|n| n.name() == name), Some(NodeSpec::Producer { .. })) {
+                    return Err(alloc::format!("`send {name}` needs a producer, and `{name}` is not one"));
+                }
+            }
         }
         Ok(())
     }
@@ -505,6 +530,9 @@ impl Scenario {
     }
 }
 
+/// The most messages one `send` action makes.
+const MAX_BURST: u32 = 1000;
+
 fn parse_action(words: &[&str]) -> Result<Action, String> {
     let arg = |i: usize| {
         words.get(i).map(|w| (*w).to_string()).ok_or_else(|| String::from("the action needs more arguments"))
@@ -530,6 +558,17 @@ fn parse_action(words: &[&str]) -> Result<Action, String> {
         },
         "autocreate" => Action::AutoCreate(on_off(&arg(1)?)?),
         "faulttolerance" => Action::FaultTolerance(arg(1)?, on_off(&arg(2)?)?),
+        "send" => {
+            let usage = "`send` needs a producer and a count, e.g. `send P1 5`";
+            let (Some(producer), Some(count)) = (words.get(1), words.get(2)) else { return Err(String::from(usage)) };
+            if words.len() > 3 {
+                return Err(String::from(usage));
+            }
+            let count = count.parse::<u32>().ok().filter(|n| (1..=MAX_BURST).contains(n)).ok_or_else(|| {
+                alloc::format!("`send` count must be a whole number from 1 to {MAX_BURST}, got `{count}`")
+            })?;
+            Action::Send((*producer).to_string(), count)
+        }
         other => return Err(alloc::format!("unknown action `{other}`")),
     })
 }
@@ -553,6 +592,7 @@ pub fn action_text(action: &Action) -> String {
         Action::CreateTopic { group, topic, queues } => alloc::format!("create-topic {group} {topic} {queues}"),
         Action::AutoCreate(b) => alloc::format!("autocreate {}", on(*b)),
         Action::FaultTolerance(n, b) => alloc::format!("faulttolerance {n} {}", on(*b)),
+        Action::Send(n, count) => alloc::format!("send {n} {count}"),
     }
 }
 
@@ -588,6 +628,29 @@ mod tests {
         assert!(Scenario::parse("producer P ns NS-9").is_err());
         assert!(Scenario::parse("at 5 kill nobody").is_err());
         assert!(Scenario::parse("at 5").is_err());
+    }
+
+    #[test]
+    fn send_bursts_parse_and_bad_ones_say_why() {
+        let base = "nameserver NS-1; producer P1 ns NS-1; consumer C1";
+        let s = Scenario::parse(&alloc::format!("{base}; at 4.5 send P1 5")).unwrap();
+        assert_eq!(s.script[0].action, Action::Send(String::from("P1"), 5));
+        assert_eq!(s.script[0].at, Instant::from_millis(4500));
+        assert!(s.to_compact().ends_with("at 4.5 send P1 5"));
+        assert_eq!(Scenario::parse(&s.to_compact()).unwrap(), s);
+        for (bad, says) in [
+            ("at 5 send P1", "needs a producer and a count"),
+            ("at 5 send", "needs a producer and a count"),
+            ("at 5 send P1 5 6", "needs a producer and a count"),
+            ("at 5 send P1 0", "from 1 to 1000, got `0`"),
+            ("at 5 send P1 1001", "from 1 to 1000, got `1001`"),
+            ("at 5 send P1 many", "got `many`"),
+            ("at 5 send C1 3", "`send C1` needs a producer, and `C1` is not one"),
+            ("at 5 send P9 3", "`P9`, which is not a node"),
+        ] {
+            let err = Scenario::parse(&alloc::format!("{base}; {bad}")).unwrap_err();
+            assert!(err.message.contains(says), "{bad}: {err}");
+        }
     }
 
     #[test]

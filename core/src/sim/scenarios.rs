@@ -1,4 +1,4 @@
-//! The built-in scenarios S1–S10 of the teaching page (TEACHING.md §c), as scenario text.
+//! The built-in scenarios S1–S10 of the teaching page, and their variants, as scenario text.
 
 use super::scenario::Scenario;
 
@@ -48,7 +48,13 @@ pub const BUILT_IN: &[(&str, &str, &str)] = &[
         "sendLatencyFaultEnable on, 5.x isolation (10 s)",
         "profile 5.x\nproducer P1 ns NS-1 start 4 topic TopicTest every 1 faulttolerance on\nat 75 freeze broker-b\nat 120 unfreeze broker-b",
     ),
-    ("S7", "Two NameServers disagree", "at 75 cut broker-b NS-2\nat 250 heal broker-b NS-2"),
+    (
+        "S7",
+        "Two NameServers disagree",
+        // Healed at 300: broker-b's 312 registration reaches NS-2, C1's 336.01 poll takes its
+        // queues back and it catches up from the offsets it committed when it dropped them.
+        "at 75 cut broker-b NS-2\nat 300 heal broker-b NS-2",
+    ),
     (
         "S8",
         "Master down, slave alive",
@@ -58,12 +64,20 @@ pub const BUILT_IN: &[(&str, &str, &str)] = &[
     (
         "S9",
         "NameServers fail",
-        "producer P2 ns NS-1 start 110 topic TopicTest every 1\nat 50 kill NS-1\nat 100 kill NS-2\nat 130 restart NS-1",
+        // NS-1 comes back at 120, empty until the brokers' registrations at 131–132.
+        "producer P2 ns NS-1 start 110 topic TopicTest every 1\nat 50 kill NS-1\nat 100 kill NS-2\nat 120 restart NS-1",
     ),
     (
         "S10",
         "An auto-created topic lands on one broker",
         "producer P1 ns NS-1 start 4 topic NewTopic every 45\nconsumer C1 group CG1 ns NS-2 start 6 topic NewTopic",
+    ),
+    (
+        "S10-burst",
+        "Several sends in the first seconds: the topic lands on both brokers",
+        // Five sends in a row rotate through the provisional route's 8 queues (4 per broker),
+        // so both brokers see NewTopic before P1's 34.01 poll.
+        "producer P1 ns NS-1 start 4 topic NewTopic every 45\nconsumer C1 group CG1 ns NS-2 start 6 topic NewTopic\nat 4.5 send P1 5",
     ),
 ];
 

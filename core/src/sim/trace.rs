@@ -50,6 +50,8 @@ pub enum TraceKind {
     Pull,
     /// A consumer rebalanced its queues.
     Rebalance,
+    /// A consumer committed offsets, or consumed messages a second time.
+    Offset,
     /// Anything else worth a line (heartbeats, topic creation, config).
     Info,
 }
@@ -78,6 +80,7 @@ impl TraceKind {
             Self::SendFailed => "send-failed",
             Self::Pull => "pull",
             Self::Rebalance => "rebalance",
+            Self::Offset => "offset",
             Self::Info => "info",
         }
     }

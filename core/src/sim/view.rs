@@ -296,6 +296,7 @@ fn response_name(code: ResponseCode) -> &'static str {
         ResponseCode::SystemError => "SYSTEM_ERROR",
         ResponseCode::TopicNotExist => "TOPIC_NOT_EXIST",
         ResponseCode::PullNotFound => "PULL_NOT_FOUND",
+        ResponseCode::QueryNotFound => "QUERY_NOT_FOUND",
         ResponseCode::NoPermission => "NO_PERMISSION",
         ResponseCode::RequestCodeNotSupported => "REQUEST_CODE_NOT_SUPPORTED",
         _ => "ERROR",

@@ -26,6 +26,8 @@ pub(crate) fn duration_s(id: &str) -> u64 {
     match id {
         // The 600 s isolation ends at ≈681.
         "S6-fault-4.9" => 720,
+        // Healed at 300; C1 takes broker-b's queues back at its 336.01 poll and catches up.
+        "S7" => 450,
         _ => 300,
     }
 }
@@ -238,4 +240,20 @@ pub(crate) fn fresh(scenario: &Scenario, t: Instant) -> Sim {
     let mut sim = Sim::new(scenario);
     sim.run_until(t);
     sim
+}
+
+/// A consumer's pull line (`pull N messages of T from X (addr), queueId=Q, offsets A-B`):
+/// the instance read, the queue id, and the offsets `[A, B + 1)`.
+pub(crate) fn pulled(e: &TraceEntry) -> Option<(&str, i32, u64, u64)> {
+    let rest = e.text.strip_prefix("pull ")?;
+    let from = rest.split(" from ").nth(1)?.split_whitespace().next()?;
+    let queue = rest.split("queueId=").nth(1)?.split(',').next()?.parse().ok()?;
+    let (a, b) = rest.split("offsets ").nth(1)?.split_once('-')?;
+    Some((from, queue, a.parse().ok()?, b.parse::<u64>().ok()? + 1))
+}
+
+/// The number after `key` in a trace line (`queueId=3]` → 3 for `queueId=`).
+pub(crate) fn number_after(text: &str, key: &str) -> Option<u64> {
+    let digits: String = text.split(key).nth(1)?.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
