@@ -4,7 +4,7 @@
 import { t, secs, dur } from "./i18n.js";
 import { esc, setHtml } from "./html.js";
 import { routeDiff, staleSentence } from "./routes.js";
-import { measurementCard, divergence } from "./tables.js";
+import { divergence } from "./tables.js";
 
 const LANE_SPAN_MS = 60000;
 
@@ -21,7 +21,7 @@ const KINDS = {
   ns: (s, snap) => nsLive(s.node, snap),
   timer: (s, snap) => timerRow(s.node, s.timer, snap),
   lane: (s, snap, meta, trace) => lane(s.node, snap, trace),
-  measure: (s, snap) => (snap.measurements.length ? measurementCard(snap.measurements[snap.measurements.length - 1], snap.measurements.length - 1) : `<p class="muted">${esc(t("noMeasure"))}</p>`),
+  measure: (s, snap) => (snap.measurements.length ? measureShort(snap.measurements[snap.measurements.length - 1]) : `<p class="muted">${esc(t("noMeasure"))}</p>`),
   divergence: (s, snap) => diverged(snap),
   log: (s, snap, meta, trace) => logTail(s.node, trace),
 };
@@ -66,16 +66,18 @@ function nsLive(name, snap) {
   const n = snap.nodes.find((x) => x.name === name);
   if (!tb || !n) return "";
   const byAddr = Object.fromEntries(snap.nodes.map((x) => [x.addr, x.name]));
+  const by = new Set();
   const rows = tb.live.map((r) => {
     const left = r.removalAt - snap.time;
     const span = Math.max(1, r.removalAt - r.lastUpdate);
     const st = n.state !== "up" ? "paused" : left <= 0 ? "over" : left <= span / 4 ? "near" : "ok";
     const frac = Math.max(0, Math.min(1, left / span));
-    const when = left <= 0 ? t("removalDue") : t("removalIn", { s: dur(left), by: t(`by_${r.removalBy}`) });
-    return `<tr data-broker="${esc(byAddr[r.brokerAddr] || r.brokerName)}" data-state="${st}"><td>${esc(byAddr[r.brokerAddr] || r.brokerName)}</td><td>${esc(dur(snap.time - r.lastUpdate))}</td><td><span class="bar ${st}" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(when)}</td></tr>`;
+    by.add(t(`by_${r.removalBy}`));
+    const when = left <= 0 ? t("clockDue") : dur(left);
+    return `<tr data-broker="${esc(byAddr[r.brokerAddr] || r.brokerName)}" data-state="${st}"><td>${esc(byAddr[r.brokerAddr] || r.brokerName)}</td><td class="num">${esc(dur(snap.time - r.lastUpdate))}</td><td class="num"><span class="bar ${st}" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(when)}</td></tr>`;
   });
-  const title = `${name} · brokerLiveTable`;
-  return `<table class="ctx-live"><caption>${esc(title)}</caption><thead><tr><th>${esc(t("colBroker"))}</th><th>${esc(t("age"))}</th><th>${esc(t("colRemoval"))}</th></tr></thead><tbody>${rows.join("") || `<tr><td colspan="3">${esc(t("ctxEmpty"))}</td></tr>`}</tbody></table>`;
+  const head = `<tr><th>${esc(t("colBroker"))}</th><th>${esc(t("ctxHeard"))}</th><th>${esc(t("ctxRemovalIn", { by: [...by].join(" / ") || "—" }))}</th></tr>`;
+  return `<table class="ctx-live"><caption>${esc(name)} · brokerLiveTable</caption><thead>${head}</thead><tbody>${rows.join("") || `<tr><td colspan="3">${esc(t("ctxEmpty"))}</td></tr>`}</tbody></table>`;
 }
 
 function timerRow(node, kind, snap) {
@@ -113,4 +115,13 @@ function logTail(node, trace) {
   const lines = trace.filter((l) => l.node === node).slice(-3);
   if (!lines.length) return `<p class="muted">${esc(t("ctxNoLog", { n: node }))}</p>`;
   return `<ol class="ctx-log">${lines.map((l) => `<li><span class="log-time">${secs(l.at)}</span> <span class="log-kind">${esc(l.kind)}</span> <span lang="en">${esc(l.text)}</span></li>`).join("")}</ol>`;
+}
+
+// The last fault and what followed, in three lines: removals, client updates, sends.
+function measureShort(m) {
+  const removals = m.nsRemoval.map(([ns, at]) => (at === null ? t("ctxNotRemoved", { ns }) : `${ns} ${secs(at)} (+${dur(at - m.at)})`)).join(", ");
+  const updates = m.clientUpdate.filter(([, at]) => at !== null).map(([c, at]) => `${c} ${secs(at)}`).join(", ") || "—";
+  return `<p class="ctx-line"><strong>${esc(t("mFault", { action: m.action, t: secs(m.at) }))}</strong></p>
+<ul class="ctx-measure"><li>${esc(t("ctxRemoved"))}: ${esc(removals)}</li><li>${esc(t("ctxUpdated"))}: ${esc(updates)}</li>
+<li>${esc(t("compareSends"))}: ${esc(t("compareSendsCell", { f: m.sendsFailed, i: m.sendsIndeterminate, r: m.sendsRetried }))}</li></ul>`;
 }

@@ -84,7 +84,8 @@ export function edge(A, B, off = 0) {
   const len = Math.hypot(dx, dy) || 1;
   const ux = dx / len;
   const uy = dy / len;
-  const leave = (box) => Math.min(box.w / 2 / Math.max(Math.abs(ux), 1e-6), box.h / 2 / Math.max(Math.abs(uy), 1e-6)) + 3;
+  // Messages start and end clear of the boxes, so a glyph never covers a node's words.
+  const leave = (box) => Math.min(box.w / 2 / Math.max(Math.abs(ux), 1e-6), box.h / 2 / Math.max(Math.abs(uy), 1e-6)) + 10;
   const ra = leave(A);
   const rb = leave(B);
   const nx = -uy * off;

@@ -291,4 +291,9 @@ export default {
   staleBadge: "STALE {s}",
   ctxNoLog: "{n} has logged nothing yet.",
   "stateTiny_not-started": "not yet",
+  ctxHeard: "last heard",
+  ctxRemovalIn: "removal in ({by})",
+  ctxRemoved: "removed by",
+  ctxUpdated: "routes updated",
+  ctxNotRemoved: "{ns}: not removed",
 };

@@ -291,4 +291,9 @@ export default {
   staleBadge: "路由过期 {s}",
   ctxNoLog: "{n} 还没有日志。",
   "stateTiny_not-started": "未启动",
+  ctxHeard: "距上次注册",
+  ctxRemovalIn: "距移除（{by}）",
+  ctxRemoved: "移除",
+  ctxUpdated: "路由更新",
+  ctxNotRemoved: "{ns}：未移除",
 };

@@ -46,8 +46,8 @@ const steps = [
   },
   {
     text: {
-      en: "There are two NameServers so that one can fail. But they never talk to each other: each learns only from the brokers. NS-2 started at 3 s, after the brokers had already registered with NS-1.",
-      zh: "有两个 NameServer，是为了一个坏了还有另一个。但它们彼此从不通信：每个只从 Broker 那里获知信息。NS-2 在 3 秒启动，那时 Broker 已经向 NS-1 注册过了。",
+      en: "Two NameServers, so that one can fail; they never talk to each other. NS-2 started at 3 s, after the brokers had registered with NS-1.",
+      zh: "两个 NameServer，一个坏了还有另一个；它们彼此从不通信。NS-2 在 3 秒启动，晚于 Broker 向 NS-1 的注册。",
     },
     ask: {
       q: { en: "C1 starts at 6 s and asks NS-2 for TopicTest. What does NS-2 answer?", zh: "C1 在 6 秒启动，向 NS-2 查询 TopicTest。NS-2 会怎么回答？" },

@@ -23,7 +23,7 @@ export default [
     after: (h, s, trace) => {
       const r2 = removedAt(trace, "NS-2", B, 50000);
       return {
-        en: `At ${at(h)} NS-1 logged "the broker's channel destroyed, … clean it's data structure at once" (NS-2 at ${r2 === null ? "—" : secs(r2)}). A crash with the OS alive is noticed in milliseconds, not 120 s.`,
+        en: `At ${at(h)} NS-1 logged "the broker's channel destroyed" (NS-2 at ${r2 === null ? "—" : secs(r2)}): a crash with the OS alive is noticed in milliseconds, not 120 s.`,
         zh: `NS-1 在 ${at(h)} 记录 "the broker's channel destroyed"（NS-2 在 ${r2 === null ? "—" : secs(r2)}）。操作系统存活时的崩溃在毫秒内被发现，而不是 120 秒。`,
       };
     },

@@ -17,7 +17,7 @@ export default [
     text: { en: "P1 keeps choosing broker-b's queues. Each such send waits for the whole 3000 ms sendMsgTimeout.", zh: "P1 仍会选择 broker-b 的队列。每次这样的发送都要等满 3000 ms 的 sendMsgTimeout。" },
     gate: { node: "P1", kinds: ["send-failed"], text: "timeout" }, what: { en: "a send to broker-b times out", zh: "一次发往 broker-b 的发送超时" },
     focus: { nodes: ["P1", "broker-b"], links: [["P1", "broker-b"]] }, panel: { kind: "lane", node: "P1" },
-    after: (h) => ({ en: `At ${at(h)}: "sendDefaultImpl call timeout". The first attempt used the whole budget, so there was no retry (contrast S3). Did the broker store it? Nobody knows: the outcome is indeterminate.`, zh: `${at(h)}："sendDefaultImpl call timeout"。第一次尝试用完了全部时间，因此没有重试（对比 S3）。Broker 存下了吗？没人知道：结果未知。` }),
+    after: (h) => ({ en: `At ${at(h)}: "sendDefaultImpl call timeout". One attempt used the whole 3 s, so no retry (unlike S3), and nobody knows whether broker-b stored it.`, zh: `${at(h)}："sendDefaultImpl call timeout"。一次尝试就用完了 3 秒，所以没有重试（不同于 S3），也没人知道 broker-b 是否存下了它。` }),
   },
   {
     text: { en: "Now the 120 s clock. Look at NS-1's clock for broker-b: it started at broker-b's last registration.", zh: "现在是 120 秒时钟。看 NS-1 上 broker-b 的时钟：它从 broker-b 最后一次注册开始计时。" },
@@ -39,8 +39,8 @@ export default [
     after: (h, s, trace) => {
       const last = lastRegistration(trace, "broker-b", "10.0.0.1", 75000);
       return {
-        en: `NS-1 removed broker-b at ${at(h)} ("NETTY SERVER PIPELINE: IDLE exception"): its connection had been silent for 120 s since the last registration at ${last === null ? "?" : secs(last)}. That is ${dur(h.at - 75000)} after the freeze. P1's cached route is now STALE.`,
-        zh: `NS-1 在 ${at(h)} 移除 broker-b（"NETTY SERVER PIPELINE: IDLE exception"）：自 ${last === null ? "?" : secs(last)} 最后一次注册以来，连接已静默 120 秒。即冻结后 ${dur(h.at - 75000)}。P1 的缓存路由现在已过期（STALE）。`,
+        en: `NS-1 removed broker-b at ${at(h)}: its connection had been silent for 120 s since the last registration (${last === null ? "?" : secs(last)}), ${dur(h.at - 75000)} after the freeze. P1's copy is now stale.`,
+        zh: `NS-1 在 ${at(h)} 移除 broker-b：自最后一次注册（${last === null ? "?" : secs(last)}）起连接已静默 120 秒，即冻结后 ${dur(h.at - 75000)}。P1 的副本现在过期了。`,
       };
     },
   },

@@ -43,8 +43,8 @@ export default [
     after: (h, s, trace) => {
       const first = find(trace, { node: "P1", kind: "send-failed", text: "timeout" });
       return {
-        en: `SEND_OK on broker-b at ${at(h)}. The NameServers never noticed anything${first ? ` (first timeout ${at(first)})` : ""}. Now compare the scenarios S6-fault-4.9 (broker isolated for 600 s) and S6-fault-5.x (10 s): fault avoidance lives in each client's memory; the NameServer plays no part.`,
-        zh: `${at(h)} broker-b 上 SEND_OK。NameServer 从头到尾没有察觉${first ? `（第一次超时 ${at(first)}）` : ""}。再对比场景 S6-fault-4.9（隔离 600 秒）与 S6-fault-5.x（10 秒）：故障规避只存在于每个客户端的内存中，NameServer 不参与。`,
+        en: `SEND_OK on broker-b at ${at(h)}; no NameServer ever noticed${first ? ` (first timeout ${at(first)})` : ""}. Fault avoidance lives in each client only: compare the scenarios S6-fault-4.9 and S6-fault-5.x.`,
+        zh: `${at(h)} broker-b 上 SEND_OK；没有任何 NameServer 察觉${first ? `（第一次超时 ${at(first)}）` : ""}。故障规避只存在于各客户端中：对比场景 S6-fault-4.9 与 S6-fault-5.x。`,
       };
     },
   },
