@@ -133,8 +133,8 @@ impl ServerConfig {
 /// (see the crate docs) and returns.
 ///
 /// # Errors
-/// A task of the server panicked, or the last write of the KV or configuration file failed
-/// (the error has been logged; the file holds its previous content).
+/// A task of the server panicked. A failed write of the KV or configuration file is not an
+/// error here: it is logged and counted when it happens, as Java does (see [`persist`]).
 pub async fn run(listener: TcpListener, config: ServerConfig, shutdown: impl Future) -> io::Result<()> {
     serve(listener, None, config, shutdown).await
 }
@@ -240,8 +240,8 @@ pub async fn serve(
             Err(_elapsed) => http.abort(),
         }
     }
-    kv_writer.await.map_err(io::Error::other)??;
-    config_writer.await.map_err(io::Error::other)??;
+    kv_writer.await.map_err(io::Error::other)?;
+    config_writer.await.map_err(io::Error::other)?;
     tracing::info!("the NameServer has shut down");
     Ok(())
 }

@@ -7,6 +7,12 @@
 //! any older pending bytes (a `watch` channel), so a burst of KV puts costs one or two writes.
 //! Each hand-over gets a generation number and the writer reports the last generation it has
 //! written, so that the owner can hold a reply until what it answers for is on disk.
+//!
+//! A failed write is handled as Java handles it: logged at ERROR (and counted), the file keeps
+//! its previous content, the change stays in effect in memory, and the reply waiting for the
+//! write is sent (PROTOCOL.md §11 says why). When the writer stops it tries the latest bytes
+//! once more if they were never written, and says at ERROR when they are lost. A failed write
+//! never changes the daemon's exit status, which reports the shutdown.
 
 use std::fmt;
 use std::fs::{self, File};
@@ -129,8 +135,8 @@ pub(crate) struct PersistTarget {
 
 impl PersistTarget {
     /// Starts the writer task for `path`. Its handle resolves once the target is dropped and
-    /// the last bytes are written, with the outcome of that last write.
-    pub(crate) fn spawn(path: PathBuf, what: &'static str) -> (Self, JoinHandle<io::Result<()>>) {
+    /// the last bytes are written (or their loss is logged).
+    pub(crate) fn spawn(path: PathBuf, what: &'static str) -> (Self, JoinHandle<()>) {
         let (latest, pending) = watch::channel(None);
         let (done, written) = watch::channel(0);
         let failures = Arc::new(AtomicU64::new(0));
@@ -169,26 +175,53 @@ async fn write_latest(
     mut pending: watch::Receiver<Option<(u64, Vec<u8>)>>,
     done: watch::Sender<u64>,
     failures: Arc<AtomicU64>,
-) -> io::Result<()> {
-    let mut outcome = Ok(());
+) {
+    // Whether the file lacks the latest bytes (which stay in the channel).
+    let mut stale = false;
     // `changed` reports a value not yet seen even after the sender is gone, so the last
     // bytes are written before the loop ends.
     while pending.changed().await.is_ok() {
         let Some((generation, bytes)) = pending.borrow_and_update().clone() else { continue };
-        let target = path.clone();
-        outcome = tokio::task::spawn_blocking(move || write_atomically(&target, &bytes))
-            .await
-            .unwrap_or_else(|join| Err(io::Error::other(join)));
-        match &outcome {
-            Ok(()) => tracing::debug!("persist {what} to {} OK", path.display()),
-            Err(error) => {
-                failures.fetch_add(1, Ordering::Relaxed);
-                tracing::error!("persist {what} to {} failed: {error}", path.display());
-            }
-        }
+        stale = !write(&path, what, bytes, &failures).await;
         done.send_replace(generation);
     }
-    outcome
+    // One more try at the stop: the cause may have passed (a full disk, a remount).
+    if !stale {
+        return;
+    }
+    let latest = pending.borrow().clone();
+    let Some((_, bytes)) = latest else { return };
+    if !write(&path, what, bytes, &failures).await {
+        tracing::error!(
+            "persist {what}: the daemon stops and {} does not hold the latest {what}: \
+             the changes since its last successful write are lost",
+            path.display()
+        );
+    }
+}
+
+/// Writes `bytes` to `path` on the blocking pool; a failure is logged and counted. Returns
+/// whether the file holds `bytes`.
+async fn write(path: &Path, what: &str, bytes: Vec<u8>, failures: &AtomicU64) -> bool {
+    let target = path.to_path_buf();
+    let outcome = tokio::task::spawn_blocking(move || write_atomically(&target, &bytes))
+        .await
+        .unwrap_or_else(|join| Err(io::Error::other(join)));
+    match outcome {
+        Ok(()) => {
+            tracing::debug!("persist {what} to {} OK", path.display());
+            true
+        }
+        Err(error) => {
+            failures.fetch_add(1, Ordering::Relaxed);
+            tracing::error!(
+                "persist {what} to {} failed: {error}; the file keeps its previous content, \
+                 the change is in effect until the daemon stops",
+                path.display()
+            );
+            false
+        }
+    }
 }
 
 #[cfg(test)]
@@ -203,6 +236,45 @@ mod tests {
         write_atomically(&path, b"two").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
         assert!(!dir.path().join("sub").join("kvConfig.json.tmp").exists());
+    }
+
+    #[tokio::test]
+    async fn a_failed_write_is_counted_and_tried_again_at_the_stop() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("namesrv.properties");
+        // A directory where the temporary file goes: every write fails, even as root.
+        let blocker = dir.path().join("namesrv.properties.tmp");
+        fs::create_dir(&blocker).unwrap();
+        let (mut target, writer) = PersistTarget::spawn(path.clone(), "config");
+        let mut written = target.subscribe();
+        let generation = target.store(b"a=1\n".to_vec());
+        written.wait_for(|done| *done >= generation).await.unwrap();
+        assert_eq!(target.failures().load(Ordering::Relaxed), 1);
+        assert!(!path.exists());
+
+        // The cause passes before the stop: the latest bytes are written then.
+        fs::remove_dir(&blocker).unwrap();
+        let failures = target.failures();
+        drop(target);
+        writer.await.unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"a=1\n");
+        assert_eq!(failures.load(Ordering::Relaxed), 1, "the retry succeeded");
+    }
+
+    #[tokio::test]
+    async fn a_file_that_was_written_is_not_written_again_at_the_stop() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kvConfig.json");
+        let (mut target, writer) = PersistTarget::spawn(path.clone(), "kvConfig");
+        let mut written = target.subscribe();
+        let generation = target.store(b"{}".to_vec());
+        written.wait_for(|done| *done >= generation).await.unwrap();
+        // Were it written again, the write would fail and count.
+        fs::create_dir(dir.path().join("kvConfig.json.tmp")).unwrap();
+        let failures = target.failures();
+        drop(target);
+        writer.await.unwrap();
+        assert_eq!(failures.load(Ordering::Relaxed), 0);
     }
 
     #[test]

@@ -82,6 +82,10 @@ fn the_console_address_is_logged_and_no_http_turns_it_off() {
     let line = log.lines().last().unwrap();
     assert!(line.contains("INFO"), "{line}");
     assert!(line.contains("HTTP console on http://127.0.0.1:") && line.contains("(read-only)"), "{line}");
+    // Every path an operator points something at: a browser, a scraper, probes, clients.
+    for path in ["/www/?live", "/api", "/api/events", "/metrics", "/healthz", "/readyz", "/rocketmq/nsaddr"] {
+        assert!(line.contains(&format!(" {path}")), "the line lacks {path}: {line}");
+    }
     let log = log_until(home.path(), &["--http-port", "0", "--http-token", "t0ken"], "HTTP console on");
     assert!(log.contains("(KV writes with the token)") && !log.contains("t0ken"), "{log}");
     let log = log_until(home.path(), &["--no-http"], "boot success");

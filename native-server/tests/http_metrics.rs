@@ -443,5 +443,5 @@ async fn failed_file_writes_are_counted() {
         samples = scrape(&server).await;
     }
     assert_eq!(samples.get(series), Some(&1.0), "{samples:#?}");
-    let _ = server.stop().await;
+    server.stop().await.expect("a failed write does not fail the stop");
 }

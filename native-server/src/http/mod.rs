@@ -225,7 +225,7 @@ pub(crate) async fn serve(
     let _ = observer.view_version.subscribe().wait_for(|version| *version > 0).await;
     let writes = if options.token.is_some() { "KV writes with the token" } else { "read-only" };
     tracing::info!(
-        "HTTP console on http://{address}/ ({writes}): live page /www/?live, API /api, events /api/events, metrics /metrics, address server /rocketmq/nsaddr"
+        "HTTP console on http://{address}/ ({writes}): live page /www/?live, API /api, events /api/events, metrics /metrics, health /healthz, readiness /readyz, address server /rocketmq/nsaddr"
     );
     let ctx = Ctx(Arc::new(CtxInner {
         registry: metrics::registry(Arc::clone(&observer)),
