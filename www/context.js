@@ -24,6 +24,7 @@ const KINDS = {
   measure: (s, snap) => (snap.measurements.length ? measureShort(snap.measurements[snap.measurements.length - 1]) : `<p class="muted">${esc(t("noMeasure"))}</p>`),
   divergence: (s, snap) => diverged(snap),
   log: (s, snap, meta, trace) => logTail(s.node, trace),
+  consumer: (s, snap, meta, trace) => consumerQueues(s.node, snap, meta, trace),
 };
 
 function isClient(snap, name) {
@@ -124,4 +125,28 @@ function measureShort(m) {
   return `<p class="ctx-line"><strong>${esc(t("mFault", { action: m.action, t: secs(m.at) }))}</strong></p>
 <ul class="ctx-measure"><li>${esc(t("ctxRemoved"))}: ${esc(removals)}</li><li>${esc(t("ctxUpdated"))}: ${esc(updates)}</li>
 <li>${esc(t("compareSends"))}: ${esc(t("compareSendsCell", { f: m.sendsFailed, i: m.sendsIndeterminate, r: m.sendsRetried }))}</li></ul>`;
+}
+
+// What a consumer reads, broker by broker: the queues it holds and how far it is, and for a
+// broker of the route it does not read, since when and how much a producer wrote there since.
+function consumerQueues(name, snap, meta, trace) {
+  const c = snap.consumers && snap.consumers[name];
+  if (!c) return `<p class="muted">${esc(name)}: ${esc(t("notRunning"))}</p>`;
+  const brokers = [...new Set(snap.nodes.filter((n) => n.role === "broker").map((n) => n.group))];
+  const rows = brokers.map((b) => {
+    const held = c.queues.filter((q) => q.broker === b);
+    if (held.length) {
+      const unread = held.reduce((n, q) => n + Math.max(0, (q.maxOffset ?? 0) - (q.nextOffset ?? 0)), 0);
+      const next = held.map((q) => q.nextOffset ?? 0);
+      const at = Math.min(...next) === Math.max(...next) ? String(next[0]) : `${Math.min(...next)}–${Math.max(...next)}`;
+      return `<tr data-broker="${esc(b)}" data-read="true"><td>${esc(b)}</td><td>${esc(t("ctxQueuesAt", { n: held.length, at }))}</td><td class="num">${unread}</td></tr>`;
+    }
+    const dropped = [...trace].reverse().find((l) => l.node === name && l.kind === "rebalance" && l.text.includes("remove unnecessary mq") && l.text.includes(`brokerName=${b},`));
+    const since = dropped ? dropped.at : null;
+    const written = since === null ? 0 : trace.filter((l) => l.at > since && l.kind === "send-ok" && l.text.includes(`topic=${c.topic}, brokerName=${b},`)).length;
+    const what = since === null ? t("ctxNotRead") : t("ctxNotReadSince", { t: secs(since) });
+    return `<tr class="row-gone-soft" data-broker="${esc(b)}" data-read="false" data-unread="${written}"><td>${esc(b)}</td><td>${esc(what)}</td><td class="num">${written}</td></tr>`;
+  });
+  const dup = c.duplicates ? `<p class="ctx-line warn">${esc(t("ctxDuplicates", { n: c.duplicates }))}</p>` : "";
+  return `<table class="ctx-consumer"><caption>${esc(t("ctxConsumer", { c: name, g: c.group, n: c.consumed }))}</caption><thead><tr><th>${esc(t("colBroker"))}</th><th>${esc(t("ctxReads"))}</th><th>${esc(t("ctxUnread"))}</th></tr></thead><tbody>${rows.join("")}</tbody></table>${dup}`;
 }

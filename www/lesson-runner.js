@@ -68,6 +68,8 @@ export class LessonRunner {
     const a = this.active;
     a.index = index;
     const step = a.steps[index];
+    // A step may move the lesson to a variant of its scenario (S10's burst).
+    if (step.load) await this.app.loadBuiltIn(step.load);
     const h = await this.app.hashes();
     a.start = { time: h.time, stateHash: h.stateHash };
     a.waiting = !!step.gate;

@@ -7,7 +7,7 @@ const KEEP = 300;
 const KINDS = [
   "lifecycle", "fault", "registered", "register-ok", "register-failed", "unregistered", "expired", "channel-closed",
   "channel-idle", "topic-changed", "scan", "route-updated", "route-not-found", "route-query-failed", "send-ok",
-  "send-retry", "send-failed", "pull", "rebalance", "info",
+  "send-retry", "send-failed", "pull", "rebalance", "offset", "info",
 ];
 
 export class EventLog {

@@ -296,4 +296,11 @@ export default {
   ctxRemoved: "removed by",
   ctxUpdated: "routes updated",
   ctxNotRemoved: "{ns}: not removed",
+  ctxQueuesAt: "{n} queues at {at}",
+  ctxNotRead: "not read",
+  ctxNotReadSince: "not read since {t}",
+  ctxDuplicates: "{n} messages consumed a second time (a crash between consuming and committing)",
+  ctxConsumer: "{c} ({g}): {n} consumed",
+  ctxReads: "reads",
+  ctxUnread: "unread",
 };

@@ -296,4 +296,11 @@ export default {
   ctxRemoved: "移除",
   ctxUpdated: "路由更新",
   ctxNotRemoved: "{ns}：未移除",
+  ctxQueuesAt: "{n} 个队列，位点 {at}",
+  ctxNotRead: "未读取",
+  ctxNotReadSince: "自 {t} 起未读取",
+  ctxDuplicates: "{n} 条消息被重复消费（在消费与提交之间崩溃）",
+  ctxConsumer: "{c}（{g}）：已消费 {n} 条",
+  ctxReads: "读取",
+  ctxUnread: "未读",
 };

@@ -82,6 +82,7 @@ function snapshot(meta0) {
   const ns = {};
   const routes = {};
   const clients = {};
+  const consumers = {};
   const topics = meta0.topics;
   for (const n of nodes) {
     if (n.role === "nameserver") {
@@ -90,6 +91,7 @@ function snapshot(meta0) {
       for (const t of topics) routes[n.name][t] = sim.nameServerRoute(n.name, t);
     } else if (n.role === "producer" || n.role === "consumer") {
       clients[n.name] = optional(() => sim.clientRoute(n.name));
+      if (n.role === "consumer") consumers[n.name] = optional(() => sim.consumerView(n.name));
     }
   }
   return {
@@ -109,6 +111,7 @@ function snapshot(meta0) {
     ns,
     routes,
     clients,
+    consumers,
     faults: sim.faults(),
     stale: sim.staleWindows(),
     measurements: sim.measurements(),

@@ -41,7 +41,7 @@ async function reachGate(page) {
       const skip = document.querySelector("[data-testid=lesson-skip]");
       if (skip.offsetParent) skip.click();
     });
-    await page.waitForSelector(`${lessonEl}[data-waiting=false]`, { timeout: 60000 });
+    await page.waitForFunction(() => !window.__rmqsim.lesson().waiting, null, { timeout: 60000 });
   }
   await settle(page);
 }
