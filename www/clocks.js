@@ -10,8 +10,14 @@ export function timerPeriod(tm) {
 }
 
 // A NameServer's clock for one broker of its brokerLiveTable: when the broker will be removed
-// if nothing more arrives (by idle close or by the scan), and how long that clock runs since
-// the broker was last heard from.
-export function removalClock(row, snap) {
-  return { at: row.removalAt, by: row.removalBy, left: row.removalAt - snap.time, period: Math.max(1, row.removalAt - row.lastUpdate) };
+// if nothing more arrives (by idle close or by the scan), how long that clock runs since the
+// broker was last heard from, and whether its timeout has passed (the scan-only wait). A
+// daemon's live table has no removal time: its timeout stands in.
+export function removalClock(row, now) {
+  const at = row.removalAt ?? row.lastUpdate + row.timeoutMs;
+  const left = at - now;
+  const period = Math.max(1, at - row.lastUpdate);
+  const past = now - row.lastUpdate > row.timeoutMs;
+  const state = left <= 0 || past ? "over" : left <= period / 4 ? "near" : "ok";
+  return { at, by: row.removalBy ?? "timeout", left, period, past, state };
 }

@@ -5,6 +5,7 @@ import { t, secs, dur } from "./i18n.js";
 import { esc, setHtml } from "./html.js";
 import { routeDiff, staleSentence } from "./routes.js";
 import { divergence } from "./tables.js";
+import { removalClock } from "./clocks.js";
 
 const LANE_SPAN_MS = 60000;
 
@@ -69,12 +70,11 @@ function nsLive(name, snap) {
   const byAddr = Object.fromEntries(snap.nodes.map((x) => [x.addr, x.name]));
   const by = new Set();
   const rows = tb.live.map((r) => {
-    const left = r.removalAt - snap.time;
-    const span = Math.max(1, r.removalAt - r.lastUpdate);
-    const st = n.state !== "up" ? "paused" : left <= 0 ? "over" : left <= span / 4 ? "near" : "ok";
-    const frac = Math.max(0, Math.min(1, left / span));
-    by.add(t(`by_${r.removalBy}`));
-    const when = left <= 0 ? t("clockDue") : dur(left);
+    const c = removalClock(r, snap.time);
+    const st = n.state !== "up" ? "paused" : c.state;
+    const frac = Math.max(0, Math.min(1, c.left / c.period));
+    by.add(t(`by_${c.by}`));
+    const when = c.left <= 0 ? t("clockDue") : dur(c.left);
     return `<tr data-broker="${esc(byAddr[r.brokerAddr] || r.brokerName)}" data-state="${st}"><td>${esc(byAddr[r.brokerAddr] || r.brokerName)}</td><td class="num">${esc(dur(snap.time - r.lastUpdate))}</td><td class="num"><span class="bar ${st}" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(when)}</td></tr>`;
   });
   const head = `<tr><th>${esc(t("colBroker"))}</th><th>${esc(t("ctxHeard"))}</th><th>${esc(t("ctxRemovalIn", { by: [...by].join(" / ") || "—" }))}</th></tr>`;
@@ -88,7 +88,7 @@ function timerRow(node, kind, snap) {
   const left = Math.max(0, tm.at - snap.time);
   const frac = tm.periodMs ? Math.max(0, Math.min(1, left / tm.periodMs)) : 0;
   const every = tm.periodMs ? ` · ${t("timerEvery", { s: dur(tm.periodMs) })}` : "";
-  return `<p class="ctx-line" data-kind="${esc(kind)}" data-left-ms="${left}"><strong>${esc(node)}</strong> ${esc(tm.label)}: <span class="bar" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(t("timerIn", { s: dur(left) }))} (${secs(tm.at)})${esc(every)}</p>`;
+  return `<p class="ctx-line" data-kind="${esc(kind)}" data-left-ms="${left}"><strong>${esc(node)}</strong> ${esc(t(`timer_${kind}`))}: <span class="bar" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(t("timerIn", { s: dur(left) }))} (${secs(tm.at)})${esc(every)}</p>`;
 }
 
 // The last minute of one producer's sends, newest on the right.
@@ -109,20 +109,22 @@ function lane(node, snap, trace) {
 function diverged(snap) {
   const d = divergence(snap);
   if (!d) return `<p class="badge ok">✓ ${esc(t("agree"))}</p>`;
-  return `<p class="badge stale" data-testid="ctx-divergence">⚠ ${esc(t("divergence", { ns: d.ns, brokers: d.missing.join(", "), other: d.other.join(", ") }))}</p>`;
+  return `<p class="badge divergent" data-testid="ctx-divergence">⚠ ${esc(t("divergence", { ns: d.ns, brokers: d.missing.join(", "), other: d.other.join(", ") }))}</p>`;
 }
 
 function logTail(node, trace) {
   const lines = trace.filter((l) => l.node === node).slice(-3);
   if (!lines.length) return `<p class="muted">${esc(t("ctxNoLog", { n: node }))}</p>`;
-  return `<ol class="ctx-log">${lines.map((l) => `<li><span class="log-time">${secs(l.at)}</span> <span class="log-kind">${esc(l.kind)}</span> <span lang="en">${esc(l.text)}</span></li>`).join("")}</ol>`;
+  return `<ol class="ctx-log">${lines.map((l) => `<li><span class="log-time">${secs(l.at)}</span> <span class="log-kind" lang="en">${esc(l.kind)}</span> <span lang="en">${esc(l.text)}</span></li>`).join("")}</ol>`;
 }
 
 // The last fault and what followed, in three lines: removals, client updates, sends.
 function measureShort(m) {
   const removals = m.nsRemoval.map(([ns, at]) => (at === null ? t("ctxNotRemoved", { ns }) : `${ns} ${secs(at)} (+${dur(at - m.at)})`)).join(", ");
   const updates = m.clientUpdate.filter(([, at]) => at !== null).map(([c, at]) => `${c} ${secs(at)}`).join(", ") || "—";
-  return `<p class="ctx-line"><strong>${esc(t("mFault", { action: m.action, t: secs(m.at) }))}</strong></p>
+  // The action is script text, kept as written.
+  const head = esc(t("mFault", { action: "\u0001", t: secs(m.at) })).replace("\u0001", `<code lang="en">${esc(m.action)}</code>`);
+  return `<p class="ctx-line"><strong>${head}</strong></p>
 <ul class="ctx-measure"><li>${esc(t("ctxRemoved"))}: ${esc(removals)}</li><li>${esc(t("ctxUpdated"))}: ${esc(updates)}</li>
 <li>${esc(t("compareSends"))}: ${esc(t("compareSendsCell", { f: m.sendsFailed, i: m.sendsIndeterminate, r: m.sendsRetried }))}</li></ul>`;
 }

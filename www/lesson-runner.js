@@ -219,6 +219,7 @@ export class LessonRunner {
     question.hidden = !a.asking;
     const waiting = a.waiting && !a.asking;
     wait.hidden = !waiting;
+    this.els.skip.hidden = !waiting;
     this.els.waitText.textContent = waiting ? `◔ ${t("waitingFor", { what: pick(step.what) })}` : "";
     const picked = question.querySelector("input:checked");
     cont.disabled = a.done || (a.waiting && !a.asking) || (a.asking && !picked);

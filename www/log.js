@@ -55,6 +55,7 @@ export class EventLog {
     node.textContent = l.node;
     const kind = document.createElement("span");
     kind.className = "log-kind";
+    kind.lang = "en";
     kind.textContent = l.kind;
     const text = document.createElement("span");
     text.className = "log-text";

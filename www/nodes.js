@@ -113,12 +113,12 @@ export class NodeFace {
       if (scan && state === "up" && this.form === "wide") sub += ` · ${t("scanIn", { s: clockText(scan.at - snap.time) })}`;
       const order = o.brokerOrder;
       for (const row of tb ? tb.live : []) {
-        const c = removalClock(row, snap);
+        const c = removalClock(row, snap.time);
         const i = order.indexOf(row.brokerName + "#" + row.brokerId);
         const y = (this.form === "wide" ? m.lines[1] : m.lines[0]) + (i + 1) * this.rowH + 1;
         const who = o.brokerByAddr[row.brokerAddr] || row.brokerName;
         const paused = state !== "up";
-        const st = paused ? "paused" : c.left <= 0 ? "over" : c.left <= c.period / 4 ? "near" : "ok";
+        const st = paused ? "paused" : c.state;
         const secsText = paused ? "—" : c.left <= 0 ? t("clockDue") : clockText(c.left);
         this.setRow(`remove:${who}`, y, who, c.left, c.period, st, secsText);
         const r = this.rows.get(`remove:${who}`);

@@ -264,7 +264,7 @@ export default {
   predictWrong: "Not quite: it was “{c}” (at {t}).",
   summaryTitle: "Your predictions: {n} of {total} right",
   summaryLine: "you said “{p}”; it was “{a}” (at {t})",
-  skipAhead: "Skip ahead ›",
+  skipAhead: "Skip ›",
   nextLesson: "Next lesson",
   ctxCopy: "{c}'s copy",
   ctxTruth: "{ns} now",
@@ -303,4 +303,9 @@ export default {
   ctxConsumer: "{c} ({g}): {n} consumed",
   ctxReads: "reads",
   ctxUnread: "unread",
+  "by_timeout": "timeout",
+  "timer_register": "register",
+  "timer_route-poll": "route poll",
+  "timer_scan": "scan",
+  "timer_heartbeat": "heartbeat",
 };

@@ -264,7 +264,7 @@ export default {
   predictWrong: "不对：实际是“{c}”（{t}）。",
   summaryTitle: "你的预测：{total} 题中答对 {n} 题",
   summaryLine: "你选“{p}”；实际是“{a}”（{t}）",
-  skipAhead: "直接跳到 ›",
+  skipAhead: "跳到 ›",
   nextLesson: "下一课",
   ctxCopy: "{c} 的副本",
   ctxTruth: "{ns} 当前",
@@ -303,4 +303,9 @@ export default {
   ctxConsumer: "{c}（{g}）：已消费 {n} 条",
   ctxReads: "读取",
   ctxUnread: "未读",
+  "by_timeout": "超时",
+  "timer_register": "注册",
+  "timer_route-poll": "路由轮询",
+  "timer_scan": "扫描",
+  "timer_heartbeat": "心跳",
 };

@@ -3,21 +3,21 @@
 import { t, secs, dur } from "./i18n.js";
 import { STATE_ICON, flightLabel, msgType } from "./glyphs.js";
 import { routeHtml } from "./routes.js";
+import { removalClock } from "./clocks.js";
 import { esc, setHtml } from "./html.js";
 
 
 
 
 // The heartbeat age and the clock toward removal: blue while far, amber in its last quarter,
-// red once the broker's time is up (waiting for the scan, or frozen NameServer).
+// red once the broker is past its timeout (the scan-only wait) or due.
 function ageCell(row, now) {
   const age = now - row.lastUpdate;
-  const left = row.removalAt - now;
-  const span = Math.max(1, row.removalAt - row.lastUpdate);
-  const frac = Math.min(1, age / span);
-  const state = left <= 0 ? "over" : left <= span / 4 ? "near" : "ok";
-  const rest = left <= 0 ? t("removalDue") : t("removalIn", { s: dur(left), by: t(`by_${row.removalBy}`) });
-  return `<td class="age ${state}" data-age-ms="${age}" data-over="${left <= 0}" data-state="${state}" data-left-ms="${left}"><span class="bar" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(dur(age))}<br><span class="small">${esc(rest)}</span></td>`;
+  const c = removalClock(row, now);
+  const frac = Math.min(1, age / c.period);
+  const first = c.past ? `⚠ ${dur(age)} — ${t("pastTimeout", { s: dur(row.timeoutMs) })}` : dur(age);
+  const rest = c.left <= 0 ? t("removalDue") : t("removalIn", { s: dur(c.left), by: t(`by_${c.by}`) });
+  return `<td class="age ${c.state}" data-age-ms="${age}" data-over="${c.state === "over"}" data-state="${c.state}" data-left-ms="${c.left}"><span class="bar" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(first)}<br><span class="small">${esc(rest)}</span></td>`;
 }
 
 export function renderNsTables(el, snap) {

@@ -67,7 +67,7 @@ const steps = [
   },
   {
     text: {
-      en: "Brokers keep the phone books current themselves: every broker [[register|registers]] with every NameServer, at start and then every 30 s. Watch the “register” clock on each broker.",
+      en: "Brokers keep the phone books current: each broker [[register|registers]] with every NameServer at start and every 30 s (watch each broker's “register” clock).",
       zh: "Broker 自己负责让“电话簿”保持最新：每个 Broker 在启动时以及之后每 30 秒向每个 NameServer [[register|注册]]一次。观察每个 Broker 上的“注册”时钟。",
     },
     gate: { node: "NS-2", kinds: ["registered"], text: "10.0.1.1:10911" }, what: { en: "NS-2 learns broker-a", zh: "NS-2 得知 broker-a" },

@@ -39,8 +39,8 @@ export default [
     after: (h, s, trace) => {
       const last = lastRegistration(trace, "broker-b", "10.0.0.1", 75000);
       return {
-        en: `NS-1 removed broker-b at ${at(h)}: its connection had been silent for 120 s since the last registration (${last === null ? "?" : secs(last)}), ${dur(h.at - 75000)} after the freeze. P1's copy is now stale.`,
-        zh: `NS-1 在 ${at(h)} 移除 broker-b：自最后一次注册（${last === null ? "?" : secs(last)}）起连接已静默 120 秒，即冻结后 ${dur(h.at - 75000)}。P1 的副本现在过期了。`,
+        en: `NS-1 removed broker-b at ${at(h)}, when its connection had been silent for 120 s (the last registration was answered at ${last === null ? "?" : secs(last)}): ${dur(h.at - 75000)} after the freeze. P1's copy is now stale.`,
+        zh: `NS-1 在 ${at(h)} 移除 broker-b，此时它的连接已静默 120 秒（最后一次注册在 ${last === null ? "?" : secs(last)} 得到应答）：即冻结后 ${dur(h.at - 75000)}。P1 的副本现在过期了。`,
       };
     },
   },

@@ -32,8 +32,8 @@ export default [
     ask: {
       q: { en: "What happens to the messages P1 writes to broker-b?", zh: "P1 写到 broker-b 的消息会怎样？" },
       options: [
-        option("stop", "P1 stops writing to broker-b", "P1 不再写到 broker-b"),
-        option("stranded", "P1 keeps writing there, but C1 stops reading them", "P1 继续写，但 C1 不再读取它们"),
+        option("stop", "P1 stops writing there", "P1 不再写到那里"),
+        option("stranded", "P1 keeps writing; C1 stops reading", "P1 继续写，C1 不再读"),
         option("fine", "C1 still reads them through NS-1", "C1 仍会通过 NS-1 读取它们"),
       ],
       answer: (h, snap, trace) => (brokerBSends(trace, h.at, h.at + 1) + brokerBSends(trace, h.at - 30000, h.at) > 0 ? "stranded" : "stop"),
@@ -41,7 +41,7 @@ export default [
     gate: { node: "C1", kinds: ["rebalance"], text: "remove unnecessary mq" }, what: { en: "C1 gives up broker-b's queues", zh: "C1 放弃 broker-b 的队列" },
     focus: { nodes: ["C1", "P1", "broker-b"] }, panel: { kind: "consumer", node: "C1" },
     after: (h) => ({
-      en: `At ${at(h)} C1 took NS-2's route, without broker-b: it committed its broker-b offsets and dropped those queues. P1 (on NS-1) still writes about half its messages there.`,
+      en: `At ${at(h)} C1 took NS-2's route without broker-b, committed its broker-b offsets and dropped those queues; P1 (on NS-1) still writes half its messages there.`,
       zh: `${at(h)} C1 拿到 NS-2 的路由（没有 broker-b）：它提交了 broker-b 的位点并丢弃这些队列。P1（依据 NS-1）仍把约一半的消息写到那里。`,
     }),
   },
