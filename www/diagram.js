@@ -413,7 +413,7 @@ function makeFlight(f) {
   });
   g.appendChild(svgEl("line", { class: "trail", "marker-end": "url(#arrow)" }));
   const body = svgEl("g", { class: "glyph" });
-  body.appendChild(svgEl("circle", { r: "22", class: "hit" }));
+  body.appendChild(svgEl("circle", { r: "24", class: "hit" }));
   body.appendChild(shape(f.category));
   g.appendChild(body);
   g.label = svgEl("g", { class: `flight-text cat-${f.category}`, "data-for": String(f.id) });

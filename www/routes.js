@@ -91,15 +91,16 @@ export function renderRouteGrid(el, snap, meta) {
   const topic = meta.topics[0];
   const rows = [];
   const clients = snap.nodes.filter((x) => x.role === "producer" || x.role === "consumer");
+  const boundOf = (c) => (snap.clients[c.name] ? snap.clients[c.name].boundTo : c.boundTo || (meta.bound || {})[c.name]);
   for (const n of snap.nodes.filter((x) => x.role === "nameserver")) {
     const route = snap.routes[n.name] && snap.routes[n.name][topic];
-    const mine = clients.filter((c) => (snap.clients[c.name] ? snap.clients[c.name].boundTo : c.boundTo) === n.name);
+    const mine = clients.filter((c) => boundOf(c) === n.name);
     const staleHere = mine.filter((c) => snap.clients[c.name] && snap.clients[c.name].stale);
     const marks = staleHere.length ? marksFor(snap.clients[staleHere[0].name].route, route).truth : {};
     rows.push(`<div class="route-row" data-ns="${esc(n.name)}">${nsCard(n, route, topic, marks)}${mine.map((c) => clientCard(c, snap, topic)).join("")}</div>`);
   }
   const bound = new Set(snap.nodes.filter((x) => x.role === "nameserver").map((x) => x.name));
-  const orphans = clients.filter((c) => !bound.has(snap.clients[c.name] ? snap.clients[c.name].boundTo : c.boundTo));
+  const orphans = clients.filter((c) => !bound.has(boundOf(c)));
   if (orphans.length) rows.push(`<div class="route-row">${orphans.map((c) => clientCard(c, snap, topic)).join("")}</div>`);
   setHtml(el, rows.join(""));
 }

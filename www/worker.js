@@ -60,7 +60,9 @@ function meta() {
     const m = text.match(/topic (\S+)/);
     topics.push(m ? m[1] : "TopicTest");
   }
-  return { text, compact: sim.scenarioCompact(), profile: sim.profile, nodes, topics };
+  // The NameServer each client is configured with, known before it starts.
+  const bound = Object.fromEntries([...text.matchAll(/^(?:producer|consumer) (\S+) .*?\bns (\S+)/gm)].map((m) => [m[1], m[2]]));
+  return { text, compact: sim.scenarioCompact(), profile: sim.profile, nodes, topics, bound };
 }
 
 function snapshot(meta0) {

@@ -98,7 +98,9 @@ test("L1 live mode shows a registering broker within a second, scrubs back, and 
   assert.equal(await page.getAttribute("body", "data-mode"), null);
   assert.equal(await page.evaluate(() => window.__rmqsim.live()), null);
   assert.ok(await page.locator("[data-testid=diagram]").isVisible());
+  await page.click("[data-testid=tab-tables]");
   await page.locator("[data-testid=ns-NS-1]").waitFor();
+  await page.click("[data-testid=tab-log]");
   assert.ok(!new URL(page.url()).searchParams.has("live"));
   assert.ok((await page.locator("[data-testid=log] .log-text").allTextContents()).some((l) => l.startsWith("The Name Server boot success")));
   // …and live again from the header.
