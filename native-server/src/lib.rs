@@ -55,6 +55,7 @@ pub mod config_keys;
 mod conn;
 pub mod http;
 pub mod listener;
+mod notify;
 pub mod open_files;
 mod owner;
 pub mod persist;
@@ -194,6 +195,7 @@ pub async fn serve(
         held: VecDeque::new(),
         draining: HashSet::new(),
         warmed: Warmed::default(),
+        notifier: notify::Notifier::spawn(),
     };
     // On a multi-thread runtime the owner gets a thread of its own: one long `handle` call (a
     // registration of a million topics takes seconds) must not hold a worker, or I/O
