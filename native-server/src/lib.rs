@@ -53,14 +53,17 @@ pub mod args;
 mod clock;
 pub mod config_keys;
 mod conn;
+mod handshake;
 pub mod http;
 pub mod listener;
 mod notify;
 pub mod open_files;
 mod owner;
 pub mod persist;
+mod proxy;
 pub mod shutdown;
 pub mod snapshot;
+pub mod tls;
 pub mod version;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -113,6 +116,9 @@ pub struct ServerConfig {
     /// binary takes `shutdownWaitTimeSeconds` when `enableShutdownGracefully` is true, see
     /// [`config_keys::shutdown_grace`]).
     pub shutdown_grace: Duration,
+    /// TLS on the RocketMQ port ([`tls::TlsConfig::disabled`] unless set; the binary takes
+    /// Java's defaults and `-D`/`tls.config.file`).
+    pub tls: tls::TlsConfig,
 }
 
 impl ServerConfig {
@@ -126,6 +132,7 @@ impl ServerConfig {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             outbound_queue: DEFAULT_OUTBOUND_QUEUE,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            tls: tls::TlsConfig::disabled(),
         }
     }
 }
@@ -143,7 +150,7 @@ pub async fn run(listener: TcpListener, config: ServerConfig, shutdown: impl Fut
 /// [`run`], plus the HTTP console ([`http`]) when `console` is given; it stops with the rest.
 ///
 /// # Errors
-/// As [`run`], or the console's listener failed.
+/// As [`run`], the TLS certificate could not be loaded, or the console's listener failed.
 pub async fn serve(
     listener: TcpListener,
     console: Option<http::Console>,
@@ -151,8 +158,17 @@ pub async fn serve(
     shutdown: impl Future,
 ) -> io::Result<()> {
     let rocketmq_addr = listener.local_addr()?;
-    let ServerConfig { namesrv, kv, limits, max_connections, outbound_queue, shutdown_grace } = config;
+    let ServerConfig { namesrv, kv, limits, max_connections, outbound_queue, shutdown_grace, tls } = config;
+    let (tls_port, loaded) =
+        tls::reload::TlsPort::new(&tls).map_err(|error| io::Error::other(format!("TLS: {error}")))?;
+    if tls.mode != tls::TlsMode::Disabled {
+        tracing::info!("Server is running in TLS {} mode", tls.mode.name());
+    }
+    let tls_port = Arc::new(tls_port);
     let stop = CancellationToken::new();
+    if let Some(loaded) = loaded {
+        tokio::spawn(tls::reload::watch(tls, Arc::clone(&tls_port), loaded, stop.clone()));
+    }
     let force_close = CancellationToken::new();
     let routes = Arc::new(ArcSwap::from_pointee(RouteSnapshot::empty()));
     let (kv_file, kv_writer) = PersistTarget::spawn(PathBuf::from(&namesrv.kv_config_path), "kvConfig");
@@ -177,6 +193,7 @@ pub async fn serve(
         shutdown: stop.clone(),
         force_close: force_close.clone(),
         observe: Arc::clone(&observe),
+        tls: tls_port,
     });
     // Every connection holds a permit: all permits back means every connection has ended.
     let permits = u32::try_from(max_connections.clamp(1, Semaphore::MAX_PERMITS)).unwrap_or(u32::MAX);
