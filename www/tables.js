@@ -20,13 +20,14 @@ function ageCell(row, now) {
   return `<td class="age ${c.state}" data-age-ms="${age}" data-over="${c.state === "over"}" data-state="${c.state}" data-left-ms="${c.left}"><span class="bar" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(first)}<br><span class="small">${esc(rest)}</span></td>`;
 }
 
-export function renderNsTables(el, snap) {
+// `at` formats a time of the tables (the simulation's seconds, or a daemon's clock time).
+export function renderNsTables(el, snap, at = secs) {
   const out = [];
   for (const n of snap.nodes.filter((x) => x.role === "nameserver")) {
     const tb = snap.ns[n.name];
     const scan = tb.nextScan !== null && n.state === "up" ? t("nextScan", { s: dur(tb.nextScan - snap.time) }) : t(`state_${n.state}`);
     const rows = tb.live
-      .map((r) => `<tr data-broker="${esc(r.brokerName)}" data-broker-id="${r.brokerId}"><td class="mono addr">${esc(r.brokerAddr)}</td><td>${esc(r.brokerName)}</td><td>${r.brokerId}</td><td>${secs(r.lastUpdate)}</td>${ageCell(r, snap.time)}</tr>`)
+      .map((r) => `<tr data-broker="${esc(r.brokerName)}" data-broker-id="${r.brokerId}"><td class="mono addr">${esc(r.brokerAddr)}</td><td>${esc(r.brokerName)}</td><td>${r.brokerId}</td><td>${esc(at(r.lastUpdate))}</td>${ageCell(r, snap.time)}</tr>`)
       .join("");
     const clusters = Object.entries(tb.clusters).map(([c, names]) => `${esc(c)}: [${names.map(esc).join(", ")}]`).join("; ");
     out.push(`<article class="card ns-card" data-testid="ns-${esc(n.name)}" data-state="${n.state}">
