@@ -120,7 +120,7 @@ export class Diagram {
       const live = byName[n.name];
       const face = this.faces[n.name];
       if (!live || !face) continue;
-      face.render(live, snap, { ...o, partitioned: cutNodes.has(n.name), brokerOrder: this.brokerOrder, brokerByAddr: this.brokerByAddr });
+      face.render(live, snap, { ...o, partitioned: cutNodes.has(n.name), brokerOrder: this.brokerOrder, brokerByAddr: this.brokerByAddr, bound: (this.meta.bound || {})[n.name] });
     }
     this.renderLinks(snap, byName, o);
     if (o.playing) {
