@@ -28,7 +28,7 @@ export function routeHtml(route, marks = {}) {
 <table class="router"><caption>queueDatas</caption><thead><tr>${th(["brokerName", "readQueueNums", "writeQueueNums", "perm"])}</tr></thead><tbody>${qd}</tbody></table>`;
 }
 
-export function routeKey(route) {
+function routeKey(route) {
   if (!route) return "none";
   const b = route.brokerDatas.map((x) => `${x.brokerName}${JSON.stringify(x.brokerAddrs)}`).sort().join(";");
   const q = route.queueDatas.map((x) => `${x.brokerName}:${x.readQueueNums}/${x.writeQueueNums}/${x.perm}`).sort().join(";");
@@ -71,7 +71,7 @@ function nsCard(n, route, topic, marks = {}) {
 ${down ? `<p class="badge bad">${STATE_ICON[n.state]} ${esc(t(`state_${n.state}`))}</p>` : ""}${routeHtml(route, marks)}</article>`;
 }
 
-export function clientCard(n, snap, topic) {
+function clientCard(n, snap, topic) {
   const c = snap.clients[n.name];
   if (!c || n.state === "not-started") {
     return `<article class="card route-card client" data-testid="client-${esc(n.name)}"><h3>${esc(n.name)}</h3><p class="muted">${esc(t("notRunning"))}</p></article>`;

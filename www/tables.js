@@ -113,7 +113,7 @@ export function renderMeasurements(el, snap) {
 
 // One fault and what followed from it: each NameServer's removal, each client's update, the
 // sends aimed at the broker.
-export function measurementCard(m, i) {
+function measurementCard(m, i) {
   const lines = [];
   let lastRemoval = null;
   for (const [ns, at] of m.nsRemoval) {
