@@ -160,7 +160,7 @@ pub async fn serve(
     let idle = Some(Duration::from_secs(namesrv.server_channel_max_idle_time_seconds)).filter(|d| !d.is_zero());
     let clock = Clock::start();
     let write_failures = vec![("kvConfig", kv_file.failures()), ("config", config_file.failures())];
-    let observe = Arc::new(http::Observer::new(console.is_some(), Arc::clone(&routes), clock, write_failures));
+    let observe = Arc::new(http::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures));
     // The console outlives the stop: /readyz says 503 while the connections drain.
     let http_quit = CancellationToken::new();
     let http = console.map(|console| {

@@ -23,7 +23,7 @@
 //! | `/api` | this list, as JSON |
 //! | `/api/view` | everything the live page shows at once (what `/api/events` sends as `view`) |
 //! | `/api/cluster` | GET_BROKER_CLUSTER_INFO: `brokerAddrTable`, `clusterAddrTable` |
-//! | `/api/brokers` | `brokerLiveTable` with heartbeat ages |
+//! | `/api/brokers` | `brokerLiveTable` with heartbeat ages and removal clocks |
 //! | `/api/topics` | topics with a route |
 //! | `/api/routes/{topic}` | the route clients get (`TopicRouteData`, the dashboard's Router shape) |
 //! | `/api/kv`, `/api/kv/{namespace}/{key}` | the KV config |
@@ -37,6 +37,7 @@
 //! Static files, JSON and metrics are sent gzip- or brotli-compressed when the client accepts
 //! it (the event stream never is).
 
+mod activity;
 mod api;
 mod events;
 mod metrics;
@@ -49,6 +50,7 @@ use std::net::SocketAddr;
 use std::ops::Deref;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use axum::Router;
@@ -71,6 +73,7 @@ use crate::clock::Clock;
 use crate::owner::Inbound;
 use crate::snapshot::RouteSnapshot;
 
+pub(crate) use activity::LastIo;
 pub use page::Page;
 pub(crate) use view::OwnerHooks;
 
@@ -115,6 +118,10 @@ pub(crate) struct Observer {
     pub(crate) started_wall_ms: u64,
     /// Failed writes per file (`kvConfig`, `config`), counted by the file writers.
     pub(crate) write_failures: Vec<(&'static str, Arc<AtomicU64>)>,
+    /// Each open connection's last read or write, published by its task.
+    pub(crate) channels: activity::Channels,
+    /// `serverChannelMaxIdleTimeSeconds` as the connections apply it (`None`: off).
+    pub(crate) idle: Option<Duration>,
 }
 
 impl Observer {
@@ -122,10 +129,13 @@ impl Observer {
         on: bool,
         routes: Arc<ArcSwap<RouteSnapshot>>,
         clock: Clock,
+        idle: Option<Duration>,
         write_failures: Vec<(&'static str, Arc<AtomicU64>)>,
     ) -> Self {
         Self {
             write_failures,
+            channels: activity::Channels::default(),
+            idle,
             on,
             metrics: metrics::Metrics::default(),
             events: events::EventBus::default(),
@@ -164,7 +174,13 @@ impl Observer {
     pub(crate) fn connected(&self, conn: ConnId, remote: &str) {
         if self.on {
             self.events.connected(conn, remote);
+            self.channels.open(conn, self.now());
         }
+    }
+
+    /// Where connection `conn` publishes its last read or write (`None`: nobody reads it).
+    pub(crate) fn last_io(&self, conn: ConnId) -> Option<Arc<activity::LastIo>> {
+        if self.on { self.channels.get(conn) } else { None }
     }
 
     /// A connection was closed for a malformed frame.
