@@ -57,6 +57,7 @@ pub(crate) async fn index() -> Response {
             "kv": "/api/kv",
             "kvEntry": "/api/kv/{namespace}/{key}",
             "config": "/api/config",
+            "peers": "/api/peers",
             "events": "/api/events",
             "metrics": "/metrics",
             "health": "/healthz",
@@ -78,6 +79,8 @@ struct PageView<'a> {
     now_ms: u64,
     /// Wall-clock milliseconds when this daemon started (a new value: it restarted).
     started_at_ms: u64,
+    /// A random name of this run of the daemon.
+    instance: &'a str,
     /// The RocketMQ listener.
     address: String,
     connections: u64,
@@ -96,6 +99,7 @@ pub(crate) fn page_view(ctx: &Ctx) -> String {
         brokers: view.broker_rows(ctx.observer.idle),
         now_ms: ctx.observer.now().as_millis(),
         started_at_ms: ctx.observer.started_wall_ms,
+        instance: &ctx.observer.instance,
         address: ctx.rocketmq.to_string(),
         connections: ctx.observer.metrics.open.load(Relaxed),
         topic_count: routes.topics(),
