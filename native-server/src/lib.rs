@@ -34,7 +34,8 @@
 //! - **HTTP console** ([`http`], optional, its own listener): the page, read-only JSON views
 //!   and an event stream built from a view the owner publishes after each change, metrics
 //!   counted lock-free by the connections, `/healthz`, `/readyz` and the address server. It reads
-//!   snapshots and never waits on the owner.
+//!   snapshots and never waits on the owner. With peers (`--http-peers`) one task per peer
+//!   reads that peer's console and publishes how the two differ (`/api/peers`, metrics).
 //!
 //! The binary adds the command line ([`args`]), the KV load ([`load_kv`]), logging through
 //! `tracing`, [`bind`] and the signal handlers ([`shutdown`]); [`serve`] is [`run`] with the

@@ -15,7 +15,9 @@
 //!   `Authorization: Bearer <token>` (sent to the owner as PUT_KV_CONFIG / DELETE_KV_CONFIG);
 //! - on a loopback address it answers only requests addressed to an IP or `localhost` (421
 //!   otherwise), so that other web pages cannot read it by DNS rebinding; the address server
-//!   is exempt.
+//!   is exempt;
+//! - with [`HttpOptions::peers`], one task per peer reads that peer's console every second
+//!   (`peers.rs`) and publishes how the two differ; handlers and metrics read only that report.
 //!
 //! | path | what |
 //! |---|---|
