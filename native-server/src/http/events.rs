@@ -218,7 +218,7 @@ impl Reader {
                     self.views.borrow_and_update();
                     return Some(self.view());
                 }
-                _ = self.channel_check.tick() => {
+                _ = self.channel_check.tick(), if self.ctx.observer.idle.is_some() => {
                     if self.ctx.observer.view.load().channel_mark() != self.channel_mark {
                         return Some(self.view());
                     }
