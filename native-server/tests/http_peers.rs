@@ -179,7 +179,8 @@ async fn an_unreachable_peer_is_reported_and_holds_nothing_up() {
         for path in ["/api/view", "/api/peers", "/metrics", "/api/topics"] {
             assert_eq!(a.get(path).await.status, 200, "{path}");
         }
-        assert!(started.elapsed() < Duration::from_millis(500), "took {:?}", started.elapsed());
+        // The silent peer holds each poll for 2 s: anything waiting on it would take longer.
+        assert!(started.elapsed() < Duration::from_millis(1500), "took {:?}", started.elapsed());
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
     let metrics = a.get("/metrics").await.text();
