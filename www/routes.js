@@ -4,6 +4,7 @@
 import { t, dur } from "./i18n.js";
 import { esc, setHtml } from "./html.js";
 import { STATE_ICON } from "./glyphs.js";
+import { rich } from "./glossary.js";
 
 const PERM = { 2: "W", 4: "R", 6: "RW", 7: "RWX" };
 // Camel-case names may break between words in a narrow column (the text stays the name).
@@ -79,7 +80,7 @@ function clientCard(n, snap, topic) {
   const truth = snap.routes[c.boundTo] && snap.routes[c.boundTo][topic];
   const marks = c.stale ? marksFor(c.route, truth).cached : {};
   const badge = c.stale
-    ? `<p class="badge stale" data-testid="stale-${esc(n.name)}" data-stale-since="${c.staleSince}">⚠ ${esc(t("stale", { s: dur(snap.time - c.staleSince) }))}</p><p class="stale-why" data-testid="stale-why-${esc(n.name)}">${esc(staleSentence(n.name, snap))}</p>`
+    ? `<p class="badge stale" data-testid="stale-${esc(n.name)}" data-stale-since="${c.staleSince}">⚠ ${rich(`[[stale|${t("stale", { s: dur(snap.time - c.staleSince) })}]]`)}</p><p class="stale-why" data-testid="stale-why-${esc(n.name)}">${esc(staleSentence(n.name, snap))}</p>`
     : `<p class="badge ok" data-testid="fresh-${esc(n.name)}">✓ ${esc(t("fresh", { ns: c.boundTo }))}</p>`;
   return `<article class="card route-card client${c.stale ? " is-stale" : ""}" data-testid="client-${esc(n.name)}" data-stale="${c.stale}" data-route-key="${esc(routeKey(c.route))}">
 <h3>${esc(t("cachedRoute", { c: n.name, ns: c.boundTo }))}</h3>${badge}${c.route ? routeHtml(c.route, marks) : `<p class="no-route">${esc(t("noCache"))}</p>`}</article>`;
