@@ -1,46 +1,50 @@
-// Live mode: the same panels, drawn from a running NameServer daemon instead of the simulation.
-// The daemon's /api/events stream sends its tables ("view", after every change) and its log
-// lines ("log", in RocketMQ's words). Every view received is kept, so the history can be
-// scrubbed; routes are fetched for the chosen topic when the daemon says they changed.
-import { t, secs, dur } from "./i18n.js";
-import { renderNsTables } from "./tables.js";
+// Live mode: a running cluster instead of the simulation. One or more NameServer daemons (their
+// HTTP consoles) are read and drawn with the simulation's own diagram, tables and routes; what
+// one NameServer knows and another does not is named, with since when. The history slider
+// scrubs every daemon together on the wall clock.
+import { t, dur } from "./i18n.js";
+import { renderNsTables, renderDivergence } from "./tables.js";
 import { esc } from "./html.js";
 import { renderRouteGrid } from "./routes.js";
+import { LiveSource } from "./live-source.js";
+import { clusterAt, divergences, viewTraffic } from "./live-cluster.js";
 
-const KEEP_VIEWS = 2000;
-const KEEP_LINES = 5000;
 // Topics every broker registers; a user topic is a better first choice.
 const SYSTEM = /^(TBW102|SELF_TEST_TOPIC|OFFSET_MOVED_EVENT|SCHEDULE_TOPIC_XXXX|BenchmarkTest|RMQ_SYS_|rmq_sys_|%RETRY%|%DLQ%)|_REPLY_TOPIC$/;
 
+// `?live` (this origin), `?live=URL` or `?live=URL1,URL2,…`.
+export function liveBases(param) {
+  const list = (param || "").split(",").map((s) => s.trim().replace(/\/+$/, ""));
+  const named = list.filter(Boolean);
+  return [...new Set(named.length ? named : [""])];
+}
+
 export class LiveView {
-  constructor(app, base, el) {
+  constructor(app, bases, el) {
     this.app = app;
-    this.base = base.replace(/\/+$/, "");
     this.el = el;
-    this.history = []; // { at, view, routes: { [topic]: route | null } }
-    this.trace = [];
-    this.lastSeq = 0;
+    this.bases = bases.length ? bases : [""];
+    this.sources = [];
     this.following = true;
     this.time = 0;
     this.topic = null;
-    this.topics = [];
-    this.routesVersion = null;
-    this.connected = false;
-    this.shown = null;
+    this.metaKey = null;
     this.onTopic = () => {
       this.topic = el.topic.value;
-      this.routesVersion = null;
-      this.refreshRoutes();
+      this.userTopic = true;
+      for (const s of this.sources) s.setTopic(this.topic);
     };
     this.onScrub = () => {
       const v = Number(el.scrubber.value);
       this.following = v >= Number(el.scrubber.max);
       this.time = v;
+      this.app.diagram.traffic.reset();
       this.render();
     };
     this.onFollow = () => {
       this.following = true;
       this.render();
+      this.loop();
     };
     el.topic.addEventListener("change", this.onTopic);
     el.scrubber.addEventListener("input", this.onScrub);
@@ -48,215 +52,199 @@ export class LiveView {
   }
 
   get label() {
-    return this.base || location.origin;
+    return this.sources.map((s) => s.label).join(", ") || location.origin;
   }
 
   start() {
-    this.status(t("liveConnecting", { url: this.label }));
-    fetch(`${this.base}/api/view`, { cache: "no-store" })
-      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
-      .then((view) => {
-        if (this.closed) return;
-        this.onView(view);
-        this.connect();
-      })
-      .catch(() => !this.closed && this.status(t("liveUnreachable", { url: this.label }), "bad"));
-    this.tick = setInterval(() => this.following && this.render(), 1000);
+    this.status(t("liveConnecting", { url: this.bases.map((b) => b || location.origin).join(", ") }));
+    for (const base of this.bases) this.add(base);
+    // A single daemon started with --http-peers brings its peers along.
+    if (this.bases.length === 1) this.addPeers(this.bases[0]);
+    this.tick = setInterval(() => this.following && !this.raf && this.render(), 1000);
   }
 
-  connect() {
-    const es = new EventSource(`${this.base}/api/events`);
-    this.es = es;
-    es.addEventListener("open", () => {
-      this.connected = true;
-      this.render();
-    });
-    es.addEventListener("error", () => {
-      this.connected = false;
-      if (es.readyState === EventSource.CLOSED) this.status(t("liveUnreachable", { url: this.label }), "bad");
-      else this.status(t("liveLost"), "bad");
-    });
-    es.addEventListener("view", (e) => this.onView(JSON.parse(e.data)));
-    es.addEventListener("log", (e) => this.onLog(JSON.parse(e.data)));
-    es.addEventListener("lagged", (e) => {
-      const { missed } = JSON.parse(e.data);
-      this.onLog({ seq: this.lastSeq, at: this.now(), kind: "info", text: t("liveMissed", { n: missed }) }, true);
-    });
+  add(base) {
+    if (this.sources.some((s) => s.base === base.replace(/\/+$/, ""))) return;
+    const src = new LiveSource(base, (s, what) => this.onChange(s, what));
+    this.sources.push(src);
+    src.start();
+  }
+
+  async addPeers(base) {
+    try {
+      const r = await fetch(`${base}/api/peers`, { cache: "no-store" });
+      if (!r.ok) return;
+      const body = await r.json();
+      for (const p of body.peers || []) if (p.url && !p.self) this.add(p.url);
+    } catch {
+      // A daemon without peers (or an older one): one column.
+    }
   }
 
   close() {
     this.closed = true;
     clearInterval(this.tick);
-    if (this.es) this.es.close();
+    cancelAnimationFrame(this.raf);
+    this.raf = null;
+    for (const s of this.sources) s.close();
     this.el.topic.removeEventListener("change", this.onTopic);
     this.el.scrubber.removeEventListener("input", this.onScrub);
     this.el.follow.removeEventListener("click", this.onFollow);
   }
 
-  // The daemon's clock now, from the last view and the time since it arrived.
   now() {
-    const last = this.latest;
-    return last ? last.nowMs + (performance.now() - last.receivedAt) : 0;
+    const times = this.sources.filter((s) => s.latest).map((s) => s.now());
+    return times.length ? Math.max(...times) : Date.now();
   }
 
-  get name() {
-    return this.latest ? this.latest.address : "NameServer";
-  }
-
-  onView(view) {
-    if (this.latest && view.startedAtMs !== this.latest.startedAtMs) {
-      // Another run of the daemon: its clock and log start over.
-      this.history = [];
-      this.trace = [];
-      this.lastSeq = 0;
-      this.routesVersion = null;
-      this.following = true;
+  onChange(src, what = {}) {
+    if (this.closed) return;
+    if (what.view && this.following) {
+      const recent = src.trace.slice(-20);
+      this.pendingTraffic = (this.pendingTraffic || []).concat(viewTraffic(src, what.prev, what.view, recent));
     }
-    const prev = this.history[this.history.length - 1];
-    if (prev && prev.view.version === view.version && prev.view.startedAtMs === view.startedAtMs) {
-      prev.view = view;
-    } else {
-      this.history.push({ at: view.uptimeMs, view, routes: prev ? { ...prev.routes } : {} });
-      if (this.history.length > KEEP_VIEWS) this.history.shift();
+    // Until the learner picks one, the topic follows what the daemons know (a user topic first).
+    if (what.routes && !this.userTopic) {
+      const best = this.firstTopic();
+      if (best && best !== this.topic) {
+        this.topic = best;
+        for (const s of this.sources) s.setTopic(best);
+      }
     }
-    this.latest = { ...view, receivedAt: performance.now() };
-    if (this.nodesFor !== view.address) {
-      this.nodesFor = view.address;
-      this.app.log.setNodes([view.address]);
-    }
-    if (view.routesVersion !== this.routesVersion) this.refreshRoutes();
-    this.render();
-  }
-
-  onLog(line, synthetic = false) {
-    if (!synthetic) {
-      if (line.seq <= this.lastSeq) return;
-      this.lastSeq = line.seq;
-    }
-    this.trace.push({ seq: synthetic ? `m${this.trace.length}` : line.seq, at: line.at, node: this.name, kind: line.kind, text: line.text });
-    if (this.trace.length > KEEP_LINES) {
-      this.trace.shift();
-      this.shown = null;
-    }
-    this.renderLog();
-  }
-
-  // Topics and the chosen topic's route, one fetch at a time; a change meanwhile refetches.
-  async refreshRoutes() {
-    if (this.fetching) {
-      this.again = true;
+    if (what.line && this.following) {
+      this.renderLog();
       return;
     }
-    this.fetching = true;
-    try {
-      do {
-        this.again = false;
-        const version = this.latest.routesVersion;
-        const list = await fetch(`${this.base}/api/topics`, { cache: "no-store" }).then((r) => r.json());
-        this.topics = list.topics;
-        // A chosen topic stays chosen when its route goes away: the history still has it.
-        if (!this.topic) this.topic = this.firstTopic();
-        let route = null;
-        if (this.topic) {
-          const r = await fetch(`${this.base}/api/routes/${encodeURIComponent(this.topic)}`, { cache: "no-store" });
-          route = r.ok ? await r.json() : null;
-        }
-        const entry = this.history[this.history.length - 1];
-        if (entry && this.topic) entry.routes[this.topic] = route;
-        this.routesVersion = version;
-        this.renderTopics();
-        this.render();
-      } while (this.again && !this.closed);
-    } catch {
-      this.status(t("liveLost"), "bad");
-    } finally {
-      this.fetching = false;
-    }
+    this.render();
+    if (this.following) this.loop();
   }
 
   // A user topic if there is one (brokers also register their cluster and group names).
   firstTopic() {
-    const v = this.latest;
-    const own = new Set([...Object.keys(v.clusterAddrTable), ...Object.keys(v.brokerAddrTable)]);
-    const user = this.topics.filter((x) => !SYSTEM.test(x) && !own.has(x));
+    const topics = [...new Set(this.sources.flatMap((s) => s.topics))];
+    const own = new Set(this.sources.flatMap((s) => (s.latest ? [...Object.keys(s.latest.clusterAddrTable), ...Object.keys(s.latest.brokerAddrTable)] : [])));
+    const user = topics.filter((x) => !SYSTEM.test(x) && !own.has(x));
     if (user.includes("TopicTest")) return "TopicTest";
-    return user[0] || (this.topics.includes("TBW102") ? "TBW102" : this.topics[0]) || null;
+    return user[0] || (topics.includes("TBW102") ? "TBW102" : topics[0]) || null;
   }
 
-  renderTopics() {
-    const key = this.topics.join("\n") + "|" + this.topic;
-    if (key === this.topicsKey) return;
-    this.topicsKey = key;
-    const list = this.topic && !this.topics.includes(this.topic) ? [this.topic, ...this.topics] : this.topics;
-    this.el.topic.innerHTML = list.map((x) => `<option${x === this.topic ? " selected" : ""}>${esc(x)}</option>`).join("");
-  }
-
-  // The view in force at `time` (the last one received before it).
-  entryAt(time) {
-    let found = this.history[0];
-    for (const e of this.history) {
-      if (e.at <= time) found = e;
-      else break;
-    }
-    return found;
-  }
-
-  // The simulation's snapshot shape, so the page's own table and route renderers draw it.
-  snapshot(entry, time) {
-    const v = entry.view;
-    const name = v.address;
-    const live = v.brokers.map((b) => ({ ...b, ageMs: time - b.lastUpdate }));
-    return {
-      time,
-      nodes: [{ name, role: "nameserver", state: "up", addr: name, timers: [] }],
-      ns: { [name]: { name, state: "up", nextScan: v.nextScanMs, live, clusters: v.clusterAddrTable } },
-      routes: { [name]: { [this.topic]: entry.routes[this.topic] ?? null } },
-      clients: {},
+  // Following: every animation frame, so registrations are seen arriving; stops when paused.
+  loop() {
+    if (this.raf || this.closed) return;
+    const frame = (now) => {
+      this.raf = null;
+      if (this.closed || !this.following) return;
+      this.render(now);
+      if (this.app.diagram.traffic.busy || this.pendingTraffic) this.raf = requestAnimationFrame(frame);
     };
+    this.raf = requestAnimationFrame(frame);
   }
 
-  render() {
-    if (this.closed || !this.history.length) return;
+  mergedTrace() {
+    const all = this.sources.flatMap((s) => s.trace).sort((a, b) => a.at - b.at);
+    return this.following ? all : all.filter((l) => l.at <= this.time);
+  }
+
+  render(frameNow = performance.now()) {
+    if (this.closed) return;
+    const ready = this.sources.filter((s) => s.history.length);
+    if (!ready.length) {
+      if (this.sources.length && this.sources.every((s) => s.reachable === false)) this.status(t("liveUnreachable", { url: this.label }), "bad");
+      return;
+    }
     const now = this.now();
-    const first = this.history[0].at;
+    const first = Math.min(...ready.map((s) => s.history[0].wall));
     const time = this.following ? now : Math.max(first, Math.min(this.time, now));
     this.time = time;
     const sc = this.el.scrubber;
     sc.min = String(first);
     sc.max = String(Math.max(now, first));
-    if (Number(sc.value) !== time) sc.value = String(time);
-    sc.setAttribute("aria-valuetext", `t = ${secs(time)}`);
+    if (Math.abs(Number(sc.value) - time) > 1) sc.value = String(time);
+    const clock = new Date(time).toLocaleTimeString();
+    sc.setAttribute("aria-valuetext", clock);
     this.el.follow.setAttribute("aria-pressed", String(this.following));
-    const behind = now - time;
-    this.el.clock.textContent = `t = ${secs(time)}${this.following ? ` · ${t("liveNow")}` : ` · ${t("liveBehind", { s: dur(behind) })}`}`;
+    this.el.clock.textContent = `${clock}${this.following ? ` · ${t("liveNow")}` : ` · ${t("liveBehind", { s: dur(now - time) })}`}`;
     this.el.clock.dataset.ms = String(Math.round(time));
-    const entry = this.entryAt(time);
-    const snap = this.snapshot(entry, time);
-    renderNsTables(this.el.tables, snap);
-    renderRouteGrid(this.el.routes, snap, { topics: [this.topic ?? "—"] });
-    this.renderLog();
-    const v = entry.view;
-    if (this.connected || !this.es) {
-      this.status(t("liveStats", { addr: v.address, b: v.brokers.length, tp: v.topicCount, c: v.connections, up: dur(now) }), "ok");
+    const { meta, snap } = clusterAt(this.sources, time, this.topic, this.following);
+    const diagram = this.app.diagram;
+    if (meta.key !== this.metaKey) {
+      this.metaKey = meta.key;
+      diagram.setMeta(meta);
     }
+    diagram.render(snap, { playing: this.following, reduced: this.app.reducedQuery.matches, selected: null, highlight: [] });
+    if (this.pendingTraffic) {
+      diagram.feed(this.pendingTraffic, frameNow, 1);
+      this.pendingTraffic = null;
+    }
+    if (this.following) diagram.animate(frameNow, { reduced: this.app.reducedQuery.matches });
+    renderNsTables(this.el.tables, snap, (ms) => new Date(ms).toLocaleTimeString());
+    renderRouteGrid(this.el.routes, snap, meta);
+    renderDivergence(this.el.divergence, snap);
+    this.renderDivergences(time);
+    this.renderTopics();
+    this.renderLog();
+    this.renderStatus(now);
   }
 
-  renderLog() {
-    const visible = this.following ? this.trace : this.trace.filter((l) => l.at <= this.time);
-    const log = this.app.log;
-    const extends_ = this.shown && this.shown.src === this.trace && visible.length >= this.shown.n && this.following && this.shown.following;
-    if (extends_) {
-      if (visible.length !== this.shown.n) log.update(visible, this.shown.n);
-    } else {
-      log.trace = visible;
-      log.rebuild();
+  renderTopics() {
+    const topics = [...new Set(this.sources.flatMap((s) => s.topics))].sort();
+    const key = topics.join("\n") + "|" + this.topic;
+    if (key === this.topicsKey) return;
+    this.topicsKey = key;
+    const list = this.topic && !topics.includes(this.topic) ? [this.topic, ...topics] : topics;
+    this.el.topic.innerHTML = list.map((x) => `<option${x === this.topic ? " selected" : ""}>${esc(x)}</option>`).join("");
+  }
+
+  // What each NameServer lacks, in sentences, under the diagram's banner.
+  renderDivergences(time) {
+    const d = divergences(this.sources, time);
+    const lines = d.map((x) => {
+      if (x.kind === "broker") {
+        const other = t("liveHeardAgo", { ns: x.other, s: dur(x.otherAge) });
+        const mine = x.lastHeard === null ? t("liveNeverHeard", { ns: x.ns, b: x.broker }) : t("liveNotHeard", { ns: x.ns, b: x.broker, s: dur(time - x.lastHeard) });
+        return `<li data-kind="broker" data-ns="${esc(x.ns)}" data-broker="${esc(x.broker)}">${esc(`${mine}; ${other}.`)}</li>`;
+      }
+      const shown = x.topics.slice(0, 3).join(", ") + (x.topics.length > 3 ? ` (+${x.topics.length - 3})` : "");
+      return `<li data-kind="topics" data-ns="${esc(x.ns)}">${esc(t("liveTopicsMissing", { ns: x.ns, other: x.other, list: shown }))}</li>`;
+    });
+    const html = lines.length ? `<ul>${lines.join("")}</ul>` : "";
+    if (this.el.sentences._html !== html) {
+      this.el.sentences.innerHTML = html;
+      this.el.sentences._html = html;
     }
-    this.shown = { src: this.trace, n: visible.length, following: this.following };
+    this.el.sentences.hidden = !lines.length;
+  }
+
+  // Rebuilt only when what it shows changed (it is drawn every frame while following).
+  renderLog() {
+    const visible = this.mergedTrace();
+    const log = this.app.log;
+    const names = this.sources.map((s) => s.name).join("|");
+    if (names !== this.logNodes) {
+      this.logNodes = names;
+      log.setNodes(this.sources.map((s) => s.name));
+    }
+    const key = `${visible.length}|${visible.length ? visible[visible.length - 1].seq : ""}|${this.following}`;
+    if (key === this.logKey) return;
+    this.logKey = key;
+    log.trace = visible;
+    log.rebuild();
+  }
+
+  renderStatus(now) {
+    const parts = this.sources.map((s) => {
+      const v = s.latest;
+      if (!v) return s.reachable === false ? t("liveUnreachable", { url: s.label }) : t("liveConnecting", { url: s.label });
+      return t("liveStats", { addr: v.address, b: v.brokers.length, tp: v.topicCount, c: v.connections, up: dur(v.nowMs) });
+    });
+    const bad = this.sources.some((s) => s.reachable === false || (s.latest && !s.connected && s.es));
+    this.status(parts.join(" · "), bad ? "bad" : "ok");
   }
 
   seek(at) {
     this.following = false;
     this.time = at;
+    this.app.diagram.traffic.reset();
     this.render();
   }
 
@@ -267,15 +255,17 @@ export class LiveView {
 
   // Read-only state for tests.
   state() {
-    const entry = this.history.length ? this.entryAt(this.time) : null;
+    const latest = this.sources[0] && this.sources[0].entryAt(this.time);
     return {
-      connected: this.connected,
+      connected: this.sources.length > 0 && this.sources.every((s) => s.connected),
       following: this.following,
       time: this.time,
-      views: this.history.length,
-      lines: this.trace.length,
+      sources: this.sources.map((s) => ({ base: s.base, name: s.name, connected: s.connected, views: s.history.length, lines: s.trace.length })),
+      views: this.sources.reduce((n, s) => n + s.history.length, 0),
+      lines: this.sources.reduce((n, s) => n + s.trace.length, 0),
       topic: this.topic,
-      brokers: entry ? entry.view.brokers.map((b) => b.brokerAddr) : [],
+      brokers: latest ? latest.view.brokers.map((b) => b.brokerAddr) : [],
+      divergences: divergences(this.sources, this.time),
     };
   }
 }

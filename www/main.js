@@ -18,13 +18,14 @@ import { shareUrl, updateUrl, share, exportTrace, importTrace } from "./share.js
 import { renderAbout } from "./about.js";
 import { Quiz } from "./quiz.js";
 import { Announcer, announceFor } from "./announce.js";
-import { LiveView } from "./live.js";
+import { LiveView, liveBases } from "./live.js";
 import { Panels } from "./panels.js";
 import { Compare } from "./compare.js";
 import { Glossary } from "./glossary.js";
 
 const $ = (id) => document.getElementById(id);
 const MAX_FRAME_SIM_MS = (speed) => Math.max(250, speed * 500);
+const PANEL_MS = 60;
 const FREE_PLAY_KEY = "rmqsim.freePlay";
 
 class App {
@@ -43,6 +44,8 @@ class App {
     this.glossary = new Glossary($("glossary"), $("glossary-list"), $("term-pop"));
     this.diagram = new Diagram($("diagram"), {
       onNode: (name) => {
+        // A real cluster's nodes take no simulated faults.
+        if (this.live) return;
         this.select(name);
         this.faults.openNode(name);
       },
@@ -256,15 +259,21 @@ class App {
       },
       () => {
         if (!on("log")) return;
-        this.log.update(this.trace, this.logFrom, this.playing ? 40 : Infinity);
+        this.log.update(this.trace, this.logFrom, this.playing ? 20 : Infinity);
         this.logFrom = undefined;
       },
       () => this.tableView && renderTableView($("table-view"), s, this.meta),
       () => on("compare") && this.compare.render(s),
     ];
     if (this.playing) {
-      this.turn = ((this.turn || 0) + 1) % panels.length;
-      panels[this.turn]();
+      // One panel per frame, and none more often than every PANEL_MS: they are read, not watched,
+      // and a frame is for the diagram first.
+      const now = performance.now();
+      if (now - (this.panelAt || 0) >= PANEL_MS) {
+        this.panelAt = now;
+        this.turn = ((this.turn || 0) + 1) % panels.length;
+        panels[this.turn]();
+      }
     } else {
       for (const p of panels) p();
     }
@@ -496,23 +505,26 @@ class App {
 
   // ---- live mode: a running daemon instead of the simulation --------------------------------
 
-  // `base` is the daemon's origin; "" is the one serving this page.
-  enterLive(base = "") {
+  // `param`: `?live`'s value, one console URL or several separated by commas ("": the daemon
+  // serving this page).
+  enterLive(param = "") {
     if (this.live) return;
     this.pause();
     document.body.dataset.mode = "live";
     $("live-panel").hidden = false;
     $("live-btn").setAttribute("aria-pressed", "true");
     for (const id of ["routes", "tables", "log"]) this.panels.panel(id).hidden = false;
-    const b = base.replace(/\/+$/, "");
+    const bases = liveBases(param);
+    const b = bases[0];
     const link = (path) => `<a href="${b}${path}">${path}</a>`;
     $("live-links").innerHTML = t("liveLinks", { api: link("/api"), metrics: link("/metrics"), health: link("/healthz"), nsaddr: link("/rocketmq/nsaddr") });
-    this.live = new LiveView(this, base, {
+    this.live = new LiveView(this, bases, {
       status: $("live-status"), topic: $("live-topic"), follow: $("live-follow"), scrubber: $("live-scrubber"),
       clock: $("live-clock"), tables: $("ns-tables"), routes: $("route-grid"), links: $("live-links"),
+      divergence: $("divergence"), sentences: $("live-sentences"),
     });
     this.live.start();
-    this.setLiveParam(base);
+    this.setLiveParam(param);
   }
 
   exitLive() {
@@ -520,6 +532,8 @@ class App {
     this.live.close();
     this.live = null;
     delete document.body.dataset.mode;
+    $("live-sentences").hidden = true;
+    this.diagram.setMeta(this.meta);
     $("live-panel").hidden = true;
     $("live-btn").setAttribute("aria-pressed", "false");
     this.panels.sync();

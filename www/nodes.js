@@ -132,7 +132,7 @@ export class NodeFace {
         sub = n.brokerId === 0 ? t("master") : t("slave", { id: n.brokerId });
         extra = n.addr;
       } else {
-        sub = `${n.role === "producer" ? t("nodeProducer") : t("nodeConsumer")} ${t("boundTo", { ns: live.boundTo || "?" })}`;
+        sub = `${n.role === "producer" ? t("nodeProducer") : t("nodeConsumer")} ${t("boundTo", { ns: live.boundTo || o.bound || "?" })}`;
         const c = snap.clients[n.name];
         if (c && c.stale) stale = c;
         else if (c && c.route) extra = `${t("routeShort")}: ${c.route.brokerDatas.map((b) => b.brokerName).join(", ") || "—"}`;

@@ -308,4 +308,8 @@ export default {
   "timer_route-poll": "route poll",
   "timer_scan": "scan",
   "timer_heartbeat": "heartbeat",
+  liveHeardAgo: "{ns} heard from it {s} ago",
+  liveNotHeard: "{ns} has not heard from {b} for {s}",
+  liveNeverHeard: "{ns} has never heard from {b}",
+  liveTopicsMissing: "{ns} lacks topics {other} has: {list}",
 };

@@ -308,4 +308,8 @@ export default {
   "timer_route-poll": "路由轮询",
   "timer_scan": "扫描",
   "timer_heartbeat": "心跳",
+  liveHeardAgo: "{ns} 在 {s} 前收到过它",
+  liveNotHeard: "{ns} 已有 {s} 没收到 {b} 的消息",
+  liveNeverHeard: "{ns} 从未收到 {b} 的消息",
+  liveTopicsMissing: "{ns} 缺少 {other} 上的主题：{list}",
 };

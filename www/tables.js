@@ -4,6 +4,7 @@ import { t, secs, dur } from "./i18n.js";
 import { STATE_ICON, flightLabel, msgType } from "./glyphs.js";
 import { routeHtml } from "./routes.js";
 import { removalClock } from "./clocks.js";
+import { rich } from "./glossary.js";
 import { esc, setHtml } from "./html.js";
 
 
@@ -20,18 +21,19 @@ function ageCell(row, now) {
   return `<td class="age ${c.state}" data-age-ms="${age}" data-over="${c.state === "over"}" data-state="${c.state}" data-left-ms="${c.left}"><span class="bar" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(first)}<br><span class="small">${esc(rest)}</span></td>`;
 }
 
-export function renderNsTables(el, snap) {
+// `at` formats a time of the tables (the simulation's seconds, or a daemon's clock time).
+export function renderNsTables(el, snap, at = secs) {
   const out = [];
   for (const n of snap.nodes.filter((x) => x.role === "nameserver")) {
     const tb = snap.ns[n.name];
     const scan = tb.nextScan !== null && n.state === "up" ? t("nextScan", { s: dur(tb.nextScan - snap.time) }) : t(`state_${n.state}`);
     const rows = tb.live
-      .map((r) => `<tr data-broker="${esc(r.brokerName)}" data-broker-id="${r.brokerId}"><td class="mono addr">${esc(r.brokerAddr)}</td><td>${esc(r.brokerName)}</td><td>${r.brokerId}</td><td>${secs(r.lastUpdate)}</td>${ageCell(r, snap.time)}</tr>`)
+      .map((r) => `<tr data-broker="${esc(r.brokerName)}" data-broker-id="${r.brokerId}"><td class="mono addr">${esc(r.brokerAddr)}</td><td>${esc(r.brokerName)}</td><td>${r.brokerId}</td><td>${esc(at(r.lastUpdate))}</td>${ageCell(r, snap.time)}</tr>`)
       .join("");
     const clusters = Object.entries(tb.clusters).map(([c, names]) => `${esc(c)}: [${names.map(esc).join(", ")}]`).join("; ");
     out.push(`<article class="card ns-card" data-testid="ns-${esc(n.name)}" data-state="${n.state}">
 <h3>${esc(n.name)} <span class="muted">${STATE_ICON[n.state]} ${esc(t(`state_${n.state}`))} · <span data-testid="next-scan-${esc(n.name)}">${esc(scan)}</span></span></h3>
-<div class="table-wrap"><table class="live" data-testid="live-${esc(n.name)}"><caption>${esc(t("liveTable"))}</caption>
+<div class="table-wrap"><table class="live" data-testid="live-${esc(n.name)}"><caption>${rich("[[livetable|brokerLiveTable]]")}</caption>
 <thead><tr><th>brokerAddr</th><th>brokerName</th><th>BID</th><th>${esc(t("lastUpdate"))}</th><th>${esc(t("age"))}</th></tr></thead><tbody>${rows}</tbody></table></div>
 <p class="mono small">clusterAddrTable {${clusters}}</p></article>`);
   }
@@ -112,7 +114,7 @@ export function renderMeasurements(el, snap) {
 
 // One fault and what followed from it: each NameServer's removal, each client's update, the
 // sends aimed at the broker.
-export function measurementCard(m, i) {
+function measurementCard(m, i) {
   const lines = [];
   let lastRemoval = null;
   for (const [ns, at] of m.nsRemoval) {

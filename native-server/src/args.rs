@@ -13,7 +13,7 @@ use nameserver_core::properties::{self, PropertiesError};
 use nameserver_core::{Config, KvConfig};
 
 use crate::ServerConfig;
-use crate::http::{HttpOptions, Page};
+use crate::http::{HttpOptions, Page, PeerUrl};
 use crate::tls::{TlsConfig, TlsError};
 
 /// `nameserver` — the RocketMQ NameServer, a drop-in replacement for `mqnamesrv`.
@@ -113,6 +113,16 @@ pub struct Args {
     /// Let pages from ORIGIN (e.g. http://127.0.0.1:3000) read the API (CORS); repeatable
     #[arg(long, value_name = "ORIGIN", help_heading = "HTTP console")]
     pub http_allow_origin: Vec<String>,
+
+    /// Other NameServers' consoles to compare this one with, e.g. 'http://ns-1:8080,http://ns-2:8080' (read-only HTTP, every second): /api/peers and the nameserver_peer_* metrics. This daemon's own console may be in the list
+    #[arg(
+        long,
+        value_name = "URLS",
+        value_delimiter = ',',
+        env = "NAMESERVER_HTTP_PEERS",
+        help_heading = "HTTP console"
+    )]
+    pub http_peers: Vec<PeerUrl>,
 
     /// Serve the HTTP console over HTTPS with the RocketMQ port's certificate (tls.server.certPath/keyPath, or the test mode's self-signed one)
     #[arg(long, help_heading = "HTTP console")]
@@ -255,6 +265,7 @@ impl Args {
             token: self.http_token.clone().filter(|token| !token.is_empty()),
             nsaddr: self.http_nsaddr.clone(),
             allow_origins: self.http_allow_origin.clone(),
+            peers: self.http_peers.clone(),
         })
     }
 

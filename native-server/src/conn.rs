@@ -103,6 +103,7 @@ impl Connection {
             conn,
             outbound,
             close,
+            channel: shared.observe.last_io(conn),
             limits: shared.limits,
             shared,
             inbuf: BytesMut::with_capacity(READ_CHUNK),
@@ -115,6 +116,7 @@ impl Connection {
             owner_gone: false,
             idle_sent: false,
         };
+        session.touch();
         let end = match stream {
             Stream::Plain(mut tcp, read) => {
                 session.inbuf.extend_from_slice(&read);
@@ -160,6 +162,8 @@ struct Session {
     /// queries go to the owner too, so a connection sees its own earlier writes.
     owner_pending: usize,
     last_io: Instant,
+    /// Where `last_io` is published for the console's removal clocks.
+    channel: Option<Arc<crate::http::LastIo>>,
     draining: bool,
     drained_sent: bool,
     owner_gone: bool,
@@ -222,7 +226,7 @@ impl Session {
                 },
                 result = reader.read_buf(&mut self.inbuf), if read_more => match result {
                     Ok(0) => return End::PeerClosed,
-                    Ok(_) => self.last_io = Instant::now(),
+                    Ok(_) => self.touch(),
                     Err(error) => return End::Io(error),
                 },
                 () = &mut idle_timer, if idle.is_some() && !self.idle_sent => {
@@ -295,13 +299,21 @@ impl Session {
 
     fn wrote(&mut self, n: usize) {
         self.written += n;
-        self.last_io = Instant::now();
+        self.touch();
         if self.written == self.out.len() {
             self.out.clear();
             self.written = 0;
         } else if self.written >= HIGH_WATER {
             self.out.drain(..self.written);
             self.written = 0;
+        }
+    }
+
+    /// A read or a write: the idle close counts from now.
+    fn touch(&mut self) {
+        self.last_io = Instant::now();
+        if let Some(channel) = &self.channel {
+            channel.touch(self.shared.observe.clock.at(self.last_io));
         }
     }
 

@@ -34,7 +34,8 @@
 //! - **HTTP console** ([`http`], optional, its own listener): the page, read-only JSON views
 //!   and an event stream built from a view the owner publishes after each change, metrics
 //!   counted lock-free by the connections, `/healthz`, `/readyz` and the address server. It reads
-//!   snapshots and never waits on the owner.
+//!   snapshots and never waits on the owner. With peers (`--http-peers`) one task per peer
+//!   reads that peer's console and publishes how the two differ (`/api/peers`, metrics).
 //!
 //! The binary adds the command line ([`args`]), the KV load ([`load_kv`]), logging through
 //! `tracing`, [`bind`] and the signal handlers ([`shutdown`]); [`serve`] is [`run`] with the
@@ -177,7 +178,7 @@ pub async fn serve(
     let idle = Some(Duration::from_secs(namesrv.server_channel_max_idle_time_seconds)).filter(|d| !d.is_zero());
     let clock = Clock::start();
     let write_failures = vec![("kvConfig", kv_file.failures()), ("config", config_file.failures())];
-    let observe = Arc::new(http::Observer::new(console.is_some(), Arc::clone(&routes), clock, write_failures));
+    let observe = Arc::new(http::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures));
     // The console outlives the stop: /readyz says 503 while the connections drain.
     let http_quit = CancellationToken::new();
     let http = console.map(|console| {

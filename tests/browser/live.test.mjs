@@ -30,7 +30,8 @@ test("L1 live mode shows a registering broker within a second, scrubs back, and 
   await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: 10000 });
   assert.equal(await page.getAttribute("body", "data-mode"), "live");
   assert.ok(await page.locator("[data-testid=live-panel]").isVisible());
-  assert.ok(!(await page.locator("[data-testid=diagram]").isVisible()), "the simulation steps aside");
+  assert.ok(await page.locator("[data-testid=diagram]").isVisible(), "the real cluster on the same diagram");
+  assert.equal(await page.locator("[data-testid=play]").isVisible(), false, "the simulation's time controls step aside");
   const table = page.locator(`[data-testid="live-${daemon.address}"]`);
   assert.equal(await table.locator("tbody tr").count(), 0);
 
@@ -44,7 +45,7 @@ test("L1 live mode shows a registering broker within a second, scrubs back, and 
   assert.equal(row[1], "broker-a");
   assert.equal(row[2], "0");
   assert.match(row[4], /^\s*\d+\.\d s/, "heartbeat age");
-  assert.match(row[4], /removal in \d+\.\d s \(timeout\)/, "the clock toward the timeout");
+  assert.match(row[4], /removal in \d+\.\d s \(idle close\)/, "the clock toward its removal, as the daemon says");
 
   // RocketMQ's own log line, and the route in the dashboard's Router shape.
   const log = page.locator("[data-testid=log] .log-text");
@@ -120,4 +121,69 @@ test("L2 without a daemon the page says so and the simulation carries on", async
   assert.ok(await page.locator("[data-testid=diagram]").isVisible());
   assert.deepEqual(page.errors.filter((e) => !/404|Failed to load resource/.test(e)), []);
   await page.context().close();
+});
+
+// Two daemons side by side: a broker registered with one and not the other is named at once,
+// on the diagram and in words, and the difference clears when it registers with both.
+test("L3 several NameServers side by side, their divergence named and cleared", async () => {
+  const other = await startDaemon(["--http-allow-origin", "*"]);
+  const a = await startDaemon(["--http-allow-origin", "*", "--http-peers", other.http]);
+  // What a's /metrics says of its peer: brokers here and missing there.
+  const missingThere = async () => {
+    const text = await (await fetch(`${a.http}/metrics`)).text();
+    const line = text.split("\n").find((l) => l.startsWith("nameserver_peer_brokers_missing{") && l.includes('direction="missing_there"'));
+    return line ? Number(line.split(" ").pop()) : null;
+  };
+  const until = async (fn, want, ms = 5000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await fn();
+      if (v === want || Date.now() > end) return v;
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+  };
+  try {
+    for (const [size, viewport] of [["desktop", DESKTOP], ["phone", { width: 390, height: 844 }]]) {
+      const ctx = await b.browser.newContext({ viewport });
+      const page = await ctx.newPage();
+      const errors = [];
+      page.on("pageerror", (e) => errors.push(String(e)));
+      await page.goto(`${a.http}/www/index.html?live=${a.http},${other.http}`);
+      await ready(page);
+      await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: 10000 });
+      assert.equal(await page.locator("#diagram .node.role-nameserver").count(), 2, "both NameServers on the diagram");
+      const onlyA = await registerBroker(a);
+      const started = Date.now();
+      const sentence = page.locator(`[data-testid=live-divergences] li[data-kind=broker][data-ns="${other.address}"]`);
+      await sentence.waitFor({ timeout: 1000 });
+      assert.ok(Date.now() - started <= 1000, "named within a second");
+      assert.match(await sentence.textContent(), new RegExp(`${other.address.replace(/\./g, "\\.")} has never heard from broker-a; ${a.address.replace(/\./g, "\\.")} heard from it \\d+\\.\\d s ago`));
+      assert.equal(await page.getAttribute("[data-testid=divergence]", "data-missing"), "broker-a");
+      assert.equal(await until(missingThere, 1), 1, "a's gauge: one broker here and missing at its peer");
+      // On the diagram: broker-a with its group and BID, a clock on the NameServer that has it.
+      const node = page.locator("[data-testid=node-broker-a]");
+      await node.waitFor();
+      assert.match(await node.getAttribute("aria-label"), /master \(BID 0\)/);
+      assert.equal(await page.locator(`[data-node-text="${a.address}"] [data-clock="remove:broker-a"]`).count(), 1);
+      assert.equal(await page.locator(`[data-node-text="${other.address}"] [data-clock="remove:broker-a"]`).count(), 0);
+      await shot(page, `L3-divergence-${size}`);
+      // Registered with both: the difference clears.
+      const onB = await registerBroker(other);
+      await page.waitForFunction(() => !document.querySelector("[data-testid=live-divergences] li[data-kind=broker]"), null, { timeout: 2000 });
+      assert.ok(await page.locator("[data-testid=divergence]").isHidden());
+      assert.equal(await until(missingThere, 0), 0, "the gauge back to 0");
+      // Its connections close: the diagram lets it go within a second.
+      await onlyA.close();
+      await onB.close();
+      const closed = Date.now();
+      await node.waitFor({ state: "detached", timeout: 1000 });
+      assert.ok(Date.now() - closed <= 1000, "removed within a second");
+      await shot(page, `L3-after-${size}`);
+      assert.deepEqual(errors, []);
+      await ctx.close();
+    }
+  } finally {
+    await a.stop();
+    await other.stop();
+  }
 });

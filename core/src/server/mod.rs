@@ -5,8 +5,10 @@
 //! [`NameServer::poll_timeout`]. See the crate docs for the full contract.
 
 mod handlers;
+mod removal;
 
 pub use handlers::topic_not_exist;
+pub use removal::{Removal, RemovalPath};
 
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::String;
