@@ -1,4 +1,4 @@
-//! Where Java's NameServer is lenient or particular, request by request (PROTOCOL.md §7.1,
+//! Where Java's NameServer is lenient or particular, request by request (PROTOCOL.md §3,
 //! §8.3, §10.5): missing or unparsable header fields that Java's reflective decoder logs and
 //! leaves null, fastjson's escaping in plain style, the extFields of error replies, and where
 //! GET_SYSTEM_TOPIC_LIST_FROM_NS takes its broker names.

@@ -266,6 +266,7 @@ impl Args {
             nsaddr: self.http_nsaddr.clone(),
             allow_origins: self.http_allow_origin.clone(),
             peers: self.http_peers.clone(),
+            tls: self.http_tls,
         })
     }
 

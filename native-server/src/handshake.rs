@@ -1,5 +1,5 @@
 //! The start of every RocketMQ connection, as Java's `HandshakeHandler` and `TlsModeHandler`
-//! run it (PROTOCOL.md §1.4): an optional PROXY protocol header first (whose client address
+//! run it (PROTOCOL.md §1.3): an optional PROXY protocol header first (whose client address
 //! then stands for the peer everywhere), then TLS or plaintext by the first byte and
 //! `tls.server.mode`. A connection refused here never reaches the owner.
 

@@ -138,6 +138,27 @@ impl ServerConfig {
     }
 }
 
+/// The console's certificate: the RocketMQ port's, or with TLS disabled there, one of its own
+/// from the same settings (reloaded the same way until `quit`).
+fn console_tls(
+    settings: &tls::TlsConfig,
+    port: &Arc<tls::reload::TlsPort>,
+    loaded: &Option<tls::Loaded>,
+    quit: &CancellationToken,
+) -> io::Result<Arc<tls::reload::TlsPort>> {
+    if loaded.is_some() {
+        return Ok(Arc::clone(port));
+    }
+    let settings = tls::TlsConfig { mode: tls::TlsMode::Enforcing, ..settings.clone() };
+    let (port, loaded) =
+        tls::reload::TlsPort::new(&settings).map_err(|error| io::Error::other(format!("TLS (--http-tls): {error}")))?;
+    let port = Arc::new(port);
+    if let Some(loaded) = loaded {
+        tokio::spawn(tls::reload::watch(settings, Arc::clone(&port), loaded, quit.clone()));
+    }
+    Ok(port)
+}
+
 /// Serves RocketMQ peers on `listener` until `shutdown` resolves, then shuts down gracefully
 /// (see the crate docs) and returns.
 ///
@@ -167,8 +188,8 @@ pub async fn serve(
     }
     let tls_port = Arc::new(tls_port);
     let stop = CancellationToken::new();
-    if let Some(loaded) = loaded {
-        tokio::spawn(tls::reload::watch(tls, Arc::clone(&tls_port), loaded, stop.clone()));
+    if let Some(loaded) = loaded.clone() {
+        tokio::spawn(tls::reload::watch(tls.clone(), Arc::clone(&tls_port), loaded, stop.clone()));
     }
     let force_close = CancellationToken::new();
     let routes = Arc::new(ArcSwap::from_pointee(RouteSnapshot::empty()));
@@ -181,11 +202,23 @@ pub async fn serve(
     let observe = Arc::new(http::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures));
     // The console outlives the stop: /readyz says 503 while the connections drain.
     let http_quit = CancellationToken::new();
-    let http = console.map(|console| {
-        let serve =
-            http::serve(console, Arc::clone(&observe), inbound.clone(), rocketmq_addr, stop.clone(), http_quit.clone());
-        tokio::spawn(serve)
-    });
+    let http = match console {
+        Some(console) => {
+            let console_tls =
+                if console.options.tls { Some(console_tls(&tls, &tls_port, &loaded, &http_quit)?) } else { None };
+            let serve = http::serve(
+                console,
+                console_tls,
+                Arc::clone(&observe),
+                inbound.clone(),
+                rocketmq_addr,
+                stop.clone(),
+                http_quit.clone(),
+            );
+            Some(tokio::spawn(serve))
+        }
+        None => None,
+    };
     let shared = Arc::new(Shared {
         owner: inbound,
         routes: Arc::clone(&routes),

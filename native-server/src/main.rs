@@ -79,7 +79,11 @@ fn start(args: &Args) -> anyhow::Result<()> {
         if let Some(console) = &console {
             let http = console.listener.local_addr().context("the HTTP listener has no local address")?;
             // A reader may have stopped after the boot line: a closed stdout is no reason to stop.
-            let _ = writeln!(std::io::stdout(), "HTTP console: http://{http}/ (live view: http://{http}/www/?live)");
+            let scheme = if args.http_tls { "https" } else { "http" };
+            let _ = writeln!(
+                std::io::stdout(),
+                "HTTP console: {scheme}://{http}/ (live view: {scheme}://{http}/www/?live)"
+            );
         }
         nameserver::serve(listener, console, config, shutdown).await.context("the NameServer stopped with an error")
     })

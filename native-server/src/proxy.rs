@@ -1,5 +1,5 @@
 //! HAProxy's PROXY protocol (v1 text, v2 binary) at the start of a connection, as Java's
-//! NettyRemotingServer (5.1.4+) detects it before its TLS/plain decision (PROTOCOL.md §1.4).
+//! NettyRemotingServer (5.1.4+) detects it before its TLS/plain decision (PROTOCOL.md §1.3).
 //!
 //! [`detect`] looks at the bytes received so far and says whether they start with a PROXY
 //! header, need more bytes to tell, or are the connection's own bytes. The header itself is

@@ -5,7 +5,7 @@
 //! handler then carries on with that null where it can. Here such a field is `None` (and
 //! noted, see [`IgnoredField`]) wherever Java's null cannot corrupt the tables; where Java
 //! would throw later (a NullPointerException) or store a null key, the field is required and
-//! reported instead, with the same response code (SYSTEM_ERROR) — PROTOCOL.md §7.1.
+//! reported instead, with the same response code (SYSTEM_ERROR) — PROTOCOL.md §3.
 
 use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};

@@ -15,15 +15,15 @@ pub struct Loaded {
     /// The configuration.
     pub config: Arc<rustls::ServerConfig>,
     /// Each watched file with the bytes read (empty for a self-signed certificate).
-    pub contents: Vec<(PathBuf, Vec<u8>)>,
+    pub contents: Contents,
 }
 
 type Chain = Vec<CertificateDer<'static>>;
+/// Each file read, with its bytes.
+type Contents = Vec<(PathBuf, Vec<u8>)>;
 
 /// The certificate chain and key, with the bytes read.
-pub(super) fn certificate(
-    tls: &TlsConfig,
-) -> Result<(Chain, PrivateKeyDer<'static>, Vec<(PathBuf, Vec<u8>)>), TlsError> {
+pub(super) fn certificate(tls: &TlsConfig) -> Result<(Chain, PrivateKeyDer<'static>, Contents), TlsError> {
     let (Some(cert_path), Some(key_path)) = (&tls.cert_path, &tls.key_path) else {
         if tls.cert_path.is_some() || tls.key_path.is_some() {
             return Err(TlsError(format!("{CERT_PATH} and {KEY_PATH} go together: set both")));

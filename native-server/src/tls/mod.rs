@@ -1,4 +1,4 @@
-//! TLS on the RocketMQ port, configured as Java's remoting server is (PROTOCOL.md §1.4).
+//! TLS on the RocketMQ port, configured as Java's remoting server is (PROTOCOL.md §1.3).
 //!
 //! Java reads `tls.*` system properties (`-D` on its command line, here `-D` too), then the
 //! file named by `tls.config.file` (default `/etc/rocketmq/tls.properties`), whose values win.

@@ -82,7 +82,7 @@ impl Pki {
 
     /// A rustls client trusting the CA, with the client certificate if `with_cert`.
     pub(crate) fn client(&self, with_cert: bool) -> tokio_rustls::TlsConnector {
-        client_trusting(&self.ca, with_cert.then(|| (self.client_cert.as_path(), self.client_key.as_path())))
+        client_trusting(&self.ca, with_cert.then_some((self.client_cert.as_path(), self.client_key.as_path())))
     }
 }
 
