@@ -7,6 +7,8 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Path, State};
+
+use super::tls::Peer;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use nameserver_core::ConnId;
@@ -169,7 +171,7 @@ pub(crate) async fn topics(State(ctx): State<Ctx>) -> Response {
 /// (standard JSON): `brokerDatas` and `queueDatas`, the dashboard's Router dialog.
 pub(crate) async fn route(
     State(ctx): State<Ctx>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
     Path(topic): Path<String>,
 ) -> Response {
     let not_found =
@@ -213,7 +215,7 @@ pub(crate) async fn config(State(ctx): State<Ctx>) -> Response {
 /// `PUT /api/kv/{namespace}/{key}` (body: the value), with the token only.
 pub(crate) async fn kv_put(
     State(ctx): State<Ctx>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
     Path((namespace, key)): Path<(String, String)>,
     value: String,
 ) -> Response {
@@ -227,7 +229,7 @@ pub(crate) async fn kv_put(
 /// `DELETE /api/kv/{namespace}/{key}`, with the token only.
 pub(crate) async fn kv_delete(
     State(ctx): State<Ctx>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
     Path((namespace, key)): Path<(String, String)>,
 ) -> Response {
     let cmd =

@@ -102,6 +102,8 @@ pub(crate) fn kind_of(event: &Event) -> (&'static str, &'static str) {
         Event::KvPut { .. } | Event::KvDeleted { .. } => ("kv", "info"),
         Event::ConfigUpdated { .. } => ("config", "info"),
         Event::ConfigUpdateRefused { .. } => ("config", "warn"),
+        Event::HeaderFieldIgnored { .. } => ("request", "warn"),
+        Event::MinBrokerIdChanged { .. } => ("notified", "info"),
     }
 }
 

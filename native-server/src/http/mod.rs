@@ -48,6 +48,7 @@ mod metrics;
 mod page;
 mod peers;
 mod process;
+mod tls;
 mod view;
 
 use std::io;
@@ -100,6 +101,8 @@ pub struct HttpOptions {
     pub allow_origins: Vec<String>,
     /// Other NameServers' consoles to compare this one with (`/api/peers`, `nameserver_peer_*`).
     pub peers: Vec<PeerUrl>,
+    /// Serve HTTPS with the RocketMQ port's certificate (`--http-tls`).
+    pub tls: bool,
 }
 
 /// The HTTP side of a server: its listener and options, handed to [`crate::serve`].
@@ -245,8 +248,10 @@ impl Deref for Ctx {
 /// Serves the console on `console.listener`. Once `stop` is cancelled (shutdown begins)
 /// `/readyz` answers 503 and event streams end; the console keeps answering until `quit` is
 /// cancelled (the RocketMQ side has drained).
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn serve(
     console: Console,
+    tls: Option<Arc<crate::tls::reload::TlsPort>>,
     observer: Arc<Observer>,
     owner: mpsc::Sender<Inbound>,
     rocketmq: SocketAddr,
@@ -254,6 +259,7 @@ pub(crate) async fn serve(
     quit: CancellationToken,
 ) -> io::Result<()> {
     let Console { listener, options } = console;
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let address = listener.local_addr()?;
     options.page.log_at_start();
     if !address.ip().is_loopback() {
@@ -264,7 +270,7 @@ pub(crate) async fn serve(
     let _ = observer.view_version.subscribe().wait_for(|version| *version > 0).await;
     let writes = if options.token.is_some() { "KV writes with the token" } else { "read-only" };
     tracing::info!(
-        "HTTP console on http://{address}/ ({writes}): live page /www/?live, API /api, events /api/events, metrics /metrics, health /healthz, readiness /readyz, address server /rocketmq/nsaddr"
+        "HTTP console on {scheme}://{address}/ ({writes}): live page /www/?live, API /api, events /api/events, metrics /metrics, health /healthz, readiness /readyz, address server /rocketmq/nsaddr"
     );
     if !options.peers.is_empty() {
         let list: Vec<&str> = options.peers.iter().map(PeerUrl::as_str).collect();
@@ -283,10 +289,14 @@ pub(crate) async fn serve(
         next_conn: AtomicU64::new(0),
         peers: board,
     }));
-    let app = router(ctx);
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(async move { quit.cancelled().await })
-        .await
+    let app = router(ctx).into_make_service_with_connect_info::<tls::Peer>();
+    match tls {
+        Some(port) => {
+            let listener = tls::TlsListener::new(listener, port, quit.clone())?;
+            axum::serve(listener, app).with_graceful_shutdown(async move { quit.cancelled().await }).await
+        }
+        None => axum::serve(listener, app).with_graceful_shutdown(async move { quit.cancelled().await }).await,
+    }
 }
 
 fn router(ctx: Ctx) -> Router {

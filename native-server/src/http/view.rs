@@ -59,6 +59,7 @@ pub(crate) struct LiveBroker {
     pub(crate) broker_addr: String,
     pub(crate) broker_name: String,
     pub(crate) broker_id: i64,
+    /// Empty when the registration had none (Java's null).
     pub(crate) ha_server_addr: String,
     /// Its last registration or heartbeat (NameServer clock, milliseconds).
     pub(crate) last_update: u64,
@@ -153,7 +154,7 @@ impl View {
                 broker_addr: key.broker_addr.to_string(),
                 broker_name: live.broker_name.to_string(),
                 broker_id: live.broker_id.0,
-                ha_server_addr: live.ha_server_addr.clone(),
+                ha_server_addr: live.ha_server_addr.clone().unwrap_or_default(),
                 last_update: live.last_update.as_millis(),
                 timeout_ms: millis(live.heartbeat_timeout),
                 expires_at: live.expires_at().as_millis(),

@@ -67,10 +67,13 @@ fn register_many_topics(count: usize) {
     }
     let watched = witness.finish();
     eprintln!("FIGURES {count} topics: witness {} answers, slowest {:?}", watched.answers, watched.slowest);
+    // A leak keeps most of what a registration takes; the allocator's per-thread arenas may
+    // keep some (a registration parsed on another worker thread), never most of it.
     let (first, second) = (rounds[0].1, rounds[1].1);
+    let one_registration = first.rss_kib.saturating_sub(before.rss_kib);
     assert!(
-        second.rss_kib < first.rss_kib + first.rss_kib / 5,
-        "memory grows with each registration: {first:?} then {second:?}"
+        second.rss_kib < first.rss_kib + one_registration / 2,
+        "memory grows with each registration: {before:?}, then {first:?}, then {second:?}"
     );
 }
 
