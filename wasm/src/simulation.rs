@@ -3,22 +3,10 @@
 use nameserver_core::sim::scenario::action_text;
 use nameserver_core::sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text};
 use nameserver_core::time::Instant;
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use crate::convert::{millis, to_js};
 use crate::dto;
-
-pub(crate) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
-}
-
-/// A JS number of milliseconds as an `Instant`: finite, non-negative, below 2^53.
-pub(crate) fn millis(ms: f64, what: &str) -> Result<Instant, JsError> {
-    if !(0.0..=9_007_199_254_740_991.0).contains(&ms) {
-        return Err(JsError::new(&format!("{what} must be a non-negative number of milliseconds, got {ms}")));
-    }
-    Ok(Instant::from_millis(ms as u64))
-}
 
 /// A simulated RocketMQ cluster whose NameServers are the real one.
 #[wasm_bindgen]
