@@ -404,6 +404,14 @@ impl Simulation {
         self.branch_scenario().to_compact()
     }
 
+    /// The current branch's scenario as the model reads it: settings, nodes (with the
+    /// NameServer each client is configured with), topics, script and the model's periods and
+    /// timeouts (`timings`), so a page never parses the text or types a period in.
+    #[wasm_bindgen(js_name = scenarioView, unchecked_return_type = "ScenarioView")]
+    pub fn scenario_view(&self) -> Result<JsValue, JsError> {
+        to_js(&dto::ScenarioView::new(self.branch_scenario()))
+    }
+
     /// The timing profile: `4.9` or `5.x`.
     #[wasm_bindgen(getter)]
     pub fn profile(&self) -> String {
