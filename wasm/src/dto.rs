@@ -537,6 +537,7 @@ pub(crate) struct NodeSpecView {
     pub topic: Option<String>,
     pub group: Option<String>,
     pub fault_tolerance: bool,
+    pub every_ms: Option<u64>,
 }
 
 impl ScenarioView {
@@ -547,18 +548,29 @@ impl ScenarioView {
             .nodes
             .iter()
             .map(|n| {
-                let (role, ns, topic, group, fault_tolerance) = match n {
-                    NodeSpec::NameServer { .. } => ("nameserver", None, None, None, false),
-                    NodeSpec::Broker { group, .. } => ("broker", None, None, Some(group.clone()), false),
-                    NodeSpec::Producer { ns, topic, fault_tolerance, .. } => {
-                        ("producer", ns.clone(), Some(topic.clone()), None, *fault_tolerance)
+                let mut v = NodeSpecView {
+                    name: n.name().to_owned(),
+                    role: "nameserver",
+                    start: n.start().as_millis(),
+                    ns: None,
+                    topic: None,
+                    group: None,
+                    fault_tolerance: false,
+                    every_ms: None,
+                };
+                match n {
+                    NodeSpec::NameServer { .. } => {}
+                    NodeSpec::Broker { group, .. } => (v.role, v.group) = ("broker", Some(group.clone())),
+                    NodeSpec::Producer { ns, topic, fault_tolerance, every_ms, .. } => {
+                        (v.role, v.ns, v.topic) = ("producer", ns.clone(), Some(topic.clone()));
+                        (v.fault_tolerance, v.every_ms) = (*fault_tolerance, Some(*every_ms));
                     }
                     NodeSpec::Consumer { ns, topic, group, .. } => {
-                        ("consumer", ns.clone(), Some(topic.clone()), Some(group.clone()), false)
+                        (v.role, v.ns, v.topic, v.group) =
+                            ("consumer", ns.clone(), Some(topic.clone()), Some(group.clone()));
                     }
-                };
-                let (name, start) = (n.name().to_owned(), n.start().as_millis());
-                NodeSpecView { name, role, start, ns, topic, group, fault_tolerance }
+                }
+                v
             })
             .collect::<Vec<_>>();
         // Topics in the order the scenario names them: clients' first, then created ones.

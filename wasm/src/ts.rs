@@ -120,11 +120,11 @@ export interface Timings {
 }
 /**
  * A scenario node as written: `ns` is the NameServer a client is configured with (null: random);
- * `faultTolerance` is a producer's sendLatencyFaultEnable at start.
+ * `faultTolerance` is a producer's sendLatencyFaultEnable at start, `everyMs` the time between its sends.
  */
 export interface ScenarioNode {
   name: string; role: "nameserver" | "broker" | "producer" | "consumer"; start: number;
-  ns: string | null; topic: string | null; group: string | null; faultTolerance: boolean;
+  ns: string | null; topic: string | null; group: string | null; faultTolerance: boolean; everyMs: number | null;
 }
 /**
  * A scenario as the model reads it. `namesrv`: the `namesrv KEY VALUE` lines; `topics`: the
