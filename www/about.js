@@ -5,19 +5,23 @@ import { esc } from "./html.js";
 
 const L = (en, zh) => (lang === "zh" ? zh : en);
 
-function defaults(profile) {
-  const modern = profile === "5.x";
+// A period as the table writes it: `10 s`, `120 000 ms` for the expiry rule.
+const s = (ms) => `${ms / 1000} s`;
+const groupedMs = (ms) => `${String(ms).replace(/\B(?=(\d{3})+$)/g, " ")} ms`;
+
+// The values in force come from the model (`timings` of the scenario view), not from here.
+function defaults({ timings: tm }) {
   return [
-    ["scanNotActiveBrokerInterval", modern ? "5 s" : "10 s", "NamesrvConfig / NamesrvController", "scan-interval"],
-    [L("broker expiry (scan)", "Broker 过期（扫描）"), "last + 120 000 ms < now", "RouteInfoManager.scanNotActiveBroker", "expiry"],
-    ["serverChannelMaxIdleTimeSeconds", "120 s", "NettyServerConfig, NettyRemotingServer (IdleStateHandler ALL_IDLE)", "idle"],
-    ["registerNameServerPeriod", L("30 s (first at +10 s)", "30 秒（首次 +10 秒）"), "BrokerConfig, BrokerController.start", "register"],
-    ["pollNameServerInterval", L("30 s (first at +10 ms)", "30 秒（首次 +10 毫秒）"), "ClientConfig, MQClientInstance", "poll"],
+    ["scanNotActiveBrokerInterval", s(tm.scanIntervalMs), "NamesrvConfig / NamesrvController", "scan-interval"],
+    [L("broker expiry (scan)", "Broker 过期（扫描）"), `last + ${groupedMs(tm.brokerTimeoutMs)} < now`, "RouteInfoManager.scanNotActiveBroker", "expiry"],
+    ["serverChannelMaxIdleTimeSeconds", tm.idleCloseMs === null ? L("off (scan only)", "关（仅扫描）") : s(tm.idleCloseMs), "NettyServerConfig, NettyRemotingServer (IdleStateHandler ALL_IDLE)", "idle"],
+    ["registerNameServerPeriod", L(`${s(tm.registerPeriodMs)} (first at +10 s)`, `${s(tm.registerPeriodMs)}（首次 +10 秒）`), "BrokerConfig, BrokerController.start", "register"],
+    ["pollNameServerInterval", L(`${s(tm.routePollPeriodMs)} (first at +10 ms)`, `${s(tm.routePollPeriodMs)}（首次 +10 毫秒）`), "ClientConfig, MQClientInstance", "poll"],
     ["heartbeatBrokerInterval", "30 s", "ClientConfig, MQClientInstance", "heartbeat"],
     ["sendMsgTimeout", "3000 ms", "DefaultMQProducer", "timeout"],
     ["retryTimesWhenSendFailed", L("2 (3 attempts, all inside sendMsgTimeout)", "2（共 3 次尝试，都在 sendMsgTimeout 内）"), "DefaultMQProducerImpl.sendDefaultImpl", "retries"],
     ["sendLatencyFaultEnable", L("off by default", "默认关闭"), "ClientConfig", "fault-enable"],
-    [L("fault isolation after a timeout", "超时后的故障隔离"), modern ? "10 s" : "600 s", "MQFaultStrategy (latencyMax / notAvailableDuration)", "isolation"],
+    [L("fault isolation after a timeout", "超时后的故障隔离"), s(tm.isolationMs), "MQFaultStrategy (latencyMax / notAvailableDuration)", "isolation"],
     ["autoCreateTopicEnable", L("on (TBW102 template)", "开（TBW102 模板）"), "BrokerConfig, TopicConfigManager", "autocreate"],
   ];
 }
@@ -35,8 +39,10 @@ const SIMPLIFICATIONS = [
   [L("Scan-only mode switches off the Netty idle close: the textbook model where only the scan removes silent brokers.", "仅扫描模式关闭 Netty 空闲关闭：教科书模型，只有扫描会移除静默的 Broker。"), "core/src/sim/scenario.rs (idle on/off)"],
 ];
 
-export function renderAbout(el, { profile, idle }) {
-  const rows = defaults(profile)
+// `model`: the scenario view (`Simulation.scenarioView()`): its profile, idle switch and timings.
+export function renderAbout(el, model) {
+  const { profile, idleClose: idle } = model;
+  const rows = defaults(model)
     .map(([k, v, src, id]) => `<tr data-default="${id}"><th scope="row">${esc(k)}</th><td data-testid="default-${id}">${esc(v)}</td><td class="mono small">${esc(src)}</td></tr>`)
     .join("");
   const simp = SIMPLIFICATIONS.map(([text, src]) => `<li>${esc(text)} <span class="mono small">(${esc(src)})</span></li>`).join("");

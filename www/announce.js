@@ -1,16 +1,18 @@
 // The screen-reader live region: key events only, at most one announcement every 2 s; what
 // arrives in between is folded into the next one.
+import { secs } from "./format.js";
+
 const GAP_MS = 2000;
 
 export function announceFor(line) {
   switch (line.kind) {
     case "fault":
-      return `${(line.at / 1000).toFixed(3)} s: ${line.text}`;
+      return `${secs(line.at)}: ${line.text}`;
     case "unregistered":
     case "expired":
-      return `${(line.at / 1000).toFixed(3)} s ${line.node}: ${line.text}`;
+      return `${secs(line.at)} ${line.node}: ${line.text}`;
     case "route-updated":
-      return `${(line.at / 1000).toFixed(3)} s ${line.node}: route updated`;
+      return `${secs(line.at)} ${line.node}: route updated`;
     default:
       return null;
   }

@@ -1,14 +1,17 @@
 // Two or three runs side by side at the same moment: the same measurements for each (when
 // each NameServer dropped the broker, when each client caught up, how long routes were stale,
 // what happened to the sends). Each column is its own simulation, run in the worker.
-import { t, secs, dur } from "./i18n.js";
+import { t } from "./i18n.js";
+import { secs, dur } from "./format.js";
 import { esc } from "./html.js";
 
 const DEFAULT = ["S3", "S4", "S5"];
 
 export class Compare {
-  constructor(app, el) {
-    this.app = app;
+  // `page`: scenarios() → the built-ins, branchText() → the current branch's scenario,
+  // run({items, at}) → the worker's measurements of each.
+  constructor(page, el) {
+    this.page = page;
     this.el = el;
     this.built = false;
     el.addEventListener("submit", (e) => {
@@ -18,7 +21,7 @@ export class Compare {
   }
 
   build() {
-    const ids = this.app.scenarios.map((s) => s.id);
+    const ids = this.page.scenarios().map((s) => s.id);
     const opts = (sel) => `<option value="">—</option><option value="branch">${esc(t("compareBranch"))}</option>${ids.map((id) => `<option value="${id}"${id === sel ? " selected" : ""}>${id}</option>`).join("")}`;
     this.el.innerHTML = `<form class="compare-form"><p class="muted small">${esc(t("compareIntro"))}</p><div class="row">
 ${DEFAULT.map((d, i) => `<label class="field"><span>${esc(t("compareRun", { n: i + 1 }))}</span><select name="run${i}" data-testid="compare-run-${i}">${opts(d)}</select></label>`).join("")}
@@ -28,14 +31,14 @@ ${DEFAULT.map((d, i) => `<label class="field"><span>${esc(t("compareRun", { n: i
   }
 
   render() {
-    if (!this.built && this.app.scenarios) this.build();
+    if (!this.built && this.page.scenarios()) this.build();
   }
 
   async run() {
     const form = this.el.querySelector("form");
     const at = Math.max(0, Number(form.at.value) || 0) * 1000;
     const runs = [0, 1, 2].map((i) => form[`run${i}`].value).filter(Boolean);
-    const items = runs.map((r) => (r === "branch" ? { label: t("compareBranch"), text: this.app.meta.text } : { label: r, id: r }));
+    const items = runs.map((r) => (r === "branch" ? { label: t("compareBranch"), text: this.page.branchText() } : { label: r, id: r }));
     const out = this.el.querySelector(".compare-out");
     if (!items.length) {
       out.textContent = t("compareNone");
@@ -43,7 +46,7 @@ ${DEFAULT.map((d, i) => `<label class="field"><span>${esc(t("compareRun", { n: i
     }
     out.setAttribute("aria-busy", "true");
     try {
-      const res = await this.app.client.call("compare", { items, at });
+      const res = await this.page.run({ items, at });
       out.innerHTML = table(res, at);
     } catch (e) {
       out.textContent = String(e.message || e);

@@ -1,7 +1,8 @@
 // The one panel a lesson step talks about, drawn small enough to sit beside its narration:
 // a client's copy against its NameServer's table, a NameServer's live table, one timer, a
 // strip of sends, the last measurement, the disagreement between NameServers, a node's log.
-import { t, secs, dur } from "./i18n.js";
+import { t } from "./i18n.js";
+import { secs, dur } from "./format.js";
 import { esc, setHtml } from "./html.js";
 import { routeDiff, staleSentence } from "./routes.js";
 import { divergence } from "./tables.js";

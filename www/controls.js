@@ -16,27 +16,30 @@ export const STEP_TYPES = [
   ["fault", "fault"],
 ];
 
-export function bindControls(app) {
+// `page`: the functions the controls call — toggle, stepNext(kind?), stepBack, jump(ms),
+// seek(ms), toEnd, fork, openFaults, share, exportTrace, importTrace(file), speed(),
+// setSpeed(x), showLog, toggleTable, selectIndex(i), isLive().
+export function bindControls(page) {
   const $ = (id) => document.getElementById(id);
-  $("btn-play").addEventListener("click", () => app.toggle());
-  $("btn-step").addEventListener("click", () => app.stepNext());
-  $("btn-stepback").addEventListener("click", () => app.stepBack());
-  $("btn-back10").addEventListener("click", () => app.jump(-10000));
-  $("btn-fwd10").addEventListener("click", () => app.jump(10000));
-  $("btn-home").addEventListener("click", () => app.seek(0));
-  $("btn-end").addEventListener("click", () => app.toEnd());
-  $("btn-fork").addEventListener("click", () => app.fork());
-  $("btn-faults").addEventListener("click", () => app.faults.openPalette());
-  $("btn-share").addEventListener("click", () => app.share());
-  $("btn-export").addEventListener("click", () => app.exportTrace());
-  $("import-file").addEventListener("change", (e) => e.target.files[0] && app.importTrace(e.target.files[0]));
-  $("speed-down").addEventListener("click", () => app.setSpeed(stepSpeed(app.speed, -1), true));
-  $("speed-up").addEventListener("click", () => app.setSpeed(stepSpeed(app.speed, 1), true));
+  $("btn-play").addEventListener("click", () => page.toggle());
+  $("btn-step").addEventListener("click", () => page.stepNext());
+  $("btn-stepback").addEventListener("click", () => page.stepBack());
+  $("btn-back10").addEventListener("click", () => page.jump(-10000));
+  $("btn-fwd10").addEventListener("click", () => page.jump(10000));
+  $("btn-home").addEventListener("click", () => page.seek(0));
+  $("btn-end").addEventListener("click", () => page.toEnd());
+  $("btn-fork").addEventListener("click", () => page.fork());
+  $("btn-faults").addEventListener("click", () => page.openFaults());
+  $("btn-share").addEventListener("click", () => page.share());
+  $("btn-export").addEventListener("click", () => page.exportTrace());
+  $("import-file").addEventListener("change", (e) => e.target.files[0] && page.importTrace(e.target.files[0]));
+  $("speed-down").addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), -1)));
+  $("speed-up").addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), 1)));
   const presets = $("speed-presets");
   presets.innerHTML = PRESETS.map((x) => `<button type="button" data-speed="${x}" data-testid="speed-${x}" aria-pressed="false">${x}×</button>`).join("");
   presets.addEventListener("click", (e) => {
     const b = e.target.closest("button[data-speed]");
-    if (b) app.setSpeed(Number(b.dataset.speed), true);
+    if (b) page.setSpeed(Number(b.dataset.speed));
   });
   const types = $("step-type");
   types.innerHTML = STEP_TYPES.map(([v, k]) => `<option value="${v}">${k === "anyEvent" ? t("anyEvent") : k}</option>`).join("");
@@ -51,7 +54,7 @@ export function bindControls(app) {
 
   document.addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-    if (document.querySelector("dialog[open]") || app.live) return;
+    if (document.querySelector("dialog[open]") || page.isLive()) return;
     const tag = e.target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
     const onControl = tag === "BUTTON" || tag === "A" || e.target.getAttribute("role") === "button";
@@ -59,48 +62,47 @@ export function bindControls(app) {
     switch (e.key) {
       case " ":
         if (onControl) return;
-        app.toggle();
+        page.toggle();
         break;
       case "ArrowRight":
-        if (e.shiftKey) (types.value ? app.stepNext(types.value) : app.jump(10000));
-        else app.stepNext();
+        if (e.shiftKey) (types.value ? page.stepNext(types.value) : page.jump(10000));
+        else page.stepNext();
         break;
       case "ArrowLeft":
-        if (e.shiftKey) app.jump(-10000);
-        else app.stepBack();
+        if (e.shiftKey) page.jump(-10000);
+        else page.stepBack();
         break;
       case "+":
       case "=":
-        app.setSpeed(stepSpeed(app.speed, 1), true);
+        page.setSpeed(stepSpeed(page.speed(), 1));
         break;
       case "-":
       case "_":
-        app.setSpeed(stepSpeed(app.speed, -1), true);
+        page.setSpeed(stepSpeed(page.speed(), -1));
         break;
       case "Home":
-        app.seek(0);
+        page.seek(0);
         break;
       case "End":
-        app.toEnd();
+        page.toEnd();
         break;
       case "k":
-        app.faults.openPalette();
+        page.openFaults();
         break;
       case "l":
-        app.showPanel("log");
-        app.log.focus();
+        page.showLog();
         break;
       case "f":
-        app.fork();
+        page.fork();
         break;
       case "t":
-        app.toggleTable();
+        page.toggleTable();
         break;
       case "?":
         $("help").showModal();
         break;
       default:
-        if (/^[1-9]$/.test(e.key)) app.selectIndex(Number(e.key) - 1);
+        if (/^[1-9]$/.test(e.key)) page.selectIndex(Number(e.key) - 1);
         else handled = false;
     }
     if (handled) e.preventDefault();

@@ -2,7 +2,8 @@
 // viewBox is the element's own size), laid out again when its width changes. Paused, every
 // message in flight is drawn where it really is, with its arrow; playing, the traffic layer
 // replays what was sent slowly enough to be seen.
-import { t, secs } from "./i18n.js";
+import { t } from "./i18n.js";
+import { secs } from "./format.js";
 import { layout, edge } from "./layout.js";
 import { NodeFace, font } from "./nodes.js";
 import { Traffic } from "./traffic.js";

@@ -1,6 +1,7 @@
 // Every action the simulation supports, as a filterable palette (k), a per-node action sheet
 // (tap or Enter on a node) and a message inspector (tap or Enter on a message).
-import { t, secs } from "./i18n.js";
+import { t } from "./i18n.js";
+import { secs, dur } from "./format.js";
 import { esc } from "./html.js";
 import { routeHtml } from "./routes.js";
 import { flightLabel, msgType, STATE_ICON } from "./glyphs.js";
@@ -58,8 +59,9 @@ export function allActions(snap, meta) {
 }
 
 export class FaultUi {
-  constructor(app) {
-    this.app = app;
+  // `page`: current() → {snap, meta}, inject(action), flightFrame(id) → decoded frame | null.
+  constructor(page) {
+    this.page = page;
     this.palette = document.getElementById("palette");
     this.input = document.getElementById("palette-input");
     this.list = document.getElementById("palette-list");
@@ -87,7 +89,7 @@ export class FaultUi {
 
   async run(action, dialog) {
     dialog.close();
-    await this.app.inject(action);
+    await this.page.inject(action);
   }
 
   openPalette() {
@@ -98,7 +100,7 @@ export class FaultUi {
   }
 
   fill() {
-    const { snap, meta } = this.app.current();
+    const { snap, meta } = this.page.current();
     const q = this.input.value.trim().toLowerCase();
     const words = q.split(/\s+/).filter(Boolean);
     const items = allActions(snap, meta).filter(([cmd, label]) => words.every((w) => cmd.toLowerCase().includes(w) || label.toLowerCase().includes(w)));
@@ -110,17 +112,17 @@ export class FaultUi {
   }
 
   openNode(name) {
-    const { snap } = this.app.current();
+    const { snap } = this.page.current();
     const n = snap.nodes.find((x) => x.name === name);
     if (!n) return;
     document.getElementById("sheet-title").textContent = `${n.name} — ${STATE_ICON[n.state]} ${t(`state_${n.state}`)}`;
     const body = document.getElementById("sheet-body");
-    const when = (x) => (n.state === "frozen" ? t("timerFrozen") : x.at < snap.time ? t("overdue", { s: `${((snap.time - x.at) / 1000).toFixed(1)} s` }) : t("timerIn", { s: `${((x.at - snap.time) / 1000).toFixed(1)} s` }));
+    const when = (x) => (n.state === "frozen" ? t("timerFrozen") : x.at < snap.time ? t("overdue", { s: dur(snap.time - x.at) }) : t("timerIn", { s: dur(x.at - snap.time) }));
     const timers = n.timers.map((x) => `<li>${esc(x.label)}: ${secs(x.at)} (${esc(when(x))})</li>`).join("");
     let extra = "";
     if (n.role === "nameserver") {
       const tb = snap.ns[n.name];
-      extra = `<p class="small">brokerLiveTable: ${tb.live.map((r) => `${esc(r.brokerName)}[${r.brokerId}] ${esc(r.brokerAddr)} age ${((snap.time - r.lastUpdate) / 1000).toFixed(1)} s`).join("; ") || "—"}</p>`;
+      extra = `<p class="small">brokerLiveTable: ${tb.live.map((r) => `${esc(r.brokerName)}[${r.brokerId}] ${esc(r.brokerAddr)} age ${dur(snap.time - r.lastUpdate)}`).join("; ") || "—"}</p>`;
     } else if (snap.clients[n.name]) {
       const c = snap.clients[n.name];
       extra = `<p>${esc(t("cachedRoute", { c: n.name, ns: c.boundTo }))}${c.stale ? ` — ⚠ STALE` : ""}</p>${c.route ? routeHtml(c.route) : `<p class="no-route">${esc(t("noCache"))}</p>`}`;
@@ -159,10 +161,10 @@ export class FaultUi {
   }
 
   async openFlight(id) {
-    const { snap } = this.app.current();
+    const { snap } = this.page.current();
     const f = snap.flights.find((x) => x.id === id);
     if (!f) return;
-    const frame = await this.app.flightFrame(id);
+    const frame = await this.page.flightFrame(id);
     let payload = esc(f.summary);
     if (frame) {
       const fields = frame.extFields ? Object.entries(frame.extFields).map(([k, v]) => `${esc(k)}=${esc(v)}`).join(", ") : "";

@@ -48,11 +48,3 @@ export function applyStatic(root = document) {
     link.lang = lang === "zh" ? "en" : "zh";
   }
 }
-
-export function secs(ms, digits = 3) {
-  return `${(ms / 1000).toFixed(digits)} s`;
-}
-
-export function dur(ms) {
-  return `${(ms / 1000).toFixed(1)} s`;
-}

@@ -2,7 +2,8 @@
 // trace line or a time), never for a wall-clock delay. A step may first ask the learner to
 // predict what will happen; the answer is graded by what the simulation then does. Playback
 // slows down as the awaited event approaches, so the learner sees it happen.
-import { t, pick, secs } from "./i18n.js";
+import { t, pick } from "./i18n.js";
+import { secs } from "./format.js";
 import { LESSONS, LESSON_ORDER } from "./lessons/index.js";
 import { renderContext } from "./context.js";
 import { rich } from "./glossary.js";
@@ -13,8 +14,12 @@ const LESSON_SPEED = 30;
 const APPROACH_MS = 800;
 
 export class LessonRunner {
-  constructor(app, els) {
-    this.app = app;
+  // `page`: the page functions a lesson drives — current() → {snap, meta}, trace(),
+  // loadBuiltIn(id), scenarioTitle(id), hashes(), peekGate(gate), runGate(gate), play(), pause(),
+  // seek(ms), speedChosen() (the learner picked a speed), setSpeed(x), showPanel(id), render(),
+  // announce(msg), rememberFreePlay(on).
+  constructor(page, els) {
+    this.page = page;
     this.els = els;
     this.active = null;
     els.cont.addEventListener("click", () => this.next());
@@ -49,18 +54,18 @@ export class LessonRunner {
     const steps = LESSONS[id];
     if (!steps) return;
     this.active = { id, steps, index: 0, waiting: false, done: false, answers: [] };
-    this.app.rememberFreePlay(false);
+    this.page.rememberFreePlay(false);
     document.getElementById("lesson-select").value = id;
     document.body.dataset.lesson = id;
-    await this.app.loadBuiltIn(steps.scenario || id);
-    if (!this.app.userSpeed) this.app.setSpeed(LESSON_SPEED, false);
+    await this.page.loadBuiltIn(steps.scenario || id);
+    if (!this.page.speedChosen()) this.page.setSpeed(LESSON_SPEED);
     this.els.panel.hidden = false;
-    this.els.title.textContent = id === "intro" ? t("introTitle") : `${id} — ${this.app.scenarioTitle(id)}`;
+    this.els.title.textContent = id === "intro" ? t("introTitle") : `${id} — ${this.page.scenarioTitle(id)}`;
     await this.enter(0);
     for (let i = 1; i <= index && i < steps.length; i++) {
       await this.enter(i);
       this.active.asking = false;
-      if (this.active.waiting) await this.app.runGate(steps[i].gate);
+      if (this.active.waiting) await this.page.runGate(steps[i].gate);
     }
   }
 
@@ -69,17 +74,17 @@ export class LessonRunner {
     a.index = index;
     const step = a.steps[index];
     // A step may move the lesson to a variant of its scenario (S10's burst).
-    if (step.load) await this.app.loadBuiltIn(step.load);
-    const h = await this.app.hashes();
+    if (step.load) await this.page.loadBuiltIn(step.load);
+    const h = await this.page.hashes();
     a.start = { time: h.time, stateHash: h.stateHash };
     a.waiting = !!step.gate;
     a.asking = !!step.ask;
     a.observed = null;
     a.graded = null;
     a.gateAt = null;
-    if (step.panel && step.panel.tab) this.app.showPanel(step.panel.tab);
+    if (step.panel && step.panel.tab) this.page.showPanel(step.panel.tab);
     this.show();
-    this.app.render();
+    this.page.render();
     if (a.waiting) this.lookAhead();
   }
 
@@ -88,7 +93,7 @@ export class LessonRunner {
     const a = this.active;
     const gate = a && a.waiting ? a.steps[a.index].gate : null;
     if (!gate) return;
-    const r = await this.app.client.call("peekGate", { gate });
+    const r = await this.page.peekGate(gate);
     if (this.active === a && a.steps[a.index].gate === gate) a.gateAt = r ? r.at : null;
   }
 
@@ -109,7 +114,7 @@ export class LessonRunner {
       a.asking = false;
       a.prediction = picked.value;
       this.show();
-      this.app.play();
+      this.page.play();
       return;
     }
     if (a.waiting) return;
@@ -119,22 +124,22 @@ export class LessonRunner {
       return;
     }
     await this.enter(a.index + 1);
-    if (a.waiting && !a.asking) this.app.play();
+    if (a.waiting && !a.asking) this.page.play();
   }
 
   // Straight to the awaited event, for a learner who has seen enough of the approach.
   async skip() {
     const a = this.active;
     if (!a || !a.waiting || a.asking) return;
-    const hit = await this.app.runGate(a.steps[a.index].gate);
-    if (hit && this.active === a && a.waiting) this.gateHit(hit, this.app.snap);
+    const hit = await this.page.runGate(a.steps[a.index].gate);
+    if (hit && this.active === a && a.waiting) this.gateHit(hit, this.page.current().snap);
   }
 
   async replay() {
     const a = this.active;
     if (!a) return;
-    this.app.pause();
-    await this.app.seek(a.start.time);
+    this.page.pause();
+    await this.page.seek(a.start.time);
     const step = a.steps[a.index];
     a.waiting = !!step.gate;
     a.asking = !!step.ask;
@@ -151,9 +156,9 @@ export class LessonRunner {
     this.els.panel.hidden = true;
     document.getElementById("lesson-select").value = "";
     delete document.body.dataset.lesson;
-    if (byLearner) this.app.rememberFreePlay(true);
-    this.app.announce(t("freePlayOn"));
-    this.app.render();
+    if (byLearner) this.page.rememberFreePlay(true);
+    this.page.announce(t("freePlayOn"));
+    this.page.render();
   }
 
   fold() {
@@ -168,9 +173,12 @@ export class LessonRunner {
     if (!a || !a.waiting) return;
     a.waiting = false;
     const step = a.steps[a.index];
-    a.observed = step.after ? pick(step.after(hit, snap, this.app.trace)) : t("observed", { t: secs(hit.at) });
+    // Steps read the trace so far and the scenario as the model reads it (its script, timings).
+    const model = this.page.current().meta.model;
+    const trace = this.page.trace();
+    a.observed = step.after ? pick(step.after(hit, snap, trace, model)) : t("observed", { t: secs(hit.at) });
     if (step.ask && a.prediction !== undefined) {
-      const correct = step.ask.answer(hit, snap, this.app.trace);
+      const correct = step.ask.answer(hit, snap, trace, model);
       const right = a.prediction === correct;
       const option = (id) => pick(step.ask.options.find((o) => o.id === id) || { en: id });
       a.graded = { right, correct, prediction: a.prediction, at: hit.at };
@@ -178,7 +186,7 @@ export class LessonRunner {
       a.prediction = undefined;
     }
     this.show();
-    this.app.announce(a.observed);
+    this.page.announce(a.observed);
   }
 
   renderContext(snap) {
@@ -187,7 +195,7 @@ export class LessonRunner {
     // While the learner predicts, the question has the room; the panel comes with the answer.
     const spec = step && step.panel && !this.active.asking ? step.panel : null;
     el.hidden = !spec;
-    if (spec) renderContext(el, spec, snap, this.app.meta, this.app.trace);
+    if (spec) renderContext(el, spec, snap, this.page.current().meta, this.page.trace());
   }
 
   show() {
@@ -212,7 +220,7 @@ export class LessonRunner {
     if (a.done) {
       const next = LESSON_ORDER[LESSON_ORDER.indexOf(a.id) + 1];
       html += `<p class="observed">${esc(t("lessonDone"))}</p>${this.summary()}`;
-      if (next) html += `<p><button type="button" class="primary" data-next="${esc(next)}" data-testid="lesson-next">${esc(t("nextLesson"))}: ${esc(`${next} — ${this.app.scenarioTitle(next)}`)} ›</button></p>`;
+      if (next) html += `<p><button type="button" class="primary" data-next="${esc(next)}" data-testid="lesson-next">${esc(t("nextLesson"))}: ${esc(`${next} — ${this.page.scenarioTitle(next)}`)} ›</button></p>`;
     }
     setHtml(text, html);
     this.renderQuestion(step);
@@ -224,7 +232,8 @@ export class LessonRunner {
     const picked = question.querySelector("input:checked");
     cont.disabled = a.done || (a.waiting && !a.asking) || (a.asking && !picked);
     cont.textContent = a.asking ? t("predictWatch") : a.index + 1 >= a.steps.length ? t("finish") : t("continue");
-    if (this.app.snap) this.renderContext(this.app.snap);
+    const { snap } = this.page.current();
+    if (snap) this.renderContext(snap);
   }
 
   renderQuestion(step) {

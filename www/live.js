@@ -2,7 +2,8 @@
 // HTTP consoles) are read and drawn with the simulation's own diagram, tables and routes; what
 // one NameServer knows and another does not is named, with since when. The history slider
 // scrubs every daemon together on the wall clock.
-import { t, dur } from "./i18n.js";
+import { t } from "./i18n.js";
+import { dur } from "./format.js";
 import { renderNsTables, renderDivergence } from "./tables.js";
 import { esc } from "./html.js";
 import { renderRouteGrid } from "./routes.js";
@@ -20,8 +21,9 @@ export function liveBases(param) {
 }
 
 export class LiveView {
-  constructor(app, bases, el) {
-    this.app = app;
+  // `page`: the diagram and event log it draws into, and reducedMotion() → whether motion is off.
+  constructor(page, bases, el) {
+    this.page = page;
     this.el = el;
     this.bases = bases.length ? bases : [""];
     this.sources = [];
@@ -38,7 +40,7 @@ export class LiveView {
       const v = Number(el.scrubber.value);
       this.following = v >= Number(el.scrubber.max);
       this.time = v;
-      this.app.diagram.traffic.reset();
+      this.page.diagram.traffic.reset();
       this.render();
     };
     this.onFollow = () => {
@@ -135,7 +137,7 @@ export class LiveView {
       this.raf = null;
       if (this.closed || !this.following) return;
       this.render(now);
-      if (this.app.diagram.traffic.busy || this.pendingTraffic) this.raf = requestAnimationFrame(frame);
+      if (this.page.diagram.traffic.busy || this.pendingTraffic) this.raf = requestAnimationFrame(frame);
     };
     this.raf = requestAnimationFrame(frame);
   }
@@ -166,17 +168,17 @@ export class LiveView {
     this.el.clock.textContent = `${clock}${this.following ? ` · ${t("liveNow")}` : ` · ${t("liveBehind", { s: dur(now - time) })}`}`;
     this.el.clock.dataset.ms = String(Math.round(time));
     const { meta, snap } = clusterAt(this.sources, time, this.topic, this.following);
-    const diagram = this.app.diagram;
+    const diagram = this.page.diagram;
     if (meta.key !== this.metaKey) {
       this.metaKey = meta.key;
       diagram.setMeta(meta);
     }
-    diagram.render(snap, { playing: this.following, reduced: this.app.reducedQuery.matches, selected: null, highlight: [] });
+    diagram.render(snap, { playing: this.following, reduced: this.page.reducedMotion(), selected: null, highlight: [] });
     if (this.pendingTraffic) {
       diagram.feed(this.pendingTraffic, frameNow, 1);
       this.pendingTraffic = null;
     }
-    if (this.following) diagram.animate(frameNow, { reduced: this.app.reducedQuery.matches });
+    if (this.following) diagram.animate(frameNow, { reduced: this.page.reducedMotion() });
     renderNsTables(this.el.tables, snap, (ms) => new Date(ms).toLocaleTimeString());
     renderRouteGrid(this.el.routes, snap, meta);
     renderDivergence(this.el.divergence, snap);
@@ -218,7 +220,7 @@ export class LiveView {
   // Rebuilt only when what it shows changed (it is drawn every frame while following).
   renderLog() {
     const visible = this.mergedTrace();
-    const log = this.app.log;
+    const log = this.page.log;
     const names = this.sources.map((s) => s.name).join("|");
     if (names !== this.logNodes) {
       this.logNodes = names;
@@ -244,7 +246,7 @@ export class LiveView {
   seek(at) {
     this.following = false;
     this.time = at;
-    this.app.diagram.traffic.reset();
+    this.page.diagram.traffic.reset();
     this.render();
   }
 

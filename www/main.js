@@ -1,7 +1,8 @@
 // The page: holds the latest snapshot from the worker and renders it. While paused nothing
 // runs: no animation frame is requested until Play (or while the last messages finish
 // drawing).
-import { t, applyStatic, secs } from "./i18n.js";
+import { t, applyStatic } from "./i18n.js";
+import { secs } from "./format.js";
 import { SimClient } from "./sim-client.js";
 import { Diagram } from "./diagram.js";
 import { legendText } from "./glyphs.js";
@@ -57,10 +58,40 @@ class App {
     });
     this.panels = new Panels($("tabs"), $("panels"), () => this.snap && this.render());
     this.log = new EventLog($("log"), $("log-node"), $("log-kind"), (line) => this.seekToLine(line));
-    this.faults = new FaultUi(this);
-    this.quiz = new Quiz(this);
-    this.compare = new Compare(this, $("compare"));
-    this.lesson = new LessonRunner(this, {
+    // Each module gets the few page functions it calls, no more.
+    this.faults = new FaultUi({
+      current: () => this.current(),
+      inject: (action) => this.inject(action),
+      flightFrame: (id) => this.client.call("frame", { id }).then((r) => r.frame),
+    });
+    this.quiz = new Quiz({
+      builtInText: (id) => this.builtInText(id),
+      run: (args) => this.client.call("quiz", args),
+      loadText: (text, ms) => this.loadText(text, ms),
+    });
+    this.compare = new Compare({
+      scenarios: () => this.scenarios,
+      branchText: () => this.meta.text,
+      run: (args) => this.client.call("compare", args),
+    }, $("compare"));
+    this.lesson = new LessonRunner({
+      current: () => this.current(),
+      trace: () => this.trace,
+      loadBuiltIn: (id) => this.loadBuiltIn(id),
+      scenarioTitle: (id) => this.scenarioTitle(id),
+      hashes: () => this.hashes(),
+      peekGate: (gate) => this.client.call("peekGate", { gate }),
+      runGate: (gate) => this.runGate(gate),
+      play: () => this.play(),
+      pause: () => this.pause(),
+      seek: (ms) => this.seek(ms),
+      speedChosen: () => !!this.userSpeed,
+      setSpeed: (x) => this.setSpeed(x, false),
+      showPanel: (id) => this.showPanel(id),
+      render: () => this.render(),
+      announce: (msg) => this.announce(msg),
+      rememberFreePlay: (on) => this.rememberFreePlay(on),
+    }, {
       panel: $("lesson"), title: $("lesson-title"), text: $("lesson-text"), wait: $("lesson-wait"), waitText: $("lesson-wait-text"), skip: $("lesson-skip"), question: $("lesson-question"),
       context: $("lesson-context"), cont: $("lesson-continue"), replay: $("lesson-replay"), free: $("lesson-free"),
       progress: $("lesson-progress"), fold: $("lesson-fold"),
@@ -78,7 +109,28 @@ class App {
 
   async start() {
     applyStatic();
-    bindControls(this);
+    bindControls({
+      toggle: () => this.toggle(),
+      stepNext: (kind) => this.stepNext(kind),
+      stepBack: () => this.stepBack(),
+      jump: (ms) => this.jump(ms),
+      seek: (ms) => this.seek(ms),
+      toEnd: () => this.toEnd(),
+      fork: () => this.fork(),
+      openFaults: () => this.faults.openPalette(),
+      share: () => this.share(),
+      exportTrace: () => this.exportTrace(),
+      importTrace: (file) => this.importTrace(file),
+      speed: () => this.speed,
+      setSpeed: (x) => this.setSpeed(x, true),
+      showLog: () => {
+        this.showPanel("log");
+        this.log.focus();
+      },
+      toggleTable: () => this.toggleTable(),
+      selectIndex: (i) => this.selectIndex(i),
+      isLive: () => !!this.live,
+    });
     this.glossary.bind(document.body);
     const { scenarios, resources } = await this.client.call("init");
     this.scenarios = scenarios;
@@ -173,10 +225,12 @@ class App {
     return r;
   }
 
-  horizonFor(text) {
-    const times = [...text.matchAll(/^at ([\d.]+) /gm)].map((m) => Number(m[1]) * 1000);
-    let h = Math.max(300000, ...times.map((x) => x + 180000));
-    if (/faulttolerance on/.test(text) && /profile 4\.9/.test(text)) h = Math.max(h, 720000);
+  // How far the scrubber reaches: 3 min past the last scripted action (5 min at least), and
+  // past a fault isolation that sendLatencyFaultEnable may start.
+  horizonFor(model) {
+    let h = Math.max(300000, ...model.script.map((a) => a.at + 180000));
+    const tolerant = model.nodes.some((n) => n.faultTolerance) || model.script.some((a) => /^faulttolerance \S+ on$/.test(a.action));
+    if (tolerant) h = Math.max(h, model.timings.isolationMs + 120000);
     return Math.ceil(h / 60000) * 60000;
   }
 
@@ -186,7 +240,7 @@ class App {
     if (r.meta) {
       this.meta = r.meta;
       this.diagram.setMeta(r.meta);
-      this.timeline.setMeta(r.meta, this.horizonFor(r.meta.text));
+      this.timeline.setMeta(r.meta, this.horizonFor(r.meta.model));
       this.log.setNodes(r.meta.nodes.map((n) => n.name));
       this.lastFaults = null;
     }
@@ -238,7 +292,7 @@ class App {
     clock.dataset.simMs = String(s.time);
     clock.textContent = `t = ${secs(s.time)}`;
     const branch = s.branches.find((b) => b.current);
-    $("status-meta").textContent = `${t("seed", { s: (this.meta.text.match(/seed (\d+)/) || [0, 42])[1] })} · ${t("profile", { p: s.profile })} · ${t("branchOf", { b: branch.parent === null ? t("branchMain") : branch.id })}`;
+    $("status-meta").textContent = `${t("seed", { s: this.meta.model.seed })} · ${t("profile", { p: s.profile })} · ${t("branchOf", { b: branch.parent === null ? t("branchMain") : branch.id })}`;
     const reduced = this.reducedQuery.matches;
     const focus = this.lesson.focus();
     this.diagram.render(s, { playing: this.playing, reduced, selected: this.selected, highlight: focus.nodes.length ? focus.nodes : this.highlight ? [this.highlight] : [], highlightLinks: focus.links });
@@ -459,14 +513,6 @@ class App {
     return this.client.call("hashes");
   }
 
-  flightFrame(id) {
-    return this.client.call("frame", { id }).then((r) => r.frame);
-  }
-
-  quizRun(args) {
-    return this.client.call("quiz", args);
-  }
-
   // ---- selection, views, sharing ---------------------------------------------------------
 
   current() {
@@ -518,7 +564,7 @@ class App {
     const b = bases[0];
     const link = (path) => `<a href="${b}${path}">${path}</a>`;
     $("live-links").innerHTML = t("liveLinks", { api: link("/api"), metrics: link("/metrics"), health: link("/healthz"), nsaddr: link("/rocketmq/nsaddr") });
-    this.live = new LiveView(this, bases, {
+    this.live = new LiveView({ diagram: this.diagram, log: this.log, reducedMotion: () => this.reducedQuery.matches }, bases, {
       status: $("live-status"), topic: $("live-topic"), follow: $("live-follow"), scrubber: $("live-scrubber"),
       clock: $("live-clock"), tables: $("ns-tables"), routes: $("route-grid"), links: $("live-links"),
       divergence: $("divergence"), sentences: $("live-sentences"),
@@ -576,7 +622,7 @@ class App {
   }
 
   openAbout() {
-    renderAbout($("about-body"), { profile: this.snap.profile, idle: !/^idle off/m.test(this.meta.text) });
+    renderAbout($("about-body"), this.meta.model);
     $("about").showModal();
   }
 
@@ -587,7 +633,7 @@ class App {
     if (el.name === "idle") text = text.replace(/^idle \S+/m, `idle ${el.value}`);
     if (text === this.meta.text) return;
     await this.loadText(text, this.snap.time);
-    renderAbout($("about-body"), { profile: this.snap.profile, idle: !/^idle off/m.test(this.meta.text) });
+    renderAbout($("about-body"), this.meta.model);
     const focus = $("about-body").querySelector(`input[name="${el.name}"][value="${el.value}"]`);
     if (focus) focus.focus();
   }

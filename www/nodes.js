@@ -5,6 +5,7 @@ import { t, lang } from "./i18n.js";
 import { STATE_ICON, svgEl } from "./glyphs.js";
 import { textWidth } from "./labels.js";
 import { timerKind, timerPeriod, removalClock } from "./clocks.js";
+import { clockText } from "./format.js";
 
 const FONT = getComputedStyle(document.documentElement).fontFamily || "sans-serif";
 export const font = (size, weight = 400) => `${weight} ${size}px ${FONT}`;
@@ -15,11 +16,6 @@ function fit(text, f, max) {
   let s = text;
   while (s.length > 1 && textWidth(`${s}…`, f) > max) s = s.slice(0, -1);
   return `${s}…`;
-}
-
-function clockText(ms) {
-  const s = ms / 1000;
-  return s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`;
 }
 
 // Metrics per form: font sizes and line baselines inside a box.

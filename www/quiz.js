@@ -1,6 +1,7 @@
 // Predict, then observe: the question's parameters are randomized per attempt, the options and
 // the grade come from a separate run of the model (worker `quiz`), never from a formula here.
-import { t, secs } from "./i18n.js";
+import { t } from "./i18n.js";
+import { secs, scriptSeconds } from "./format.js";
 import { esc } from "./html.js";
 
 function rand(min, max) {
@@ -18,8 +19,9 @@ function shuffle(list) {
 }
 
 export class Quiz {
-  constructor(app) {
-    this.app = app;
+  // `page`: builtInText(id), run(args) → the worker's separate quiz run, loadText(text, ms).
+  constructor(page) {
+    this.page = page;
     this.dialog = document.getElementById("quiz");
     this.body = document.getElementById("quiz-body");
     this.attempt = 0;
@@ -42,14 +44,17 @@ export class Quiz {
     const kind = this.attempt % 2 === 1 ? "client" : "ns";
     // Freeze somewhere in the heartbeat cycle between 60 and 100 s (ms precision).
     const freezeAt = Math.round(rand(60000, 100000));
-    const base = this.app.builtInText("S5");
-    const text = base.replace(/at 75 freeze broker-b/, `at ${(freezeAt / 1000).toFixed(3)} freeze broker-b`);
-    const r = await this.app.quizRun({ text, freezeAt, until: freezeAt + 200000 });
+    const base = this.page.builtInText("S5");
+    const text = base.replace(/^at \S+ freeze broker-b$/m, `at ${scriptSeconds(freezeAt)} freeze broker-b`);
+    const r = await this.page.run({ text, freezeAt, until: freezeAt + 200000 });
     const removal = r.removal["NS-1"];
     const correct = kind === "ns" ? removal : r.update;
+    // The wrong answers are the usual mistakes, made with the model's own periods: the broker
+    // timeout counted from the freeze, the scan after the timeout, a route poll too many.
+    const { brokerTimeoutMs: timeout, scanIntervalMs: scan, routePollPeriodMs: poll } = r.timings;
     const cands = kind === "ns"
-      ? [correct, freezeAt + 120000, r.lastHeartbeat + 130000, freezeAt + 30000]
-      : [correct, removal, freezeAt + 120000, correct + 30000, freezeAt + 150000];
+      ? [correct, freezeAt + timeout, r.lastHeartbeat + timeout + scan, freezeAt + poll]
+      : [correct, removal, freezeAt + timeout, correct + poll, freezeAt + timeout + poll];
     const seen = new Set();
     const options = shuffle(cands.filter((ms) => {
       const k = (ms / 1000).toFixed(2);
@@ -90,6 +95,6 @@ ${options.map((ms, i) => `<label class="radio"><input type="radio" name="quiz-op
   async observe() {
     const q = this.q;
     this.dialog.close();
-    await this.app.loadText(q.text, q.correct);
+    await this.page.loadText(q.text, q.correct);
   }
 }

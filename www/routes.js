@@ -1,7 +1,8 @@
 // The two views of the truth: each NameServer's route for the topic beside the copy each of
 // its clients cached, the rows that differ marked (struck through when gone, marked when new)
 // and the difference said in plain words.
-import { t, dur } from "./i18n.js";
+import { t } from "./i18n.js";
+import { dur } from "./format.js";
 import { esc, setHtml } from "./html.js";
 import { STATE_ICON } from "./glyphs.js";
 import { rich } from "./glossary.js";

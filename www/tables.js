@@ -1,6 +1,7 @@
 // Each NameServer's tables (the live table with heartbeat ages and removal clocks), divergence,
 // timers, measurements and the all-text table view.
-import { t, secs, dur } from "./i18n.js";
+import { t } from "./i18n.js";
+import { secs, dur } from "./format.js";
 import { STATE_ICON, flightLabel, msgType } from "./glyphs.js";
 import { routeHtml } from "./routes.js";
 import { removalClock } from "./clocks.js";

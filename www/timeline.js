@@ -1,6 +1,7 @@
 // The scrubber, the branch list and the lanes: one per process, fault intervals shaded, stale
 // cached-route windows hatched, each send an invoke→complete bar (ok / failed / indeterminate).
-import { t, secs } from "./i18n.js";
+import { t } from "./i18n.js";
+import { secs } from "./format.js";
 import { esc } from "./html.js";
 
 const RECOVER = { freeze: "unfreeze", kill: "restart", poweroff: "restart", shutdown: "restart", cut: "heal", reset: "heal" };

@@ -51,18 +51,14 @@ function optional(fn) {
   }
 }
 
+// What stays put while a branch runs: its text, nodes, topics, and the scenario as the model
+// reads it (`model`: settings, script and the periods and timeouts the model runs with).
 function meta() {
   const nodes = sim.nodes().map(({ name, role, addr, group, brokerId }) => ({ name, role, addr, group, brokerId }));
-  const topics = [...new Set(nodes.filter((n) => n.role === "producer" || n.role === "consumer")
-    .map((n) => optional(() => sim.clientRoute(n.name).topic)).filter(Boolean))];
-  const text = sim.scenarioText();
-  if (!topics.length) {
-    const m = text.match(/topic (\S+)/);
-    topics.push(m ? m[1] : "TopicTest");
-  }
+  const model = sim.scenarioView();
   // The NameServer each client is configured with, known before it starts.
-  const bound = Object.fromEntries([...text.matchAll(/^(?:producer|consumer) (\S+) .*?\bns (\S+)/gm)].map((m) => [m[1], m[2]]));
-  return { text, compact: sim.scenarioCompact(), profile: sim.profile, nodes, topics, bound };
+  const bound = Object.fromEntries(model.nodes.filter((n) => n.ns !== null).map((n) => [n.name, n.ns]));
+  return { text: sim.scenarioText(), compact: sim.scenarioCompact(), profile: model.profile, nodes, topics: model.topics, bound, model };
 }
 
 function snapshot(meta0) {
@@ -151,7 +147,7 @@ function quiz({ text, freezeAt, producer = "P1", until }) {
     const m = probe.measurements()[0];
     const removal = Object.fromEntries(m.nsRemoval);
     const update = Object.fromEntries(m.clientUpdate);
-    return { lastHeartbeat: row ? row.lastUpdate : null, removal, update: update[producer] ?? null };
+    return { lastHeartbeat: row ? row.lastUpdate : null, removal, update: update[producer] ?? null, timings: probe.scenarioView().timings };
   } finally {
     probe.free();
   }

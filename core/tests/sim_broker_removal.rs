@@ -180,6 +180,44 @@ fn s5_scan_only_removes_at_the_scans() {
     cx.within("P1 drops broker-b", cx.client_update(&m, "P1"), 214_012, 214_016);
 }
 
+/// The idle close follows `serverChannelMaxIdleTimeSeconds`: 60 s removes broker-b 60 s after
+/// its channel last carried something; 0 turns the idle close off, as `idle off` does.
+#[test]
+fn s5_idle_close_follows_server_channel_max_idle_time_seconds() {
+    let base = built_in_text("S5").expect("S5");
+    let text = format!("{base}\nnamesrv serverChannelMaxIdleTimeSeconds 60");
+    let scenario = Scenario::parse(&text).expect("parses");
+    assert_eq!(Scenario::parse(&scenario.to_text()).as_ref(), Ok(&scenario), "the key survives the text form");
+    let sim = simulate_checked("S5 idle 60 s", &scenario, secs(220));
+    let cx = Ctx::new("S5 idle 60 s", &sim);
+    let m = cx.measurement("freeze broker-b");
+    for ns in ["NS-1", "NS-2"] {
+        // The channel last carried the 72.00x registration and its answer.
+        let at = cx.within(&format!("{ns} removal"), cx.ns_removal(&m, ns), 132_001, 132_003);
+        let idle = cx.first(ns, TraceKind::ChannelIdle, "NETTY SERVER PIPELINE: IDLE exception", secs(75));
+        cx.ensure(idle.is_some_and(|e| e.at == at), Some(at), || format!("{ns}: the idle close removes broker-b"));
+    }
+    let off = Scenario::parse(&format!("{base}\nnamesrv serverChannelMaxIdleTimeSeconds 0")).expect("parses");
+    let sim = simulate_checked("S5 idle 0", &off, secs(220));
+    let cx = Ctx::new("S5 idle 0", &sim);
+    let m = cx.measurement("freeze broker-b");
+    // As S5-scan-only: the scans at 195 and 198 s remove it.
+    for (ns, at) in [("NS-1", 195_000), ("NS-2", 198_000)] {
+        cx.within(&format!("{ns} removal"), cx.ns_removal(&m, ns), at, at);
+    }
+    cx.ensure(cx.sim.trace().iter().all(|e| e.kind != TraceKind::ChannelIdle), None, || "idle is off".into());
+}
+
+#[test]
+fn namesrv_lines_reject_unknown_keys_and_bad_values() {
+    let err = Scenario::parse("namesrv serverChannelMaxIdleTime 60").expect_err("misspelt key");
+    assert!(err.message.contains("not a NameServer configuration key"), "{err}");
+    let err = Scenario::parse("namesrv serverChannelMaxIdleTimeSeconds soon").expect_err("bad value");
+    assert!(err.message.contains("serverChannelMaxIdleTimeSeconds"), "{err}");
+    let err = Scenario::parse("namesrv serverChannelMaxIdleTimeSeconds").expect_err("no value");
+    assert!(err.message.contains("needs more arguments"), "{err}");
+}
+
 #[test]
 fn s5_phase_earlier_freeze_is_detected_30s_earlier() {
     let cx = Ctx::of("S5-phase");

@@ -197,6 +197,39 @@ fn timers_carry_their_kind_and_the_period_the_model_uses() {
     assert_eq!(scan.and_then(|t| t.period_ms), Some(5_000));
 }
 
+/// `Scenario::timings` is what the timers run with, `namesrv` lines included.
+#[test]
+fn timings_are_the_periods_the_timers_run_with() {
+    let s1 = built_in("S1").expect("S1");
+    let t = s1.timings();
+    let cx = Ctx::new("S1", run("S1"));
+    let mut tl = Timeline::new(&s1);
+    tl.seek(ms(30_500));
+    let period = |node: &str, kind: &str| {
+        tl.sim().node_view(cx.node(node)).timers.iter().find(|x| x.kind == kind).and_then(|x| x.period_ms)
+    };
+    assert_eq!(Some(t.scan_interval.as_millis() as u64), period("NS-1", "scan"));
+    assert_eq!(Some(t.register_period.as_millis() as u64), period("broker-a", "register"));
+    assert_eq!(Some(t.route_poll_period.as_millis() as u64), period("P1", "route-poll"));
+    assert_eq!(Some(t.idle_close.expect("idle on").as_millis() as u64), period("NS-1", IDLE_CLOSE));
+    assert_eq!(t.broker_timeout.as_millis(), 120_000);
+
+    let text = format!(
+        "{}\nnamesrv serverChannelMaxIdleTimeSeconds 45\nnamesrv scanNotActiveBrokerInterval 7000",
+        built_in_text("S1").expect("S1")
+    );
+    let tuned = Scenario::parse(&text).expect("parses");
+    let t = tuned.timings();
+    assert_eq!((t.scan_interval.as_millis(), t.idle_close.map(|d| d.as_millis())), (7_000, Some(45_000)));
+    let mut tl = Timeline::new(&tuned);
+    tl.seek(ms(30_500));
+    let ns1 = tl.sim().node_view(cx.node("NS-1"));
+    let periods = |kind: &str| ns1.timers.iter().filter(|x| x.kind == kind).map(|x| x.period_ms).collect::<Vec<_>>();
+    assert_eq!(periods("scan"), [Some(7_000)]);
+    assert!(!periods(IDLE_CLOSE).is_empty() && periods(IDLE_CLOSE).iter().all(|p| *p == Some(45_000)));
+    assert_eq!(Scenario::parse(&format!("{text}\nidle off")).expect("parses").timings().idle_close, None);
+}
+
 #[test]
 fn idle_close_timers_name_the_peer_and_go_off_when_idle_close_is() {
     let mut tl = Timeline::new(&built_in("S5").expect("S5"));

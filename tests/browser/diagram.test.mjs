@@ -3,7 +3,9 @@
 // and forks that replay their own script.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { launch, seek, settle, simTime, shot, PHONE, DESKTOP } from "./lib/browser.mjs";
+import { launch, seek, settle, simTime, shot, clickInHeader, PHONE, DESKTOP } from "./lib/browser.mjs";
+import { Simulation, builtInScenarios } from "./lib/oracle.mjs";
+import { shareHash } from "../../www/url.js";
 
 let b;
 before(async () => (b = await launch()));
@@ -219,6 +221,32 @@ test("the removal clock of a silent broker runs down on each NameServer node", a
     await shot(page, `clocks-S5-190s-${name}`);
     await page.context().close();
   }
+});
+
+// Every period the page shows is the model's: with the NameServers' idle close at 60 s instead
+// of 120, the clock, the Timers panel and About follow, and the broker goes when the clock says.
+test("a scenario's serverChannelMaxIdleTimeSeconds drives the clocks, timers and About", async () => {
+  const text = `${builtInScenarios().find((x) => x.id === "S5").text}\nnamesrv serverChannelMaxIdleTimeSeconds 60`;
+  const oracle = new Simulation(text);
+  oracle.seek(100000);
+  const expected = oracle.nameServerTables("NS-1").live.find((r) => r.brokerName === "broker-b");
+  const hash = shareHash({ compact: oracle.scenarioCompact(), time: 100000, selected: null, lesson: null });
+  oracle.free();
+  assert.equal(expected.removalBy, "idle");
+  const page = await b.page({ hash });
+  assert.equal(await simTime(page), 100000);
+  const clock = page.locator("[data-node-text=NS-1] [data-clock='remove:broker-b']");
+  assert.equal(Number(await clock.getAttribute("data-removal-at")), expected.removalAt);
+  assert.equal(await clock.getAttribute("data-by"), "idle");
+  const timer = page.locator('[data-testid=timers] li[data-node="NS-1"][data-timer="idle close of broker-b"]');
+  assert.equal(await timer.getAttribute("data-period-ms"), "60000");
+  await clickInHeader(page, "about-open");
+  assert.equal(await page.textContent("[data-testid=default-idle]"), "60 s");
+  await page.keyboard.press("Escape");
+  await seek(page, expected.removalAt + 1);
+  assert.equal(await clock.count(), 0, "broker-b is gone when its clock ran out");
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
 });
 
 test("a client with a stale route says so on its node and in the two views", async () => {

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import init, { Simulation } from "rocketmq-nameserver";
+import init, { Simulation, builtInScenarios } from "rocketmq-nameserver";
 
 await init();
 
@@ -113,4 +113,50 @@ test("forks: later injections are dropped unless kept", () => {
   assert.equal(sim.branches().find((b) => b.current).kept, 1);
   assert.match(sim.scenarioText(), /at 50 kill broker-b/);
   sim.free();
+});
+
+// The page reads periods from scenarioView() and the views; a page that typed 120 s in would
+// disagree with a scenario whose NameServers close idle connections after 60 s.
+test("scenarioView: serverChannelMaxIdleTimeSeconds sets the idle close the timers, clocks and removal follow", () => {
+  const s5 = builtInScenarios().find((s) => s.id === "S5").text;
+  const sim = new Simulation(`${s5}\nnamesrv serverChannelMaxIdleTimeSeconds 60`);
+  const v = sim.scenarioView();
+  assert.deepEqual(v.namesrv, { serverChannelMaxIdleTimeSeconds: "60" });
+  assert.deepEqual(v.timings, {
+    scanIntervalMs: 10_000, idleCloseMs: 60_000, brokerTimeoutMs: 120_000, registerPeriodMs: 30_000,
+    routePollPeriodMs: 30_000, isolationMs: 600_000,
+  });
+  assert.deepEqual(v.script, [{ at: 75_000, action: "freeze broker-b", target: "broker-b" }]);
+  assert.deepEqual(v.topics, ["TopicTest"]);
+  const p1 = v.nodes.find((n) => n.name === "P1");
+  assert.deepEqual([p1.role, p1.ns, p1.topic, p1.everyMs], ["producer", "NS-1", "TopicTest", 1000]);
+  assert.match(sim.scenarioText(), /^namesrv serverChannelMaxIdleTimeSeconds 60$/m);
+
+  sim.seek(80_000);
+  const ns1 = sim.nodes().find((n) => n.name === "NS-1");
+  const idle = ns1.timers.filter((t) => t.kind === "idle-close");
+  assert.ok(idle.length >= 4, "one idle-close timer per connection");
+  for (const t of idle) assert.equal(t.periodMs, 60_000);
+  const row = sim.nameServerTables("NS-1").live.find((r) => r.brokerName === "broker-b");
+  assert.equal(row.removalBy, "idle");
+  assert.equal(row.removalAt, row.idleCloseAt);
+  // The channel last carried broker-b's 72 s registration (answered within a few ms).
+  assert.ok(row.idleCloseAt >= 132_000 && row.idleCloseAt <= 132_010, String(row.idleCloseAt));
+  const closeAt = idle.find((t) => t.peer === "broker-b").at;
+  assert.equal(closeAt, row.idleCloseAt);
+
+  sim.seek(row.removalAt + 1);
+  const lines = sim.trace(0).filter((l) => l.node === "NS-1" && l.at === row.removalAt);
+  assert.ok(lines.some((l) => l.kind === "channel-idle"), "the idle close fires at the clock's time");
+  assert.ok(lines.some((l) => l.kind === "unregistered" && l.text.includes("10.0.1.3:10911")), "and removes broker-b");
+  assert.equal(sim.nameServerTables("NS-1").live.some((r) => r.brokerName === "broker-b"), false);
+  sim.free();
+
+  const plain = Simulation.builtIn("S5");
+  assert.equal(plain.scenarioView().timings.idleCloseMs, 120_000);
+  plain.free();
+  const off = new Simulation(`${s5}\nidle off`);
+  assert.equal(off.scenarioView().timings.idleCloseMs, null);
+  off.free();
+  assert.throws(() => new Simulation(`${s5}\nnamesrv serverChannelMaxIdleTime 60`), /not a NameServer configuration key/);
 });

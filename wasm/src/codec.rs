@@ -7,8 +7,8 @@ use nameserver_core::protocol::{LanguageCode, RemotingCommand, SerializeType};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
+use crate::convert::to_js;
 use crate::dto;
-use crate::simulation::to_js;
 
 pub(crate) fn frame_dto(cmd: RemotingCommand, length: usize) -> dto::Frame {
     let code_name = if cmd.is_response() { None } else { cmd.request_code().java_name() };

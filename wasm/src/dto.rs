@@ -5,7 +5,10 @@
 use std::collections::BTreeMap;
 
 use nameserver_core::protocol::body::{BrokerData, QueueData, TopicRouteData};
-use nameserver_core::sim::{self, FaultMeasurement, FlightView, NodeView, RemovalClock, Sim, TraceEntry, WireRecord};
+use nameserver_core::sim::scenario::action_text;
+use nameserver_core::sim::{
+    self, FaultMeasurement, FlightView, NodeSpec, NodeView, RemovalClock, Scenario, Sim, TraceEntry, WireRecord,
+};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -491,6 +494,121 @@ impl Consumer {
                 .collect(),
             consumed: v.consumed,
             duplicates: v.duplicates,
+        }
+    }
+}
+
+/// A scenario as the model reads it: settings, nodes, topics, script and timings.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ScenarioView {
+    pub seed: u64,
+    pub profile: &'static str,
+    pub idle_close: bool,
+    pub latency_ms: u64,
+    pub jitter_ms: u64,
+    pub auto_create: bool,
+    pub cluster: String,
+    pub namesrv: BTreeMap<String, String>,
+    pub timings: TimingsView,
+    pub nodes: Vec<NodeSpecView>,
+    pub topics: Vec<String>,
+    pub script: Vec<Fault>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TimingsView {
+    pub scan_interval_ms: u64,
+    pub idle_close_ms: Option<u64>,
+    pub broker_timeout_ms: u64,
+    pub register_period_ms: u64,
+    pub route_poll_period_ms: u64,
+    pub isolation_ms: u64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NodeSpecView {
+    pub name: String,
+    pub role: &'static str,
+    pub start: u64,
+    pub ns: Option<String>,
+    pub topic: Option<String>,
+    pub group: Option<String>,
+    pub fault_tolerance: bool,
+    pub every_ms: Option<u64>,
+}
+
+impl ScenarioView {
+    pub(crate) fn new(s: &Scenario) -> Self {
+        let t = s.timings();
+        let ms = |d: core::time::Duration| d.as_millis() as u64;
+        let nodes = s
+            .nodes
+            .iter()
+            .map(|n| {
+                let mut v = NodeSpecView {
+                    name: n.name().to_owned(),
+                    role: "nameserver",
+                    start: n.start().as_millis(),
+                    ns: None,
+                    topic: None,
+                    group: None,
+                    fault_tolerance: false,
+                    every_ms: None,
+                };
+                match n {
+                    NodeSpec::NameServer { .. } => {}
+                    NodeSpec::Broker { group, .. } => (v.role, v.group) = ("broker", Some(group.clone())),
+                    NodeSpec::Producer { ns, topic, fault_tolerance, every_ms, .. } => {
+                        (v.role, v.ns, v.topic) = ("producer", ns.clone(), Some(topic.clone()));
+                        (v.fault_tolerance, v.every_ms) = (*fault_tolerance, Some(*every_ms));
+                    }
+                    NodeSpec::Consumer { ns, topic, group, .. } => {
+                        (v.role, v.ns, v.topic, v.group) =
+                            ("consumer", ns.clone(), Some(topic.clone()), Some(group.clone()));
+                    }
+                }
+                v
+            })
+            .collect::<Vec<_>>();
+        // Topics in the order the scenario names them: clients' first, then created ones.
+        let mut topics: Vec<String> = Vec::new();
+        let named = nodes.iter().filter_map(|n| n.topic.clone()).chain(s.topics.iter().map(|t| t.name.clone()));
+        for t in named {
+            if !topics.contains(&t) {
+                topics.push(t);
+            }
+        }
+        Self {
+            seed: s.seed,
+            profile: s.profile.name(),
+            idle_close: s.idle_close,
+            latency_ms: s.latency_ms,
+            jitter_ms: s.jitter_ms,
+            auto_create: s.auto_create,
+            cluster: s.cluster.clone(),
+            namesrv: s.namesrv.iter().cloned().collect(),
+            timings: TimingsView {
+                scan_interval_ms: ms(t.scan_interval),
+                idle_close_ms: t.idle_close.map(ms),
+                broker_timeout_ms: ms(t.broker_timeout),
+                register_period_ms: ms(t.register_period),
+                route_poll_period_ms: ms(t.route_poll_period),
+                isolation_ms: ms(t.isolation),
+            },
+            nodes,
+            topics,
+            script: s
+                .script
+                .iter()
+                .map(|e| Fault {
+                    at: e.at.as_millis(),
+                    action: action_text(&e.action),
+                    target: e.action.node_names().first().map(|n| (*n).to_owned()),
+                })
+                .collect(),
         }
     }
 }

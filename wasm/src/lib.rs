@@ -8,6 +8,7 @@
 //! from JavaScript throws an `Error` with a clear message.
 
 mod codec;
+mod convert;
 mod dto;
 mod nameserver;
 mod simulation;

@@ -9,8 +9,8 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::codec::frame_dto;
+use crate::convert::{millis, to_js};
 use crate::dto;
-use crate::simulation::{millis, to_js};
 
 fn instant(ms: f64) -> Result<Instant, JsError> {
     millis(ms, "time")

@@ -3,22 +3,10 @@
 use nameserver_core::sim::scenario::action_text;
 use nameserver_core::sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text};
 use nameserver_core::time::Instant;
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use crate::convert::{millis, to_js};
 use crate::dto;
-
-pub(crate) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
-}
-
-/// A JS number of milliseconds as an `Instant`: finite, non-negative, below 2^53.
-pub(crate) fn millis(ms: f64, what: &str) -> Result<Instant, JsError> {
-    if !(0.0..=9_007_199_254_740_991.0).contains(&ms) {
-        return Err(JsError::new(&format!("{what} must be a non-negative number of milliseconds, got {ms}")));
-    }
-    Ok(Instant::from_millis(ms as u64))
-}
 
 /// A simulated RocketMQ cluster whose NameServers are the real one.
 #[wasm_bindgen]
@@ -414,6 +402,14 @@ impl Simulation {
     #[wasm_bindgen(js_name = scenarioCompact)]
     pub fn scenario_compact(&self) -> String {
         self.branch_scenario().to_compact()
+    }
+
+    /// The current branch's scenario as the model reads it: settings, nodes (with the
+    /// NameServer each client is configured with), topics, script and the model's periods and
+    /// timeouts (`timings`), so a page never parses the text or types a period in.
+    #[wasm_bindgen(js_name = scenarioView, unchecked_return_type = "ScenarioView")]
+    pub fn scenario_view(&self) -> Result<JsValue, JsError> {
+        to_js(&dto::ScenarioView::new(self.branch_scenario()))
     }
 
     /// The timing profile: `4.9` or `5.x`.

@@ -107,6 +107,34 @@ export interface BranchInfo {
 }
 /** An action injected on the current branch, as the script writes it. */
 export interface InjectedAction { at: number; action: string; }
+/**
+ * The model's periods and timeouts for a scenario, in ms. `scanIntervalMs` is
+ * scanNotActiveBrokerInterval (the profile's, or a `namesrv` line's); `idleCloseMs` is when a
+ * NameServer closes a silent connection (serverChannelMaxIdleTimeSeconds; null with `idle off`
+ * or 0); `brokerTimeoutMs` how long a registration stays valid; `isolationMs` how long
+ * sendLatencyFaultEnable isolates a broker.
+ */
+export interface Timings {
+  scanIntervalMs: number; idleCloseMs: number | null; brokerTimeoutMs: number; registerPeriodMs: number;
+  routePollPeriodMs: number; isolationMs: number;
+}
+/**
+ * A scenario node as written: `ns` is the NameServer a client is configured with (null: random);
+ * `faultTolerance` is a producer's sendLatencyFaultEnable at start, `everyMs` the time between its sends.
+ */
+export interface ScenarioNode {
+  name: string; role: "nameserver" | "broker" | "producer" | "consumer"; start: number;
+  ns: string | null; topic: string | null; group: string | null; faultTolerance: boolean; everyMs: number | null;
+}
+/**
+ * A scenario as the model reads it. `namesrv`: the `namesrv KEY VALUE` lines; `topics`: the
+ * clients' topics, then the created ones; `script`: the timed actions with the node each names first.
+ */
+export interface ScenarioView {
+  seed: number; profile: "4.9" | "5.x"; idleClose: boolean; latencyMs: number; jitterMs: number; autoCreate: boolean;
+  cluster: string; namesrv: Record<string, string>; timings: Timings; nodes: ScenarioNode[]; topics: string[];
+  script: FaultInfo[];
+}
 export interface BuiltInScenario { id: string; title: string; text: string; }
 export interface DecodedFrame {
   code: number; codeName: string | null; language: string | null; version: number; opaque: number; flag: number;

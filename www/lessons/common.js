@@ -1,5 +1,7 @@
-// What the lessons share: quoting a simulated time and finding what the trace says.
-import { secs } from "../i18n.js";
+// What the lessons share: quoting a simulated time, finding what the trace says, and reading
+// the scenario's own times and periods from the model (`model`: the worker's
+// `Simulation.scenarioView()`), so a grade never rests on a number typed here.
+import { secs } from "../format.js";
 
 export const A = "10.0.1.1:10911";
 export const B = "10.0.1.3:10911";
@@ -25,6 +27,21 @@ export function lastRegistration(trace, broker, nsAddr, before) {
     if (l.node === broker && l.kind === "register-ok" && l.text.includes(nsAddr)) last = l.at;
   }
   return last;
+}
+
+// Within this much of its cause an event counts as "at once": a few network hops, not a timer.
+export const AT_ONCE_MS = 1000;
+
+// When the scenario's script does `action` (ms), e.g. `faultAt(model, "kill broker-b")`.
+export function faultAt(model, action) {
+  const e = model.script.find((x) => x.action === action);
+  if (!e) throw new Error(`the scenario has no \`${action}\``);
+  return e.at;
+}
+
+// When node `name` starts (ms).
+export function startOf(model, name) {
+  return model.nodes.find((n) => n.name === name).start;
 }
 
 export function option(id, en, zh) {

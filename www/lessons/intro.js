@@ -1,6 +1,6 @@
 // The opening chapter, for someone who has never heard of RocketMQ: who stores messages, who
 // knows where they are, who asks, and why nobody is told when something changes.
-import { at, find, option } from "./common.js";
+import { AT_ONCE_MS, at, find, option } from "./common.js";
 
 const steps = [
   {
@@ -89,7 +89,7 @@ const steps = [
       // A push would land within milliseconds of NS-2 learning the broker; a poll comes later.
       answer: (h, snap, trace) => {
         const learned = find(trace, { node: "NS-2", kind: "registered" });
-        return learned && h.at - learned.at > 1000 ? "poll" : "push";
+        return learned && h.at - learned.at > AT_ONCE_MS ? "poll" : "push";
       },
     },
     gate: { node: "C1", kinds: ["route-updated"] }, what: { en: "C1 gets the route", zh: "C1 拿到路由" },

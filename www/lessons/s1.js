@@ -1,5 +1,5 @@
 // S1 — who talks to whom: registration and discovery.
-import { A, at, find, option } from "./common.js";
+import { A, AT_ONCE_MS, at, find, option } from "./common.js";
 
 export default [
   {
@@ -59,7 +59,7 @@ export default [
       ],
       answer: (h, snap, trace) => {
         const learned = find(trace, { node: "NS-2", kind: "registered" });
-        return learned && h.at - learned.at > 1000 ? "poll" : "now";
+        return learned && h.at - learned.at > AT_ONCE_MS ? "poll" : "now";
       },
     },
     gate: { node: "C1", kinds: ["route-updated"] }, what: { en: "C1's route poll", zh: "C1 的路由轮询" },

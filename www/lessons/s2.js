@@ -1,5 +1,5 @@
 // S2 — "No route info of this topic".
-import { A, at, option } from "./common.js";
+import { A, AT_ONCE_MS, at, option, startOf } from "./common.js";
 
 export default [
   {
@@ -48,10 +48,15 @@ export default [
         option("poll", "At P1's next 30 s route poll", "P1 下一次 30 秒路由轮询时"),
         option("never", "Never: P1 keeps the first route", "永远不会：P1 一直用第一份路由"),
       ],
-      answer: (h) => (h.at - 22000 > 5000 ? "poll" : "next"),
+      // "next": within a couple of P1's sends of broker-b starting; a poll comes much later.
+      answer: (h, s, trace, model) => (h.at - startOf(model, "broker-b") > 2 * sendEvery(model, "P1") + AT_ONCE_MS ? "poll" : "next"),
     },
     gate: { node: "P1", kinds: ["route-updated"], text: "broker-b" }, what: { en: "P1's route includes broker-b", zh: "P1 的路由包含 broker-b" },
     focus: { nodes: ["P1", "broker-b"] }, panel: { kind: "timer", node: "P1", timer: "route-poll" },
     after: (h) => ({ en: `broker-b appears in P1's route only at the poll at ${at(h)}. On-demand refresh happens only while the route is empty.`, zh: `broker-b 直到 ${at(h)} 的轮询才出现在 P1 的路由中。只有路由为空时才会按需刷新。` }),
   },
 ];
+
+function sendEvery(model, producer) {
+  return model.nodes.find((n) => n.name === producer).everyMs;
+}

@@ -1,6 +1,8 @@
 // S3 — a graceful shutdown unregisters at once, but clients still lag.
-import { B, at, option, removedAt } from "./common.js";
-import { dur, secs } from "../i18n.js";
+import { AT_ONCE_MS, B, at, faultAt, option, removedAt } from "./common.js";
+import { dur, secs } from "../format.js";
+
+const SHUTDOWN = "shutdown broker-b";
 
 export default [
   {
@@ -16,13 +18,16 @@ export default [
         option("scan", "Up to 10 s, at the next scan", "最多 10 秒，在下一次扫描时"),
         option("120", "About 120 s, when its heartbeats are missed", "约 120 秒，心跳超时后"),
       ],
-      answer: (h) => (h.at - 50000 < 1000 ? "ms" : h.at - 50000 < 20000 ? "scan" : "120"),
+      answer: (h, s, trace, model) => {
+        const since = h.at - faultAt(model, SHUTDOWN);
+        return since < AT_ONCE_MS ? "ms" : since <= model.timings.scanIntervalMs + AT_ONCE_MS ? "scan" : "120";
+      },
     },
     gate: { node: "NS-1", kinds: ["unregistered"], text: B }, what: { en: "NS-1 removes broker-b", zh: "NS-1 移除 broker-b" },
     focus: { nodes: ["broker-b", "NS-1", "NS-2"], links: [["broker-b", "NS-1"], ["broker-b", "NS-2"]] }, panel: { kind: "ns", node: "NS-1" },
-    after: (h, s, trace) => ({
-      en: `NS-1 removed broker-b at ${at(h)} (NS-2 at ${fmt(removedAt(trace, "NS-2", B, 50000))}): "unregisterBroker, remove from brokerLiveTable". P1's cached route is now STALE.`,
-      zh: `NS-1 在 ${at(h)} 移除 broker-b（NS-2 在 ${fmt(removedAt(trace, "NS-2", B, 50000))}）。P1 的缓存路由现在已过期（STALE）。`,
+    after: (h, s, trace, model) => ({
+      en: `NS-1 removed broker-b at ${at(h)} (NS-2 at ${fmt(removedAt(trace, "NS-2", B, faultAt(model, SHUTDOWN)))}): "unregisterBroker, remove from brokerLiveTable". P1's cached route is now STALE.`,
+      zh: `NS-1 在 ${at(h)} 移除 broker-b（NS-2 在 ${fmt(removedAt(trace, "NS-2", B, faultAt(model, SHUTDOWN)))}）。P1 的缓存路由现在已过期（STALE）。`,
     }),
   },
   {
@@ -44,8 +49,8 @@ export default [
     text: { en: "P1 learns only at its next 30 s [[route]] poll.", zh: "P1 只有在下一次 30 秒[[route|路由]]轮询时才会得知。" },
     gate: { node: "P1", kinds: ["route-updated"] }, what: { en: "P1's route poll", zh: "P1 的路由轮询" },
     focus: { nodes: ["P1", "NS-1"] }, panel: { kind: "timer", node: "P1", timer: "route-poll" },
-    after: (h, s, trace) => {
-      const r = removedAt(trace, "NS-1", B, 50000);
+    after: (h, s, trace, model) => {
+      const r = removedAt(trace, "NS-1", B, faultAt(model, SHUTDOWN));
       return {
         en: `P1 dropped broker-b at ${at(h)}: the NameServer knew at ${fmt(r)}, the client ${r === null ? "?" : dur(h.at - r)} later. No send was lost.`,
         zh: `P1 在 ${at(h)} 去掉 broker-b：NameServer 在 ${fmt(r)} 已知道，客户端晚了 ${r === null ? "?" : dur(h.at - r)}。没有丢失发送。`,

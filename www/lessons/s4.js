@@ -1,6 +1,8 @@
 // S4 — kill -9 is not the 120 s case.
-import { B, at, option, removedAt } from "./common.js";
-import { secs } from "../i18n.js";
+import { AT_ONCE_MS, B, at, faultAt, option, removedAt } from "./common.js";
+import { secs } from "../format.js";
+
+const KILL = "kill broker-b";
 
 export default [
   {
@@ -16,12 +18,12 @@ export default [
         option("120", "After 120 s without heartbeats", "120 秒没有心跳之后"),
         option("never", "Never, until an operator removes it", "永远不会，除非运维手动移除"),
       ],
-      answer: (h) => (h.at - 50000 < 1000 ? "ms" : "120"),
+      answer: (h, s, trace, model) => (h.at - faultAt(model, KILL) < AT_ONCE_MS ? "ms" : "120"),
     },
     gate: { node: "NS-1", kinds: ["channel-closed", "unregistered", "channel-idle", "expired"], text: B }, what: { en: "NS-1 sees broker-b go", zh: "NS-1 发现 broker-b 离开" },
     focus: { nodes: ["broker-b", "NS-1", "NS-2"], links: [["broker-b", "NS-1"], ["broker-b", "NS-2"]] }, panel: { kind: "ns", node: "NS-1" },
-    after: (h, s, trace) => {
-      const r2 = removedAt(trace, "NS-2", B, 50000);
+    after: (h, s, trace, model) => {
+      const r2 = removedAt(trace, "NS-2", B, faultAt(model, KILL));
       return {
         en: `At ${at(h)} NS-1 logged "the broker's channel destroyed" (NS-2 at ${r2 === null ? "—" : secs(r2)}): a crash with the OS alive is noticed in milliseconds, not 120 s.`,
         zh: `NS-1 在 ${at(h)} 记录 "the broker's channel destroyed"（NS-2 在 ${r2 === null ? "—" : secs(r2)}）。操作系统存活时的崩溃在毫秒内被发现，而不是 120 秒。`,
@@ -37,9 +39,10 @@ export default [
         option("poll", "At its next route poll, up to 30 s later", "下一次路由轮询时，最多晚 30 秒"),
         option("120", "After 120 s", "120 秒之后"),
       ],
-      answer: (h, s, trace) => {
-        const r = removedAt(trace, "NS-1", B, 50000);
-        return r !== null && h.at - r < 1000 ? "now" : h.at - 50000 <= 31000 ? "poll" : "120";
+      answer: (h, s, trace, model) => {
+        const killed = faultAt(model, KILL);
+        const r = removedAt(trace, "NS-1", B, killed);
+        return r !== null && h.at - r < AT_ONCE_MS ? "now" : h.at - killed <= model.timings.routePollPeriodMs + AT_ONCE_MS ? "poll" : "120";
       },
     },
     gate: { node: "P1", kinds: ["route-updated"] }, what: { en: "P1's route poll", zh: "P1 的路由轮询" },

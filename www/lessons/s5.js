@@ -1,6 +1,8 @@
 // S5 — silent failure: the 120 s clock.
-import { B, at, option, lastRegistration, removedAt } from "./common.js";
-import { dur, secs } from "../i18n.js";
+import { AT_ONCE_MS, B, at, faultAt, option, lastRegistration, removedAt } from "./common.js";
+import { dur, secs } from "../format.js";
+
+const FREEZE = "freeze broker-b";
 
 export default [
   {
@@ -28,19 +30,23 @@ export default [
         option("idle", "120 s after its last registration (≈192 s)", "最后一次注册后 120 秒（约 192 秒）"),
         option("later", "120 s after the freeze (195 s)", "冻结后 120 秒（195 秒）"),
       ],
-      answer: (h, snap, trace) => {
-        const last = lastRegistration(trace, "broker-b", "10.0.0.1", 75000);
-        if (h.at - 75000 < 1000) return "freeze";
-        return last !== null && Math.abs(h.at - last - 120000) < 1000 ? "idle" : "later";
+      answer: (h, snap, trace, model) => {
+        const frozen = faultAt(model, FREEZE);
+        const last = lastRegistration(trace, "broker-b", "10.0.0.1", frozen);
+        if (h.at - frozen < AT_ONCE_MS) return "freeze";
+        const silence = model.timings.idleCloseMs ?? model.timings.brokerTimeoutMs;
+        return last !== null && Math.abs(h.at - last - silence) < AT_ONCE_MS ? "idle" : "later";
       },
     },
     gate: { node: "NS-1", kinds: ["unregistered"], text: B }, what: { en: "NS-1 removes broker-b", zh: "NS-1 移除 broker-b" },
     focus: { nodes: ["NS-1", "broker-b"], links: [["broker-b", "NS-1"]] }, panel: { kind: "ns", node: "NS-1" },
-    after: (h, s, trace) => {
-      const last = lastRegistration(trace, "broker-b", "10.0.0.1", 75000);
+    after: (h, s, trace, model) => {
+      const frozen = faultAt(model, FREEZE);
+      const last = lastRegistration(trace, "broker-b", "10.0.0.1", frozen);
+      const silence = dur(model.timings.idleCloseMs ?? model.timings.brokerTimeoutMs);
       return {
-        en: `NS-1 removed broker-b at ${at(h)}, when its connection had been silent for 120 s (the last registration was answered at ${last === null ? "?" : secs(last)}): ${dur(h.at - 75000)} after the freeze. P1's copy is now stale.`,
-        zh: `NS-1 在 ${at(h)} 移除 broker-b，此时它的连接已静默 120 秒（最后一次注册在 ${last === null ? "?" : secs(last)} 得到应答）：即冻结后 ${dur(h.at - 75000)}。P1 的副本现在过期了。`,
+        en: `NS-1 removed broker-b at ${at(h)}, when its connection had been silent for ${silence} (the last registration was answered at ${last === null ? "?" : secs(last)}): ${dur(h.at - frozen)} after the freeze. P1's copy is now stale.`,
+        zh: `NS-1 在 ${at(h)} 移除 broker-b，此时它的连接已静默 ${silence}（最后一次注册在 ${last === null ? "?" : secs(last)} 得到应答）：即冻结后 ${dur(h.at - frozen)}。P1 的副本现在过期了。`,
       };
     },
   },
@@ -53,14 +59,14 @@ export default [
         option("poll", "At P1's next route poll after the removal", "移除之后 P1 的下一次路由轮询时"),
         option("never", "Never: P1 keeps timing out", "永远不会：P1 一直超时"),
       ],
-      answer: (h, s, trace) => {
-        const r = removedAt(trace, "NS-1", B, 75000);
-        return r !== null && h.at - r < 1000 ? "removal" : "poll";
+      answer: (h, s, trace, model) => {
+        const r = removedAt(trace, "NS-1", B, faultAt(model, FREEZE));
+        return r !== null && h.at - r < AT_ONCE_MS ? "removal" : "poll";
       },
     },
     gate: { node: "P1", kinds: ["route-updated"] }, what: { en: "P1's route poll", zh: "P1 的路由轮询" },
     focus: { nodes: ["P1", "NS-1"] }, panel: { kind: "stale", node: "P1" },
-    after: (h) => ({ en: `P1 dropped broker-b at ${at(h)}: ${dur(h.at - 75000)} after the freeze. Every send to broker-b in between timed out.`, zh: `P1 在 ${at(h)} 去掉 broker-b：冻结后 ${dur(h.at - 75000)}。期间每次发往 broker-b 的发送都超时。` }),
+    after: (h, s, trace, model) => ({ en: `P1 dropped broker-b at ${at(h)}: ${dur(h.at - faultAt(model, FREEZE))} after the freeze. Every send to broker-b in between timed out.`, zh: `P1 在 ${at(h)} 去掉 broker-b：冻结后 ${dur(h.at - faultAt(model, FREEZE))}。期间每次发往 broker-b 的发送都超时。` }),
   },
 ];
 

@@ -1,5 +1,5 @@
 // S6 — why a dead broker still gets sends: sendLatencyFaultEnable off.
-import { at, find, option, removedAt } from "./common.js";
+import { at, faultAt, find, option, removedAt } from "./common.js";
 
 const B = "10.0.1.3:10911";
 
@@ -36,7 +36,10 @@ export default [
     ask: {
       q: { en: "Did any NameServer remove broker-b?", zh: "有 NameServer 移除过 broker-b 吗？" },
       options: [option("no", "No", "没有"), option("yes", "Yes, and it registered again", "有，之后又重新注册")],
-      answer: (h, s, trace) => (removedAt(trace, "NS-1", B, 75000) === null && removedAt(trace, "NS-2", B, 75000) === null ? "no" : "yes"),
+      answer: (h, s, trace, model) => {
+        const frozen = faultAt(model, "freeze broker-b");
+        return removedAt(trace, "NS-1", B, frozen) === null && removedAt(trace, "NS-2", B, frozen) === null ? "no" : "yes";
+      },
     },
     gate: { node: "P1", kinds: ["send-ok"], text: "brokerName=broker-b" }, what: { en: "a send to broker-b succeeds", zh: "一次发往 broker-b 的发送成功" },
     focus: { nodes: ["P1", "broker-b", "NS-1"] }, panel: { kind: "ns", node: "NS-1" },

@@ -1,6 +1,6 @@
 // S7 — two NameServers disagree: a silent cut between broker-b and NS-2.
-import { B, at, find, option } from "./common.js";
-import { secs } from "../i18n.js";
+import { B, at, faultAt, find, option } from "./common.js";
+import { secs } from "../format.js";
 
 const brokerBSends = (trace, from, to) => trace.filter((l) => l.node === "P1" && l.kind === "send-ok" && l.at > from && l.at <= to && l.text.includes("brokerName=broker-b,")).length;
 
@@ -21,7 +21,7 @@ export default [
         option("both", "Both remove it: NameServers agree with each other", "两个都移除：NameServer 会彼此同步"),
         option("neither", "Neither: the broker is alive", "都不移除：Broker 还活着"),
       ],
-      answer: (h, snap, trace) => (find(trace, { node: "NS-1", kind: "unregistered", text: B, from: 75000 }) ? "both" : "ns2"),
+      answer: (h, snap, trace, model) => (find(trace, { node: "NS-1", kind: "unregistered", text: B, from: faultAt(model, "cut broker-b NS-2") }) ? "both" : "ns2"),
     },
     gate: { node: "NS-2", kinds: ["unregistered"], text: B }, what: { en: "NS-2 removes broker-b", zh: "NS-2 移除 broker-b" },
     focus: { nodes: ["NS-2", "NS-1", "broker-b"] }, panel: { kind: "divergence" },
@@ -36,7 +36,8 @@ export default [
         option("stranded", "P1 keeps writing; C1 stops reading", "P1 继续写，C1 不再读"),
         option("fine", "C1 still reads them through NS-1", "C1 仍会通过 NS-1 读取它们"),
       ],
-      answer: (h, snap, trace) => (brokerBSends(trace, h.at, h.at + 1) + brokerBSends(trace, h.at - 30000, h.at) > 0 ? "stranded" : "stop"),
+      // Sends to broker-b within the last route poll period: P1 still uses its route.
+      answer: (h, snap, trace, model) => (brokerBSends(trace, h.at - model.timings.routePollPeriodMs, h.at + 1) > 0 ? "stranded" : "stop"),
     },
     gate: { node: "C1", kinds: ["rebalance"], text: "remove unnecessary mq" }, what: { en: "C1 gives up broker-b's queues", zh: "C1 放弃 broker-b 的队列" },
     focus: { nodes: ["C1", "P1", "broker-b"] }, panel: { kind: "consumer", node: "C1" },

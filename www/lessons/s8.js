@@ -1,5 +1,5 @@
 // S8 — master down, slave alive: reads survive, writes move away, nobody promotes the slave.
-import { A, at, find, option } from "./common.js";
+import { A, at, faultAt, find, option } from "./common.js";
 
 export default [
   {
@@ -18,7 +18,7 @@ export default [
         option("slave", "The group with only its slave, {1: broker-a-s}", "组里只剩从节点 {1: broker-a-s}"),
         option("promoted", "The slave, promoted to master, {0: broker-a-s}", "从节点被提升为主节点 {0: broker-a-s}"),
       ],
-      answer: (h, snap, meta) => {
+      answer: (h, snap) => {
         const route = Object.values(snap.routes["NS-1"] || {})[0];
         const g = route && route.brokerDatas.find((b) => b.brokerName === "broker-a");
         return !g ? "gone" : g.brokerAddrs["0"] ? "promoted" : "slave";
@@ -56,9 +56,10 @@ export default [
         option("yes", "Yes, the slave takes the writes", "会，由从节点接收写入"),
         option("no", "No: producers write only to a master, so every send goes to broker-b", "不会：生产者只写主节点，所以全部发给 broker-b"),
       ],
-      answer: (h, snap, trace) => {
-        const update = find(trace, { node: "P1", kind: "route-updated", from: 50000 });
-        const writes = trace.filter((l) => l.node === "P1" && l.kind === "send-ok" && l.at > (update ? update.at : 50000) && l.at <= h.at && l.text.includes("brokerName=broker-a,"));
+      answer: (h, snap, trace, model) => {
+        const killed = faultAt(model, "kill broker-a");
+        const update = find(trace, { node: "P1", kind: "route-updated", from: killed });
+        const writes = trace.filter((l) => l.node === "P1" && l.kind === "send-ok" && l.at > (update ? update.at : killed) && l.at <= h.at && l.text.includes("brokerName=broker-a,"));
         return writes.length ? "yes" : "no";
       },
     },

@@ -1,6 +1,6 @@
 // S9 — the NameServers fail: clients live on their caches, a new client cannot start, a
 // restarted NameServer is empty until the brokers register again.
-import { at, option } from "./common.js";
+import { at, faultAt, option } from "./common.js";
 
 const sendsBetween = (trace, node, from, to) => trace.filter((l) => l.node === node && l.kind === "send-ok" && l.at > from && l.at <= to).length;
 
@@ -26,12 +26,12 @@ export default [
         option("stop", "They stop: without a NameServer there are no routes", "它们停下来：没有 NameServer 就没有路由"),
         option("cache", "They keep sending and consuming on their cached routes", "它们依靠缓存的路由继续发送和消费"),
       ],
-      answer: (h, snap, trace) => (sendsBetween(trace, "P1", 100000, h.at) > 0 ? "cache" : "stop"),
+      answer: (h, snap, trace, model) => (sendsBetween(trace, "P1", faultAt(model, "kill NS-2"), h.at) > 0 ? "cache" : "stop"),
     },
     gate: { at: 110000 }, what: { en: "t = 110 s", zh: "t = 110 秒" },
     focus: { nodes: ["P1", "C1", "broker-a", "broker-b"] }, panel: { kind: "lane", node: "P1" },
-    after: (h, snap, trace) => {
-      const n = sendsBetween(trace, "P1", 100000, h.at);
+    after: (h, snap, trace, model) => {
+      const n = sendsBetween(trace, "P1", faultAt(model, "kill NS-2"), h.at);
       return { en: `From 100 s to ${at(h)} P1 sent ${n} messages with no NameServer up: brokers do not need NameServers to serve.`, zh: `从 100 秒到 ${at(h)}，在没有 NameServer 的情况下 P1 发送了 ${n} 条消息：Broker 服务不依赖 NameServer。` };
     },
   },

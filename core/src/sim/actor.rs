@@ -120,16 +120,9 @@ impl Sim {
             }
         };
         match spec {
-            NodeSpec::NameServer { .. } => {
-                let mut config = crate::Config::java_defaults("/home/rocketmq", "/opt/rocketmq");
-                config.scan_not_active_broker_interval =
-                    Duration::from_millis(self.scenario.profile.scan_interval_ms());
-                Actor::NameServer(alloc::boxed::Box::new(NsNode::new(crate::NameServer::new(
-                    config,
-                    crate::KvConfig::default(),
-                    self.now,
-                ))))
-            }
+            NodeSpec::NameServer { .. } => Actor::NameServer(alloc::boxed::Box::new(NsNode::new(
+                crate::NameServer::new(self.scenario.namesrv_config(), crate::KvConfig::default(), self.now),
+            ))),
             NodeSpec::Broker { group, id: broker_id, .. } => {
                 let group_name = BrokerName::from(group.as_str());
                 let group_id = self.dir.group(&group_name).unwrap_or(GroupId(0));

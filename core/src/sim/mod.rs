@@ -56,7 +56,7 @@ pub use scenario::{Action, NodeSpec, Profile, Scenario, ScenarioError, ScriptEve
 pub use scenarios::{BASE, BUILT_IN, built_in, built_in_text};
 pub use timeline::{Branch, Timeline};
 pub use trace::{Fnv64, NodeId, TraceEntry, TraceKind};
-pub use view::{FlightView, IDLE_CLOSE, NodeView, RemovalClock, TimerView};
+pub use view::{FlightView, IDLE_CLOSE, NodeView, RemovalClock, TimerView, Timings};
 
 use crate::names::ConnId;
 use crate::time::Instant;

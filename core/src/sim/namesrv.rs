@@ -1,5 +1,5 @@
 //! NameServer nodes: the real [`NameServer`] behind a simulated socket layer that tracks idle
-//! connections the way Netty's `IdleStateHandler(0, 0, 120 s)` does.
+//! connections the way Netty's `IdleStateHandler(0, 0, serverChannelMaxIdleTimeSeconds)` does.
 
 use alloc::collections::BTreeMap;
 use alloc::string::ToString;
@@ -31,13 +31,6 @@ impl NsNode {
     #[must_use]
     pub fn new(ns: NameServer) -> Self {
         Self { ns, last_activity: BTreeMap::new() }
-    }
-
-    /// How long a connection may stay silent before it is closed
-    /// (`serverChannelMaxIdleTimeSeconds`).
-    #[must_use]
-    pub fn idle_time(&self) -> Duration {
-        Duration::from_secs(self.ns.config().server_channel_max_idle_time_seconds)
     }
 }
 
@@ -122,24 +115,28 @@ impl Sim {
 
     /// Records activity on a NameServer connection and makes sure an idle check is pending.
     pub(super) fn touch_conn(&mut self, node: NodeId, conn: ConnId) {
-        if !self.scenario.idle_close {
-            return;
-        }
+        let Some(idle) = self.idle_close_after(node) else { return };
         let now = self.now;
         let incarnation = self.node(node).incarnation;
         let Actor::NameServer(ns) = &mut self.node_mut(node).actor else { return };
         let first = ns.last_activity.insert(conn, now).is_none();
-        let idle = ns.idle_time();
         if first {
             self.schedule(now + idle, CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
         }
     }
 
-    /// An idle check is due: close the connection if nothing happened for 120 s.
+    /// When NameServer `node` closes a silent connection (`None`: it does not).
+    pub(super) fn idle_close_after(&self, node: NodeId) -> Option<Duration> {
+        let Actor::NameServer(ns) = &self.node(node).actor else { return None };
+        self.scenario.idle_close_after(ns.ns.config())
+    }
+
+    /// An idle check is due: close the connection if it carried nothing for the idle time.
     pub(super) fn idle_check(&mut self, node: NodeId, conn: ConnId, incarnation: u32) {
         if self.node(node).incarnation != incarnation {
             return;
         }
+        let Some(idle) = self.idle_close_after(node) else { return };
         if self.defer_if_frozen(node, Ev::Idle(node, conn, incarnation)) {
             return;
         }
@@ -151,7 +148,6 @@ impl Sim {
             ns.last_activity.remove(&conn);
             return;
         }
-        let idle = ns.idle_time();
         if now < last + idle {
             self.schedule(last + idle, CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
             return;

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! seed 42; profile 4.9; idle on; latency 2 1; autocreate on
+//! namesrv serverChannelMaxIdleTimeSeconds 60
 //! nameserver NS-1 start 0; nameserver NS-2 start 3
 //! broker broker-a group broker-a id 0 start 1
 //! topic TopicTest queues 4 on broker-a broker-b
@@ -12,6 +13,9 @@
 //! ```
 //!
 //! Statements are separated by newlines or `;`. Times are seconds with up to three decimals.
+//! `namesrv KEY VALUE` sets a key of every NameServer's configuration as `namesrv.properties`
+//! would (`serverChannelMaxIdleTimeSeconds`, `scanNotActiveBrokerInterval`, ...; the latter
+//! otherwise follows the profile).
 //!
 //! `at <seconds> <action>` lines script what happens to the cluster:
 //!
@@ -33,6 +37,8 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
+use core::hash::{Hash, Hasher};
+use core::time::Duration;
 
 use crate::time::Instant;
 
@@ -240,7 +246,7 @@ pub struct ScriptEvent {
 }
 
 /// A whole scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scenario {
     /// PRNG seed.
     pub seed: u64,
@@ -262,6 +268,41 @@ pub struct Scenario {
     pub topics: Vec<TopicSpec>,
     /// Timed actions, in time order (stable for equal times).
     pub script: Vec<ScriptEvent>,
+    /// NameServer configuration keys set by `namesrv KEY VALUE`, in order (checked when read).
+    pub namesrv: Vec<(String, String)>,
+}
+
+// Written out so that a scenario without `namesrv` lines hashes as it did before they
+// existed (the golden state hashes stay); naming every field makes a new one a compile error.
+impl Hash for Scenario {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        let Self {
+            seed,
+            profile,
+            idle_close,
+            latency_ms,
+            jitter_ms,
+            auto_create,
+            cluster,
+            nodes,
+            topics,
+            script,
+            namesrv,
+        } = self;
+        seed.hash(h);
+        profile.hash(h);
+        idle_close.hash(h);
+        latency_ms.hash(h);
+        jitter_ms.hash(h);
+        auto_create.hash(h);
+        cluster.hash(h);
+        nodes.hash(h);
+        topics.hash(h);
+        script.hash(h);
+        if !namesrv.is_empty() {
+            namesrv.hash(h);
+        }
+    }
 }
 
 impl Default for Scenario {
@@ -277,6 +318,7 @@ impl Default for Scenario {
             nodes: Vec::new(),
             topics: Vec::new(),
             script: Vec::new(),
+            namesrv: Vec::new(),
         }
     }
 }
@@ -297,6 +339,10 @@ impl fmt::Display for ScenarioError {
 }
 
 impl core::error::Error for ScenarioError {}
+
+fn namesrv_defaults() -> crate::Config {
+    crate::Config::java_defaults("/home/rocketmq", "/opt/rocketmq")
+}
 
 /// Formats milliseconds as seconds with at most three decimals (`1500` → `1.5`).
 #[must_use]
@@ -383,6 +429,15 @@ impl Scenario {
             }
             "idle" => self.idle_close = on_off(arg(1)?)?,
             "autocreate" => self.auto_create = on_off(arg(1)?)?,
+            "namesrv" => {
+                let (key, value) = (arg(1)?, arg(2)?);
+                let mut config = namesrv_defaults();
+                if !config.to_properties().contains_key(key) {
+                    return Err(alloc::format!("`{key}` is not a NameServer configuration key"));
+                }
+                config.set(key, value).map_err(|e| e.to_string())?;
+                self.namesrv.push((key.to_string(), value.to_string()));
+            }
             "cluster" => self.cluster = arg(1)?.to_string(),
             "latency" => {
                 self.latency_ms = arg(1)?.parse().map_err(|_| String::from("latency must be whole ms"))?;
@@ -441,6 +496,27 @@ impl Scenario {
         self.script.insert(index, ScriptEvent { at, action });
     }
 
+    /// The configuration every NameServer of this scenario starts with: Java's defaults, the
+    /// profile's scan interval, then the `namesrv` lines.
+    #[must_use]
+    pub fn namesrv_config(&self) -> crate::Config {
+        let mut config = namesrv_defaults();
+        config.scan_not_active_broker_interval = Duration::from_millis(self.profile.scan_interval_ms());
+        for (key, value) in &self.namesrv {
+            // Checked by `parse`; a scenario built in code with a bad value keeps the default.
+            let _ = config.set(key, value);
+        }
+        config
+    }
+
+    /// How long a NameServer connection may stay silent before it is closed: `None` with idle
+    /// close off (`idle off`, or `serverChannelMaxIdleTimeSeconds` 0 as in Netty).
+    #[must_use]
+    pub fn idle_close_after(&self, config: &crate::Config) -> Option<Duration> {
+        let secs = config.server_channel_max_idle_time_seconds;
+        (self.idle_close && secs > 0).then(|| Duration::from_secs(secs))
+    }
+
     /// The node index of `name`.
     #[must_use]
     pub fn node_index(&self, name: &str) -> Option<usize> {
@@ -497,6 +573,9 @@ impl Scenario {
         ];
         if self.cluster != "DefaultCluster" {
             out.push(alloc::format!("cluster {}", self.cluster));
+        }
+        for (key, value) in &self.namesrv {
+            out.push(alloc::format!("namesrv {key} {value}"));
         }
         for node in &self.nodes {
             out.push(match node {

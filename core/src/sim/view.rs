@@ -4,19 +4,59 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use core::time::Duration;
+
+use super::broker::REGISTER_PERIOD;
 use super::history::WireRecord;
 use super::net::{Category, Flight, Label, Payload, WireType};
 use super::node::{NodeState, Role, TimerKind};
+use super::producer::POLL_PERIOD;
+use super::scenario::Scenario;
 use super::trace::NodeId;
 use super::{Actor, Sim};
 use crate::names::{BrokerAddr, ClusterName};
 use crate::protocol::{RemotingCommand, RequestCode, ResponseCode};
+use crate::route::DEFAULT_BROKER_TIMEOUT;
 use crate::server::RemovalPath;
 use crate::time::{Instant, millis};
 
 /// The kind of the idle-close timers a NameServer keeps per connection (not a [`TimerKind`]:
 /// the socket layer, not the actor, runs them).
 pub const IDLE_CLOSE: &str = "idle-close";
+
+/// The periods and timeouts a scenario's model runs with, for the page to show and teach from
+/// (each read from where the model keeps it, so the page never types one in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timings {
+    /// `scanNotActiveBrokerInterval`: the profile's, or the scenario's `namesrv` line.
+    pub scan_interval: Duration,
+    /// The idle close of a silent NameServer connection (`None`: off).
+    pub idle_close: Option<Duration>,
+    /// How long a broker's registration stays valid (brokers send no `heartbeatTimeoutMillis`).
+    pub broker_timeout: Duration,
+    /// A broker's registration period.
+    pub register_period: Duration,
+    /// A client's route poll period (`pollNameServerInterval`).
+    pub route_poll_period: Duration,
+    /// How long `sendLatencyFaultEnable` isolates a broker after a failure.
+    pub isolation: Duration,
+}
+
+impl Scenario {
+    /// The model's periods and timeouts for this scenario.
+    #[must_use]
+    pub fn timings(&self) -> Timings {
+        let config = self.namesrv_config();
+        Timings {
+            scan_interval: config.scan_not_active_broker_interval,
+            idle_close: self.idle_close_after(&config),
+            broker_timeout: DEFAULT_BROKER_TIMEOUT,
+            register_period: REGISTER_PERIOD,
+            route_poll_period: POLL_PERIOD,
+            isolation: Duration::from_millis(self.profile.isolation_ms()),
+        }
+    }
+}
 
 /// A timer as the page shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,15 +171,15 @@ impl Sim {
             })
             .collect();
         if let Actor::NameServer(ns) = &node.actor {
-            if self.scenario.idle_close {
+            if let Some(idle) = self.scenario.idle_close_after(ns.ns.config()) {
                 for (conn, last) in &ns.last_activity {
                     let peer = self.net.conns.get(conn).map(|c| c.client);
                     let name = peer.map_or("?", |p| self.dir.name(p));
                     timers.push(TimerView {
                         label: alloc::format!("idle close of {name}"),
                         kind: IDLE_CLOSE,
-                        at: *last + ns.idle_time(),
-                        period_ms: Some(millis(ns.idle_time())),
+                        at: *last + idle,
+                        period_ms: Some(millis(idle)),
                         peer,
                     });
                 }
@@ -219,11 +259,10 @@ impl Sim {
             .broker_live_table()
             .iter()
             .map(|(key, live)| {
-                let idle_close_at = if self.scenario.idle_close {
-                    node.last_activity.get(&live.conn).map(|last| *last + node.idle_time())
-                } else {
-                    None
-                };
+                let idle_close_at = self
+                    .scenario
+                    .idle_close_after(node.ns.config())
+                    .and_then(|idle| node.last_activity.get(&live.conn).map(|last| *last + idle));
                 let removal = node.ns.removal(live, idle_close_at);
                 RemovalClock {
                     cluster: key.cluster.clone(),
