@@ -1,6 +1,11 @@
 //! Log lines in RocketMQ's words: registrations, idle closes, unregistrations, expiries, and
 //! the KV table printed one minute after start and every ten minutes after.
 
+// A binary of its own: tracing caches whether a log call site is wanted once per process, so
+// daemon code that other tests run on threads without a subscriber could hide lines from the
+// thread-scoped subscriber these tests capture with.
+#[path = "it/support/mod.rs"]
+#[allow(dead_code)] // this binary uses a few of the shared helpers
 mod support;
 
 use std::io;

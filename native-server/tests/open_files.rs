@@ -2,6 +2,10 @@
 //! at start, logs the old and new values, warns that the hard limit is below
 //! --max-connections, and answers 400 concurrent connections with no failed accept.
 
+// A binary of its own: it raises this process's open-files limit, which every daemon another
+// test started from this process would inherit.
+#[path = "it/support/mod.rs"]
+#[allow(dead_code)] // this binary uses a few of the shared helpers
 mod support;
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};

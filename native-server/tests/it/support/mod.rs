@@ -1,0 +1,377 @@
+//! Shared by the integration tests: the real client frames, a server on 127.0.0.1:0 with its
+//! files in a temporary directory, a raw-frame client, and the core's own answers.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use nameserver::ServerConfig;
+use nameserver_core::codec::{self, Limits};
+use nameserver_core::protocol::{RemotingCommand, RequestCode};
+use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, Output};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// How long a test waits for something that should happen at once (real time).
+pub(crate) const PATIENCE: Duration = Duration::from_secs(10);
+
+/// One captured request frame.
+#[derive(Clone, Debug)]
+pub(crate) struct RealFrame {
+    pub(crate) sender: String,
+    pub(crate) code: i32,
+    pub(crate) bytes: Vec<u8>,
+}
+
+/// The frames captured from a real rocketmq-rust broker/admin/client session and ali-ons.
+pub(crate) fn real_frames() -> Vec<RealFrame> {
+    include_str!("../../../../core/tests/testdata/real-client-requests.jsonl")
+        .lines()
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            RealFrame {
+                sender: value["sender"].as_str().unwrap().to_string(),
+                code: i32::try_from(value["code"].as_i64().unwrap()).unwrap(),
+                bytes: hex(value["frame_hex"].as_str().unwrap()),
+            }
+        })
+        .collect()
+}
+
+/// The first real frame with `code`.
+pub(crate) fn real_frame(code: i32) -> Vec<u8> {
+    real_frames().into_iter().find(|f| f.code == code).unwrap().bytes
+}
+
+/// The real REGISTER_BROKER frame (broker-a of DemoCluster at 127.0.0.1:31911, 13 topics).
+pub(crate) fn register_broker_frame() -> Vec<u8> {
+    real_frame(103)
+}
+
+/// The ali-ons route query for `TopicTest` (version 121, opaque 1).
+pub(crate) fn ali_ons_route_query() -> Vec<u8> {
+    real_frames().into_iter().find(|f| f.sender.starts_with("ali-ons")).unwrap().bytes
+}
+
+pub(crate) fn hex(text: &str) -> Vec<u8> {
+    let digits: String = text.chars().filter(char::is_ascii_hexdigit).collect();
+    (0..digits.len()).step_by(2).map(|i| u8::from_str_radix(&digits[i..i + 2], 16).unwrap()).collect()
+}
+
+pub(crate) fn decode(bytes: &[u8]) -> RemotingCommand {
+    let (cmd, used) = codec::decode(bytes, &Limits::DEFAULT).unwrap().expect("a whole frame");
+    assert_eq!(used, bytes.len());
+    cmd
+}
+
+pub(crate) fn encode(cmd: &RemotingCommand) -> Vec<u8> {
+    codec::encode_to_vec(cmd).unwrap()
+}
+
+/// A JSON-header request with the given code, opaque and fields.
+pub(crate) fn request(code: RequestCode, opaque: i32, fields: &[(&str, &str)]) -> RemotingCommand {
+    let mut cmd = RemotingCommand::request(code);
+    cmd.opaque = opaque;
+    for (key, value) in fields {
+        cmd = cmd.with_field(key, *value);
+    }
+    cmd
+}
+
+/// REGISTER_BROKER from a 5.x broker (version 479), master `big` of `BigCluster` at
+/// 127.0.0.1:5, with a compressed `body`.
+pub(crate) fn big_broker_register(opaque: i32, body: Vec<u8>) -> RemotingCommand {
+    let fields = [
+        ("clusterName", "BigCluster"),
+        ("brokerName", "big"),
+        ("brokerAddr", "127.0.0.1:5"),
+        ("brokerId", "0"),
+        ("haServerAddr", "127.0.0.1:6"),
+        ("compressed", "true"),
+    ];
+    let mut cmd = request(RequestCode::RegisterBroker, opaque, &fields).with_body(body);
+    cmd.version = 479;
+    cmd
+}
+
+/// A route query as a Java 5.x client sends it.
+pub(crate) fn route_query(topic: &str, opaque: i32) -> RemotingCommand {
+    let mut cmd = request(RequestCode::GetRouteInfoByTopic, opaque, &[("topic", topic)]);
+    cmd.version = 479;
+    cmd
+}
+
+/// The opaque of an encoded frame.
+pub(crate) fn opaque_of(frame: &[u8]) -> i32 {
+    decode(frame).opaque
+}
+
+/// A server configuration whose files live in `dir`.
+pub(crate) fn server_config(dir: &std::path::Path) -> ServerConfig {
+    let mut namesrv = Config::java_defaults(&dir.display().to_string(), "/opt/rocketmq");
+    namesrv.kv_config_path = dir.join("kvConfig.json").display().to_string();
+    namesrv.config_store_path = dir.join("namesrv.properties").display().to_string();
+    namesrv.bind_address = String::from("127.0.0.1");
+    ServerConfig::new(namesrv, KvConfig::default())
+}
+
+/// A server running in this test's runtime.
+pub(crate) struct TestServer {
+    pub(crate) addr: SocketAddr,
+    pub(crate) config: ServerConfig,
+    pub(crate) dir: tempfile::TempDir,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<io::Result<()>>>,
+}
+
+impl TestServer {
+    pub(crate) async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// Starts a server after `tweak` has adjusted its configuration.
+    pub(crate) async fn start_with(tweak: impl FnOnce(&mut ServerConfig)) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = server_config(dir.path());
+        tweak(&mut config);
+        Self::start_in(dir, config).await
+    }
+
+    /// Starts a server with `config`, keeping `dir` alive as long as the server.
+    pub(crate) async fn start_in(dir: tempfile::TempDir, config: ServerConfig) -> Self {
+        Self::serve(dir, config, None).await
+    }
+
+    /// Starts a server with `config` and, if given, its HTTP console.
+    pub(crate) async fn serve(
+        dir: tempfile::TempDir,
+        config: ServerConfig,
+        console: Option<nameserver::http::Console>,
+    ) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(nameserver::serve(listener, console, config.clone(), async move {
+            let _ = stopped.await;
+        }));
+        Self { addr, config, dir, stop: Some(stop), task: Some(task) }
+    }
+
+    pub(crate) fn kv_path(&self) -> PathBuf {
+        PathBuf::from(&self.config.namesrv.kv_config_path)
+    }
+
+    pub(crate) fn config_path(&self) -> PathBuf {
+        PathBuf::from(&self.config.namesrv.config_store_path)
+    }
+
+    pub(crate) async fn client(&self) -> Client {
+        Client::connect(self.addr).await
+    }
+
+    /// Triggers the shutdown and waits for `run` to return.
+    pub(crate) async fn stop(mut self) -> (io::Result<()>, tempfile::TempDir, ServerConfig) {
+        self.stop.take().unwrap().send(()).unwrap();
+        let result = self.task.take().unwrap().await.unwrap();
+        (result, self.dir, self.config)
+    }
+}
+
+/// A peer that speaks raw frames.
+pub(crate) struct Client {
+    pub(crate) stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl Client {
+    pub(crate) async fn connect(addr: SocketAddr) -> Self {
+        let stream = TcpStream::connect(addr).await.unwrap();
+        stream.set_nodelay(true).unwrap();
+        Self { stream, buf: Vec::new() }
+    }
+
+    pub(crate) async fn send(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.unwrap();
+    }
+
+    /// The next whole frame, prefix included; `None` if the server closed the connection.
+    pub(crate) async fn next_frame(&mut self) -> Option<Vec<u8>> {
+        loop {
+            if let Ok(Some(len)) = codec::frame_len(&self.buf, &Limits::DEFAULT) {
+                if self.buf.len() >= len {
+                    return Some(self.buf.drain(..len).collect());
+                }
+            }
+            self.buf.reserve(64 * 1024);
+            match self.stream.read_buf(&mut self.buf).await {
+                Ok(0) | Err(_) => return None,
+                Ok(_) => {}
+            }
+        }
+    }
+
+    pub(crate) async fn read_frame(&mut self) -> Vec<u8> {
+        self.next_frame().await.expect("the server closed the connection")
+    }
+
+    /// Sends one frame and returns the reply frame.
+    pub(crate) async fn call(&mut self, bytes: &[u8]) -> Vec<u8> {
+        self.send(bytes).await;
+        self.read_frame().await
+    }
+
+    pub(crate) async fn request(&mut self, cmd: &RemotingCommand) -> RemotingCommand {
+        decode(&self.call(&encode(cmd)).await)
+    }
+
+    /// Whether the server closes this connection (reading and discarding anything before).
+    pub(crate) async fn is_closed_by_server(&mut self) -> bool {
+        while self.next_frame().await.is_some() {}
+        true
+    }
+}
+
+/// Fails the test if `future` takes longer than [`PATIENCE`] of real time.
+pub(crate) async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    tokio::time::timeout(PATIENCE, future).await.unwrap_or_else(|_| panic!("timed out: {what}"))
+}
+
+/// The core's own answers, from a fresh `NameServer` with the same configuration, fed the
+/// same frames on one connection.
+pub(crate) struct CoreModel {
+    ns: NameServer,
+}
+
+impl CoreModel {
+    pub(crate) const CONN: ConnId = ConnId(1);
+
+    pub(crate) fn new(config: &ServerConfig) -> Self {
+        let mut ns =
+            NameServer::new(config.namesrv.clone(), config.kv.clone(), Instant::ZERO).with_limits(config.limits);
+        ns.handle(Instant::ZERO, Input::Connected { conn: Self::CONN, remote: String::from("127.0.0.1:1") });
+        Self { ns }
+    }
+
+    /// The reply frame the core writes for `frame`, if any.
+    pub(crate) fn reply(&mut self, frame: &[u8]) -> Option<Vec<u8>> {
+        self.reply_to(decode(frame))
+    }
+
+    pub(crate) fn reply_to(&mut self, cmd: RemotingCommand) -> Option<Vec<u8>> {
+        self.ns.handle(Instant::ZERO, Input::Received { conn: Self::CONN, cmd });
+        let mut reply = None;
+        while let Some(output) = self.ns.poll_output() {
+            if let Output::Send { conn: Self::CONN, cmd } = output {
+                assert!(reply.is_none(), "one reply per request");
+                reply = Some(encode(&cmd));
+            }
+        }
+        reply
+    }
+}
+
+/// Keeps tokio's paused clock from jumping while this value lives, so that only
+/// `tokio::time::advance` moves time. (A paused current-thread runtime otherwise skips to the
+/// next timer whenever it would block, even while a socket is about to become readable; a
+/// running blocking task inhibits that.)
+pub(crate) struct FrozenClock {
+    // Held only to be dropped: that ends the blocking task.
+    _release: std::sync::mpsc::Sender<()>,
+}
+
+impl FrozenClock {
+    pub(crate) fn new() -> Self {
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        drop(tokio::task::spawn_blocking(move || {
+            let _ = wait.recv();
+        }));
+        Self { _release: release }
+    }
+}
+
+/// The `nameserver` binary, started on 127.0.0.1 with an ephemeral port.
+pub(crate) struct Daemon {
+    pub(crate) child: std::process::Child,
+    pub(crate) addr: SocketAddr,
+}
+
+impl Daemon {
+    /// Starts the binary with `args` (plus `--bind-address 127.0.0.1 --listen-port 0`),
+    /// `HOME` set to `home`, and waits for its boot line.
+    pub(crate) fn start(home: &std::path::Path, args: &[&str]) -> Self {
+        use std::io::BufRead as _;
+        let mut child = nameserver_command(home)
+            .args(args)
+            .args(["--bind-address", "127.0.0.1", "--listen-port", "0"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let address = line
+            .trim()
+            .strip_prefix("The Name Server boot success. serializeType=JSON, address ")
+            .unwrap_or_else(|| panic!("no boot line, got {line:?}"));
+        Self { addr: address.parse().unwrap(), child }
+    }
+
+    pub(crate) fn connect(&self) -> std::net::TcpStream {
+        let stream = std::net::TcpStream::connect(self.addr).unwrap();
+        stream.set_read_timeout(Some(PATIENCE)).unwrap();
+        stream
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The `nameserver` binary with a clean environment: `HOME` is `home`, no `RUST_LOG`.
+pub(crate) fn nameserver_command(home: &std::path::Path) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_nameserver"));
+    command.env("HOME", home).env("ROCKETMQ_HOME", "/opt/rocketmq").env_remove("RUST_LOG");
+    command
+}
+
+/// Sends one frame on a blocking socket and reads the reply frame.
+pub(crate) fn call_blocking(stream: &mut std::net::TcpStream, bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    stream.write_all(bytes).unwrap();
+    read_frame_blocking(stream)
+}
+
+pub(crate) fn read_frame_blocking(stream: &mut std::net::TcpStream) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut prefix = [0; 4];
+    stream.read_exact(&mut prefix).unwrap();
+    let mut frame = prefix.to_vec();
+    frame.resize(4 + usize::try_from(i32::from_be_bytes(prefix)).unwrap(), 0);
+    stream.read_exact(&mut frame[4..]).unwrap();
+    frame
+}
+
+/// A peer that floods route queries for `topic` (answered on its connection, never by the
+/// owner) and never reads the replies, with a tiny receive window: its connection task soon
+/// blocks writing, so a shutdown has to wait the grace period for it. The task ends when
+/// the server closes the connection.
+pub(crate) async fn clogged_peer(addr: SocketAddr, topic: &str) -> JoinHandle<()> {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut peer = socket.connect(addr).await.unwrap();
+    let mut burst = Vec::new();
+    for opaque in 0..5000 {
+        burst.extend_from_slice(&encode(&route_query(topic, opaque)));
+    }
+    let task = tokio::spawn(async move { while peer.write_all(&burst).await.is_ok() {} });
+    // Let the replies back up to the server's high-water mark.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    task
+}
