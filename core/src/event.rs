@@ -221,6 +221,9 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// Both levels.
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
     /// `info` or `warn`.
     #[must_use]
     pub fn name(self) -> &'static str {
