@@ -6,6 +6,10 @@ use wasm_bindgen::prelude::*;
 const SECTION: &str = TYPES;
 
 /// The declarations, also read by the test that holds their unions to the core's lists.
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "wasm-bindgen copies it into the section at compile time, which rustc does not count")
+)]
 const TYPES: &str = r#"
 /** One trace line: time (ms), node, kind and RocketMQ's log wording. */
 export interface TraceEvent { seq: number; at: number; node: string; kind: TraceKind; text: string; }
