@@ -2,6 +2,10 @@
 //!
 //! `Display` gives the line the Java NameServer logs for the same thing, so operators can grep
 //! for the words they know ("new broker registered", "The broker channel expired", …).
+//!
+//! [`Event::kind`] is the one vocabulary every driver classifies events by: its [`EventKind`]
+//! has a stable name, the [`Severity`] Java logs the line at and the [`EventCategory`] the
+//! console and the page group lines by. No driver keeps its own list.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -25,7 +29,13 @@ pub enum UnregisterReason {
 }
 
 /// Something worth a log line.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, strum::EnumDiscriminants)]
+#[strum_discriminants(
+    name(EventKind),
+    doc = "Which [`Event`] it is, without its fields: `EventKind::ALL` lists every one.",
+    derive(Hash, PartialOrd, Ord, strum::VariantArray, strum::IntoStaticStr),
+    strum(serialize_all = "kebab-case")
+)]
 pub enum Event {
     /// A broker instance registered with no live entry before.
     BrokerRegistered {
@@ -193,19 +203,135 @@ pub enum Event {
 }
 
 impl Event {
-    /// Whether Java logs this line at WARN (else INFO), so every driver logs it alike.
+    /// Which event this is: its name, severity and category.
     #[must_use]
-    pub fn is_warning(&self) -> bool {
-        matches!(
-            self,
-            Self::RegistrationRejected { .. }
-                | Self::RegistrationConflict { .. }
-                | Self::BrokerExpired { .. }
-                | Self::ChannelIdle { .. }
-                | Self::StaleUnregisterIgnored { .. }
-                | Self::ConfigUpdateRefused { .. }
-                | Self::HeaderFieldIgnored { .. }
-        )
+    pub fn kind(&self) -> EventKind {
+        self.into()
+    }
+}
+
+/// How Java logs a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::VariantArray, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
+pub enum Severity {
+    /// INFO.
+    Info,
+    /// WARN: something an operator may have to look into.
+    Warn,
+}
+
+impl Severity {
+    /// Both levels.
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
+    /// `info` or `warn`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// The group a line is shown under: the console's `kind` and the simulation's trace kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::VariantArray, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
+pub enum EventCategory {
+    /// A broker instance registered anew.
+    Registered,
+    /// A registration was refused.
+    RegisterFailed,
+    /// One broker instance was removed, whatever the path (the page marks removals by it).
+    Unregistered,
+    /// A scan found a broker's heartbeat too old.
+    Expired,
+    /// A broker's connection closed.
+    ChannelClosed,
+    /// A connection was closed for being idle.
+    ChannelIdle,
+    /// The topic table changed (registered, changed, deleted, dropped with its broker group,
+    /// write permission).
+    TopicChanged,
+    /// A KV entry was set or deleted.
+    Kv,
+    /// The configuration was updated, or an update refused.
+    Config,
+    /// A request was not applied as sent (a header field ignored, a stale unregister dropped).
+    Request,
+    /// Brokers are notified of a group's new lowest id.
+    Notified,
+    /// Bookkeeping that follows another line (a broker group or cluster left empty).
+    Info,
+}
+
+impl EventCategory {
+    /// Every category.
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
+    /// The stable name (`registered`, `register-failed`, `topic-changed`, …).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl EventKind {
+    /// Every kind: one per [`Event`] variant.
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
+    /// The stable name: the variant in kebab case (`broker-registered`, `kv-put`, …).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+
+    /// The level Java logs this line at.
+    #[must_use]
+    pub fn severity(self) -> Severity {
+        match self {
+            Self::RegistrationRejected
+            | Self::RegistrationConflict
+            | Self::BrokerExpired
+            | Self::ChannelIdle
+            | Self::StaleUnregisterIgnored
+            | Self::ConfigUpdateRefused
+            | Self::HeaderFieldIgnored => Severity::Warn,
+            Self::BrokerRegistered
+            | Self::TopicRegistered
+            | Self::TopicChanged
+            | Self::ChannelDestroyed
+            | Self::BrokerUnregistered
+            | Self::BrokerNameRemoved
+            | Self::ClusterRemoved
+            | Self::TopicRemovedWithBroker
+            | Self::TopicDeleted
+            | Self::WritePermChanged
+            | Self::KvPut
+            | Self::KvDeleted
+            | Self::ConfigUpdated
+            | Self::MinBrokerIdChanged => Severity::Info,
+        }
+    }
+
+    /// The group the line is shown under.
+    #[must_use]
+    pub fn category(self) -> EventCategory {
+        match self {
+            Self::BrokerRegistered => EventCategory::Registered,
+            Self::RegistrationRejected | Self::RegistrationConflict => EventCategory::RegisterFailed,
+            Self::BrokerUnregistered => EventCategory::Unregistered,
+            Self::BrokerExpired => EventCategory::Expired,
+            Self::ChannelDestroyed => EventCategory::ChannelClosed,
+            Self::ChannelIdle => EventCategory::ChannelIdle,
+            Self::TopicRegistered
+            | Self::TopicChanged
+            | Self::TopicRemovedWithBroker
+            | Self::TopicDeleted
+            | Self::WritePermChanged => EventCategory::TopicChanged,
+            Self::KvPut | Self::KvDeleted => EventCategory::Kv,
+            Self::ConfigUpdated | Self::ConfigUpdateRefused => EventCategory::Config,
+            Self::HeaderFieldIgnored | Self::StaleUnregisterIgnored => EventCategory::Request,
+            Self::MinBrokerIdChanged => EventCategory::Notified,
+            Self::BrokerNameRemoved | Self::ClusterRemoved => EventCategory::Info,
+        }
     }
 }
 
@@ -312,5 +438,61 @@ impl fmt::Display for Event {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::collections::BTreeSet;
+    use alloc::vec::Vec;
+
+    use super::*;
+
+    #[test]
+    fn names_are_distinct_and_every_category_is_used() {
+        let names: BTreeSet<_> = EventKind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(names.len(), EventKind::ALL.len());
+        let categories: BTreeSet<_> = EventCategory::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(categories.len(), EventCategory::ALL.len());
+        for category in EventCategory::ALL {
+            assert!(EventKind::ALL.iter().any(|k| k.category() == *category), "{category:?} has no event");
+        }
+    }
+
+    #[test]
+    fn an_event_is_its_kind() {
+        let topic = TopicName::new("TopicTest");
+        let broker_name = BrokerName::new("broker-a");
+        let event = Event::TopicRemovedWithBroker { topic, broker_name };
+        assert_eq!(event.kind(), EventKind::TopicRemovedWithBroker);
+        assert_eq!(event.kind().name(), "topic-removed-with-broker");
+        assert_eq!(event.kind().category().name(), "topic-changed");
+        assert_eq!(event.kind().severity().name(), "info");
+    }
+
+    /// Java logs exactly these at WARN; the console and the daemon's log show the same level.
+    #[test]
+    fn warnings_are_the_ones_java_warns_about() {
+        let warn: Vec<_> = EventKind::ALL.iter().filter(|k| k.severity() == Severity::Warn).map(|k| k.name()).collect();
+        assert_eq!(
+            warn,
+            [
+                "registration-rejected",
+                "registration-conflict",
+                "broker-expired",
+                "channel-idle",
+                "stale-unregister-ignored",
+                "config-update-refused",
+                "header-field-ignored",
+            ]
+        );
+    }
+
+    /// Only the removal of a broker instance is `unregistered`: the page marks removals by it.
+    #[test]
+    fn unregistered_is_one_broker_removed() {
+        let removals: Vec<_> =
+            EventKind::ALL.iter().filter(|k| k.category() == EventCategory::Unregistered).copied().collect();
+        assert_eq!(removals, [EventKind::BrokerUnregistered]);
     }
 }

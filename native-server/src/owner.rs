@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
+use nameserver_core::event::Severity;
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
 use nameserver_core::{ConnId, Event, Input, NameServer, Output, TopicName};
 use tokio::sync::mpsc::{self, error::TrySendError};
@@ -298,14 +299,8 @@ impl Owner {
 
 /// Logs an event at the level Java uses for the same line.
 fn log_event(event: &Event) {
-    match event {
-        Event::RegistrationRejected { .. }
-        | Event::RegistrationConflict { .. }
-        | Event::BrokerExpired { .. }
-        | Event::ChannelIdle { .. }
-        | Event::StaleUnregisterIgnored { .. }
-        | Event::ConfigUpdateRefused { .. }
-        | Event::HeaderFieldIgnored { .. } => tracing::warn!("{event}"),
-        _ => tracing::info!("{event}"),
+    match event.kind().severity() {
+        Severity::Warn => tracing::warn!("{event}"),
+        Severity::Info => tracing::info!("{event}"),
     }
 }

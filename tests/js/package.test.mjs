@@ -122,7 +122,8 @@ test("the real NameServer answers real frames fed from JavaScript", () => {
   for (let o = ns.pollOutput(); o !== undefined; o = ns.pollOutput()) outputs.push(o);
   const reply = outputs.find((o) => o.type === "send");
   assert.equal(reply.command.code, 0);
-  assert.ok(outputs.some((o) => o.type === "event" && o.text.startsWith("new broker registered")));
+  const registered = outputs.find((o) => o.type === "event" && o.text.startsWith("new broker registered"));
+  assert.deepEqual([registered.kind, registered.category, registered.level], ["broker-registered", "registered", "info"]);
   ns.connect(2, "127.0.0.1:50001", 3);
   ns.receive(2, encodeFrame({ code: 105, opaque: 9, version: 479, extFields: { topic: "TBW102" } }), 4);
   const route = ns.pollOutput();

@@ -43,6 +43,9 @@ enum OutputDto {
         command: dto::Frame,
     },
     Event {
+        kind: &'static str,
+        category: &'static str,
+        level: &'static str,
         text: String,
     },
     PersistKv {
@@ -141,7 +144,9 @@ impl NameServer {
 
     /// The next output, or `undefined`: `{type: "send", conn, frame, command}`,
     /// `{type: "close", conn}`, `{type: "notifyBroker", brokerAddr, frame, command}` (open a
-    /// connection to the broker's address and write the oneway frame), `{type: "event", text}`,
+    /// connection to the broker's address and write the oneway frame), `{type: "event", kind,
+    /// category, level, text}` (the core's event vocabulary: `EventKind`, `EventCategory`,
+    /// `Severity`),
     /// `{type: "persistKv", text}`, `{type: "persistConfig", text}`.
     #[wasm_bindgen(js_name = pollOutput, unchecked_return_type = "NameServerOutput | undefined")]
     pub fn poll_output(&mut self) -> Result<JsValue, JsError> {
@@ -158,7 +163,15 @@ impl NameServer {
                 let len = frame.len();
                 OutputDto::NotifyBroker { broker_addr: broker_addr.into_string(), frame, command: frame_dto(cmd, len) }
             }
-            Output::Event(e) => OutputDto::Event { text: e.to_string() },
+            Output::Event(e) => {
+                let kind = e.kind();
+                OutputDto::Event {
+                    kind: kind.name(),
+                    category: kind.category().name(),
+                    level: kind.severity().name(),
+                    text: e.to_string(),
+                }
+            }
             Output::PersistKv(bytes) => OutputDto::PersistKv { text: String::from_utf8_lossy(&bytes).into_owned() },
             Output::PersistConfig(bytes) => {
                 OutputDto::PersistConfig { text: String::from_utf8_lossy(&bytes).into_owned() }

@@ -3,12 +3,32 @@
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
+const SECTION: &str = TYPES;
+
+/// The declarations, also read by the test that holds their unions to the core's lists.
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "wasm-bindgen copies it into the section at compile time, which rustc does not count")
+)]
 const TYPES: &str = r#"
 /** One trace line: time (ms), node, kind and RocketMQ's log wording. */
 export interface TraceEvent { seq: number; at: number; node: string; kind: TraceKind; text: string; }
+/** A NameServer's line has its event's `EventCategory` as kind; the others are clients' and brokers'. */
 export type TraceKind = "lifecycle" | "fault" | "registered" | "register-ok" | "register-failed" | "unregistered"
-  | "expired" | "channel-closed" | "channel-idle" | "topic-changed" | "scan" | "route-updated" | "route-not-found"
-  | "route-query-failed" | "send-ok" | "send-retry" | "send-failed" | "pull" | "rebalance" | "offset" | "info";
+  | "expired" | "channel-closed" | "channel-idle" | "topic-changed" | "kv" | "config" | "request" | "notified"
+  | "scan" | "route-updated" | "route-not-found" | "route-query-failed" | "send-ok" | "send-retry" | "send-failed"
+  | "pull" | "rebalance" | "offset" | "info";
+/** Which NameServer event a line is: one per event the core emits. */
+export type EventKind = "broker-registered" | "registration-rejected" | "registration-conflict" | "topic-registered"
+  | "topic-changed" | "broker-expired" | "channel-destroyed" | "channel-idle" | "broker-unregistered"
+  | "stale-unregister-ignored" | "broker-name-removed" | "cluster-removed" | "topic-removed-with-broker"
+  | "topic-deleted" | "write-perm-changed" | "kv-put" | "kv-deleted" | "config-updated" | "config-update-refused"
+  | "header-field-ignored" | "min-broker-id-changed";
+/** The group an event is shown under (the console's `kind`, the simulation's trace kind). */
+export type EventCategory = "registered" | "register-failed" | "unregistered" | "expired" | "channel-closed"
+  | "channel-idle" | "topic-changed" | "kv" | "config" | "request" | "notified" | "info";
+/** The level Java logs an event's line at. */
+export type Severity = "info" | "warn";
 /**
  * An armed timer. `kind` is a stable id: "register" | "scan" | "route-poll" | "heartbeat" | "send"
  * | "rebalance" | "pull-retry" | "long-poll" | "commit-offsets" | "slave-sync" | "idle-close".
@@ -149,7 +169,31 @@ export type NameServerOutput =
   | { type: "send"; conn: number; frame: Uint8Array; command: DecodedFrame }
   | { type: "close"; conn: number }
   | { type: "notifyBroker"; brokerAddr: string; frame: Uint8Array; command: DecodedFrame }
-  | { type: "event"; text: string }
+  | { type: "event"; kind: EventKind; category: EventCategory; level: Severity; text: string }
   | { type: "persistKv"; text: string }
   | { type: "persistConfig"; text: string };
 "#;
+
+#[cfg(test)]
+mod tests {
+    use nameserver_core::event::{EventCategory, EventKind, Severity};
+    use nameserver_core::sim::TraceKind;
+
+    use super::TYPES;
+
+    /// The members of `export type {name} = "a" | "b" | …;`, in order.
+    fn union(name: &str) -> Vec<&'static str> {
+        let head = format!("export type {name} = ");
+        let start = TYPES.find(&head).unwrap_or_else(|| panic!("no type {name}")) + head.len();
+        let end = start + TYPES[start..].find(';').unwrap_or_else(|| panic!("{name} does not end"));
+        TYPES[start..end].split('|').map(|m| m.trim().trim_matches('"')).collect()
+    }
+
+    #[test]
+    fn the_typescript_unions_are_the_cores_lists() {
+        assert_eq!(union("TraceKind"), TraceKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>());
+        assert_eq!(union("EventKind"), EventKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>());
+        assert_eq!(union("EventCategory"), EventCategory::ALL.iter().map(|c| c.name()).collect::<Vec<_>>());
+        assert_eq!(union("Severity"), Severity::ALL.iter().map(|s| s.name()).collect::<Vec<_>>());
+    }
+}

@@ -34,21 +34,6 @@ impl NsNode {
     }
 }
 
-fn kind_of(event: &Event) -> TraceKind {
-    match event {
-        Event::BrokerRegistered { .. } => TraceKind::Registered,
-        Event::BrokerUnregistered { .. } => TraceKind::Unregistered,
-        Event::BrokerExpired { .. } => TraceKind::Expired,
-        Event::ChannelDestroyed { .. } => TraceKind::ChannelClosed,
-        Event::ChannelIdle { .. } => TraceKind::ChannelIdle,
-        Event::TopicRegistered { .. }
-        | Event::TopicChanged { .. }
-        | Event::TopicRemovedWithBroker { .. }
-        | Event::TopicDeleted { .. } => TraceKind::TopicChanged,
-        _ => TraceKind::Info,
-    }
-}
-
 impl Sim {
     /// Feeds one input to the NameServer on `node` and carries out what it asks for.
     pub(super) fn ns_input(&mut self, node: NodeId, input: Input) {
@@ -82,7 +67,7 @@ impl Sim {
                     if let Event::BrokerUnregistered { broker_addr, .. } = &event {
                         self.history.removals.push(Removal { at: now, ns: node, broker_addr: broker_addr.to_string() });
                     }
-                    self.trace_line(node, kind_of(&event), event.to_string());
+                    self.trace_line(node, event.kind().category().into(), event.to_string());
                 }
                 // The model's brokers have no server side, and no scenario turns on
                 // notifyMinBrokerIdChanged: nothing would take the notice.

@@ -3,14 +3,17 @@
 use alloc::string::String;
 use core::hash::Hasher;
 
+use crate::event::EventCategory;
 use crate::time::Instant;
 
 /// Index of a node in the simulation (NameServers, brokers, producers, consumers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId(pub u16);
 
-/// What kind of thing happened; the page filters and colours by it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// What kind of thing happened; the page filters and colours by it. A NameServer's line has
+/// its event's [`EventCategory`] as kind; the other kinds are the model's clients and brokers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, strum::VariantArray, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum TraceKind {
     /// A node started, stopped or restarted.
     Lifecycle,
@@ -32,6 +35,14 @@ pub enum TraceKind {
     ChannelIdle,
     /// A NameServer's topic table changed.
     TopicChanged,
+    /// A NameServer's KV entry was set or deleted.
+    Kv,
+    /// A NameServer's configuration was updated, or an update refused.
+    Config,
+    /// A NameServer did not apply a request as sent.
+    Request,
+    /// A NameServer notified brokers of a group's new lowest id.
+    Notified,
     /// A NameServer ran its expiry scan.
     Scan,
     /// A client's cached route changed.
@@ -57,31 +68,31 @@ pub enum TraceKind {
 }
 
 impl TraceKind {
+    /// Every kind.
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
     /// A stable lowercase name, used by the page and the golden files.
     #[must_use]
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Lifecycle => "lifecycle",
-            Self::Fault => "fault",
-            Self::Registered => "registered",
-            Self::RegisterOk => "register-ok",
-            Self::RegisterFailed => "register-failed",
-            Self::Unregistered => "unregistered",
-            Self::Expired => "expired",
-            Self::ChannelClosed => "channel-closed",
-            Self::ChannelIdle => "channel-idle",
-            Self::TopicChanged => "topic-changed",
-            Self::Scan => "scan",
-            Self::RouteUpdated => "route-updated",
-            Self::RouteNotFound => "route-not-found",
-            Self::RouteQueryFailed => "route-query-failed",
-            Self::SendOk => "send-ok",
-            Self::SendRetry => "send-retry",
-            Self::SendFailed => "send-failed",
-            Self::Pull => "pull",
-            Self::Rebalance => "rebalance",
-            Self::Offset => "offset",
-            Self::Info => "info",
+        self.into()
+    }
+}
+
+impl From<EventCategory> for TraceKind {
+    fn from(category: EventCategory) -> Self {
+        match category {
+            EventCategory::Registered => Self::Registered,
+            EventCategory::RegisterFailed => Self::RegisterFailed,
+            EventCategory::Unregistered => Self::Unregistered,
+            EventCategory::Expired => Self::Expired,
+            EventCategory::ChannelClosed => Self::ChannelClosed,
+            EventCategory::ChannelIdle => Self::ChannelIdle,
+            EventCategory::TopicChanged => Self::TopicChanged,
+            EventCategory::Kv => Self::Kv,
+            EventCategory::Config => Self::Config,
+            EventCategory::Request => Self::Request,
+            EventCategory::Notified => Self::Notified,
+            EventCategory::Info => Self::Info,
         }
     }
 }
@@ -160,4 +171,17 @@ pub(crate) fn hash_entry(hasher: &mut Fnv64, entry: &TraceEntry) {
     hasher.write(entry.kind.name().as_bytes());
     hasher.write(entry.text.as_bytes());
     hasher.write(&[0xFF]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A NameServer's line is traced under its category's own name.
+    #[test]
+    fn every_event_category_is_a_trace_kind_of_the_same_name() {
+        for category in EventCategory::ALL {
+            assert_eq!(TraceKind::from(*category).name(), category.name());
+        }
+    }
 }

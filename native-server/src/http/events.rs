@@ -15,7 +15,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::Stream;
-use nameserver_core::event::Event;
+use nameserver_core::event::{Event, EventKind, Severity};
 use nameserver_core::{ConnId, Instant};
 use serde::Serialize;
 use tokio::sync::broadcast::{self, error::RecvError};
@@ -45,9 +45,12 @@ pub(crate) struct LiveEvent {
     pub(crate) at: u64,
     /// Wall-clock milliseconds since 1970.
     pub(crate) wall_ms: u64,
-    /// `registered`, `unregistered`, `expired`, `channel-idle`, `route-query`, … (the page's
-    /// log kinds).
+    /// The group the page files the line under: the event's category (`registered`,
+    /// `unregistered`, `expired`, `channel-idle`, …), or `route-query` for a sampled route query.
     pub(crate) kind: &'static str,
+    /// The core event's [`EventKind`] name (`broker-registered`, `kv-put`, …); null for the
+    /// console's own lines (route queries, lines left out).
+    pub(crate) event: Option<&'static str>,
     /// `info` or `warn`, as the Java NameServer logs the line.
     pub(crate) level: &'static str,
     /// The line in RocketMQ's words.
@@ -82,40 +85,36 @@ impl Default for EventBus {
     }
 }
 
-/// The page's log kind and Java's log level for an event.
-pub(crate) fn kind_of(event: &Event) -> (&'static str, &'static str) {
-    match event {
-        Event::BrokerRegistered { .. } => ("registered", "info"),
-        Event::RegistrationRejected { .. } | Event::RegistrationConflict { .. } => ("register-failed", "warn"),
-        Event::TopicRegistered { .. }
-        | Event::TopicChanged { .. }
-        | Event::TopicDeleted { .. }
-        | Event::WritePermChanged { .. } => ("topic-changed", "info"),
-        Event::BrokerExpired { .. } => ("expired", "warn"),
-        Event::ChannelDestroyed { .. } => ("channel-closed", "info"),
-        Event::ChannelIdle { .. } => ("channel-idle", "warn"),
-        Event::BrokerUnregistered { .. }
-        | Event::BrokerNameRemoved { .. }
-        | Event::ClusterRemoved { .. }
-        | Event::TopicRemovedWithBroker { .. } => ("unregistered", "info"),
-        Event::StaleUnregisterIgnored { .. } => ("unregistered", "warn"),
-        Event::KvPut { .. } | Event::KvDeleted { .. } => ("kv", "info"),
-        Event::ConfigUpdated { .. } => ("config", "info"),
-        Event::ConfigUpdateRefused { .. } => ("config", "warn"),
-        Event::HeaderFieldIgnored { .. } => ("request", "warn"),
-        Event::MinBrokerIdChanged { .. } => ("notified", "info"),
-    }
-}
-
 impl EventBus {
     pub(crate) fn subscribers(&self) -> usize {
         self.subscribers.load(Relaxed)
     }
 
+    /// Publishes a core event, filed by its kind.
+    pub(crate) fn event(&self, at: Instant, event: &Event) {
+        let kind = event.kind();
+        self.push(at, kind.category().name(), Some(kind), kind.severity(), event.to_string());
+    }
+
     /// Publishes one line (never waits for readers).
-    pub(crate) fn push(&self, at: Instant, kind: &'static str, level: &'static str, text: String) {
+    pub(crate) fn push(
+        &self,
+        at: Instant,
+        kind: &'static str,
+        event: Option<EventKind>,
+        level: Severity,
+        text: String,
+    ) {
         let seq = self.seq.fetch_add(1, Relaxed) + 1;
-        let event = Arc::new(LiveEvent { seq, at: at.as_millis(), wall_ms: wall_ms(), kind, level, text });
+        let event = Arc::new(LiveEvent {
+            seq,
+            at: at.as_millis(),
+            wall_ms: wall_ms(),
+            kind,
+            event: event.map(EventKind::name),
+            level: level.name(),
+            text,
+        });
         {
             let mut backlog = self.backlog.lock().unwrap_or_else(PoisonError::into_inner);
             if backlog.len() == BACKLOG {
@@ -151,7 +150,13 @@ impl EventBus {
         let remote = self.remotes.lock().unwrap_or_else(PoisonError::into_inner).get(&conn).cloned();
         let remote = remote.map_or_else(|| conn.to_string(), |r| r.to_string());
         let result = if found { "SUCCESS" } else { "TOPIC_NOT_EXIST" };
-        self.push(at, "route-query", "info", format!("GET_ROUTEINFO_BY_TOPIC {topic} from {remote}: {result}"));
+        self.push(
+            at,
+            "route-query",
+            None,
+            Severity::Info,
+            format!("GET_ROUTEINFO_BY_TOPIC {topic} from {remote}: {result}"),
+        );
     }
 
     fn subscribe(&self) -> (broadcast::Receiver<Arc<LiveEvent>>, VecDeque<Arc<LiveEvent>>) {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use nameserver_core::event::Event;
+use nameserver_core::event::{Event, EventCategory, Severity};
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
 use nameserver_core::server::Removal;
 use nameserver_core::{ConnId, KvConfig, NameServer};
@@ -21,7 +21,6 @@ use serde::Serialize;
 
 use super::Observer;
 use super::activity::{Channels, LastIo};
-use super::events::kind_of;
 use super::metrics::reason_index;
 
 /// The tables of one moment, as the HTTP side shows them.
@@ -341,8 +340,7 @@ impl OwnerHooks {
             return;
         }
         self.streamed += 1;
-        let (kind, level) = kind_of(event);
-        self.observer.events.push(now, kind, level, event.to_string());
+        self.observer.events.event(now, event);
     }
 
     /// After a step: publishes a new view if a table it shows changed.
@@ -354,7 +352,7 @@ impl OwnerHooks {
         if self.skipped > 0 {
             let text =
                 format!("... and {} more lines of this step, in the daemon's log", std::mem::take(&mut self.skipped));
-            self.observer.events.push(ns.now(), "info", "info", text);
+            self.observer.events.push(ns.now(), EventCategory::Info.name(), None, Severity::Info, text);
         }
         let routes = ns.routes();
         let mut hasher = DefaultHasher::new();

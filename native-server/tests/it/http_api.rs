@@ -130,6 +130,7 @@ async fn events_stream_registration_route_queries_and_unregistration_in_rocketmq
         "new broker registered, BrokerAddrInfo [clusterName=DemoCluster, brokerAddr=127.0.0.1:31911] HAService: 127.0.0.1:10912"
     );
     assert_eq!(line["level"], "info");
+    assert_eq!(line["event"], "broker-registered");
     assert_eq!(registered.id.as_deref(), Some(line["seq"].to_string().as_str()));
     events.wait_for("view", |v| broker_count(v) == 1).await;
 
@@ -151,6 +152,7 @@ async fn events_stream_registration_route_queries_and_unregistration_in_rocketmq
     let text = sample["text"].as_str().unwrap();
     assert!(text.starts_with("GET_ROUTEINFO_BY_TOPIC TBW102 from 127.0.0.1:"), "{text}");
     assert!(text.ends_with(": SUCCESS"), "{text}");
+    assert!(sample["event"].is_null(), "the console's own line: {sample}");
 
     drop(broker);
     let closed = events.wait_for("log", |e| e["kind"] == "channel-closed").await;
@@ -163,6 +165,10 @@ async fn events_stream_registration_route_queries_and_unregistration_in_rocketmq
         removed.json()["text"],
         "unregisterBroker, remove from brokerLiveTable OK, BrokerAddrInfo [clusterName=DemoCluster, brokerAddr=127.0.0.1:31911]"
     );
+    assert_eq!(removed.json()["event"], "broker-unregistered");
+    // Its topics leave with it: a change of the topic table, not a second removal.
+    let dropped = events.wait_for("log", |e| e["event"] == "topic-removed-with-broker").await.json();
+    assert_eq!(dropped["kind"], "topic-changed");
     events.wait_for("view", |v| broker_count(v) == 0).await;
 
     // A reader that joins later gets the recent lines first.
