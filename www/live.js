@@ -229,6 +229,12 @@ export class LiveView {
     const key = `${visible.length}|${visible.length ? visible[visible.length - 1].seq : ""}|${this.following}`;
     if (key === this.logKey) return;
     this.logKey = key;
+    // The daemon's kinds are the ones its lines carry (its event categories and route-query).
+    const kinds = [...new Set(visible.map((l) => l.kind))].sort().join("|");
+    if (kinds !== this.logKinds) {
+      this.logKinds = kinds;
+      log.setKinds(kinds ? kinds.split("|") : []);
+    }
     log.trace = visible;
     log.rebuild();
   }

@@ -5,11 +5,6 @@ import { t } from "./i18n.js";
 import { secs } from "./format.js";
 
 const KEEP = 300;
-const KINDS = [
-  "lifecycle", "fault", "registered", "register-ok", "register-failed", "unregistered", "expired", "channel-closed",
-  "channel-idle", "topic-changed", "scan", "route-updated", "route-not-found", "route-query-failed", "send-ok",
-  "send-retry", "send-failed", "pull", "rebalance", "offset", "info",
-];
 
 export class EventLog {
   constructor(list, nodeSel, kindSel, onSeek) {
@@ -19,7 +14,7 @@ export class EventLog {
     this.onSeek = onSeek;
     this.count = 0; // trace lines already considered
     this.shown = 0;
-    kindSel.innerHTML = `<option value="">${t("all")}</option>` + KINDS.map((k) => `<option value="${k}">${k}</option>`).join("");
+    this.setKinds([]);
     const refilter = () => this.rebuild();
     nodeSel.addEventListener("change", refilter);
     kindSel.addEventListener("change", refilter);
@@ -27,6 +22,13 @@ export class EventLog {
       const b = e.target.closest("button[data-at]");
       if (b) this.onSeek({ at: Number(b.dataset.at), node: b.dataset.node, seq: Number(b.dataset.seq) });
     });
+  }
+
+  // The kinds come from the model (`traceKinds()`), or in live mode from the daemon's lines.
+  setKinds(kinds) {
+    const cur = this.kindSel.value;
+    this.kindSel.innerHTML = `<option value="">${t("all")}</option>` + kinds.map((k) => `<option value="${k}">${k}</option>`).join("");
+    if (kinds.includes(cur)) this.kindSel.value = cur;
   }
 
   setNodes(names) {

@@ -242,6 +242,7 @@ class App {
       this.diagram.setMeta(r.meta);
       this.timeline.setMeta(r.meta, this.horizonFor(r.meta.model));
       this.log.setNodes(r.meta.nodes.map((n) => n.name));
+      this.log.setKinds(r.meta.kinds);
       this.lastFaults = null;
     }
     const s = r.snap;

@@ -1,6 +1,6 @@
 // The simulation lives here, off the main thread. The page sends one request at a time and
 // renders the snapshot each answer carries; this worker never runs on its own.
-import init, { Simulation, builtInScenarios } from "../pkg/nameserver_wasm.js";
+import init, { Simulation, builtInScenarios, traceKinds } from "../pkg/nameserver_wasm.js";
 
 const ready = init();
 let sim = null;
@@ -58,7 +58,7 @@ function meta() {
   const model = sim.scenarioView();
   // The NameServer each client is configured with, known before it starts.
   const bound = Object.fromEntries(model.nodes.filter((n) => n.ns !== null).map((n) => [n.name, n.ns]));
-  return { text: sim.scenarioText(), compact: sim.scenarioCompact(), profile: model.profile, nodes, topics: model.topics, bound, model };
+  return { text: sim.scenarioText(), compact: sim.scenarioCompact(), profile: model.profile, nodes, topics: model.topics, bound, model, kinds: traceKinds() };
 }
 
 function snapshot(meta0) {

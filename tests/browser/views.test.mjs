@@ -205,6 +205,12 @@ test("T18 event log", async () => {
   // Filter by node and type; Enter on a line seeks there and highlights the node.
   await scenario(page, "S4");
   await seek(page, 70000);
+  // The type filter lists the model's trace kinds (the core's list), the NameServer's
+  // event categories such as kv and config among them.
+  const kinds = await page.$$eval("[data-testid=log-filter-kind] option", (os) => os.map((o) => o.value).filter(Boolean));
+  for (const k of ["lifecycle", "registered", "kv", "config", "request", "notified", "channel-closed", "offset"]) {
+    assert.ok(kinds.includes(k), `the log filter offers ${k}: ${kinds}`);
+  }
   await page.selectOption("[data-testid=log-filter-kind]", "channel-closed");
   const lines = page.locator("[data-testid=log] button");
   assert.equal(await lines.count(), 2);

@@ -16,4 +16,4 @@ mod ts;
 
 pub use codec::{decode_frame, encode_frame};
 pub use nameserver::NameServer;
-pub use simulation::{Simulation, built_in_scenarios};
+pub use simulation::{Simulation, built_in_scenarios, trace_kinds};

@@ -424,6 +424,13 @@ impl Simulation {
     }
 }
 
+/// Every kind a trace line may have, in the core's order (the log's filter lists them).
+#[wasm_bindgen(js_name = traceKinds, unchecked_return_type = "TraceKind[]")]
+pub fn trace_kinds() -> Result<JsValue, JsError> {
+    let names: Vec<&str> = nameserver_core::sim::TraceKind::ALL.iter().map(|k| k.name()).collect();
+    to_js(&names)
+}
+
 /// Every built-in scenario: id, title and full text.
 #[wasm_bindgen(js_name = builtInScenarios, unchecked_return_type = "BuiltInScenario[]")]
 pub fn built_in_scenarios() -> Result<JsValue, JsError> {
