@@ -356,8 +356,14 @@ fn parse_register(cmd: &RemotingCommand, f: &Fields<'_>, limits: &Limits) -> Res
         other => other.map(i64::unsigned_abs),
     };
     let compressed = f.flag("compressed").unwrap_or(false);
-    let body = RegisterBrokerBody::decode(&cmd.body, compressed, cmd.version, limits.max_decompressed)
-        .map_err(HeaderError::RegisterBody)?;
+    let body = RegisterBrokerBody::decode_capped(
+        &cmd.body,
+        compressed,
+        cmd.version,
+        limits.max_decompressed,
+        limits.max_register_topics,
+    )
+    .map_err(HeaderError::RegisterBody)?;
     Ok(RegisterBroker {
         broker,
         ha_server_addr,
