@@ -80,7 +80,7 @@ use crate::clock::Clock;
 use crate::conn::Shared;
 use crate::owner::Owner;
 use crate::persist::PersistTarget;
-use crate::snapshot::{RouteSnapshot, Warmed};
+use crate::snapshot::RouteSnapshot;
 
 pub use crate::listener::bind;
 pub use crate::persist::load_kv;
@@ -193,7 +193,6 @@ pub async fn serve(
         console: http::OwnerHooks::new(observe),
         held: VecDeque::new(),
         draining: HashSet::new(),
-        warmed: Warmed::default(),
     };
     // On a multi-thread runtime the owner gets a thread of its own: one long `handle` call (a
     // registration of a million topics takes seconds) must not hold a worker, or I/O
