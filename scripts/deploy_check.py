@@ -11,7 +11,8 @@ VOLUME and COPY'd config), runs BINARY as the image's user with a read-only conf
 and checks: /readyz goes 503 -> 200 with needWaitForService=true; every probe path of the
 Kubernetes manifests answers; a KV put lands in the volume; the embedded page is served with
 validators and compression; every metric the alert rules and the dashboard name is in a live
-scrape; SIGTERM exits 0 within the declared grace.
+scrape (a second daemon runs as its peer, NAMESERVER_HTTP_PEERS, so that the peer series have
+samples); SIGTERM exits 0 within the declared grace.
 """
 
 import json
@@ -321,24 +322,37 @@ def runtime(binary):
                     return str(root / value.lstrip("/"))
             return value
 
+        # A peer NameServer (the same binary, plainly run) for the nameserver_peer_* series.
+        peer_home = root / "peer-home"
+        peer_home.mkdir()
+        peer_http = free_port()
+        peer_argv = [str(exe), "--bind-address", "127.0.0.1", "--listen-port", str(free_port()), "--http-port", str(peer_http)]
         argv = [in_image(a) for a in spec["entrypoint"] + spec["cmd"]]
         # `docker run -p`: the container's console port to a free one here.
         argv = [str(http_port) if a == str(container_http) and argv[i - 1] == "--http-port" else a for i, a in enumerate(argv)]
         env = {"PATH": "/usr/bin:/bin"}
         env.update({k: in_image(v) for k, v in spec["env"].items()})
+        env["NAMESERVER_HTTP_PEERS"] = f"http://127.0.0.1:{peer_http}"
         if as_root:
             argv = ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"] + argv
         log_path = root / "daemon.log"
+        peer = subprocess.Popen(peer_argv, env={"PATH": "/usr/bin:/bin", "HOME": str(peer_home)},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         print("running:", " ".join(shlex.quote(a) for a in argv))
-        with open(log_path, "w") as log:
-            daemon = subprocess.Popen(argv, env=env, cwd=in_image(spec["workdir"]), stdout=log, stderr=subprocess.STDOUT)
+        print(f"  with NAMESERVER_HTTP_PEERS={env['NAMESERVER_HTTP_PEERS']} (a second daemon)")
         try:
-            check_running(daemon, spec, root, home, tcp_port, http_port, container_http, uid, as_root)
+            with open(log_path, "w") as log:
+                daemon = subprocess.Popen(argv, env=env, cwd=in_image(spec["workdir"]), stdout=log, stderr=subprocess.STDOUT)
+            try:
+                check_running(daemon, spec, root, home, tcp_port, http_port, container_http, uid, as_root, peer_http)
+            finally:
+                if daemon.poll() is None:
+                    daemon.kill()
+                    daemon.wait()
+                print("---- daemon log ----\n" + log_path.read_text() + "--------------------")
         finally:
-            if daemon.poll() is None:
-                daemon.kill()
-                daemon.wait()
-            print("---- daemon log ----\n" + log_path.read_text() + "--------------------")
+            peer.kill()
+            peer.wait()
     finally:
         for path in root.rglob("*"):
             if path.is_dir():
@@ -346,7 +360,7 @@ def runtime(binary):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def check_running(daemon, spec, root, home, tcp_port, http_port, container_http, uid, as_root):
+def check_running(daemon, spec, root, home, tcp_port, http_port, container_http, uid, as_root, peer_http):
     # 1. /readyz: 503 while needWaitForService holds routes back, then 200; /healthz alive throughout.
     seen, started = [], time.monotonic()
     while time.monotonic() - started < 20:
@@ -398,7 +412,16 @@ def check_running(daemon, spec, root, home, tcp_port, http_port, container_http,
 
     # 5. Every metric the alert rules and the dashboard name is in a live scrape.
     remoting_call(tcp_port, 105, {"topic": "NoSuchTopic"})
-    status, _, body = http(http_port, "/metrics")
+    peer_up = f'nameserver_peer_up{{peer="http://127.0.0.1:{peer_http}"}} 1'
+    started = time.monotonic()
+    while True:
+        status, _, body = http(http_port, "/metrics")
+        if peer_up in body.decode().splitlines():
+            break
+        if time.monotonic() - started > 10:
+            fail(f"no `{peer_up}` in the scrape: the peer's console is not read")
+        time.sleep(0.2)
+    print(f"peer: {peer_up}")
     scraped = scraped_names(body.decode())
     for source in (ALERTS, DASHBOARD):
         missing = sorted(named_metrics(source) - scraped - SYNTHETIC)

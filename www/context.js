@@ -6,6 +6,7 @@ import { esc, setHtml } from "./html.js";
 import { routeDiff, staleSentence } from "./routes.js";
 import { divergence } from "./tables.js";
 import { removalClock } from "./clocks.js";
+import { rich } from "./glossary.js";
 
 const LANE_SPAN_MS = 60000;
 
@@ -52,7 +53,7 @@ function clientVsNs(name, snap) {
   });
   const head = `<tr><th>${esc(t("ctxCopy", { c: name }))}</th><th>${esc(t("ctxTruth", { ns: c.boundTo }))}</th></tr>`;
   const badge = c.stale
-    ? `<p class="badge stale" data-testid="ctx-stale">⚠ ${esc(t("stale", { s: dur(snap.time - c.staleSince) }))}</p><p class="stale-why">${esc(staleSentence(name, snap))}</p>`
+    ? `<p class="badge stale" data-testid="ctx-stale">⚠ ${rich(`[[stale|${t("stale", { s: dur(snap.time - c.staleSince) })}]]`)}</p><p class="stale-why">${esc(staleSentence(name, snap))}</p>`
     : "";
   return `${badge}<table class="diff"><thead>${head}</thead><tbody>${rows.join("") || `<tr><td>—</td><td>—</td></tr>`}</tbody></table>`;
 }
@@ -78,7 +79,7 @@ function nsLive(name, snap) {
     return `<tr data-broker="${esc(byAddr[r.brokerAddr] || r.brokerName)}" data-state="${st}"><td>${esc(byAddr[r.brokerAddr] || r.brokerName)}</td><td class="num">${esc(dur(snap.time - r.lastUpdate))}</td><td class="num"><span class="bar ${st}" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(when)}</td></tr>`;
   });
   const head = `<tr><th>${esc(t("colBroker"))}</th><th>${esc(t("ctxHeard"))}</th><th>${esc(t("ctxRemovalIn", { by: [...by].join(" / ") || "—" }))}</th></tr>`;
-  return `<table class="ctx-live"><caption>${esc(name)} · brokerLiveTable</caption><thead>${head}</thead><tbody>${rows.join("") || `<tr><td colspan="3">${esc(t("ctxEmpty"))}</td></tr>`}</tbody></table>`;
+  return `<table class="ctx-live"><caption>${esc(name)} · ${rich("[[livetable|brokerLiveTable]]")}</caption><thead>${head}</thead><tbody>${rows.join("") || `<tr><td colspan="3">${esc(t("ctxEmpty"))}</td></tr>`}</tbody></table>`;
 }
 
 function timerRow(node, kind, snap) {

@@ -3,13 +3,12 @@
 // message in flight is drawn where it really is, with its arrow; playing, the traffic layer
 // replays what was sent slowly enough to be seen.
 import { t, secs } from "./i18n.js";
-import { layout, edge, formFor } from "./layout.js";
+import { layout, edge } from "./layout.js";
 import { NodeFace, font } from "./nodes.js";
 import { Traffic } from "./traffic.js";
-import { GLYPH, svgEl, shape, msgType, flightLabel, shortWord } from "./glyphs.js";
+import { svgEl, shape, msgType, flightLabel, shortWord } from "./glyphs.js";
 import { textWidth, place, around } from "./labels.js";
 
-export { STATE_ICON, msgType, flightLabel, camel } from "./glyphs.js";
 
 const MAX_FLIGHTS = 80;
 const LABEL_SIZE = 12;
@@ -436,4 +435,3 @@ function makeToken(k) {
   return g;
 }
 
-export { GLYPH, formFor };

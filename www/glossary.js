@@ -4,7 +4,7 @@
 import { lang } from "./i18n.js";
 import { esc } from "./html.js";
 
-export const TERMS = {
+const TERMS = {
   producer: {
     en: ["producer", "A client program that sends messages to a topic. It asks a NameServer where the topic's queues are, then sends each message straight to a broker."],
     zh: ["生产者", "向主题发送消息的客户端程序。它先向 NameServer 查询主题的队列在哪里，然后把每条消息直接发给 Broker。"],

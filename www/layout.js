@@ -4,12 +4,12 @@
 // client↔broker lines each cross open space instead of other boxes.
 
 // Box sizes and gaps per form factor; `rowH` is one clock row inside a NameServer box.
-export const FORMS = {
+const FORMS = {
   wide: { pad: 12, nsW: 236, nsHead: 44, rowH: 17, bW: 224, bH: 80, cW: 224, cH: 80, gapX: 36, gapY: 50, stack: 10, groupGap: 22, groupLabel: 20 },
   narrow: { pad: 5, nsW: 184, nsHead: 22, rowH: 14, bW: 156, bH: 52, cW: 156, cH: 52, gapX: 8, gapY: 28, stack: 6, groupGap: 18, groupLabel: 12 },
 };
 
-export function formFor(width) {
+function formFor(width) {
   return width < 640 ? "narrow" : "wide";
 }
 

@@ -75,7 +75,7 @@ export class LiveView {
       const r = await fetch(`${base}/api/peers`, { cache: "no-store" });
       if (!r.ok) return;
       const body = await r.json();
-      for (const p of body.peers || []) if (p.url) this.add(p.url);
+      for (const p of body.peers || []) if (p.url && !p.self) this.add(p.url);
     } catch {
       // A daemon without peers (or an older one): one column.
     }

@@ -25,6 +25,7 @@ import { Glossary } from "./glossary.js";
 
 const $ = (id) => document.getElementById(id);
 const MAX_FRAME_SIM_MS = (speed) => Math.max(250, speed * 500);
+const PANEL_MS = 60;
 const FREE_PLAY_KEY = "rmqsim.freePlay";
 
 class App {
@@ -258,15 +259,21 @@ class App {
       },
       () => {
         if (!on("log")) return;
-        this.log.update(this.trace, this.logFrom, this.playing ? 40 : Infinity);
+        this.log.update(this.trace, this.logFrom, this.playing ? 20 : Infinity);
         this.logFrom = undefined;
       },
       () => this.tableView && renderTableView($("table-view"), s, this.meta),
       () => on("compare") && this.compare.render(s),
     ];
     if (this.playing) {
-      this.turn = ((this.turn || 0) + 1) % panels.length;
-      panels[this.turn]();
+      // One panel per frame, and none more often than every PANEL_MS: they are read, not watched,
+      // and a frame is for the diagram first.
+      const now = performance.now();
+      if (now - (this.panelAt || 0) >= PANEL_MS) {
+        this.panelAt = now;
+        this.turn = ((this.turn || 0) + 1) % panels.length;
+        panels[this.turn]();
+      }
     } else {
       for (const p of panels) p();
     }

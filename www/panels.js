@@ -2,7 +2,7 @@
 // ("full dashboard"). A tab list with arrow-key navigation, as the ARIA tabs pattern has it.
 import { t } from "./i18n.js";
 
-export const TABS = ["routes", "tables", "timers", "lanes", "measure", "compare", "log"];
+const TABS = ["routes", "tables", "timers", "lanes", "measure", "compare", "log"];
 
 export class Panels {
   constructor(nav, container, onChange) {

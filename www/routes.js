@@ -4,6 +4,7 @@
 import { t, dur } from "./i18n.js";
 import { esc, setHtml } from "./html.js";
 import { STATE_ICON } from "./glyphs.js";
+import { rich } from "./glossary.js";
 
 const PERM = { 2: "W", 4: "R", 6: "RW", 7: "RWX" };
 // Camel-case names may break between words in a narrow column (the text stays the name).
@@ -28,7 +29,7 @@ export function routeHtml(route, marks = {}) {
 <table class="router"><caption>queueDatas</caption><thead><tr>${th(["brokerName", "readQueueNums", "writeQueueNums", "perm"])}</tr></thead><tbody>${qd}</tbody></table>`;
 }
 
-export function routeKey(route) {
+function routeKey(route) {
   if (!route) return "none";
   const b = route.brokerDatas.map((x) => `${x.brokerName}${JSON.stringify(x.brokerAddrs)}`).sort().join(";");
   const q = route.queueDatas.map((x) => `${x.brokerName}:${x.readQueueNums}/${x.writeQueueNums}/${x.perm}`).sort().join(";");
@@ -71,7 +72,7 @@ function nsCard(n, route, topic, marks = {}) {
 ${down ? `<p class="badge bad">${STATE_ICON[n.state]} ${esc(t(`state_${n.state}`))}</p>` : ""}${routeHtml(route, marks)}</article>`;
 }
 
-export function clientCard(n, snap, topic) {
+function clientCard(n, snap, topic) {
   const c = snap.clients[n.name];
   if (!c || n.state === "not-started") {
     return `<article class="card route-card client" data-testid="client-${esc(n.name)}"><h3>${esc(n.name)}</h3><p class="muted">${esc(t("notRunning"))}</p></article>`;
@@ -79,7 +80,7 @@ export function clientCard(n, snap, topic) {
   const truth = snap.routes[c.boundTo] && snap.routes[c.boundTo][topic];
   const marks = c.stale ? marksFor(c.route, truth).cached : {};
   const badge = c.stale
-    ? `<p class="badge stale" data-testid="stale-${esc(n.name)}" data-stale-since="${c.staleSince}">⚠ ${esc(t("stale", { s: dur(snap.time - c.staleSince) }))}</p><p class="stale-why" data-testid="stale-why-${esc(n.name)}">${esc(staleSentence(n.name, snap))}</p>`
+    ? `<p class="badge stale" data-testid="stale-${esc(n.name)}" data-stale-since="${c.staleSince}">⚠ ${rich(`[[stale|${t("stale", { s: dur(snap.time - c.staleSince) })}]]`)}</p><p class="stale-why" data-testid="stale-why-${esc(n.name)}">${esc(staleSentence(n.name, snap))}</p>`
     : `<p class="badge ok" data-testid="fresh-${esc(n.name)}">✓ ${esc(t("fresh", { ns: c.boundTo }))}</p>`;
   return `<article class="card route-card client${c.stale ? " is-stale" : ""}" data-testid="client-${esc(n.name)}" data-stale="${c.stale}" data-route-key="${esc(routeKey(c.route))}">
 <h3>${esc(t("cachedRoute", { c: n.name, ns: c.boundTo }))}</h3>${badge}${c.route ? routeHtml(c.route, marks) : `<p class="no-route">${esc(t("noCache"))}</p>`}</article>`;

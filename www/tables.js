@@ -4,6 +4,7 @@ import { t, secs, dur } from "./i18n.js";
 import { STATE_ICON, flightLabel, msgType } from "./glyphs.js";
 import { routeHtml } from "./routes.js";
 import { removalClock } from "./clocks.js";
+import { rich } from "./glossary.js";
 import { esc, setHtml } from "./html.js";
 
 
@@ -32,7 +33,7 @@ export function renderNsTables(el, snap, at = secs) {
     const clusters = Object.entries(tb.clusters).map(([c, names]) => `${esc(c)}: [${names.map(esc).join(", ")}]`).join("; ");
     out.push(`<article class="card ns-card" data-testid="ns-${esc(n.name)}" data-state="${n.state}">
 <h3>${esc(n.name)} <span class="muted">${STATE_ICON[n.state]} ${esc(t(`state_${n.state}`))} · <span data-testid="next-scan-${esc(n.name)}">${esc(scan)}</span></span></h3>
-<div class="table-wrap"><table class="live" data-testid="live-${esc(n.name)}"><caption>${esc(t("liveTable"))}</caption>
+<div class="table-wrap"><table class="live" data-testid="live-${esc(n.name)}"><caption>${rich("[[livetable|brokerLiveTable]]")}</caption>
 <thead><tr><th>brokerAddr</th><th>brokerName</th><th>BID</th><th>${esc(t("lastUpdate"))}</th><th>${esc(t("age"))}</th></tr></thead><tbody>${rows}</tbody></table></div>
 <p class="mono small">clusterAddrTable {${clusters}}</p></article>`);
   }
@@ -113,7 +114,7 @@ export function renderMeasurements(el, snap) {
 
 // One fault and what followed from it: each NameServer's removal, each client's update, the
 // sends aimed at the broker.
-export function measurementCard(m, i) {
+function measurementCard(m, i) {
   const lines = [];
   let lastRemoval = null;
   for (const [ns, at] of m.nsRemoval) {

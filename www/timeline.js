@@ -66,6 +66,7 @@ export class Timeline {
     this.built = false;
     this.scanned = 0;
     this.removalLines = [];
+    this.runs = new Map();
   }
 
   pct(ms) {
@@ -125,6 +126,7 @@ export class Timeline {
     this.cursor = this.lanes.querySelector(".cursor");
     this.renderMarks(snap);
     this.sendCount = 0;
+    this.runs = new Map();
     this.appendSends(sends);
   }
 
@@ -181,26 +183,49 @@ export class Timeline {
       .join("");
   }
 
+  // Each send an invoke→complete bar; plain successes close together share one bar (at this
+  // scale they would be a pixel each), so a long run stays a few hundred elements.
   appendSends(list) {
     const byProducer = new Map();
     for (const s of list) {
       if (!byProducer.has(s.producer)) byProducer.set(s.producer, []);
       byProducer.get(s.producer).push(s);
     }
+    const gap = this.horizon / 400;
     for (const [p, items] of byProducer) {
       const host = this.lanes.querySelector(`.lane[data-lane="${CSS.escape(p)}"] .sends`);
       if (!host) continue;
-      host.insertAdjacentHTML(
-        "beforeend",
-        items
-          .map((s) => {
-            const mark = s.outcome === "failed" ? "✖" : s.outcome === "indeterminate" ? "?" : s.attempts.length > 1 ? "↻" : "";
-            const title = `${s.producer} #${s.id} ${secs(s.started)}→${secs(s.finished)} ${s.outcome} (${s.attempts.length})`;
-            return `<span class="send ${s.outcome}${s.attempts.length > 1 ? " retried" : ""}" data-outcome="${s.outcome}" data-attempts="${s.attempts.length}" style="left:${this.pct(s.started)};width:max(2px,calc(${this.pct(s.finished)} - ${this.pct(s.started)}))" title="${esc(title)}">${mark}</span>`;
-          })
-          .join(""),
-      );
+      const html = [];
+      let run = this.runs.get(p);
+      const flush = () => {
+        if (run && run.el) run.el.setAttribute("style", this.barStyle(run.from, run.to));
+      };
+      for (const s of items) {
+        const plain = s.outcome === "ok" && s.attempts.length === 1;
+        if (plain && run && s.started - run.to <= gap) {
+          run.to = s.finished;
+          run.n++;
+          if (run.el) run.el.dataset.sends = String(run.n);
+          continue;
+        }
+        flush();
+        const mark = s.outcome === "failed" ? "✖" : s.outcome === "indeterminate" ? "?" : s.attempts.length > 1 ? "↻" : "";
+        const title = `${s.producer} #${s.id} ${secs(s.started)}→${secs(s.finished)} ${s.outcome} (${s.attempts.length})`;
+        html.push({ text: `<span class="send ${s.outcome}${s.attempts.length > 1 ? " retried" : ""}" data-outcome="${s.outcome}" data-attempts="${s.attempts.length}" style="${this.barStyle(s.started, s.finished)}" title="${esc(title)}">${mark}</span>` });
+        run = plain ? { from: s.started, to: s.finished, n: 1, el: null } : null;
+      }
+      if (html.length) {
+        host.insertAdjacentHTML("beforeend", html.map((h) => h.text).join(""));
+        const els = host.children;
+        if (run && !run.el) run.el = els[els.length - 1];
+      }
+      flush();
+      this.runs.set(p, run);
     }
+  }
+
+  barStyle(from, to) {
+    return `left:${this.pct(from)};width:max(2px,calc(${this.pct(to)} - ${this.pct(from)}))`;
   }
 
   // Open fault and stale windows grow with time.

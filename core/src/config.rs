@@ -2,9 +2,9 @@
 //!
 //! One [`Config`] holds every key the Java NameServer knows, with Java's defaults. The keys the
 //! core acts on are typed fields; the rest are kept as text so GET_NAMESRV_CONFIG shows them.
-//! [`Config::update_remotely`] is the UPDATE_NAMESRV_CONFIG policy: an allowlist of keys that
-//! are safe to change at runtime, never a key that names a path, a home directory or the list
-//! itself (CVE-2023-33246, CVE-2023-37582).
+//! [`Config::update_remotely`] is the UPDATE_NAMESRV_CONFIG policy: every NamesrvConfig and
+//! NettyServerConfig key Java accepts, never a key that names a path, a home directory or the
+//! list itself (CVE-2023-33246, CVE-2023-37582), and never a key Java does not know.
 
 use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
@@ -17,8 +17,8 @@ use crate::time::millis;
 /// Keys refused remotely whatever `configBlackList` says.
 pub const FIXED_BLACK_LIST: [&str; 4] = ["configBlackList", "configStorePath", "kvConfigPath", "rocketmqHome"];
 
-/// Keys UPDATE_NAMESRV_CONFIG may change: switches read on every request, with no path or
-/// socket behind them.
+/// Keys that take effect as soon as UPDATE_NAMESRV_CONFIG changes them: switches read on every
+/// request or scan.
 pub const RUNTIME_UPDATABLE: [&str; 11] = [
     "deleteTopicWithBrokerRegistration",
     "enableAllTopicList",
@@ -32,6 +32,28 @@ pub const RUNTIME_UPDATABLE: [&str; 11] = [
     "supportActingMaster",
     "waitSecondsForService",
 ];
+
+/// Keys the daemon reads only when it starts: a remote change is kept and persisted, and
+/// applies after a restart.
+pub const RESTART_ONLY: [&str; 5] = [
+    "bindAddress",
+    "enableShutdownGracefully",
+    "listenPort",
+    "serverChannelMaxIdleTimeSeconds",
+    "shutdownWaitTimeSeconds",
+];
+
+/// How a key accepted by UPDATE_NAMESRV_CONFIG takes effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyEffect {
+    /// At once ([`RUNTIME_UPDATABLE`]).
+    Now,
+    /// After a restart ([`RESTART_ONLY`]).
+    AfterRestart,
+    /// Never here: a Java thread-pool or Netty knob, or a feature not implemented; kept so
+    /// GET_NAMESRV_CONFIG shows it.
+    NoEffect,
+}
 
 /// Java NettyServerConfig keys the core does not act on, with their 5.x defaults.
 const NETTY_PASSTHROUGH: [(&str, &str); 15] = [
@@ -78,8 +100,8 @@ pub enum ConfigError {
     },
     /// A remote update named a black-listed key (Java's remark, word for word).
     BlackListed(String),
-    /// A remote update named a key that cannot change while running.
-    NotUpdatable(String),
+    /// A remote update named a key that is neither a NamesrvConfig nor a NettyServerConfig key.
+    UnknownKey(String),
 }
 
 impl fmt::Display for ConfigError {
@@ -89,7 +111,9 @@ impl fmt::Display for ConfigError {
                 write!(f, "invalid value `{value}` for {key}: expected {expected}")
             }
             Self::BlackListed(_) => f.write_str("Can not update config in black list."),
-            Self::NotUpdatable(key) => write!(f, "Can not update config {key}: it cannot change at runtime"),
+            Self::UnknownKey(key) => {
+                write!(f, "Can not update config {key}: not a NamesrvConfig or NettyServerConfig key")
+            }
         }
     }
 }
@@ -251,26 +275,47 @@ impl Config {
         FIXED_BLACK_LIST.contains(&key) || self.config_black_list.split(';').any(|k| k.trim() == key)
     }
 
+    /// How `key` takes effect when changed remotely; `None` for a key Java does not know.
+    #[must_use]
+    pub fn key_effect(key: &str) -> Option<KeyEffect> {
+        if RUNTIME_UPDATABLE.contains(&key) {
+            Some(KeyEffect::Now)
+        } else if RESTART_ONLY.contains(&key) {
+            Some(KeyEffect::AfterRestart)
+        } else if FIXED_BLACK_LIST.contains(&key) || passthrough_default(key).is_some() {
+            Some(KeyEffect::NoEffect)
+        } else {
+            None
+        }
+    }
+
     /// Applies an UPDATE_NAMESRV_CONFIG: all keys or none.
     ///
     /// # Errors
-    /// A black-listed key, a key outside [`RUNTIME_UPDATABLE`], a value that does not parse,
-    /// or a value holding a line break (it would inject lines into the persisted file).
+    /// A black-listed key, a key Java does not know, a value that does not parse as the key's
+    /// type, or a value holding a line break (it would inject lines into the persisted file).
     pub fn update_remotely(&mut self, entries: &BTreeMap<String, String>) -> Result<(), ConfigError> {
         if let Some(key) = entries.keys().find(|k| self.is_black_listed(k)) {
             return Err(ConfigError::BlackListed(key.clone()));
         }
-        if let Some(key) = entries.keys().find(|k| !RUNTIME_UPDATABLE.contains(&k.as_str())) {
-            return Err(ConfigError::NotUpdatable(key.clone()));
+        if let Some(key) = entries.keys().find(|k| Self::key_effect(k).is_none()) {
+            return Err(ConfigError::UnknownKey(key.clone()));
         }
         let mut next = self.clone();
         for (key, value) in entries {
+            let invalid = |expected| ConfigError::InvalidValue { key: key.clone(), value: value.clone(), expected };
             if value.contains(['\n', '\r']) {
-                return Err(ConfigError::InvalidValue {
-                    key: key.clone(),
-                    value: value.clone(),
-                    expected: "a single line",
-                });
+                return Err(invalid("a single line"));
+            }
+            // A key kept as text still has Java's type: its default tells which.
+            match passthrough_default(key) {
+                Some("true" | "false") if !matches!(value.trim().to_ascii_lowercase().as_str(), "true" | "false") => {
+                    return Err(invalid("true or false"));
+                }
+                Some(default) if default.parse::<i64>().is_ok() && value.trim().parse::<i64>().is_err() => {
+                    return Err(invalid("an integer"));
+                }
+                _ => {}
             }
             next.set(key, value)?;
         }
@@ -283,6 +328,11 @@ impl Config {
     pub fn entries(&self) -> Vec<(String, String)> {
         self.to_properties().into_iter().collect()
     }
+}
+
+/// Java's default of a key kept as text, if it is one.
+fn passthrough_default(key: &str) -> Option<&'static str> {
+    NETTY_PASSTHROUGH.iter().chain(NAMESRV_PASSTHROUGH.iter()).find(|(k, _)| *k == key).map(|(_, v)| *v)
 }
 
 #[cfg(test)]
@@ -330,10 +380,19 @@ mod tests {
         for key in FIXED_BLACK_LIST {
             assert_eq!(c.update_remotely(&one(key, "/tmp/x")), Err(ConfigError::BlackListed(String::from(key))));
         }
-        assert_eq!(
-            c.update_remotely(&one("listenPort", "1")),
-            Err(ConfigError::NotUpdatable(String::from("listenPort")))
-        );
+        c.update_remotely(&one("listenPort", "9877")).unwrap();
+        assert_eq!(c.listen_port, 9877);
+        c.update_remotely(&one("clientRequestThreadPoolNums", "16")).unwrap();
+        assert_eq!(c.to_properties()["clientRequestThreadPoolNums"], "16");
+        assert!(matches!(
+            c.update_remotely(&one("clientRequestThreadPoolNums", "many")),
+            Err(ConfigError::InvalidValue { .. })
+        ));
+        assert!(matches!(
+            c.update_remotely(&one("useEpollNativeSelector", "yes")),
+            Err(ConfigError::InvalidValue { .. })
+        ));
+        assert_eq!(c.update_remotely(&one("listenPrt", "1")), Err(ConfigError::UnknownKey(String::from("listenPrt"))));
         assert!(matches!(c.update_remotely(&one("productEnvName", "a\nb")), Err(ConfigError::InvalidValue { .. })));
     }
 

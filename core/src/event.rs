@@ -4,9 +4,11 @@
 //! for the words they know ("new broker registered", "The broker channel expired", …).
 
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 
 use crate::names::{BrokerAddr, BrokerId, BrokerName, ClusterName, ConnId, TopicName};
+use crate::protocol::RequestCode;
 use crate::protocol::body::QueueData;
 
 /// Why a broker instance was unregistered.
@@ -169,6 +171,25 @@ pub enum Event {
         /// Why.
         reason: String,
     },
+    /// A header field was missing or did not parse, and the request went on without it
+    /// (Java's decoder logs it and leaves the field null).
+    HeaderFieldIgnored {
+        /// The request.
+        request: RequestCode,
+        /// The field.
+        field: &'static str,
+        /// What arrived (`None`: nothing).
+        value: Option<String>,
+    },
+    /// A group's lowest broker id changed: NOTIFY_MIN_BROKER_ID_CHANGE goes to these members.
+    MinBrokerIdChanged {
+        /// The new lowest id.
+        min_broker_id: BrokerId,
+        /// The members notified.
+        notify: Vec<BrokerAddr>,
+        /// The member that went away, after an unregistration.
+        offline: Option<BrokerAddr>,
+    },
 }
 
 impl Event {
@@ -183,6 +204,7 @@ impl Event {
                 | Self::ChannelIdle { .. }
                 | Self::StaleUnregisterIgnored { .. }
                 | Self::ConfigUpdateRefused { .. }
+                | Self::HeaderFieldIgnored { .. }
         )
     }
 }
@@ -271,6 +293,24 @@ impl fmt::Display for Event {
             }
             Self::ConfigUpdated { entries } => write!(f, "updateConfig, {entries}"),
             Self::ConfigUpdateRefused { reason } => write!(f, "updateConfig refused: {reason}"),
+            Self::HeaderFieldIgnored { request, field, value } => {
+                let value = value.as_deref().map_or_else(|| String::from("missing"), |v| alloc::format!("`{v}`"));
+                write!(
+                    f,
+                    "Failed field [{field}] decoding in {}: {value}; going on without it, as Java does",
+                    request.java_name().unwrap_or("?")
+                )
+            }
+            Self::MinBrokerIdChanged { min_broker_id, notify, offline } => {
+                write!(f, "min broker id changed to {min_broker_id}, notify [")?;
+                for (i, addr) in notify.iter().enumerate() {
+                    write!(f, "{}{addr}", if i == 0 { "" } else { ", " })?;
+                }
+                match offline {
+                    Some(addr) => write!(f, "], offline broker addr {addr}"),
+                    None => f.write_str("], offline broker addr null"),
+                }
+            }
         }
     }
 }

@@ -78,6 +78,12 @@ impl KvConfig {
         }
     }
 
+    /// PUT_KV_CONFIG without a value: Java stores null, so the namespace exists afterwards and
+    /// the key reads as absent (and is not written to the file). Returns whether an entry went.
+    pub fn put_null(&mut self, namespace: &str, key: &str) -> bool {
+        self.config_table.entry(String::from(namespace)).or_default().remove(key).is_some()
+    }
+
     /// One value.
     #[must_use]
     pub fn get(&self, namespace: &str, key: &str) -> Option<&str> {

@@ -69,14 +69,55 @@ fn configured_black_list_is_refused_too() {
     assert_reply(&reply, ResponseCode::NoPermission, Some("Can not update config in black list."));
 }
 
+/// Java's DefaultRequestProcessor.updateConfig hands every key to Configuration.update, which
+/// sets any NamesrvConfig or NettyServerConfig field: `mqadmin updateNamesrvConfig -k
+/// clientRequestThreadPoolNums -v 16` succeeds there, so it does here, and is persisted.
 #[test]
-fn a_key_outside_the_allowlist_is_no_permission() {
+fn every_key_java_knows_is_accepted_and_persisted_like_javas_configuration_update() {
     let mut ns = Ns::new();
-    let reply = ns.check(ADMIN, update_config("listenPort=1"));
-    assert_eq!(reply.response_code(), ResponseCode::NoPermission);
-    assert!(reply.remark.as_deref().unwrap().starts_with("Can not update config listenPort"), "{:?}", reply.remark);
+    let reply =
+        ns.check(ADMIN, update_config("clientRequestThreadPoolNums=16\nlistenPort=9877\nenableTopicList=false\n"));
+    assert_eq!(reply.response_code(), ResponseCode::Success);
+    assert_eq!(
+        reply.remark.as_deref(),
+        Some(
+            "takes effect after a restart: listenPort; kept with no effect in this NameServer: clientRequestThreadPoolNums"
+        ),
+        "the reply says which keys did not take effect at once"
+    );
+    let persisted = ns
+        .out
+        .iter()
+        .find_map(|o| match o {
+            Output::PersistConfig(bytes) => Some(String::from_utf8(bytes.clone()).unwrap()),
+            _ => None,
+        })
+        .expect("persisted");
+    assert!(persisted.contains("clientRequestThreadPoolNums=16\n") && persisted.contains("listenPort=9877\n"));
+    let logged = ns.events().iter().map(ToString::to_string).find(|e| e.starts_with("updateConfig,")).unwrap();
+    assert!(logged.contains("takes effect after a restart: listenPort"), "{logged}");
+    let config = get_config(&mut ns);
+    assert!(config.contains("clientRequestThreadPoolNums=16\n") && config.contains("enableTopicList=false\n"));
+    // A runtime switch alone takes effect at once: Java's plain SUCCESS, no remark.
+    assert_ok(&ns.check(ADMIN, update_config("enableTopicList=true")));
+}
+
+/// Java's Configuration.update ignores a key no config object has; here it is refused, so a
+/// misspelt key is not silently lost.
+#[test]
+fn an_unknown_key_is_refused_with_a_clear_remark() {
+    let mut ns = Ns::new();
+    let reply = ns.check(ADMIN, update_config("enableTopicList=false\nlistenPrt=1"));
+    assert_reply(
+        &reply,
+        ResponseCode::InvalidParameter,
+        Some("Can not update config listenPrt: not a NamesrvConfig or NettyServerConfig key"),
+    );
     assert!(!ns.out.iter().any(|o| matches!(o, Output::PersistConfig(_))));
-    assert!(get_config(&mut ns).contains("listenPort=9876\n"));
+    assert!(get_config(&mut ns).contains("enableTopicList=true\n"), "all or nothing");
+    // A key kept as text still has Java's type.
+    let reply = ns.check(ADMIN, update_config("serverWorkerThreads=many"));
+    assert_eq!(reply.response_code(), ResponseCode::InvalidParameter);
 }
 
 #[test]

@@ -68,15 +68,42 @@ fn stale_unregister_from_another_connection_keeps_the_fresh_registration() {
     assert!(ns.parsed_route("TopicTest").is_none());
 }
 
+/// Java's DefaultRequestProcessor.unregisterBroker serves UNREGISTER_BROKER whichever
+/// connection sends it (an operator's tool, a broker's second NameServer client), and
+/// RouteInfoManager.unRegisterBroker (5.1+) removes every entry of the group with that
+/// address, whatever brokerId the request names.
 #[test]
-fn unregister_with_a_wrong_broker_id_keeps_the_registration() {
+fn unregister_from_any_connection_removes_every_entry_with_that_address_as_java_does() {
     let mut ns = Ns::new();
     ns.register(&Broker::a0());
-    let wrong = Broker { id: 1, ..Broker::a0() };
-    assert_ok(&ns.check(1, wrong.unregister()));
-    assert!(ns.live("DefaultCluster", "127.0.0.1:10911"));
+    ns.register(&Broker::a1());
+    let wrong_id = Broker { id: 3, conn: ADMIN, ..Broker::a0() };
+    assert_ok(&ns.check(ADMIN, wrong_id.unregister()));
+    assert!(!ns.live("DefaultCluster", "127.0.0.1:10911"));
+    assert!(!ns.events().iter().any(|e| matches!(e, Event::StaleUnregisterIgnored { .. })));
     let route = ns.parsed_route("TopicTest").unwrap();
-    assert_eq!(route.broker_datas[0].master_addr().map(BrokerAddr::as_str), Some("127.0.0.1:10911"));
+    let addrs: Vec<&str> = route.broker_datas[0].broker_addrs.values().map(BrokerAddr::as_str).collect();
+    assert_eq!(addrs, ["127.0.0.1:10921"], "only the slave is left");
+}
+
+/// The #11043 fence is narrow: only the connection that registered the broker itself and was
+/// superseded by a newer registration elsewhere is ignored; once that connection has closed,
+/// nothing is fenced any more.
+#[test]
+fn only_a_superseded_registering_connection_is_fenced() {
+    let mut ns = Ns::new();
+    ns.register(&Broker::a0());
+    let restarted = Broker { conn: 7, ..Broker::a0() };
+    ns.at(1_000).register(&restarted);
+    // A third connection (mqadmin) is not fenced.
+    assert_ok(&ns.check(ADMIN, Broker::a0().unregister()));
+    assert!(!ns.live("DefaultCluster", "127.0.0.1:10911"));
+    let fenced = ns.events().iter().any(|e| matches!(e, Event::StaleUnregisterIgnored { .. }));
+    assert!(!fenced);
+    // Registered again on 7; the old connection 1 closes and is forgotten.
+    ns.at(2_000).register(&restarted);
+    ns.input(Input::Disconnected { conn: ConnId(1) });
+    assert!(ns.live("DefaultCluster", "127.0.0.1:10911"));
 }
 
 #[test]

@@ -12,8 +12,8 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use nameserver_core::protocol::body::{RegisterBrokerBody, TopicConfig};
-use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};
+use nameserver_core::protocol::body::{DataVersion, RegisterBrokerBody, TopicConfig};
+use nameserver_core::protocol::{RequestCode, ResponseCode};
 use nameserver_core::{BrokerAddr, ConnId, Event, Input, Output};
 
 use common::requests::*;
@@ -224,11 +224,65 @@ fn an_address_switching_from_slave_to_master_appears_once() {
     assert_eq!(addrs, [(0, "127.0.0.1:10921")]);
 }
 
+/// Java's RouteInfoManager uses `heartbeatTimeoutMillis` as it is (only null means the
+/// default): zero or less expires the broker at the next scan. One that does not parse is
+/// logged by Java's header decoder and left null: the default 120 s.
 #[test]
-fn heartbeat_timeout_header_must_be_positive() {
+fn heartbeat_timeout_is_used_as_java_uses_it() {
     let mut ns = Ns::new();
-    let reply = ns.check(1, Broker::a0().cmd().with_field("heartbeatTimeoutMillis", "0"));
-    assert_reply(&reply, ResponseCode::SystemError, Some("the custom field <heartbeatTimeoutMillis> is invalid: `0`"));
+    assert_ok(&ns.check(1, Broker::a0().cmd().with_field("heartbeatTimeoutMillis", "-5")));
+    assert!(ns.live("DefaultCluster", "127.0.0.1:10911"));
+    ns.tick(5_000);
+    assert!(!ns.live("DefaultCluster", "127.0.0.1:10911"), "expired at the first scan");
+
+    let mut ns = Ns::new();
+    assert_ok(&ns.check(1, Broker::a0().cmd().with_field("heartbeatTimeoutMillis", "soon")));
+    let ignored = ns.events().iter().map(ToString::to_string).find(|e| e.contains("heartbeatTimeoutMillis")).unwrap();
+    assert_eq!(
+        ignored,
+        "Failed field [heartbeatTimeoutMillis] decoding in REGISTER_BROKER: `soon`; going on without it, as Java does"
+    );
+    ns.tick(120_000);
+    assert!(ns.live("DefaultCluster", "127.0.0.1:10911"), "the default timeout");
+    ns.tick(125_000);
+    assert!(!ns.live("DefaultCluster", "127.0.0.1:10911"));
+}
+
+/// Java: a `bodyCrc32` that does not parse leaves the field at 0, which skips the check; a
+/// missing `haServerAddr` is null (a slave then gets no `haServerAddr` back from it).
+#[test]
+fn an_unparsable_crc_skips_the_check_and_a_missing_ha_address_is_null_as_in_java() {
+    let mut ns = Ns::new();
+    assert_ok(&ns.check(1, Broker::a0().cmd().with_field("bodyCrc32", "abc")));
+    assert!(ns.events().iter().any(|e| matches!(e, Event::HeaderFieldIgnored { field: "bodyCrc32", .. })));
+    let mut no_ha = Broker::a0().cmd();
+    no_ha.ext_fields.as_mut().unwrap().remove("haServerAddr");
+    let mut ns = Ns::new();
+    assert_ok(&ns.check(1, no_ha));
+    let registered = ns.events().iter().map(ToString::to_string).find(|e| e.starts_with("new broker")).unwrap();
+    assert!(registered.contains("HAService: null"), "{registered}");
+    let reply = ns.register(&Broker::a1());
+    assert_eq!(fields(&reply), [("masterAddr", "127.0.0.1:10911")], "Java's null haServerAddr is left out");
+}
+
+/// Java's `new DataVersion()` is stamped "now": a body without `dataVersion` always counts as
+/// changed, so its topic configs are applied on every registration.
+#[test]
+fn a_registration_without_a_data_version_counts_as_changed() {
+    let mut ns = Ns::new();
+    let body = |queues: i32| {
+        format!(
+            r#"{{"topicConfigSerializeWrapper":{{"topicConfigTable":{{"TopicTest":{{"topicName":"TopicTest","readQueueNums":{queues},"writeQueueNums":{queues},"perm":6}},"TBW102":{{"topicName":"TBW102"}}}}}}}}"#
+        )
+    };
+    assert_ok(&ns.check(1, Broker::a0().cmd().with_body(body(4).into_bytes())));
+    ns.at(1_234);
+    assert_ok(&ns.check(1, Broker::a0().cmd().with_body(body(8).into_bytes())));
+    assert_eq!(ns.parsed_route("TopicTest").unwrap().queue_datas[0].read_queue_nums, 8);
+    // The stored version is stamped with the NameServer's clock (the core has no wall clock).
+    let reply = ns.check(1, Broker::a0().query_data_version(Some(DataVersion::default())));
+    assert_eq!(reply.field("changed"), Some("true"));
+    assert_eq!(text(&reply), r#"{"counter":0,"stateVersion":0,"timestamp":1234}"#);
 }
 
 #[test]
@@ -262,50 +316,39 @@ fn min_broker_id_change_is_notified_when_enabled() {
     let slave = Broker { acting: Some(true), ..Broker::a1() };
     ns.register(&slave);
     ns.register(&Broker { acting: Some(true), ..Broker::a0() });
-    let notices: Vec<(ConnId, &RemotingCommand)> = ns
-        .out
-        .iter()
-        .filter_map(|o| match o {
-            Output::Send { conn, cmd } if !cmd.is_response() => Some((*conn, cmd)),
-            _ => None,
-        })
-        .collect();
-    // A lower id registered: everyone but the new minimum hears of it.
-    assert_eq!(notices.len(), 1, "{:?}", ns.out);
-    let (conn, notice) = notices[0];
-    assert_eq!(conn, ConnId(2));
-    assert_eq!(notice.request_code(), RequestCode::NotifyMinBrokerIdChange);
-    assert!(notice.is_oneway());
+    // A lower id registered: everyone but the new minimum hears of it, at its own address
+    // (Java's remoting client to the broker's server side), not on its registration connection.
     assert_eq!(
-        fields(notice),
-        [("haBrokerAddr", "127.0.0.1:10912"), ("minBrokerAddr", "127.0.0.1:10911"), ("minBrokerId", "0")]
+        notices(&ns),
+        [(
+            "127.0.0.1:10921",
+            vec![("haBrokerAddr", "127.0.0.1:10912"), ("minBrokerAddr", "127.0.0.1:10911"), ("minBrokerId", "0")]
+        )]
     );
+    let logged = ns.events().iter().map(ToString::to_string).find(|e| e.starts_with("min broker id")).unwrap();
+    assert_eq!(logged, "min broker id changed to 0, notify [127.0.0.1:10921], offline broker addr null");
     // The master leaves: the remaining member is told, with the offline address.
     ns.check(1, Broker::a0().unregister());
-    let notice = ns
-        .out
-        .iter()
-        .find_map(|o| match o {
-            Output::Send { conn, cmd } if !cmd.is_response() => Some((*conn, cmd.clone())),
-            _ => None,
-        })
-        .expect("a notice");
-    assert_eq!(notice.0, ConnId(2));
     assert_eq!(
-        fields(&notice.1),
-        [("minBrokerAddr", "127.0.0.1:10921"), ("minBrokerId", "1"), ("offlineBrokerAddr", "127.0.0.1:10911")]
+        notices(&ns),
+        [(
+            "127.0.0.1:10921",
+            vec![("minBrokerAddr", "127.0.0.1:10921"), ("minBrokerId", "1"), ("offlineBrokerAddr", "127.0.0.1:10911")]
+        )]
     );
 }
 
-/// The notices (requests, not replies) the last input sent, with their connections.
-fn notices(ns: &Ns) -> Vec<(ConnId, Vec<(&str, &str)>)> {
+/// The NOTIFY_MIN_BROKER_ID_CHANGE notices the last input asked for, by broker address. No
+/// request ever goes out on a connection.
+fn notices(ns: &Ns) -> Vec<(&str, Vec<(&str, &str)>)> {
+    assert!(!ns.out.iter().any(|o| matches!(o, Output::Send { cmd, .. } if !cmd.is_response())));
     ns.out
         .iter()
         .filter_map(|o| match o {
-            Output::Send { conn, cmd } if !cmd.is_response() => {
+            Output::NotifyBroker { broker_addr, cmd } => {
                 assert_eq!(cmd.request_code(), RequestCode::NotifyMinBrokerIdChange);
                 assert!(cmd.is_oneway());
-                Some((*conn, fields(cmd)))
+                Some((broker_addr.as_str(), fields(cmd)))
             }
             _ => None,
         })
@@ -322,7 +365,7 @@ fn min_broker_id_change_on_registration_is_notified_for_any_group() {
     assert_eq!(
         notices(&ns),
         [(
-            ConnId(2),
+            "127.0.0.1:10921",
             vec![("haBrokerAddr", "127.0.0.1:10912"), ("minBrokerAddr", "127.0.0.1:10911"), ("minBrokerId", "0")]
         )]
     );
@@ -344,13 +387,13 @@ fn min_broker_id_change_on_connection_loss_and_expiry_is_notified() {
     ns.input(Input::Disconnected { conn: ConnId(1) });
     let expected =
         vec![("minBrokerAddr", "127.0.0.1:10921"), ("minBrokerId", "1"), ("offlineBrokerAddr", "127.0.0.1:10911")];
-    assert_eq!(notices(&ns), [(ConnId(2), expected.clone())]);
+    assert_eq!(notices(&ns), [("127.0.0.1:10921", expected.clone())]);
     // Same through expiry: the master comes back on connection 1 and goes silent.
     ns.at(1_000).register(&master);
     ns.register(&slave);
     ns.tick(15_000);
     assert!(!ns.live("DefaultCluster", "127.0.0.1:10911"));
-    assert_eq!(notices(&ns), [(ConnId(2), expected)]);
+    assert_eq!(notices(&ns), [("127.0.0.1:10921", expected)]);
 }
 
 #[test]
@@ -359,4 +402,5 @@ fn min_broker_id_change_is_silent_by_default() {
     ns.register(&Broker { acting: Some(true), ..Broker::a1() });
     ns.register(&Broker { acting: Some(true), ..Broker::a0() });
     assert!(!ns.out.iter().any(|o| matches!(o, Output::Send { cmd, .. } if !cmd.is_response())));
+    assert!(!ns.out.iter().any(|o| matches!(o, Output::NotifyBroker { .. })));
 }

@@ -166,6 +166,8 @@ struct Model {
     clusters: BTreeMap<String, BTreeSet<String>>,
     /// (cluster, addr) → liveness
     live: BTreeMap<(String, String), Live>,
+    /// (cluster, addr) → open connections whose registration of it was replaced (#11043).
+    superseded: BTreeMap<(String, String), BTreeSet<u64>>,
     now: u64,
     next_scan: u64,
 }
@@ -216,16 +218,19 @@ impl Model {
             }
         }
         let live = Live { last: self.now, timeout, version, conn, ha: ha.into(), name: name.into(), id };
-        self.live.insert((cluster.into(), addr.into()), live);
+        if let Some(old) = self.live.insert((cluster.into(), addr.into()), live).filter(|old| old.conn != conn) {
+            self.superseded.entry((cluster.into(), addr.into())).or_default().insert(old.conn);
+        }
         let master = (id != 0).then(|| self.groups[name].addrs.get(&0).cloned()).flatten();
         Registered::Ok(master.and_then(|m| Some((m.clone(), self.live.get(&(cluster.into(), m))?.ha.clone()))))
     }
 
-    /// One unregistration of `addr` as `id` of `name` (§10.4; only that id's entry goes).
-    fn unregister(&mut self, cluster: &str, addr: &str, name: &str, id: i64) {
+    /// One unregistration of `addr` in `name` (§10.4; every entry with that address goes).
+    fn unregister(&mut self, cluster: &str, addr: &str, name: &str) {
         self.live.remove(&(cluster.into(), addr.into()));
+        self.superseded.remove(&(cluster.into(), addr.into()));
         let Some(group) = self.groups.get_mut(name) else { return };
-        group.addrs.retain(|i, a| !(a == addr && *i == id));
+        group.addrs.retain(|_, a| a != addr);
         if group.addrs.is_empty() {
             self.groups.remove(name);
             let names = self.clusters.get_mut(cluster).unwrap();
@@ -242,12 +247,20 @@ impl Model {
         }
     }
 
+    /// A closed connection sends nothing more: it needs no fence.
+    fn forget_conn(&mut self, conn: u64) {
+        self.superseded.retain(|_, old| {
+            old.remove(&conn);
+            !old.is_empty()
+        });
+    }
+
     /// Unregisters every live entry matching `pick` (a closed connection, an expiry scan).
     fn unregister_live(&mut self, pick: impl Fn(&Live) -> bool) {
         let gone: Vec<_> =
-            self.live.iter().filter(|(_, l)| pick(l)).map(|(k, l)| (k.clone(), l.name.clone(), l.id)).collect();
-        for ((cluster, addr), name, id) in gone {
-            self.unregister(&cluster, &addr, &name, id);
+            self.live.iter().filter(|(_, l)| pick(l)).map(|(k, l)| (k.clone(), l.name.clone())).collect();
+        for ((cluster, addr), name) in gone {
+            self.unregister(&cluster, &addr, &name);
         }
     }
 
@@ -418,9 +431,12 @@ impl Pair {
                 let reply = self.send(*conn, identity(RequestCode::UnregisterBroker, *name, *slot, *id)).unwrap();
                 assert_eq!(reply.response_code(), ResponseCode::Success);
                 let key = (cluster_of(*name).to_string(), addr_of(*name, *slot));
-                // Fencing (upstream #11043): only the connection and id of the live entry count.
-                if self.model.live.get(&key).is_none_or(|l| l.conn == *conn && l.id == *id) {
-                    self.model.unregister(&key.0, &key.1, NAMES[*name], *id);
+                // Any connection may unregister (Java), except one whose own registration of
+                // this broker was replaced on another connection (the #11043 fence).
+                let fenced = self.model.live.get(&key).is_some_and(|l| l.conn != *conn)
+                    && self.model.superseded.get(&key).is_some_and(|old| old.contains(conn));
+                if !fenced {
+                    self.model.unregister(&key.0, &key.1, NAMES[*name]);
                 }
             }
             Op::Heartbeat { name, slot } => {
@@ -445,11 +461,13 @@ impl Pair {
             }
             Op::Disconnect { conn } => {
                 self.input(Input::Disconnected { conn: ConnId(*conn) });
+                self.model.forget_conn(*conn);
                 self.model.unregister_live(|l| l.conn == *conn);
             }
             Op::Idle { conn } => {
                 let out = self.input(Input::Idle { conn: ConnId(*conn) });
                 assert!(out.contains(&Output::Close { conn: ConnId(*conn) }));
+                self.model.forget_conn(*conn);
                 self.model.unregister_live(|l| l.conn == *conn);
             }
             Op::Advance { ms } => {
@@ -555,7 +573,7 @@ impl Pair {
                     timeout: u64::try_from(l.heartbeat_timeout.as_millis()).unwrap(),
                     version: (l.data_version.counter, l.data_version.state_version),
                     conn: l.conn.0,
-                    ha: l.ha_server_addr.clone(),
+                    ha: l.ha_server_addr.clone().unwrap_or_default(),
                     name: l.broker_name.to_string(),
                     id: l.broker_id.0,
                 };

@@ -1,6 +1,7 @@
 //! The command line, shaped like `mqnamesrv`'s (PROTOCOL.md §12.1), and the configuration it
 //! produces: Java's defaults, then the `-c` properties file, then the flags.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -12,7 +13,8 @@ use nameserver_core::properties::{self, PropertiesError};
 use nameserver_core::{Config, KvConfig};
 
 use crate::ServerConfig;
-use crate::http::{HttpOptions, Page};
+use crate::http::{HttpOptions, Page, PeerUrl};
+use crate::tls::{TlsConfig, TlsError};
 
 /// `nameserver` — the RocketMQ NameServer, a drop-in replacement for `mqnamesrv`.
 #[derive(Clone, Debug, Parser)]
@@ -27,7 +29,11 @@ use crate::http::{HttpOptions, Page};
     after_help = "Configuration: Java's defaults, then the -c file (namesrv.properties keys such as listenPort, \
                   kvConfigPath, scanNotActiveBrokerInterval, serverChannelMaxIdleTimeSeconds, \
                   orderMessageEnable), then --listen-port and --bind-address. Keys accepted but not implemented \
-                  (enableControllerInNamesrv=true, tls.*, Java thread-pool sizes, ...) are logged as warnings at start.\n\
+                  (enableControllerInNamesrv=true, Java thread-pool sizes, ...) are logged as warnings at start.\n\
+                  TLS is configured as Java's: -D tls.* properties, then the tls.config.file they name \
+                  (default /etc/rocketmq/tls.properties); tls.server.mode=permissive (the default) serves TLS and \
+                  plaintext on the one port. PROXY protocol v1/v2 headers are understood on every connection. \
+                  SIGHUP reloads the certificate (changed files are also picked up within a second).\n\
                   Logs go to stderr; filter them with --log-level or RUST_LOG.\n\
                   SIGINT/SIGTERM stop accepting, answer requests in flight, flush the KV config and exit 0, \
                   waiting at most shutdownWaitTimeSeconds for connections when enableShutdownGracefully=true (else 5 s).\n\
@@ -116,6 +122,31 @@ pub struct Args {
     /// Let pages from ORIGIN (e.g. http://127.0.0.1:3000) read the API (CORS); repeatable
     #[arg(long, value_name = "ORIGIN", help_heading = "HTTP console")]
     pub http_allow_origin: Vec<String>,
+
+    /// Other NameServers' consoles to compare this one with, e.g. 'http://ns-1:8080,http://ns-2:8080' (read-only HTTP, every second): /api/peers and the nameserver_peer_* metrics. This daemon's own console may be in the list
+    #[arg(
+        long,
+        value_name = "URLS",
+        value_delimiter = ',',
+        env = "NAMESERVER_HTTP_PEERS",
+        help_heading = "HTTP console"
+    )]
+    pub http_peers: Vec<PeerUrl>,
+
+    /// Serve the HTTP console over HTTPS with the RocketMQ port's certificate (tls.server.certPath/keyPath, or the test mode's self-signed one)
+    #[arg(long, help_heading = "HTTP console")]
+    pub http_tls: bool,
+
+    /// A Java system property, as in mqnamesrv's JAVA_OPT: the TLS keys tls.server.mode (permissive, enforcing, disabled), tls.config.file, tls.test.mode.enable, tls.server.certPath, tls.server.keyPath, tls.server.keyPassword, tls.server.trustCertPath, tls.server.need.client.auth (none, optional, require), tls.server.authClient; repeatable, e.g. -Dtls.server.mode=enforcing
+    #[arg(short = 'D', value_name = "KEY=VALUE", value_parser = parse_property, help_heading = "TLS")]
+    pub system_properties: Vec<(String, String)>,
+}
+
+fn parse_property(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.trim().is_empty() => Ok((key.trim().to_string(), value.to_string())),
+        _ => Err(format!("`{text}` is not KEY=VALUE")),
+    }
 }
 
 fn parse_frame_limit(text: &str) -> Result<usize, String> {
@@ -225,6 +256,26 @@ impl Args {
         Ok(config)
     }
 
+    /// The TLS settings: Java's defaults, the `-D` properties, then `tls.config.file` (Java's
+    /// order: the file wins, except for the mode).
+    ///
+    /// # Errors
+    /// The TLS config file exists but cannot be read or parsed.
+    pub fn tls_config(&self) -> Result<TlsConfig, TlsError> {
+        let system: BTreeMap<String, String> = self.system_properties.iter().cloned().collect();
+        TlsConfig::from_system_properties(&system)
+    }
+
+    /// `-D` keys this server does not read, for a warning at start.
+    #[must_use]
+    pub fn unknown_system_properties(&self) -> Vec<&str> {
+        self.system_properties
+            .iter()
+            .map(|(key, _)| key.as_str())
+            .filter(|key| !crate::tls::SERVER_KEYS.contains(key) && *key != "tls.enable")
+            .collect()
+    }
+
     /// The HTTP console's options; `None` with `--no-http`.
     #[must_use]
     pub fn http_options(&self) -> Option<HttpOptions> {
@@ -236,6 +287,8 @@ impl Args {
             token: self.http_token.clone().filter(|token| !token.is_empty()),
             nsaddr: self.http_nsaddr.clone(),
             allow_origins: self.http_allow_origin.clone(),
+            peers: self.http_peers.clone(),
+            tls: self.http_tls,
         })
     }
 

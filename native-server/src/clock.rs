@@ -27,6 +27,13 @@ impl Clock {
         Instant::from_millis(u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX))
     }
 
+    /// The core instant of the tokio instant `at`, rounded up to the millisecond: a timer
+    /// armed for `at` plus whole milliseconds fires no earlier than this plus those.
+    pub(crate) fn at(&self, at: tokio::time::Instant) -> Instant {
+        let nanos = at.saturating_duration_since(self.epoch).as_nanos();
+        Instant::from_millis(u64::try_from(nanos.div_ceil(1_000_000)).unwrap_or(u64::MAX))
+    }
+
     /// The tokio instant at which `at` is reached ([`Instant::MAX`]: a century from the
     /// epoch, i.e. never). Core instants are whole milliseconds, so a timer armed here never
     /// fires before [`Self::now`] reaches `at`.

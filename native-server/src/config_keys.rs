@@ -1,6 +1,7 @@
 //! The Java keys the core keeps only as text ([`Config::passthrough`]): the two this daemon
 //! acts on (graceful shutdown), and a warning for every other one that asks for something
-//! nothing here does, so that a configuration is never silently half-applied.
+//! nothing here does, so that a configuration is never silently half-applied. Also Java's
+//! NettyClientConfig keys, which `mqnamesrv -p` prints too.
 
 use std::time::Duration;
 
@@ -37,6 +38,44 @@ pub fn shutdown_grace(config: &Config) -> Result<Duration, ConfigError> {
     })
 }
 
+/// Java's NettyClientConfig keys with their defaults (`-p` prints them after the server's, as
+/// `mqnamesrv -p` does). `useTLS` follows `tls.enable`, else whether `tls.server.mode` is
+/// enforcing; `clientCallbackExecutorThreads` is the number of processors.
+#[must_use]
+pub fn netty_client_defaults(tls: &crate::tls::TlsConfig, tls_enable: Option<&str>) -> Vec<(String, String)> {
+    let processors = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let use_tls =
+        tls_enable.map_or(tls.mode == crate::tls::TlsMode::Enforcing, |v| v.trim().eq_ignore_ascii_case("true"));
+    let pairs: [(&str, String); 20] = [
+        ("channelNotActiveInterval", "60000".into()),
+        ("clientAsyncSemaphoreValue", "65535".into()),
+        ("clientCallbackExecutorThreads", processors.to_string()),
+        ("clientChannelMaxIdleTimeSeconds", "120".into()),
+        ("clientCloseSocketIfTimeout", "true".into()),
+        ("clientOnewaySemaphoreValue", "65535".into()),
+        ("clientPooledByteBufAllocatorEnable", "false".into()),
+        ("clientSocketRcvBufSize", "0".into()),
+        ("clientSocketSndBufSize", "0".into()),
+        ("clientWorkerThreads", "4".into()),
+        ("connectTimeoutMillis", "3000".into()),
+        ("disableCallbackExecutor", "false".into()),
+        ("disableNettyWorkerGroup", "false".into()),
+        ("enableReconnectForGoAway", "true".into()),
+        ("isScanAvailableNameSrv", "true".into()),
+        ("maxReconnectIntervalTimeSeconds", "60".into()),
+        ("socksProxyConfig", "{}".into()),
+        ("useTLS", use_tls.to_string()),
+        ("writeBufferHighWaterMark", "0".into()),
+        ("writeBufferLowWaterMark", "0".into()),
+    ];
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// Whether `key` is one of Java's NettyClientConfig keys.
+fn is_client_key(key: &str) -> bool {
+    netty_client_defaults(&crate::tls::TlsConfig::disabled(), None).iter().any(|(k, _)| k == key)
+}
+
 /// Why a key has no effect here.
 fn reason(key: &str) -> &'static str {
     const TUNING: &str =
@@ -48,7 +87,10 @@ fn reason(key: &str) -> &'static str {
         "clusterTest" => "clusterTest route forwarding is not implemented",
         "serverSocketBacklog" => "the listen backlog is fixed at 1024 (Java's default)",
         _ if key.starts_with("tls") || key == "useTLS" => {
-            "TLS is not implemented: RocketMQ connections are plaintext; keep the NameServer on a private network"
+            "TLS is set with -D tls.* options or in tls.config.file, as in Java, not in this file"
+        }
+        _ if is_client_key(key) => {
+            "a Java NettyClientConfig knob; this daemon's only client sends NOTIFY_MIN_BROKER_ID_CHANGE with fixed settings"
         }
         _ if key.starts_with("controller") => {
             "a setting of the embedded controller, which is not implemented (enableControllerInNamesrv)"
@@ -69,7 +111,11 @@ pub fn unimplemented(config: &Config) -> Vec<String> {
         .filter_map(|(key, value)| match defaults.get(key) {
             Some(default) if default.eq_ignore_ascii_case(value.trim()) => None,
             Some(_) => Some(format!("{key}={value} is accepted but not implemented: {}", reason(key))),
-            None if key.starts_with("tls") || key.starts_with("controller") || key == "useTLS" => {
+            None if key.starts_with("tls")
+                || key.starts_with("controller")
+                || key == "useTLS"
+                || is_client_key(key) =>
+            {
                 Some(format!("{key}={value} is accepted but not implemented: {}", reason(key)))
             }
             None => Some(format!(
@@ -125,7 +171,7 @@ mod tests {
         assert_eq!(warnings.len(), 4, "{warnings:#?}");
         let find = |key: &str| warnings.iter().find(|w| w.starts_with(key)).unwrap_or_else(|| panic!("{key}"));
         assert!(find("enableControllerInNamesrv=true").contains("embedded controller"));
-        assert!(find("tls.server.mode=enforcing").contains("TLS is not implemented"));
+        assert!(find("tls.server.mode=enforcing").contains("-D tls.*"));
         assert!(find("serverWorkerThreads=32").contains("tokio"));
         assert!(find("listenPrt=9877").contains("misspelt"));
     }

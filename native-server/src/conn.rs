@@ -21,12 +21,13 @@ use bytes::{Buf, BytesMut};
 use nameserver_core::ConnId;
 use nameserver_core::codec::{self, DecodeError, Limits};
 use nameserver_core::protocol::RemotingCommand;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::handshake::Stream;
 use crate::owner::Inbound;
 use crate::snapshot::{FastPath, RouteSnapshot};
 
@@ -53,6 +54,8 @@ pub(crate) struct Shared {
     pub(crate) force_close: CancellationToken,
     /// Request metrics and route query samples for the HTTP console.
     pub(crate) observe: Arc<crate::http::Observer>,
+    /// TLS on this port (`tls.server.mode` and the certificate in use).
+    pub(crate) tls: Arc<crate::tls::reload::TlsPort>,
 }
 
 /// The owner's side of one connection.
@@ -71,7 +74,7 @@ pub(crate) struct ConnHandle {
 pub(crate) struct Connection {
     pub(crate) conn: ConnId,
     pub(crate) remote: String,
-    pub(crate) stream: TcpStream,
+    pub(crate) stream: Stream,
     pub(crate) outbound: mpsc::Receiver<RemotingCommand>,
     pub(crate) close: CancellationToken,
     pub(crate) shared: Arc<Shared>,
@@ -94,12 +97,13 @@ enum End {
 impl Connection {
     /// Serves the connection until it closes, then tells the owner.
     pub(crate) async fn run(self) {
-        let Self { conn, remote, mut stream, outbound, close, shared, permit } = self;
+        let Self { conn, remote, stream, outbound, close, shared, permit } = self;
         tracing::debug!("NETTY SERVER PIPELINE: channelActive, the channel[{remote}]");
         let mut session = Session {
             conn,
             outbound,
             close,
+            channel: shared.observe.last_io(conn),
             limits: shared.limits,
             shared,
             inbuf: BytesMut::with_capacity(READ_CHUNK),
@@ -112,8 +116,20 @@ impl Connection {
             owner_gone: false,
             idle_sent: false,
         };
-        let end = session.serve(&mut stream).await;
-        drop(stream);
+        session.touch();
+        let end = match stream {
+            Stream::Plain(mut tcp, read) => {
+                session.inbuf.extend_from_slice(&read);
+                let (mut reader, mut writer) = tcp.split();
+                session
+                    .serve(&mut reader, &mut writer, |reader, inbuf, max| read_socket(reader.as_ref(), inbuf, max))
+                    .await
+            }
+            Stream::Tls(tls) => {
+                let (mut reader, mut writer) = tokio::io::split(*tls);
+                session.serve(&mut reader, &mut writer, read_ready).await
+            }
+        };
         match end {
             End::Decode(error) => {
                 session.shared.observe.frame_error();
@@ -146,6 +162,8 @@ struct Session {
     /// queries go to the owner too, so a connection sees its own earlier writes.
     owner_pending: usize,
     last_io: Instant,
+    /// Where `last_io` is published for the console's removal clocks.
+    channel: Option<Arc<crate::http::LastIo>>,
     draining: bool,
     drained_sent: bool,
     owner_gone: bool,
@@ -153,8 +171,13 @@ struct Session {
 }
 
 impl Session {
-    async fn serve(&mut self, stream: &mut TcpStream) -> End {
-        let (mut reader, mut writer) = stream.split();
+    /// Serves frames over `reader` and `writer` until the connection ends. At shutdown,
+    /// `drain` takes in what the peer had already sent, without waiting for more.
+    async fn serve<R, W>(&mut self, reader: &mut R, writer: &mut W, drain: impl Fn(&mut R, &mut BytesMut, usize)) -> End
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin,
+    {
         let idle = self.shared.idle;
         let idle_timer = tokio::time::sleep_until(self.last_io + idle.unwrap_or(Duration::ZERO));
         tokio::pin!(idle_timer);
@@ -186,7 +209,7 @@ impl Session {
                 () = self.close.cancelled() => return End::ClosedByServer,
                 () = self.shared.shutdown.cancelled(), if !self.draining => {
                     self.draining = true;
-                    self.read_what_arrived(reader.as_ref());
+                    drain(reader, &mut self.inbuf, self.limits.max_frame);
                 }
                 result = writer.write(&self.out[self.written..]), if unwritten > 0 => match result {
                     Ok(0) => return End::Io(io::ErrorKind::WriteZero.into()),
@@ -203,7 +226,7 @@ impl Session {
                 },
                 result = reader.read_buf(&mut self.inbuf), if read_more => match result {
                     Ok(0) => return End::PeerClosed,
-                    Ok(_) => self.last_io = Instant::now(),
+                    Ok(_) => self.touch(),
                     Err(error) => return End::Io(error),
                 },
                 () = &mut idle_timer, if idle.is_some() && !self.idle_sent => {
@@ -286,7 +309,7 @@ impl Session {
 
     fn wrote(&mut self, n: usize) {
         self.written += n;
-        self.last_io = Instant::now();
+        self.touch();
         if self.written == self.out.len() {
             self.out.clear();
             self.written = 0;
@@ -296,22 +319,44 @@ impl Session {
         }
     }
 
-    /// At shutdown: takes in what the peer had already sent, without waiting for more.
-    fn read_what_arrived(&mut self, stream: &TcpStream) {
-        // Read the socket itself: tokio may not have seen the readiness event for bytes that
-        // have already arrived, and its `try_read` would then report `WouldBlock`.
-        let Ok(mut socket) = duplicate(stream) else { return };
-        let mut chunk = vec![0; READ_CHUNK];
-        while self.inbuf.len() < self.limits.max_frame {
-            match io::Read::read(&mut socket, &mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => self.inbuf.extend_from_slice(&chunk[..n]),
-            }
+    /// A read or a write: the idle close counts from now.
+    fn touch(&mut self) {
+        self.last_io = Instant::now();
+        if let Some(channel) = &self.channel {
+            channel.touch(self.shared.observe.clock.at(self.last_io));
         }
     }
 
     fn has_whole_frame(&self) -> bool {
         matches!(codec::frame_len(&self.inbuf, &self.limits), Ok(Some(len)) if self.inbuf.len() >= len)
+    }
+}
+
+/// At shutdown, on a plaintext connection: takes in what the peer had already sent.
+fn read_socket(stream: &TcpStream, inbuf: &mut BytesMut, max: usize) {
+    // Read the socket itself: tokio may not have seen the readiness event for bytes that
+    // have already arrived, and its `try_read` would then report `WouldBlock`.
+    let Ok(mut socket) = duplicate(stream) else { return };
+    let mut chunk = vec![0; READ_CHUNK];
+    while inbuf.len() < max {
+        match io::Read::read(&mut socket, &mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => inbuf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+/// At shutdown, on a TLS connection: takes in what is readable now, without waiting (bytes
+/// still encrypted in the socket are only as visible as tokio's readiness makes them).
+fn read_ready<R: AsyncRead + Unpin>(reader: &mut R, inbuf: &mut BytesMut, max: usize) {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    let mut chunk = vec![0; READ_CHUNK];
+    while inbuf.len() < max {
+        let mut buf = tokio::io::ReadBuf::new(&mut chunk);
+        match std::pin::Pin::new(&mut *reader).poll_read(&mut cx, &mut buf) {
+            std::task::Poll::Ready(Ok(())) if !buf.filled().is_empty() => inbuf.extend_from_slice(buf.filled()),
+            _ => break,
+        }
     }
 }
 

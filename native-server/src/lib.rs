@@ -34,7 +34,8 @@
 //! - **HTTP console** ([`http`], optional, its own listener): the page, read-only JSON views
 //!   and an event stream built from a view the owner publishes after each change, metrics
 //!   counted lock-free by the connections, `/healthz`, `/readyz` and the address server. It reads
-//!   snapshots and never waits on the owner.
+//!   snapshots and never waits on the owner. With peers (`--http-peers`) one task per peer
+//!   reads that peer's console and publishes how the two differ (`/api/peers`, metrics).
 //!
 //! The binary adds the command line ([`args`]), the KV load ([`load_kv`]), logging through
 //! `tracing`, [`bind`] and the signal handlers ([`shutdown`]); [`serve`] is [`run`] with the
@@ -53,13 +54,17 @@ pub mod args;
 mod clock;
 pub mod config_keys;
 mod conn;
+mod handshake;
 pub mod http;
 pub mod listener;
+mod notify;
 pub mod open_files;
 mod owner;
 pub mod persist;
+mod proxy;
 pub mod shutdown;
 pub mod snapshot;
+pub mod tls;
 pub mod version;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -112,6 +117,9 @@ pub struct ServerConfig {
     /// binary takes `shutdownWaitTimeSeconds` when `enableShutdownGracefully` is true, see
     /// [`config_keys::shutdown_grace`]).
     pub shutdown_grace: Duration,
+    /// TLS on the RocketMQ port ([`tls::TlsConfig::disabled`] unless set; the binary takes
+    /// Java's defaults and `-D`/`tls.config.file`).
+    pub tls: tls::TlsConfig,
 }
 
 impl ServerConfig {
@@ -125,8 +133,30 @@ impl ServerConfig {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             outbound_queue: DEFAULT_OUTBOUND_QUEUE,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            tls: tls::TlsConfig::disabled(),
         }
     }
+}
+
+/// The console's certificate: the RocketMQ port's, or with TLS disabled there, one of its own
+/// from the same settings (reloaded the same way until `quit`).
+fn console_tls(
+    settings: &tls::TlsConfig,
+    port: &Arc<tls::reload::TlsPort>,
+    loaded: &Option<tls::Loaded>,
+    quit: &CancellationToken,
+) -> io::Result<Arc<tls::reload::TlsPort>> {
+    if loaded.is_some() {
+        return Ok(Arc::clone(port));
+    }
+    let settings = tls::TlsConfig { mode: tls::TlsMode::Enforcing, ..settings.clone() };
+    let (port, loaded) =
+        tls::reload::TlsPort::new(&settings).map_err(|error| io::Error::other(format!("TLS (--http-tls): {error}")))?;
+    let port = Arc::new(port);
+    if let Some(loaded) = loaded {
+        tokio::spawn(tls::reload::watch(settings, Arc::clone(&port), loaded, quit.clone()));
+    }
+    Ok(port)
 }
 
 /// Serves RocketMQ peers on `listener` until `shutdown` resolves, then shuts down gracefully
@@ -142,7 +172,7 @@ pub async fn run(listener: TcpListener, config: ServerConfig, shutdown: impl Fut
 /// [`run`], plus the HTTP console ([`http`]) when `console` is given; it stops with the rest.
 ///
 /// # Errors
-/// As [`run`], or the console's listener failed.
+/// As [`run`], the TLS certificate could not be loaded, or the console's listener failed.
 pub async fn serve(
     listener: TcpListener,
     console: Option<http::Console>,
@@ -150,8 +180,17 @@ pub async fn serve(
     shutdown: impl Future,
 ) -> io::Result<()> {
     let rocketmq_addr = listener.local_addr()?;
-    let ServerConfig { namesrv, kv, limits, max_connections, outbound_queue, shutdown_grace } = config;
+    let ServerConfig { namesrv, kv, limits, max_connections, outbound_queue, shutdown_grace, tls } = config;
+    let (tls_port, loaded) =
+        tls::reload::TlsPort::new(&tls).map_err(|error| io::Error::other(format!("TLS: {error}")))?;
+    if tls.mode != tls::TlsMode::Disabled {
+        tracing::info!("Server is running in TLS {} mode", tls.mode.name());
+    }
+    let tls_port = Arc::new(tls_port);
     let stop = CancellationToken::new();
+    if let Some(loaded) = loaded.clone() {
+        tokio::spawn(tls::reload::watch(tls.clone(), Arc::clone(&tls_port), loaded, stop.clone()));
+    }
     let force_close = CancellationToken::new();
     let routes = Arc::new(ArcSwap::from_pointee(RouteSnapshot::empty()));
     let (kv_file, kv_writer) = PersistTarget::spawn(PathBuf::from(&namesrv.kv_config_path), "kvConfig");
@@ -160,14 +199,26 @@ pub async fn serve(
     let idle = Some(Duration::from_secs(namesrv.server_channel_max_idle_time_seconds)).filter(|d| !d.is_zero());
     let clock = Clock::start();
     let write_failures = vec![("kvConfig", kv_file.failures()), ("config", config_file.failures())];
-    let observe = Arc::new(http::Observer::new(console.is_some(), Arc::clone(&routes), clock, write_failures));
+    let observe = Arc::new(http::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures));
     // The console outlives the stop: /readyz says 503 while the connections drain.
     let http_quit = CancellationToken::new();
-    let http = console.map(|console| {
-        let serve =
-            http::serve(console, Arc::clone(&observe), inbound.clone(), rocketmq_addr, stop.clone(), http_quit.clone());
-        tokio::spawn(serve)
-    });
+    let http = match console {
+        Some(console) => {
+            let console_tls =
+                if console.options.tls { Some(console_tls(&tls, &tls_port, &loaded, &http_quit)?) } else { None };
+            let serve = http::serve(
+                console,
+                console_tls,
+                Arc::clone(&observe),
+                inbound.clone(),
+                rocketmq_addr,
+                stop.clone(),
+                http_quit.clone(),
+            );
+            Some(tokio::spawn(serve))
+        }
+        None => None,
+    };
     let shared = Arc::new(Shared {
         owner: inbound,
         routes: Arc::clone(&routes),
@@ -176,6 +227,7 @@ pub async fn serve(
         shutdown: stop.clone(),
         force_close: force_close.clone(),
         observe: Arc::clone(&observe),
+        tls: tls_port,
     });
     // Every connection holds a permit: all permits back means every connection has ended.
     let permits = u32::try_from(max_connections.clamp(1, Semaphore::MAX_PERMITS)).unwrap_or(u32::MAX);
@@ -193,6 +245,7 @@ pub async fn serve(
         console: http::OwnerHooks::new(observe),
         held: VecDeque::new(),
         draining: HashSet::new(),
+        notifier: notify::Notifier::spawn(),
     };
     // On a multi-thread runtime the owner gets a thread of its own: one long `handle` call (a
     // registration of a million topics takes seconds) must not hold a worker, or I/O

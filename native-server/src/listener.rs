@@ -1,9 +1,10 @@
 //! The listening socket and the acceptor task.
 //!
 //! The acceptor takes a connection-limit permit before each accept (beyond the limit, new
-//! peers wait in the listen backlog), names the connection with a fresh [`ConnId`], tells the
-//! owner about it and only then starts its task, so the owner always knows a connection
-//! before hearing from it.
+//! peers wait in the listen backlog), names the connection with a fresh [`ConnId`] and starts
+//! its task. The task runs the handshake (a PROXY header, TLS: see `handshake.rs`), tells the
+//! owner about the connection under the client's address, and only then reads frames, so the
+//! owner always knows a connection before hearing from it.
 
 use std::io;
 use std::net::SocketAddr;
@@ -11,10 +12,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nameserver_core::ConnId;
-use tokio::net::{TcpListener, TcpSocket};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::conn::{ConnHandle, Connection, Shared};
+use crate::handshake;
 use crate::owner::Inbound;
 
 /// Java's `serverSocketBacklog`.
@@ -82,19 +84,50 @@ pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>, limit: Ar
         }
         let conn = ConnId(next_conn);
         next_conn += 1;
-        let remote = peer.to_string();
-        let (outbound, replies) = mpsc::channel(queue.max(1));
-        let close = shared.force_close.child_token();
-        let handle = ConnHandle { outbound, close: close.clone(), remote: remote.clone() };
-        // Before the task starts: it may answer (and report) route queries before the owner hears of it.
-        shared.observe.connected(conn, &remote);
-        if shared.owner.send(Inbound::Connected { conn, remote: remote.clone(), handle }).await.is_err() {
-            break;
-        }
-        let connection =
-            Connection { conn, remote, stream, outbound: replies, close, shared: Arc::clone(&shared), permit };
-        tokio::spawn(connection.run());
+        tokio::spawn(start(conn, stream, peer, Arc::clone(&shared), permit, queue));
     }
     drop(listener);
     let _ = shared.owner.send(Inbound::AcceptStopped).await;
+}
+
+/// One connection's handshake (PROXY header, TLS), then its task. The owner hears of the
+/// connection only once the handshake is done, under the client's address.
+async fn start(
+    conn: ConnId,
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    permit: OwnedSemaphorePermit,
+    queue: usize,
+) {
+    let opened = match handshake::open(stream, peer, &shared.tls, shared.idle, &shared.shutdown).await {
+        Ok(opened) => opened,
+        Err(why) => {
+            tracing::warn!("closing the connection from {peer} before any frame: {why}");
+            shared.observe.frame_error();
+            return;
+        }
+    };
+    let remote = opened.remote.to_string();
+    if opened.tls {
+        tracing::debug!("TLS connection from {remote}");
+    }
+    let (outbound, replies) = mpsc::channel(queue.max(1));
+    let close = shared.force_close.child_token();
+    let handle = ConnHandle { outbound, close: close.clone(), remote: remote.clone() };
+    // Before the task starts: it may answer (and report) route queries before the owner hears of it.
+    shared.observe.connected(conn, &remote);
+    if shared.owner.send(Inbound::Connected { conn, remote: remote.clone(), handle }).await.is_err() {
+        return;
+    }
+    let connection = Connection {
+        conn,
+        remote,
+        stream: opened.stream,
+        outbound: replies,
+        close,
+        shared: Arc::clone(&shared),
+        permit,
+    };
+    connection.run().await;
 }

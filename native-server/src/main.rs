@@ -31,8 +31,14 @@ fn start(args: &Args) -> anyhow::Result<()> {
             .to_string(),
     };
     let namesrv = args.namesrv_config(&home_dir, &rocketmq_home)?;
+    let tls = args.tls_config().context("TLS")?;
     if args.print_config_item {
-        print!("{}", properties::to_plain_text(&namesrv.to_properties()));
+        // Java prints NamesrvConfig, NettyServerConfig and NettyClientConfig.
+        let tls_enable = args.system_properties.iter().rev().find(|(k, _)| k == "tls.enable").map(|(_, v)| v.as_str());
+        let mut all: std::collections::BTreeMap<String, String> =
+            nameserver::config_keys::netty_client_defaults(&tls, tls_enable).into_iter().collect();
+        all.extend(namesrv.to_properties());
+        print!("{}", properties::to_plain_text(&all));
         return Ok(());
     }
     init_tracing(args.log_level.as_deref())?;
@@ -40,10 +46,21 @@ fn start(args: &Args) -> anyhow::Result<()> {
     for warning in nameserver::config_keys::unimplemented(&namesrv) {
         tracing::warn!("config: {warning}");
     }
+    for key in args.unknown_system_properties() {
+        tracing::warn!(
+            "-D{key} is not a property this NameServer reads (it reads {}); ignored",
+            nameserver::tls::SERVER_KEYS.join(", ")
+        );
+    }
+    // A bad certificate path is a start-up error, before anything listens.
+    if tls.mode != nameserver::tls::TlsMode::Disabled || args.http_tls {
+        tls.build().context("TLS")?;
+    }
     let kv = nameserver::load_kv(namesrv.kv_config_path.as_ref())?;
     tracing::info!("load KV config table OK, {} entries from {}", kv.len(), namesrv.kv_config_path);
     let (bind_address, port) = (namesrv.bind_address.clone(), namesrv.listen_port);
     let mut config = args.server_config(namesrv, kv);
+    config.tls = tls;
     config.max_connections = open_files(config.max_connections);
     tracing::info!("shutdown: connections get up to {:?} to be answered", config.shutdown_grace);
 
@@ -62,7 +79,11 @@ fn start(args: &Args) -> anyhow::Result<()> {
         if let Some(console) = &console {
             let http = console.listener.local_addr().context("the HTTP listener has no local address")?;
             // A reader may have stopped after the boot line: a closed stdout is no reason to stop.
-            let _ = writeln!(std::io::stdout(), "HTTP console: http://{http}/ (live view: http://{http}/www/?live)");
+            let scheme = if args.http_tls { "https" } else { "http" };
+            let _ = writeln!(
+                std::io::stdout(),
+                "HTTP console: {scheme}://{http}/ (live view: {scheme}://{http}/www/?live)"
+            );
         }
         nameserver::serve(listener, console, config, shutdown).await.context("the NameServer stopped with an error")
     })
@@ -103,7 +124,14 @@ fn open_files(max_connections: usize) -> usize {
 /// The HTTP console's listener. When the default port is taken the daemon runs without it;
 /// a port given with --http-port must be free.
 async fn bind_console(args: &Args) -> anyhow::Result<Option<nameserver::http::Console>> {
-    let Some(options) = args.http_options() else { return Ok(None) };
+    let Some(options) = args.http_options() else {
+        if !args.http_peers.is_empty() {
+            tracing::warn!(
+                "--http-peers is ignored with --no-http: the console compares this NameServer with its peers"
+            );
+        }
+        return Ok(None);
+    };
     let port = args.http_port.unwrap_or(nameserver::http::DEFAULT_PORT);
     match nameserver::bind(&args.http_bind, port).await {
         Ok(listener) => Ok(Some(nameserver::http::Console { listener, options })),

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::Clock;
 use crate::conn::ConnHandle;
 use crate::http::OwnerHooks;
+use crate::notify::Notifier;
 use crate::persist::PersistTarget;
 use crate::snapshot::RouteSnapshot;
 
@@ -67,6 +68,8 @@ pub(crate) struct Owner {
     pub(crate) held: VecDeque<Held>,
     /// Connections that have drained but still wait for held replies.
     pub(crate) draining: HashSet<ConnId>,
+    /// Sends NOTIFY_MIN_BROKER_ID_CHANGE to brokers' addresses.
+    pub(crate) notifier: Notifier,
 }
 
 /// A reply held until the files it answers for are written.
@@ -236,6 +239,7 @@ impl Owner {
         match output {
             Output::Send { conn, cmd } => self.send(conn, cmd),
             Output::Close { conn } => self.close(conn),
+            Output::NotifyBroker { broker_addr, cmd } => self.notifier.notify(broker_addr, cmd),
             Output::Event(event) => {
                 log_event(&event);
                 self.console.event(&event, self.ns.now());
@@ -290,7 +294,8 @@ fn log_event(event: &Event) {
         | Event::BrokerExpired { .. }
         | Event::ChannelIdle { .. }
         | Event::StaleUnregisterIgnored { .. }
-        | Event::ConfigUpdateRefused { .. } => tracing::warn!("{event}"),
+        | Event::ConfigUpdateRefused { .. }
+        | Event::HeaderFieldIgnored { .. } => tracing::warn!("{event}"),
         _ => tracing::info!("{event}"),
     }
 }

@@ -47,13 +47,13 @@ async fn an_update_applies_at_once_persists_and_survives_a_restart() {
 }
 
 #[tokio::test]
-async fn black_listed_and_fixed_keys_are_refused_and_nothing_is_written() {
+async fn black_listed_and_unknown_keys_are_refused_and_nothing_is_written() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
     let black = within("update kvConfigPath", client.request(&update(1, "kvConfigPath=/tmp/evil\n"))).await;
     assert_eq!((black.code, black.remark.as_deref()), (16, Some("Can not update config in black list.")));
-    let fixed = within("update listenPort", client.request(&update(2, "listenPort=1\n"))).await;
-    assert_eq!(fixed.code, 16);
+    let unknown = within("update an unknown key", client.request(&update(2, "noSuchKey=1\n"))).await;
+    assert_eq!(unknown.code, 29, "INVALID_PARAMETER: {unknown:?}");
     let injected =
         within("update with a line break", client.request(&update(3, "productEnvName=a\\nrocketmqHome=/tmp\n"))).await;
     assert_eq!(injected.code, 29, "INVALID_PARAMETER: {injected:?}");
@@ -61,6 +61,26 @@ async fn black_listed_and_fixed_keys_are_refused_and_nothing_is_written() {
     result.unwrap();
     assert!(!std::path::Path::new(&config.namesrv.config_store_path).exists());
     assert!(!dir.path().join("evil").exists());
+}
+
+/// Java accepts and persists every known key that names no path; those read only at start-up
+/// (here listenPort) are said to take effect after a restart.
+#[tokio::test]
+async fn a_restart_only_key_is_accepted_persisted_and_said_to_need_a_restart() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let reply = within("update listenPort", client.request(&update(1, "listenPort=19876\n"))).await;
+    assert_eq!(reply.code, 0, "{reply:?}");
+    assert!(reply.remark.as_deref().is_some_and(|r| r.contains("after a restart: listenPort")), "{reply:?}");
+    let path = server.config_path();
+    for _ in 0..500 {
+        if path.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let written = properties::parse(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(written["listenPort"], "19876");
 }
 
 /// As in a container whose config directory the daemon's user may not write: every write of

@@ -252,3 +252,95 @@ async fn a_registration_that_changes_many_topics_is_streamed_in_brief() {
     assert!(metrics.contains("\nnameserver_topics 300\n"), "{metrics}");
     server.stop().await.unwrap();
 }
+
+/// Advances the paused clock to `at` (NameServer milliseconds since the server started),
+/// stopping at every expiry scan on the way so that each runs when it is due (one jump
+/// would run the overdue scans at `at`).
+async fn advance_to(server: &ConsoleServer, at: u64) {
+    loop {
+        let view = server.get_json("/api/view").await;
+        let (now, next_scan) = (view["nowMs"].as_u64().unwrap(), view["nextScanMs"].as_u64().unwrap());
+        assert!(now <= at, "already at {now}, past {at}");
+        if now == at {
+            return;
+        }
+        if next_scan <= now {
+            // The scan due now has not run yet.
+            tokio::task::yield_now().await;
+            continue;
+        }
+        tokio::time::advance(Duration::from_millis(at.min(next_scan) - now)).await;
+    }
+}
+
+fn brokers_listed(view: &Value) -> Vec<String> {
+    view["brokers"].as_array().unwrap().iter().map(|b| b["brokerAddr"].as_str().unwrap().to_string()).collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_silent_brokers_removal_clock_names_the_idle_close_that_removes_it() {
+    let _frozen = FrozenClock::new();
+    let server = ConsoleServer::start().await;
+    let mut events = server.events().await;
+    let mut broker = register(&server).await;
+    advance_to(&server, 7_300).await;
+    assert_eq!(decode(&broker.call(&register_broker_frame()).await).code, 0, "heartbeat");
+    let view = server.wait_json("/api/view", |v| v["brokers"][0]["lastUpdate"] == 7_300).await;
+    let row = &view["brokers"][0];
+    // Expired from 127 301 ms; scans run every 5 s from 5 s. Idle close: 120 s after the
+    // heartbeat was read and answered.
+    assert_eq!(row["scanExpireAt"], 130_000, "{row}");
+    assert_eq!(row["idleCloseAt"], 127_300, "{row}");
+    assert_eq!((&row["removalAt"], &row["removalBy"]), (&json!(127_300), &json!("idle")), "{row}");
+
+    // Route queries on the broker's own connection (the second one answered by the connection
+    // task alone, the topic being warm) push the idle close back, not the scan.
+    advance_to(&server, 9_000).await;
+    assert_eq!(broker.request(&route_query("TBW102", 9)).await.code, 0);
+    advance_to(&server, 9_500).await;
+    assert_eq!(broker.request(&route_query("TBW102", 10)).await.code, 0);
+    let row = server.get_json("/api/view").await["brokers"][0].clone();
+    assert_eq!(
+        (&row["idleCloseAt"], &row["removalAt"], &row["scanExpireAt"]),
+        (&json!(129_500), &json!(129_500), &json!(130_000))
+    );
+    let listed = server.get_json("/api/brokers").await["brokers"][0].clone();
+    for field in ["idleCloseAt", "scanExpireAt", "removalAt", "removalBy"] {
+        assert_eq!(listed[field], row[field], "/api/brokers {field}");
+    }
+    // The event stream sends the view again although no table changed.
+    tokio::time::advance(Duration::from_secs(1)).await;
+    events.wait_for("view", |v| v["brokers"][0]["removalAt"] == 129_500).await;
+
+    advance_to(&server, 129_499).await;
+    assert_eq!(brokers_listed(&server.get_json("/api/view").await), [BROKER]);
+    tokio::time::advance(Duration::from_millis(1)).await;
+    let idle = events.wait_for("log", |e| e["kind"] == "channel-idle").await.json();
+    assert_eq!(idle["at"], 129_500, "removed when its clock said: {idle}");
+    server.wait_json("/api/view", |v| broker_count(v) == 0).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_silent_brokers_removal_clock_names_the_scan_that_expires_it() {
+    let _frozen = FrozenClock::new();
+    let server =
+        ConsoleServer::start_with(HttpOptions::default(), |c| c.namesrv.server_channel_max_idle_time_seconds = 0).await;
+    let mut events = server.events().await;
+    let mut broker = register(&server).await;
+    advance_to(&server, 7_300).await;
+    assert_eq!(decode(&broker.call(&register_broker_frame()).await).code, 0, "heartbeat");
+    let view = server.wait_json("/api/view", |v| v["brokers"][0]["lastUpdate"] == 7_300).await;
+    let row = &view["brokers"][0];
+    assert_eq!(row["idleCloseAt"], Value::Null, "idle close is off: {row}");
+    assert_eq!(
+        (&row["scanExpireAt"], &row["removalAt"], &row["removalBy"]),
+        (&json!(130_000), &json!(130_000), &json!("scan"))
+    );
+
+    advance_to(&server, 129_999).await;
+    assert_eq!(brokers_listed(&server.get_json("/api/view").await), [BROKER]);
+    tokio::time::advance(Duration::from_millis(1)).await;
+    let expired = events.wait_for("log", |e| e["kind"] == "expired").await.json();
+    assert_eq!(expired["at"], 130_000, "removed when its clock said: {expired}");
+    server.wait_json("/api/view", |v| broker_count(v) == 0).await;
+}

@@ -105,3 +105,57 @@ fn a_port_given_with_http_port_must_be_free() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains(&format!("cannot listen on 127.0.0.1:{port} (--http-port)")), "{stderr}");
 }
+
+#[test]
+fn peers_come_from_the_flag_or_the_environment_and_bad_ones_are_refused() {
+    let home = tempfile::tempdir().unwrap();
+    // Two daemons: B, then A naming B (and itself, as a list shared by every NameServer would)
+    // in NAMESERVER_HTTP_PEERS.
+    let (b, _, b_http) = start(home.path(), &[]);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let a_port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let mut a = nameserver_command(home.path())
+        .args(["--bind-address", "127.0.0.1", "--listen-port", "0", "--http-port", &a_port.to_string()])
+        .env("NAMESERVER_HTTP_PEERS", format!("http://{b_http}, http://127.0.0.1:{a_port}/"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(a.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    stdout.read_line(&mut line).unwrap();
+    let a_http: SocketAddr = format!("127.0.0.1:{a_port}").parse().unwrap();
+    let started = std::time::Instant::now();
+    let peers = loop {
+        let peers: serde_json::Value = serde_json::from_str(&get(a_http, "/api/peers").1).unwrap();
+        if peers["peers"].as_array().unwrap().iter().all(|p| p["reachable"] == true) {
+            break peers;
+        }
+        assert!(started.elapsed() < PATIENCE, "{peers}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let urls: Vec<(&str, bool)> =
+        peers["peers"].as_array().unwrap().iter().map(|p| (p["url"].as_str().unwrap(), p["self"] == true)).collect();
+    let (b_url, a_url) = (format!("http://{b_http}"), format!("http://127.0.0.1:{a_port}"));
+    assert_eq!(urls, [(b_url.as_str(), false), (a_url.as_str(), true)]);
+    stop(a);
+    stop(b);
+
+    for (args, env, expected) in [
+        (vec!["--http-peers", "https://ns-2:8080"], None, "not https://"),
+        (vec!["--http-peers", "http://ns-1:8080,ns-2:8080"], None, "write http://ns-2:8080"),
+        (vec![], Some("http://ns-1:8080/?x"), "without ? or #"),
+    ] {
+        let mut command = nameserver_command(home.path());
+        command.args(["--bind-address", "127.0.0.1", "--listen-port", "0", "--http-port", "0"]).args(&args);
+        if let Some(env) = env {
+            command.env("NAMESERVER_HTTP_PEERS", env);
+        }
+        let output = command.output().unwrap();
+        assert!(!output.status.success(), "{args:?} {env:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("--http-peers") && stderr.contains(expected), "{stderr}");
+    }
+}

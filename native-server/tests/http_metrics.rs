@@ -445,3 +445,45 @@ async fn failed_file_writes_are_counted() {
     assert_eq!(samples.get(series), Some(&1.0), "{samples:#?}");
     server.stop().await.expect("a failed write does not fail the stop");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn peer_series_are_valid_exposition_text() {
+    use nameserver::http::{HttpOptions, PeerUrl};
+    let peer = ConsoleServer::start().await;
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
+    let peers = [peer.http, closed].map(|addr| PeerUrl::parse(&format!("http://{addr}")).unwrap()).to_vec();
+    let server = ConsoleServer::start_with(HttpOptions { peers, ..HttpOptions::default() }, |_| {}).await;
+    let up = |addr| format!("nameserver_peer_up{{peer=\"http://{addr}\"}}");
+    let mut samples = scrape(&server).await;
+    for _ in 0..200 {
+        if samples.get(&up(peer.http)) == Some(&1.0) && samples.get(&up(closed)) == Some(&0.0) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        samples = scrape(&server).await;
+    }
+    assert_eq!((samples.get(&up(peer.http)), samples.get(&up(closed))), (Some(&1.0), Some(&0.0)), "{samples:#?}");
+    for family in ["brokers", "topics"] {
+        for direction in ["missing_here", "missing_there"] {
+            let series =
+                format!("nameserver_peer_{family}_missing{{direction=\"{direction}\",peer=\"http://{}\"}}", peer.http);
+            assert_eq!(samples.get(&series), Some(&0.0), "{series}");
+        }
+    }
+    let divergence = format!("nameserver_peer_divergence_seconds{{peer=\"http://{}\"}}", peer.http);
+    assert_eq!(samples.get(&divergence), Some(&0.0));
+    assert!(
+        !samples.keys().any(|k| k.starts_with("nameserver_peer_")
+            && k.contains(&closed.to_string())
+            && !k.starts_with("nameserver_peer_up")),
+        "an unreachable peer has only its up series"
+    );
+    let response =
+        request(server.http, "GET", "/metrics", &[("Accept", "application/openmetrics-text; version=1.0.0")], b"")
+            .await;
+    let open =
+        check_exposition(&response.text(), Format::OpenMetrics).unwrap_or_else(|e| panic!("{e}\n{}", response.text()));
+    assert_eq!(open.get(&divergence), Some(&0.0));
+    server.stop().await.unwrap();
+    peer.stop().await.unwrap();
+}

@@ -29,6 +29,7 @@ const ROUTES: &[&str] = &[
     "/api/kv",
     "/api/kv/ns/key",
     "/api/config",
+    "/api/peers",
     "/api/events",
     "/metrics",
     "/healthz",
@@ -178,6 +179,97 @@ async fn other_origins_read_the_api_only_when_allowed() {
     let put = request(server.http, "PUT", "/api/kv/ns/key", &[("Origin", page)], b"v").await;
     assert_eq!(put.status, 405);
     server.stop().await.unwrap();
+}
+
+/// The response head of `GET /api/events` sent with `Origin: origin`, and the first event's
+/// type.
+async fn event_stream_head(http: std::net::SocketAddr, origin: &str) -> (String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(http).await.unwrap();
+    let head =
+        format!("GET /api/events HTTP/1.1\r\nHost: {http}\r\nOrigin: {origin}\r\nAccept: text/event-stream\r\n\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    let text = loop {
+        let mut chunk = [0; 4096];
+        let n = tokio::time::timeout(support::PATIENCE, stream.read(&mut chunk)).await.unwrap().unwrap();
+        assert!(n > 0, "the stream closed");
+        raw.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&raw).to_string();
+        if text.contains("\r\n\r\n") && text.contains("event: ") {
+            break text;
+        }
+    };
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let event = body.split("event: ").nth(1).unwrap().lines().next().unwrap().to_string();
+    (head.to_ascii_lowercase(), event)
+}
+
+#[tokio::test]
+async fn a_page_on_another_daemon_reads_every_live_path_and_writes_only_with_the_token() {
+    // The page at http://A:8080/www/?live=http://A:8080,http://B:8080 reads B from A's origin.
+    let page = "http://127.0.0.1:8080";
+    let options =
+        HttpOptions { allow_origins: vec![String::from(page)], token: Some(TOKEN.into()), ..HttpOptions::default() };
+    let b = ConsoleServer::start_with(options, |_| {}).await;
+    let mut broker = b.client().await;
+    assert_eq!(support::decode(&broker.call(&support::register_broker_frame()).await).code, 0);
+    b.wait_json("/api/topics", |v| v["topics"].as_array().is_some_and(|t| !t.is_empty())).await;
+    for path in [
+        "/api/view",
+        "/api/brokers",
+        "/api/cluster",
+        "/api/topics",
+        "/api/routes/TBW102",
+        "/api/peers",
+        "/api/kv",
+        "/api/config",
+        "/metrics",
+    ] {
+        let response = request(b.http, "GET", path, &[("Origin", page)], b"").await;
+        assert_eq!(response.status, 200, "{path}");
+        assert_eq!(response.header("access-control-allow-origin"), Some(page), "{path}");
+        let vary: Vec<&str> = response.headers.iter().filter(|(k, _)| k == "vary").map(|(_, v)| v.as_str()).collect();
+        assert!(
+            vary.iter().any(|v| v.to_ascii_lowercase().contains("origin")),
+            "{path}: caches must not mix origins: {vary:?}"
+        );
+        let other = request(b.http, "GET", path, &[("Origin", "http://evil.example")], b"").await;
+        assert_eq!(other.header("access-control-allow-origin"), None, "{path}");
+    }
+    // The event stream (EventSource sends Origin and no preflight).
+    let (head, first) = event_stream_head(b.http, page).await;
+    assert!(head.contains(&format!("access-control-allow-origin: {page}")), "{head}");
+    assert!(head.contains("content-type: text/event-stream"), "{head}");
+    assert_eq!(first, "view");
+    let (head, _) = event_stream_head(b.http, "http://evil.example").await;
+    assert!(!head.contains("access-control-allow-origin"), "{head}");
+
+    // Writes: the preflight allows PUT (a token is set), the write itself still needs it.
+    let preflight = request(
+        b.http,
+        "OPTIONS",
+        "/api/kv/ns/key",
+        &[
+            ("Origin", page),
+            ("Access-Control-Request-Method", "PUT"),
+            ("Access-Control-Request-Headers", "authorization"),
+        ],
+        b"",
+    )
+    .await;
+    assert!(preflight.header("access-control-allow-methods").is_some_and(|m| m.contains("PUT")), "{preflight:?}");
+    let refused = request(b.http, "PUT", "/api/kv/ns/key", &[("Origin", page)], b"v").await;
+    assert_eq!(refused.status, 401);
+    assert_eq!(refused.header("access-control-allow-origin"), Some(page), "the page can read why");
+    let wrong =
+        request(b.http, "PUT", "/api/kv/ns/key", &[("Origin", page), ("Authorization", "Bearer nope")], b"v").await;
+    assert_eq!(wrong.status, 403);
+    assert_eq!(b.get("/api/kv/ns/key").await.status, 404, "nothing was written");
+    let bearer = format!("Bearer {TOKEN}");
+    let put = request(b.http, "PUT", "/api/kv/ns/key", &[("Origin", page), ("Authorization", &bearer)], b"v").await;
+    assert_eq!(put.status, 200, "{}", put.text());
+    b.stop().await.unwrap();
 }
 
 #[tokio::test]

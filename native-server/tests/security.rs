@@ -19,6 +19,7 @@ use nameserver_core::protocol::{RemotingCommand, RequestCode};
 use reliability::{Peer, Server, request};
 
 const NO_PERMISSION: i32 = 16;
+const INVALID_PARAMETER: i32 = 29;
 const BLACK_LISTED: &str = "Can not update config in black list.";
 
 fn update(body: &str, opaque: i32) -> RemotingCommand {
@@ -37,6 +38,11 @@ fn get_config(peer: &mut Peer) -> String {
 /// where the attacker pointed (`evil`, inside the daemon's home).
 #[track_caller]
 fn assert_refused(bodies: &[&str], remark: &str) {
+    assert_refused_with(bodies, NO_PERMISSION, remark);
+}
+
+/// [`assert_refused`] with the expected response code.
+fn assert_refused_with(bodies: &[&str], code: i32, remark: &str) {
     let server = Server::start(&[("productEnvName", "center")], &[]);
     let evil = server.home.path().join("evil");
     let file_before = fs::read(&server.properties).unwrap();
@@ -45,7 +51,7 @@ fn assert_refused(bodies: &[&str], remark: &str) {
     for (opaque, body) in (1..).zip(bodies) {
         let body = body.replace("$EVIL", &evil.display().to_string());
         let reply = peer.call(&update(&body, opaque));
-        assert_eq!((reply.code, reply.opaque), (NO_PERMISSION, opaque), "{body:?}: {reply:?}");
+        assert_eq!((reply.code, reply.opaque), (code, opaque), "{body:?}: {reply:?}");
         let said = reply.remark.unwrap_or_default();
         assert!(said == remark || (remark.ends_with("; ") && said.starts_with(remark)), "{body:?}: {said}");
     }
@@ -100,11 +106,12 @@ fn cve_2023_37582_config_store_path_is_refused_over_tcp() {
 
 #[test]
 fn cve_2023_37582_config_store_path_name_is_refused_over_tcp() {
-    // The key the first fix checked by mistake. It names nothing here, but no key outside the
-    // runtime allowlist is accepted, so it is refused too.
-    assert_refused(
+    // The key the first fix checked by mistake. It names nothing here (nor in Java), and a key
+    // Java does not know is refused.
+    assert_refused_with(
         &["configStorePathName=$EVIL\n"],
-        "Can not update config configStorePathName: it cannot change at runtime; ",
+        INVALID_PARAMETER,
+        "Can not update config configStorePathName: not a NamesrvConfig or NettyServerConfig key",
     );
 }
 
@@ -132,16 +139,33 @@ fn cve_2023_37582_spellings_of_a_path_key_are_refused_over_tcp() {
 }
 
 #[test]
-fn cve_2023_37582_keys_outside_the_allowlist_are_refused_over_tcp() {
-    // Keys no remote peer may change (ports, addresses, idle time) and unknown keys, which a
-    // later version might read as paths.
-    for key in ["listenPort", "bindAddress", "serverChannelMaxIdleTimeSeconds", "brokerConfigPath", "storePathRootDir"]
-    {
-        assert_refused(
+fn cve_2023_37582_unknown_path_like_keys_are_refused_over_tcp() {
+    // Unknown keys, which a later version might read as paths, are refused (Java drops them).
+    for key in ["brokerConfigPath", "storePathRootDir"] {
+        assert_refused_with(
             &[&format!("{key}=$EVIL\n")],
-            &format!("Can not update config {key}: it cannot change at runtime; "),
+            INVALID_PARAMETER,
+            &format!("Can not update config {key}: not a NamesrvConfig or NettyServerConfig key"),
         );
     }
+}
+
+#[test]
+fn restart_only_keys_are_accepted_persisted_and_said_so_over_tcp() {
+    // Java's Configuration.update accepts ports and addresses; they name no path. They apply
+    // at the next start, and the reply says so.
+    let server = Server::start(&[], &[]);
+    let mut peer = server.peer();
+    let reply = peer.call(&update("listenPort=19877\nserverChannelMaxIdleTimeSeconds=60\n", 1));
+    assert_eq!(reply.code, 0, "{reply:?}");
+    assert_eq!(
+        reply.remark.as_deref(),
+        Some("takes effect after a restart: listenPort, serverChannelMaxIdleTimeSeconds")
+    );
+    let persisted = fs::read_to_string(&server.properties).unwrap();
+    assert!(persisted.contains("listenPort=19877\n"), "{persisted}");
+    // Still served on the port it started with.
+    assert_eq!(server.peer().call(&update("", 2)).code, 0);
 }
 
 #[test]

@@ -45,7 +45,7 @@ test("L1 live mode shows a registering broker within a second, scrubs back, and 
   assert.equal(row[1], "broker-a");
   assert.equal(row[2], "0");
   assert.match(row[4], /^\s*\d+\.\d s/, "heartbeat age");
-  assert.match(row[4], /removal in \d+\.\d s \(timeout\)/, "the clock toward the timeout");
+  assert.match(row[4], /removal in \d+\.\d s \(idle close\)/, "the clock toward its removal, as the daemon says");
 
   // RocketMQ's own log line, and the route in the dashboard's Router shape.
   const log = page.locator("[data-testid=log] .log-text");
@@ -126,8 +126,22 @@ test("L2 without a daemon the page says so and the simulation carries on", async
 // Two daemons side by side: a broker registered with one and not the other is named at once,
 // on the diagram and in words, and the difference clears when it registers with both.
 test("L3 several NameServers side by side, their divergence named and cleared", async () => {
-  const a = await startDaemon(["--http-allow-origin", "*"]);
   const other = await startDaemon(["--http-allow-origin", "*"]);
+  const a = await startDaemon(["--http-allow-origin", "*", "--http-peers", other.http]);
+  // What a's /metrics says of its peer: brokers here and missing there.
+  const missingThere = async () => {
+    const text = await (await fetch(`${a.http}/metrics`)).text();
+    const line = text.split("\n").find((l) => l.startsWith("nameserver_peer_brokers_missing{") && l.includes('direction="missing_there"'));
+    return line ? Number(line.split(" ").pop()) : null;
+  };
+  const until = async (fn, want, ms = 5000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await fn();
+      if (v === want || Date.now() > end) return v;
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+  };
   try {
     for (const [size, viewport] of [["desktop", DESKTOP], ["phone", { width: 390, height: 844 }]]) {
       const ctx = await b.browser.newContext({ viewport });
@@ -145,6 +159,7 @@ test("L3 several NameServers side by side, their divergence named and cleared", 
       assert.ok(Date.now() - started <= 1000, "named within a second");
       assert.match(await sentence.textContent(), new RegExp(`${other.address.replace(/\./g, "\\.")} has never heard from broker-a; ${a.address.replace(/\./g, "\\.")} heard from it \\d+\\.\\d s ago`));
       assert.equal(await page.getAttribute("[data-testid=divergence]", "data-missing"), "broker-a");
+      assert.equal(await until(missingThere, 1), 1, "a's gauge: one broker here and missing at its peer");
       // On the diagram: broker-a with its group and BID, a clock on the NameServer that has it.
       const node = page.locator("[data-testid=node-broker-a]");
       await node.waitFor();
@@ -156,6 +171,7 @@ test("L3 several NameServers side by side, their divergence named and cleared", 
       const onB = await registerBroker(other);
       await page.waitForFunction(() => !document.querySelector("[data-testid=live-divergences] li[data-kind=broker]"), null, { timeout: 2000 });
       assert.ok(await page.locator("[data-testid=divergence]").isHidden());
+      assert.equal(await until(missingThere, 0), 0, "the gauge back to 0");
       // Its connections close: the diagram lets it go within a second.
       await onlyA.close();
       await onB.close();

@@ -35,6 +35,13 @@ enum OutputDto {
     Close {
         conn: u64,
     },
+    NotifyBroker {
+        #[serde(rename = "brokerAddr")]
+        broker_addr: String,
+        #[serde(with = "bytes")]
+        frame: Vec<u8>,
+        command: dto::Frame,
+    },
     Event {
         text: String,
     },
@@ -133,8 +140,9 @@ impl NameServer {
     }
 
     /// The next output, or `undefined`: `{type: "send", conn, frame, command}`,
-    /// `{type: "close", conn}`, `{type: "event", text}`, `{type: "persistKv", text}`,
-    /// `{type: "persistConfig", text}`.
+    /// `{type: "close", conn}`, `{type: "notifyBroker", brokerAddr, frame, command}` (open a
+    /// connection to the broker's address and write the oneway frame), `{type: "event", text}`,
+    /// `{type: "persistKv", text}`, `{type: "persistConfig", text}`.
     #[wasm_bindgen(js_name = pollOutput, unchecked_return_type = "NameServerOutput | undefined")]
     pub fn poll_output(&mut self) -> Result<JsValue, JsError> {
         let Some(out) = self.inner.poll_output() else { return Ok(JsValue::UNDEFINED) };
@@ -145,6 +153,11 @@ impl NameServer {
                 OutputDto::Send { conn: conn.0, frame, command: frame_dto(cmd, len) }
             }
             Output::Close { conn } => OutputDto::Close { conn: conn.0 },
+            Output::NotifyBroker { broker_addr, cmd } => {
+                let frame = codec::encode_to_vec(&cmd).map_err(|e| JsError::new(&e.to_string()))?;
+                let len = frame.len();
+                OutputDto::NotifyBroker { broker_addr: broker_addr.into_string(), frame, command: frame_dto(cmd, len) }
+            }
             Output::Event(e) => OutputDto::Event { text: e.to_string() },
             Output::PersistKv(bytes) => OutputDto::PersistKv { text: String::from_utf8_lossy(&bytes).into_owned() },
             Output::PersistConfig(bytes) => {

@@ -120,6 +120,7 @@ export interface EncodeRequest {
 export type NameServerOutput =
   | { type: "send"; conn: number; frame: Uint8Array; command: DecodedFrame }
   | { type: "close"; conn: number }
+  | { type: "notifyBroker"; brokerAddr: string; frame: Uint8Array; command: DecodedFrame }
   | { type: "event"; text: string }
   | { type: "persistKv"; text: string }
   | { type: "persistConfig"; text: string };

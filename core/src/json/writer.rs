@@ -8,7 +8,8 @@ use alloc::vec::Vec;
 /// Which of fastjson's two outputs to produce (PROTOCOL.md §8.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum JsonStyle {
-    /// fastjson defaults: integer map keys bare (`{0:"a"}`), UTF-8 and `/` written raw.
+    /// fastjson defaults: integer map keys bare (`{0:"a"}`), UTF-8 and `/` written raw except
+    /// U+007F–U+009F and U+2028/U+2029, which are `\\uXXXX` as in every fastjson output.
     Plain,
     /// `BrowserCompatible` + `MapSortField`: keys quoted, `/` as `\/`, every char from
     /// 0x7F up as `\uXXXX` (uppercase), longs beyond ±(2^53−1) quoted.
@@ -198,14 +199,20 @@ pub fn write_string(out: &mut Vec<u8>, s: &str, style: JsonStyle) {
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        let special = b < 0x20 || b == b'"' || b == b'\\' || (style == JsonStyle::Standard && (b == b'/' || b >= 0x7F));
+        let special = b < 0x20
+            || b == b'"'
+            || b == b'\\'
+            || match style {
+                JsonStyle::Standard => b == b'/' || b >= 0x7F,
+                JsonStyle::Plain => plain_escaped_char(&bytes[i..]),
+            };
         if !special {
             i += 1;
             continue;
         }
         out.extend_from_slice(&bytes[start..i]);
         if b >= 0x7F {
-            // Standard style: the whole char as UTF-16 escapes. `i` is a char boundary
+            // A non-ASCII char to escape: as UTF-16 escapes. `i` is a char boundary
             // because every byte before it in this run was ASCII or a complete char.
             let ch = s[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
             let mut units = [0u16; 2];
@@ -231,6 +238,18 @@ pub fn write_string(out: &mut Vec<u8>, s: &str, style: JsonStyle) {
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
+}
+
+/// Whether the char starting at `rest[0]` is one plain-style fastjson 1.2.83 still writes as
+/// `\\uXXXX`: U+007F–U+009F (DEL and the C1 controls) and U+2028/U+2029 (the line and
+/// paragraph separators, which break JavaScript string literals).
+fn plain_escaped_char(rest: &[u8]) -> bool {
+    match rest {
+        [0x7F, ..] => true,
+        [0xC2, second, ..] => (0x80..=0x9F).contains(second),
+        [0xE2, 0x80, third, ..] => matches!(third, 0xA8 | 0xA9),
+        _ => false,
+    }
 }
 
 fn push_unicode_escape(out: &mut Vec<u8>, unit: u16) {
@@ -260,6 +279,16 @@ mod tests {
         assert_eq!(render(JsonStyle::Plain, |w| w.string("q\"\\\n\t\u{1}")), "\"q\\\"\\\\\\n\\t\\u0001\"");
         assert_eq!(render(JsonStyle::Standard, |w| w.string("😀")), "\"\\uD83D\\uDE00\"");
         assert_eq!(render(JsonStyle::Standard, |w| w.string("\u{7f}")), "\"\\u007F\"");
+    }
+
+    #[test]
+    fn plain_style_escapes_c1_controls_and_line_separators_as_fastjson_does() {
+        // fastjson 1.2.83 SerializeWriter: U+007F–U+009F and U+2028/U+2029 become \uXXXX even
+        // without BrowserCompatible; U+00A0 and everything else non-ASCII stay raw.
+        assert_eq!(
+            render(JsonStyle::Plain, |w| w.string("a\u{7f}b\u{80}\u{9f}\u{a0}\u{2027}\u{2028}\u{2029}\u{202a}é")),
+            "\"a\\u007Fb\\u0080\\u009F\u{a0}\u{2027}\\u2028\\u2029\u{202a}é\""
+        );
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Typed requests: every request the NameServer answers, parsed once at the edge.
 //!
-//! Header parsing is as lenient as Java's (extFields in any order, unknown keys ignored) but,
-//! unlike Java, a missing required field is reported instead of surfacing later as a
-//! NullPointerException; the response code (SYSTEM_ERROR) is the same.
+//! Header parsing is as lenient as Java's (extFields in any order, unknown keys ignored).
+//! Java's reflective header decoder logs a missing or unparsable field and leaves it null; a
+//! handler then carries on with that null where it can. Here such a field is `None` (and
+//! noted, see [`IgnoredField`]) wherever Java's null cannot corrupt the tables; where Java
+//! would throw later (a NullPointerException) or store a null key, the field is required and
+//! reported instead, with the same response code (SYSTEM_ERROR) — PROTOCOL.md §3.
 
 use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
@@ -25,22 +28,22 @@ pub enum Request {
         namespace: String,
         /// Key.
         key: String,
-        /// Value.
-        value: String,
+        /// Value; Java stores a missing one as null, which reads as no entry.
+        value: Option<String>,
     },
     /// `GET_KV_CONFIG` (101).
     GetKvConfig {
-        /// Namespace.
-        namespace: String,
+        /// Namespace (Java looks a missing one up as null: nothing is found).
+        namespace: Option<String>,
         /// Key.
-        key: String,
+        key: Option<String>,
     },
     /// `DELETE_KV_CONFIG` (102).
     DeleteKvConfig {
-        /// Namespace.
-        namespace: String,
+        /// Namespace (Java deletes nothing when it or the key is missing).
+        namespace: Option<String>,
         /// Key.
-        key: String,
+        key: Option<String>,
     },
     /// `REGISTER_BROKER` (103).
     RegisterBroker(alloc::boxed::Box<RegisterBroker>),
@@ -52,20 +55,20 @@ pub enum Request {
     GetBrokerClusterInfo,
     /// `WIPE_WRITE_PERM_OF_BROKER` (205).
     WipeWritePerm {
-        /// The broker group.
-        broker_name: BrokerName,
+        /// The broker group (a missing one has no topics: the count is 0).
+        broker_name: Option<BrokerName>,
     },
     /// `ADD_WRITE_PERM_OF_BROKER` (327).
     AddWritePerm {
-        /// The broker group.
-        broker_name: BrokerName,
+        /// The broker group (a missing one has no topics: the count is 0).
+        broker_name: Option<BrokerName>,
     },
     /// `GET_ALL_TOPIC_LIST_FROM_NAMESERVER` (206).
     GetAllTopicList,
     /// `DELETE_TOPIC_IN_NAMESRV` (216).
     DeleteTopic {
-        /// The topic.
-        topic: TopicName,
+        /// The topic (a missing one deletes nothing).
+        topic: Option<TopicName>,
         /// Only this cluster's queues, when given and non-empty.
         cluster: Option<ClusterName>,
     },
@@ -78,13 +81,13 @@ pub enum Request {
     },
     /// `GET_KVLIST_BY_NAMESPACE` (219).
     GetKvListByNamespace {
-        /// Namespace.
-        namespace: String,
+        /// Namespace (a missing one is not found).
+        namespace: Option<String>,
     },
     /// `GET_TOPICS_BY_CLUSTER` (224).
     GetTopicsByCluster {
-        /// The cluster.
-        cluster: ClusterName,
+        /// The cluster (a missing one has no topics).
+        cluster: Option<ClusterName>,
     },
     /// `GET_SYSTEM_TOPIC_LIST_FROM_NS` (304).
     GetSystemTopicList,
@@ -98,28 +101,26 @@ pub enum Request {
     },
     /// `GET_NAMESRV_CONFIG` (319).
     GetNamesrvConfig,
-    /// `QUERY_DATA_VERSION` (322).
+    /// `QUERY_DATA_VERSION` (322). Java reads only the cluster and address; either missing
+    /// matches no broker (the answer is "changed").
     QueryDataVersion {
-        /// The broker asking.
-        broker: BrokerIdentity,
+        /// The broker asking, by its live-table key.
+        broker: Option<(ClusterName, BrokerAddr)>,
         /// Its current data version (`None` when the body is empty).
         data_version: Option<DataVersion>,
     },
     /// `GET_BROKER_MEMBER_GROUP` (901).
     GetBrokerMemberGroup {
-        /// The cluster.
-        cluster: ClusterName,
-        /// The broker group.
-        broker_name: BrokerName,
+        /// The cluster (echoed; omitted from the reply when missing, as Java's null).
+        cluster: Option<ClusterName>,
+        /// The broker group (a missing one has no members).
+        broker_name: Option<BrokerName>,
     },
-    /// `BROKER_HEARTBEAT` (904).
+    /// `BROKER_HEARTBEAT` (904). Java reads only the cluster and address; either missing
+    /// refreshes nothing.
     BrokerHeartbeat {
-        /// The cluster.
-        cluster: ClusterName,
-        /// The broker's address.
-        broker_addr: BrokerAddr,
-        /// The broker group.
-        broker_name: BrokerName,
+        /// The broker, by its live-table key.
+        broker: Option<(ClusterName, BrokerAddr)>,
     },
     /// Any code the NameServer does not serve.
     Unsupported(RequestCode),
@@ -154,8 +155,8 @@ pub struct BrokerIdentity {
 pub struct RegisterBroker {
     /// Who is registering.
     pub broker: BrokerIdentity,
-    /// `haServerAddr`.
-    pub ha_server_addr: String,
+    /// `haServerAddr` (Java carries on without it: the field is then null everywhere).
+    pub ha_server_addr: Option<String>,
     /// `heartbeatTimeoutMillis` (5.x, acting-master brokers only).
     pub heartbeat_timeout_millis: Option<u64>,
     /// `enableActingMaster`; `None` marks a pre-5.0 broker.
@@ -218,10 +219,19 @@ impl fmt::Display for HeaderError {
 
 impl core::error::Error for HeaderError {}
 
-/// Reads typed fields out of `extFields`.
-struct Fields<'a>(&'a RemotingCommand);
+/// A header field Java's decoder would log and leave null, and that was read as absent here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IgnoredField {
+    /// The field.
+    pub field: &'static str,
+    /// What arrived (`None`: nothing).
+    pub value: Option<String>,
+}
 
-impl Fields<'_> {
+/// Reads typed fields out of `extFields`, noting those read leniently.
+struct Fields<'a, 'n>(&'a RemotingCommand, &'n mut Vec<IgnoredField>);
+
+impl Fields<'_, '_> {
     fn opt(&self, name: &str) -> Option<&str> {
         self.0.field(name)
     }
@@ -238,6 +248,33 @@ impl Fields<'_> {
 
     fn required_long(&self, name: &'static str) -> Result<i64, HeaderError> {
         self.long(name)?.ok_or(HeaderError::Missing(name))
+    }
+
+    /// A field Java leaves null when it is missing: noted and `None`.
+    fn lenient_text(&mut self, name: &'static str) -> Option<String> {
+        let value = self.opt(name).map(ToString::to_string);
+        if value.is_none() {
+            self.1.push(IgnoredField { field: name, value: None });
+        }
+        value
+    }
+
+    /// A number Java leaves at its default when it does not parse: noted and `None`.
+    fn lenient_long(&mut self, name: &'static str) -> Option<i64> {
+        match self.long(name) {
+            Ok(value) => value,
+            Err(_) => {
+                self.1.push(IgnoredField { field: name, value: self.opt(name).map(ToString::to_string) });
+                None
+            }
+        }
+    }
+
+    /// `clusterName` and `brokerAddr`, the live-table key, when both are there.
+    fn live_key(&mut self) -> Option<(ClusterName, BrokerAddr)> {
+        let cluster = self.lenient_text("clusterName");
+        let addr = self.lenient_text("brokerAddr");
+        Some((ClusterName::new(cluster?), BrokerAddr::new(addr?)))
     }
 
     /// Java `Boolean.parseBoolean`: only a case-insensitive "true" is true.
@@ -261,17 +298,34 @@ impl Request {
     /// # Errors
     /// A missing or malformed header field, a CRC mismatch, or an undecodable body.
     pub fn parse(cmd: &RemotingCommand, limits: &Limits) -> Result<Self, HeaderError> {
-        let f = Fields(cmd);
+        Self::parse_noting(cmd, limits, &mut Vec::new())
+    }
+
+    /// [`Self::parse`], adding to `ignored` the fields read leniently (missing or unparsable
+    /// where Java carries on with null or a default), for the log.
+    ///
+    /// # Errors
+    /// As [`Self::parse`].
+    pub fn parse_noting(
+        cmd: &RemotingCommand,
+        limits: &Limits,
+        ignored: &mut Vec<IgnoredField>,
+    ) -> Result<Self, HeaderError> {
+        let mut f = Fields(cmd, ignored);
         Ok(match cmd.request_code() {
             RequestCode::PutKvConfig => {
-                Self::PutKvConfig { namespace: f.text("namespace")?, key: f.text("key")?, value: f.text("value")? }
+                // DefaultRequestProcessor checks namespace and key itself; a null value is stored.
+                let (namespace, key) = (f.text("namespace")?, f.text("key")?);
+                Self::PutKvConfig { namespace, key, value: f.lenient_text("value") }
             }
-            RequestCode::GetKvConfig => Self::GetKvConfig { namespace: f.text("namespace")?, key: f.text("key")? },
+            RequestCode::GetKvConfig => {
+                Self::GetKvConfig { namespace: f.lenient_text("namespace"), key: f.lenient_text("key") }
+            }
             RequestCode::DeleteKvConfig => {
-                Self::DeleteKvConfig { namespace: f.text("namespace")?, key: f.text("key")? }
+                Self::DeleteKvConfig { namespace: f.lenient_text("namespace"), key: f.lenient_text("key") }
             }
             RequestCode::RegisterBroker => {
-                Self::RegisterBroker(alloc::boxed::Box::new(parse_register(cmd, &f, limits)?))
+                Self::RegisterBroker(alloc::boxed::Box::new(parse_register(cmd, &mut f, limits)?))
             }
             RequestCode::UnregisterBroker => Self::UnregisterBroker(f.broker()?),
             RequestCode::GetRouteInfoByTopic => {
@@ -286,14 +340,14 @@ impl Request {
             }
             RequestCode::GetBrokerClusterInfo => Self::GetBrokerClusterInfo,
             RequestCode::WipeWritePermOfBroker => {
-                Self::WipeWritePerm { broker_name: BrokerName::new(f.text("brokerName")?) }
+                Self::WipeWritePerm { broker_name: f.lenient_text("brokerName").map(BrokerName::new) }
             }
             RequestCode::AddWritePermOfBroker => {
-                Self::AddWritePerm { broker_name: BrokerName::new(f.text("brokerName")?) }
+                Self::AddWritePerm { broker_name: f.lenient_text("brokerName").map(BrokerName::new) }
             }
             RequestCode::GetAllTopicListFromNameserver => Self::GetAllTopicList,
             RequestCode::DeleteTopicInNamesrv => Self::DeleteTopic {
-                topic: TopicName::new(f.text("topic")?),
+                topic: f.lenient_text("topic").map(TopicName::new),
                 cluster: f.opt("clusterName").filter(|c| !c.is_empty()).map(ClusterName::from),
             },
             RequestCode::RegisterTopicInNamesrv => {
@@ -304,9 +358,9 @@ impl Request {
                 };
                 Self::RegisterTopic { topic: TopicName::new(f.text("topic")?), queue_datas: route.queue_datas }
             }
-            RequestCode::GetKvlistByNamespace => Self::GetKvListByNamespace { namespace: f.text("namespace")? },
+            RequestCode::GetKvlistByNamespace => Self::GetKvListByNamespace { namespace: f.lenient_text("namespace") },
             RequestCode::GetTopicsByCluster => {
-                Self::GetTopicsByCluster { cluster: ClusterName::new(f.text("cluster")?) }
+                Self::GetTopicsByCluster { cluster: f.lenient_text("cluster").map(ClusterName::new) }
             }
             RequestCode::GetSystemTopicListFromNs => Self::GetSystemTopicList,
             RequestCode::GetUnitTopicList => Self::GetUnitTopicList(UnitList::Unit),
@@ -318,7 +372,7 @@ impl Request {
             }
             RequestCode::GetNamesrvConfig => Self::GetNamesrvConfig,
             RequestCode::QueryDataVersion => Self::QueryDataVersion {
-                broker: f.broker()?,
+                broker: f.live_key(),
                 data_version: if cmd.body.is_empty() {
                     None
                 } else {
@@ -326,35 +380,34 @@ impl Request {
                 },
             },
             RequestCode::GetBrokerMemberGroup => Self::GetBrokerMemberGroup {
-                cluster: ClusterName::new(f.text("clusterName")?),
-                broker_name: BrokerName::new(f.text("brokerName")?),
+                cluster: f.lenient_text("clusterName").map(ClusterName::new),
+                broker_name: f.lenient_text("brokerName").map(BrokerName::new),
             },
-            RequestCode::BrokerHeartbeat => Self::BrokerHeartbeat {
-                cluster: ClusterName::new(f.text("clusterName")?),
-                broker_addr: BrokerAddr::new(f.text("brokerAddr")?),
-                broker_name: BrokerName::new(f.text("brokerName")?),
-            },
+            RequestCode::BrokerHeartbeat => Self::BrokerHeartbeat { broker: f.live_key() },
             other => Self::Unsupported(other),
         })
     }
 }
 
-fn parse_register(cmd: &RemotingCommand, f: &Fields<'_>, limits: &Limits) -> Result<RegisterBroker, HeaderError> {
+fn parse_register(
+    cmd: &RemotingCommand,
+    f: &mut Fields<'_, '_>,
+    limits: &Limits,
+) -> Result<RegisterBroker, HeaderError> {
+    // The identity stays required: Java would store a null cluster or address as a key, or
+    // fail on a null id only after part of the registration.
     let broker = f.broker()?;
-    let ha_server_addr = f.text("haServerAddr")?;
-    let crc = f.long("bodyCrc32")?.unwrap_or(0);
+    let ha_server_addr = f.lenient_text("haServerAddr");
+    // Java's field default is 0, which skips the check.
+    let crc = f.lenient_long("bodyCrc32").unwrap_or(0);
     if crc != 0 {
         let actual = i64::from(crc32fast::hash(&cmd.body) & 0x7FFF_FFFF);
         if actual != crc {
             return Err(HeaderError::CrcMismatch);
         }
     }
-    let heartbeat_timeout_millis = match f.long("heartbeatTimeoutMillis")? {
-        Some(ms) if ms <= 0 => {
-            return Err(HeaderError::Invalid { field: "heartbeatTimeoutMillis", value: ms.to_string() });
-        }
-        other => other.map(i64::unsigned_abs),
-    };
+    // Java uses the value as it is: zero or less expires the broker at the next scan.
+    let heartbeat_timeout_millis = f.lenient_long("heartbeatTimeoutMillis").map(|ms| u64::try_from(ms).unwrap_or(0));
     let compressed = f.flag("compressed").unwrap_or(false);
     let body = RegisterBrokerBody::decode_capped(
         &cmd.body,

@@ -46,8 +46,8 @@ pub struct BrokerLiveInfo {
     pub data_version: DataVersion,
     /// The connection its latest registration arrived on.
     pub conn: ConnId,
-    /// Its HA address.
-    pub ha_server_addr: String,
+    /// Its HA address (absent when the registration had none).
+    pub ha_server_addr: Option<String>,
     /// Its group (kept here so a closed connection needs no table scan).
     pub broker_name: BrokerName,
     /// Its id.
@@ -87,6 +87,9 @@ pub struct RouteTable {
     pub(crate) broker_live_table: BTreeMap<BrokerAddrInfo, BrokerLiveInfo>,
     pub(crate) filter_server_table: BTreeMap<BrokerAddrInfo, Vec<String>>,
     pub(crate) topic_queue_mapping_info_table: BTreeMap<TopicName, BTreeMap<BrokerName, TopicQueueMappingInfo>>,
+    /// Connections still open whose registration of a live broker was replaced by one on
+    /// another connection: their UNREGISTER_BROKER for it is stale (#11043).
+    pub(crate) superseded: BTreeMap<BrokerAddrInfo, BTreeSet<ConnId>>,
     changes: RouteChanges,
     epoch: u64,
 }

@@ -179,7 +179,8 @@ impl RouteTable {
     #[must_use]
     pub fn system_topic_list(&self) -> TopicList {
         let mut names: BTreeSet<String> = self.cluster_addr_table.keys().map(ToString::to_string).collect();
-        names.extend(self.broker_addr_table.keys().map(ToString::to_string));
+        // Java adds each cluster's broker names (clusterAddrTable's values), not brokerAddrTable's keys.
+        names.extend(self.cluster_addr_table.values().flatten().map(ToString::to_string));
         let broker_addr =
             self.broker_addr_table.values().find_map(|d| d.broker_addrs.values().next()).map(ToString::to_string);
         TopicList { broker_addr, topic_list: names.into_iter().collect() }
@@ -206,12 +207,15 @@ impl RouteTable {
 
     /// `getBrokerMemberGroup`.
     #[must_use]
-    pub fn broker_member_group(&self, cluster: &ClusterName, broker_name: &BrokerName) -> BrokerMemberGroup {
-        BrokerMemberGroup {
-            cluster: cluster.clone(),
-            broker_name: broker_name.clone(),
-            broker_addrs: self.broker_addr_table.get(broker_name).map(|d| d.broker_addrs.clone()).unwrap_or_default(),
-        }
+    /// A missing name (Java's null) has no members and is left out of the body.
+    pub fn broker_member_group(
+        &self,
+        cluster: Option<ClusterName>,
+        broker_name: Option<BrokerName>,
+    ) -> BrokerMemberGroup {
+        let broker_addrs =
+            broker_name.as_ref().and_then(|name| self.broker_addr_table.get(name)).map(|d| d.broker_addrs.clone());
+        BrokerMemberGroup { cluster, broker_name, broker_addrs: broker_addrs.unwrap_or_default() }
     }
 
     /// WIPE_WRITE_PERM_OF_BROKER (clear PERM_WRITE) or ADD_WRITE_PERM_OF_BROKER (set perm to

@@ -54,8 +54,8 @@ fn updated_queues(
 pub struct Registration<'a> {
     /// Who.
     pub broker: &'a BrokerIdentity,
-    /// `haServerAddr`.
-    pub ha_server_addr: &'a str,
+    /// `haServerAddr` (Java carries on with null).
+    pub ha_server_addr: Option<&'a str>,
     /// `__ZONE_NAME`.
     pub zone_name: Option<&'a str>,
     /// `heartbeatTimeoutMillis`.
@@ -148,8 +148,9 @@ impl RouteTable {
         self.finish_broker_data_change(name, before.as_ref());
 
         if is_master || is_prime_slave {
-            let version_changed =
-                self.broker_live_table.get(&addr_info).is_none_or(|l| l.data_version != reg.wrapper.data_version);
+            // Java's `new DataVersion()` is stamped "now": an unstamped version is always new.
+            let version_changed = reg.wrapper.data_version.is_unstamped()
+                || self.broker_live_table.get(&addr_info).is_none_or(|l| l.data_version != reg.wrapper.data_version);
             if reg.delete_topics_not_listed && reg.wrapper.topic_queue_mapping_info_map.is_empty() {
                 self.delete_topics_not_in(name, &reg.wrapper.topic_config_table, log);
             }
@@ -204,21 +205,27 @@ impl RouteTable {
             BrokerLiveInfo {
                 last_update: reg.now,
                 heartbeat_timeout: timeout,
-                data_version: reg.wrapper.data_version,
+                data_version: reg.wrapper.data_version.stamped(reg.now),
                 conn: reg.conn,
-                ha_server_addr: String::from(reg.ha_server_addr),
+                ha_server_addr: reg.ha_server_addr.map(String::from),
                 broker_name: name.clone(),
                 broker_id: broker.broker_id,
             },
         );
-        if previous.is_none() {
-            log.push(Event::BrokerRegistered {
+        match previous {
+            None => log.push(Event::BrokerRegistered {
                 cluster: broker.cluster.clone(),
                 broker_addr: broker.broker_addr.clone(),
                 broker_name: name.clone(),
                 broker_id: broker.broker_id,
-                ha_server_addr: String::from(reg.ha_server_addr),
-            });
+                ha_server_addr: String::from(reg.ha_server_addr.unwrap_or("null")),
+            }),
+            // A new instance on a new connection: the old one's late UNREGISTER_BROKER must not
+            // take it away (#11043), so remember who registered it before.
+            Some(old) if old.conn != reg.conn => {
+                self.superseded.entry(addr_info.clone()).or_default().insert(old.conn);
+            }
+            Some(_) => {}
         }
 
         let filters_changed = if reg.filter_server_list.is_empty() {
@@ -236,7 +243,7 @@ impl RouteTable {
             if let Some(master) = self.broker_addr_table.get(name).and_then(BrokerData::master_addr) {
                 let key = BrokerAddrInfo { cluster: broker.cluster.clone(), broker_addr: master.clone() };
                 if let Some(live) = self.broker_live_table.get(&key) {
-                    ha_server_addr = Some(live.ha_server_addr.clone());
+                    ha_server_addr = live.ha_server_addr.clone();
                     master_addr = Some(master.clone());
                 }
             }

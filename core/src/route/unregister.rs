@@ -2,8 +2,11 @@
 //!
 //! Java decides to unregister in one place and executes later from a queue, so a stale
 //! decision can delete a fresher registration (upstream bug #11043). Here decision and
-//! execution happen in one call, and an UNREGISTER_BROKER request is fenced: it only removes
-//! a live entry that belongs to the connection it came from.
+//! execution happen in one call. An UNREGISTER_BROKER request is served from any connection,
+//! as in Java (an operator's tool may send it), and removes every entry of the group with
+//! that address (Java 5.1+), with one narrow fence: a connection that registered the broker
+//! itself and has since been superseded by a newer registration on another connection (the
+//! old instance's late unregister of #11043) removes nothing, and that is logged.
 
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
@@ -51,7 +54,7 @@ impl RouteTable {
             let broker = &item.broker;
             let key = BrokerAddrInfo { cluster: broker.cluster.clone(), broker_addr: broker.broker_addr.clone() };
             if let (UnregisterSource::Request(from), Some(live)) = (item.source, self.broker_live_table.get(&key)) {
-                if live.conn != from || live.broker_id != broker.broker_id {
+                if live.conn != from && self.superseded.get(&key).is_some_and(|old| old.contains(&from)) {
                     log.push(Event::StaleUnregisterIgnored {
                         broker_addr: broker.broker_addr.clone(),
                         from,
@@ -60,6 +63,7 @@ impl RouteTable {
                     continue;
                 }
             }
+            self.superseded.remove(&key);
             if self.broker_live_table.remove(&key).is_some() {
                 let reason = match item.source {
                     UnregisterSource::Request(_) => UnregisterReason::Request,
@@ -80,9 +84,9 @@ impl RouteTable {
             let Some(data) = self.broker_addr_table.get_mut(&broker.broker_name) else { continue };
             let min_id = data.broker_addrs.keys().next().copied();
             let before = data.broker_addrs.len();
-            // By address (as Java 5.1+) but only under this id, so that a stale id can never
-            // take a re-registered instance with it.
-            data.broker_addrs.retain(|id, addr| *addr != broker.broker_addr || *id != broker.broker_id);
+            // Every entry with this address, whatever its id (Java 5.1+). A registration keeps
+            // one id per address in a group, so this is that instance.
+            data.broker_addrs.retain(|_, addr| *addr != broker.broker_addr);
             let changed = data.broker_addrs.len() != before;
             let now_empty = data.broker_addrs.is_empty();
             if changed && min_id == Some(broker.broker_id) && !now_empty {
@@ -126,7 +130,12 @@ impl RouteTable {
 
     /// What [`Self::on_channel_destroy`] unregisters, for callers that also need
     /// [`Self::unregister`]'s result (the groups whose lowest id changed).
-    pub(crate) fn channel_items(&self, conn: ConnId, idle: bool, log: &mut Vec<Event>) -> Vec<UnregisterItem> {
+    pub(crate) fn channel_items(&mut self, conn: ConnId, idle: bool, log: &mut Vec<Event>) -> Vec<UnregisterItem> {
+        // A closed connection sends nothing more: it needs no fence.
+        self.superseded.retain(|_, old| {
+            old.remove(&conn);
+            !old.is_empty()
+        });
         self.broker_live_table
             .iter()
             .filter(|(_, live)| live.conn == conn)

@@ -5,14 +5,14 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::{NameServer, Output};
-use crate::config::{ConfigError, RUNTIME_UPDATABLE};
+use crate::config::{Config, ConfigError, KeyEffect};
 use crate::event::Event;
 use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvPut, ORDER_TOPIC_CONFIG};
 use crate::names::{BrokerAddr, BrokerName, ConnId, TopicName};
 use crate::properties;
 use crate::protocol::body::KvTable;
-use crate::protocol::request::{GetRouteInfo, HeaderError, RegisterBroker, Request};
+use crate::protocol::request::{GetRouteInfo, HeaderError, IgnoredField, RegisterBroker, Request};
 use crate::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode, ResponseCode};
 use crate::route::{RegisterOutcome, Registration, UnregisterItem, UnregisterSource};
 
@@ -29,32 +29,52 @@ impl NameServer {
         if cmd.request_code() == RequestCode::GetTopicsByCluster && !self.config.enable_topic_list {
             return disabled(cmd);
         }
-        let request = match Request::parse(cmd, &self.limits) {
+        let mut ignored = Vec::new();
+        let request = match Request::parse_noting(cmd, &self.limits, &mut ignored) {
             Ok(request) => request,
             Err(error) => return header_error_reply(cmd, &error),
         };
+        for IgnoredField { field, value } in ignored {
+            self.log(Event::HeaderFieldIgnored { request: cmd.request_code(), field, value });
+        }
         let ok = || RemotingCommand::response_to(cmd, ResponseCode::Success);
         match request {
-            Request::PutKvConfig { namespace, key, value } => {
+            Request::PutKvConfig { namespace, key, value: Some(value) } => {
                 if self.kv.put(&namespace, &key, &value) != KvPut::Unchanged {
                     self.kv_changed(&namespace, &key);
                     self.log(Event::KvPut { namespace, key, value });
                 }
                 ok()
             }
-            Request::GetKvConfig { namespace, key } => match self.kv.get(&namespace, &key) {
-                Some(value) => ok().with_field("value", value),
-                None => RemotingCommand::response_to(cmd, ResponseCode::QueryNotFound)
-                    .with_header_fields()
-                    .with_remark(alloc::format!("No config item, Namespace: {namespace} Key: {key}")),
-            },
-            Request::DeleteKvConfig { namespace, key } => {
+            Request::PutKvConfig { namespace, key, value: None } => {
+                // Java stores null: the namespace exists, the key reads as absent.
+                if self.kv.put_null(&namespace, &key) {
+                    self.kv_changed(&namespace, &key);
+                    self.log(Event::KvDeleted { namespace, key });
+                }
+                ok()
+            }
+            Request::GetKvConfig { namespace, key } => {
+                match namespace.as_deref().zip(key.as_deref()).and_then(|(ns, key)| self.kv.get(ns, key)) {
+                    Some(value) => ok().with_field("value", value),
+                    None => RemotingCommand::response_to(cmd, ResponseCode::QueryNotFound)
+                        .with_header_fields()
+                        .with_remark(alloc::format!(
+                            "No config item, Namespace: {} Key: {}",
+                            java_null(namespace.as_deref()),
+                            java_null(key.as_deref())
+                        )),
+                }
+            }
+            Request::DeleteKvConfig { namespace: Some(namespace), key: Some(key) } => {
                 if self.kv.delete(&namespace, &key).is_some() {
                     self.kv_changed(&namespace, &key);
                     self.log(Event::KvDeleted { namespace, key });
                 }
                 ok()
             }
+            // Java looks a null namespace or key up and finds nothing to delete.
+            Request::DeleteKvConfig { .. } => ok(),
             Request::RegisterBroker(register) => self.register_broker(conn, cmd, &register),
             Request::UnregisterBroker(broker) => {
                 self.unregister(&[UnregisterItem { broker, source: UnregisterSource::Request(conn) }]);
@@ -63,11 +83,13 @@ impl NameServer {
             Request::GetRouteInfo(query) => self.route_info(cmd, &query),
             Request::GetBrokerClusterInfo => ok().with_body(self.routes.cluster_info().to_json(JsonStyle::Plain)),
             Request::WipeWritePerm { broker_name } => {
-                let count = self.with_log(|routes, log| routes.change_write_perm(&broker_name, false, log));
+                let count = broker_name
+                    .map_or(0, |name| self.with_log(|routes, log| routes.change_write_perm(&name, false, log)));
                 ok().with_field("wipeTopicCount", count.to_string())
             }
             Request::AddWritePerm { broker_name } => {
-                let count = self.with_log(|routes, log| routes.change_write_perm(&broker_name, true, log));
+                let count = broker_name
+                    .map_or(0, |name| self.with_log(|routes, log| routes.change_write_perm(&name, true, log)));
                 ok().with_field("addTopicCount", count.to_string())
             }
             Request::GetAllTopicList => {
@@ -77,23 +99,28 @@ impl NameServer {
                 ok().with_body(self.routes.all_topic_list().to_json(JsonStyle::Plain))
             }
             Request::DeleteTopic { topic, cluster } => {
-                self.with_log(|routes, log| routes.delete_topic(&topic, cluster.as_ref(), log));
+                if let Some(topic) = topic {
+                    self.with_log(|routes, log| routes.delete_topic(&topic, cluster.as_ref(), log));
+                }
                 ok()
             }
             Request::RegisterTopic { topic, queue_datas } => {
                 self.with_log(|routes, log| routes.register_topic(&topic, &queue_datas, log));
                 ok()
             }
-            Request::GetKvListByNamespace { namespace } => match self.kv.namespace(&namespace) {
-                Some(table) => ok().with_body(KvTable { table: table.clone() }.to_json(JsonStyle::Plain)),
-                None => RemotingCommand::response_to(cmd, ResponseCode::QueryNotFound)
-                    .with_remark(alloc::format!("No config item, Namespace: {namespace}")),
-            },
+            Request::GetKvListByNamespace { namespace } => {
+                match namespace.as_deref().and_then(|ns| self.kv.namespace(ns)) {
+                    Some(table) => ok().with_body(KvTable { table: table.clone() }.to_json(JsonStyle::Plain)),
+                    None => RemotingCommand::response_to(cmd, ResponseCode::QueryNotFound)
+                        .with_remark(alloc::format!("No config item, Namespace: {}", java_null(namespace.as_deref()))),
+                }
+            }
             Request::GetTopicsByCluster { cluster } => {
                 if !self.config.enable_topic_list {
                     return disabled(cmd);
                 }
-                ok().with_body(self.routes.topics_by_cluster(&cluster).to_json(JsonStyle::Plain))
+                let topics = cluster.map(|cluster| self.routes.topics_by_cluster(&cluster)).unwrap_or_default();
+                ok().with_body(topics.to_json(JsonStyle::Plain))
             }
             Request::GetSystemTopicList => ok().with_body(self.routes.system_topic_list().to_json(JsonStyle::Plain)),
             Request::GetUnitTopicList(which) => {
@@ -107,9 +134,11 @@ impl NameServer {
                 ok().with_body(properties::to_plain_text(&self.config.to_properties()).into_bytes())
             }
             Request::QueryDataVersion { broker, data_version } => {
-                let live = self.routes.live(&broker.cluster, &broker.broker_addr).map(|l| l.data_version);
+                let live = broker.as_ref().and_then(|(c, a)| self.routes.live(c, a)).map(|l| l.data_version);
                 let changed = live.is_none() || live != data_version;
-                self.routes.refresh(&broker.cluster, &broker.broker_addr, self.now);
+                if let Some((cluster, addr)) = &broker {
+                    self.routes.refresh(cluster, addr, self.now);
+                }
                 let reply = ok().with_field("changed", if changed { "true" } else { "false" });
                 match live {
                     Some(version) => reply.with_body(version.to_json(JsonStyle::Plain)),
@@ -117,10 +146,12 @@ impl NameServer {
                 }
             }
             Request::GetBrokerMemberGroup { cluster, broker_name } => {
-                ok().with_body(self.routes.broker_member_group(&cluster, &broker_name).to_json(JsonStyle::Plain))
+                ok().with_body(self.routes.broker_member_group(cluster, broker_name).to_json(JsonStyle::Plain))
             }
-            Request::BrokerHeartbeat { cluster, broker_addr, .. } => {
-                self.routes.refresh(&cluster, &broker_addr, self.now);
+            Request::BrokerHeartbeat { broker } => {
+                if let Some((cluster, addr)) = broker {
+                    self.routes.refresh(&cluster, &addr, self.now);
+                }
                 ok()
             }
             Request::Unsupported(code) => RemotingCommand::response_to(cmd, ResponseCode::RequestCodeNotSupported)
@@ -132,7 +163,7 @@ impl NameServer {
         let body = &register.body;
         let registration = Registration {
             broker: &register.broker,
-            ha_server_addr: &register.ha_server_addr,
+            ha_server_addr: register.ha_server_addr.as_deref(),
             zone_name: register.zone_name.as_deref(),
             heartbeat_timeout_millis: register.heartbeat_timeout_millis,
             enable_acting_master: register.enable_acting_master,
@@ -146,7 +177,9 @@ impl NameServer {
         let mut reply = RemotingCommand::response_to(cmd, ResponseCode::Success).with_header_fields();
         match outcome {
             RegisterOutcome::Rejected => {
+                // Java's reply was made with RegisterBrokerResponseHeader: extFields `{}`.
                 return RemotingCommand::response_to(cmd, ResponseCode::SystemError)
+                    .with_header_fields()
                     .with_remark("register broker failed");
             }
             RegisterOutcome::Conflict => {}
@@ -161,7 +194,7 @@ impl NameServer {
                     self.notify_min_broker_id_changed(
                         &register.broker.broker_name,
                         None,
-                        Some(&register.ha_server_addr),
+                        register.ha_server_addr.as_deref(),
                     );
                 }
             }
@@ -226,22 +259,24 @@ impl NameServer {
                 }
                 let text = properties::to_escaped_text(&self.config.to_properties());
                 self.out.push_back(Output::PersistConfig(text.into_bytes()));
-                self.log(Event::ConfigUpdated {
-                    entries: properties::to_plain_text(entries).trim_end().replace('\n', ", "),
-                });
-                RemotingCommand::response_to(cmd, ResponseCode::Success)
+                let note = effect_note(entries);
+                let mut logged = properties::to_plain_text(entries).trim_end().replace('\n', ", ");
+                if let Some(note) = &note {
+                    logged = alloc::format!("{logged} ({note})");
+                }
+                self.log(Event::ConfigUpdated { entries: logged });
+                let reply = RemotingCommand::response_to(cmd, ResponseCode::Success);
+                match note {
+                    Some(note) => reply.with_remark(note),
+                    None => reply,
+                }
             }
             Err(error) => {
                 let code = match error {
-                    ConfigError::BlackListed(_) | ConfigError::NotUpdatable(_) => ResponseCode::NoPermission,
+                    ConfigError::BlackListed(_) => ResponseCode::NoPermission,
                     _ => ResponseCode::InvalidParameter,
                 };
-                let remark = match &error {
-                    ConfigError::NotUpdatable(_) => {
-                        alloc::format!("{error}; keys that can change: {}", RUNTIME_UPDATABLE.join(", "))
-                    }
-                    _ => error.to_string(),
-                };
+                let remark = error.to_string();
                 self.log(Event::ConfigUpdateRefused { reason: remark.clone() });
                 RemotingCommand::response_to(cmd, code).with_remark(remark)
             }
@@ -258,9 +293,11 @@ impl NameServer {
         }
     }
 
-    /// NOTIFY_MIN_BROKER_ID_CHANGE to the group's live members (PROTOCOL.md §10.9), only with
+    /// NOTIFY_MIN_BROKER_ID_CHANGE to the group's members (PROTOCOL.md §10.9), only with
     /// `notifyMinBrokerIdChanged`; after an unregistration (`offline` set) only for
     /// acting-master groups (§10.4), after a registration for every group (§10.3 step 14).
+    /// Like Java, each goes to the member's own address (its server side handles 905), live
+    /// or not, as an [`Output::NotifyBroker`].
     fn notify_min_broker_id_changed(&mut self, name: &BrokerName, offline: Option<&BrokerAddr>, ha: Option<&str>) {
         if !self.config.notify_min_broker_id_changed {
             return;
@@ -270,6 +307,7 @@ impl NameServer {
             return;
         }
         let Some((min_id, min_addr)) = data.broker_addrs.iter().next() else { return };
+        // Java's chooseBrokerAddrsToNotify.
         let everyone = offline.is_some() || data.broker_addrs.len() == 1;
         let mut notice = RemotingCommand::request(RequestCode::NotifyMinBrokerIdChange)
             .with_field("minBrokerId", min_id.0.to_string())
@@ -281,14 +319,12 @@ impl NameServer {
         if let Some(ha) = ha {
             notice = notice.with_field("haBrokerAddr", ha);
         }
-        let targets: Vec<ConnId> = data
-            .broker_addrs
-            .values()
-            .filter(|addr| everyone || *addr != min_addr)
-            .filter_map(|addr| self.routes.live(&data.cluster, addr).map(|l| l.conn))
-            .collect();
-        for conn in targets {
-            self.out.push_back(Output::Send { conn, cmd: notice.clone() });
+        let targets: Vec<BrokerAddr> =
+            data.broker_addrs.values().filter(|addr| everyone || *addr != min_addr).cloned().collect();
+        let min_broker_id = *min_id;
+        self.log(Event::MinBrokerIdChanged { min_broker_id, notify: targets.clone(), offline: offline.cloned() });
+        for broker_addr in targets {
+            self.out.push_back(Output::NotifyBroker { broker_addr, cmd: notice.clone() });
         }
     }
 
@@ -317,6 +353,26 @@ pub fn topic_not_exist(request: &RemotingCommand, topic: &TopicName) -> Remoting
     RemotingCommand::response_to(request, ResponseCode::TopicNotExist).with_remark(alloc::format!(
         "No topic route info in name server for the topic: {topic}\nSee {FAQ_URL} for further details."
     ))
+}
+
+/// What a successful UPDATE_NAMESRV_CONFIG says about keys that did not take effect at once
+/// (Java answers no remark; its clients ignore a success's remark).
+fn effect_note(entries: &alloc::collections::BTreeMap<String, String>) -> Option<String> {
+    let with = |effect| entries.keys().filter(|k| Config::key_effect(k) == Some(effect)).cloned().collect::<Vec<_>>();
+    let (restart, none) = (with(KeyEffect::AfterRestart), with(KeyEffect::NoEffect));
+    let mut parts = Vec::new();
+    if !restart.is_empty() {
+        parts.push(alloc::format!("takes effect after a restart: {}", restart.join(", ")));
+    }
+    if !none.is_empty() {
+        parts.push(alloc::format!("kept with no effect in this NameServer: {}", none.join(", ")));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// A value as Java's string concatenation prints it: `null` when absent.
+fn java_null(value: Option<&str>) -> &str {
+    value.unwrap_or("null")
 }
 
 fn disabled(cmd: &RemotingCommand) -> RemotingCommand {

@@ -5,8 +5,10 @@
 //! [`NameServer::poll_timeout`]. See the crate docs for the full contract.
 
 mod handlers;
+mod removal;
 
 pub use handlers::topic_not_exist;
+pub use removal::{Removal, RemovalPath};
 
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::string::String;
@@ -64,11 +66,21 @@ pub enum Input {
 /// Something the driver must do.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Output {
-    /// Write this command to the connection (replies, and NOTIFY_MIN_BROKER_ID_CHANGE).
+    /// Write this command to the connection (a reply).
     Send {
         /// The connection.
         conn: ConnId,
         /// The command.
+        cmd: RemotingCommand,
+    },
+    /// Send this oneway command to a broker's own address (NOTIFY_MIN_BROKER_ID_CHANGE), as
+    /// Java's NameServer does with its remoting client: the driver connects to `broker_addr`
+    /// (reusing an earlier connection if it likes), writes it and waits for nothing. A failure
+    /// is the driver's to log; the NameServer never hears of it.
+    NotifyBroker {
+        /// The broker's server address (`host:port`, as it registered).
+        broker_addr: crate::names::BrokerAddr,
+        /// The oneway request.
         cmd: RemotingCommand,
     },
     /// Close the connection.

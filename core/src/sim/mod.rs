@@ -37,6 +37,7 @@ use alloc::vec::Vec;
 use core::hash::{Hash, Hasher};
 use core::time::Duration;
 
+pub use crate::server::RemovalPath;
 pub use actor::Actor;
 pub use broker::SimBroker;
 pub use check::Violation;
@@ -55,7 +56,7 @@ pub use scenario::{Action, NodeSpec, Profile, Scenario, ScenarioError, ScriptEve
 pub use scenarios::{BASE, BUILT_IN, built_in, built_in_text};
 pub use timeline::{Branch, Timeline};
 pub use trace::{Fnv64, NodeId, TraceEntry, TraceKind};
-pub use view::{FlightView, IDLE_CLOSE, NodeView, RemovalClock, RemovalPath, TimerView};
+pub use view::{FlightView, IDLE_CLOSE, NodeView, RemovalClock, TimerView};
 
 use crate::names::ConnId;
 use crate::time::Instant;

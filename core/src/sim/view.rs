@@ -11,6 +11,7 @@ use super::trace::NodeId;
 use super::{Actor, Sim};
 use crate::names::{BrokerAddr, ClusterName};
 use crate::protocol::{RemotingCommand, RequestCode, ResponseCode};
+use crate::server::RemovalPath;
 use crate::time::{Instant, millis};
 
 /// The kind of the idle-close timers a NameServer keeps per connection (not a [`TimerKind`]:
@@ -78,26 +79,6 @@ pub struct FlightView {
     pub summary: String,
     /// Whether it waits at a frozen receiver.
     pub held: bool,
-}
-
-/// Which of a NameServer's two removal paths gets to a silent broker first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RemovalPath {
-    /// Netty's idle close of the broker's channel (`serverChannelMaxIdleTimeSeconds`).
-    Idle,
-    /// `scanNotActiveBroker` finding its heartbeat expired.
-    Scan,
-}
-
-impl RemovalPath {
-    /// `idle` or `scan`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Idle => "idle",
-            Self::Scan => "scan",
-        }
-    }
 }
 
 /// When a NameServer will drop a broker it lists, if nothing from the broker refreshes it.
@@ -243,18 +224,14 @@ impl Sim {
                 } else {
                     None
                 };
-                let scan_expire_at = node.ns.scan_at_or_after(live.expired_from());
-                let (removal_at, removal_by) = match idle_close_at {
-                    Some(idle) if idle <= scan_expire_at => (idle, RemovalPath::Idle),
-                    _ => (scan_expire_at, RemovalPath::Scan),
-                };
+                let removal = node.ns.removal(live, idle_close_at);
                 RemovalClock {
                     cluster: key.cluster.clone(),
                     broker_addr: key.broker_addr.clone(),
-                    idle_close_at,
-                    scan_expire_at,
-                    removal_at,
-                    removal_by,
+                    idle_close_at: removal.idle_close_at,
+                    scan_expire_at: removal.scan_expire_at,
+                    removal_at: removal.at,
+                    removal_by: removal.by,
                 }
             })
             .collect()

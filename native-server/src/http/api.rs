@@ -7,6 +7,8 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Path, State};
+
+use super::tls::Peer;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use nameserver_core::ConnId;
@@ -16,7 +18,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::Ctx;
-use super::view::{LiveBroker, View};
+use super::view::{BrokerRow, View};
 use crate::conn::ConnHandle;
 use crate::owner::Inbound;
 
@@ -57,6 +59,7 @@ pub(crate) async fn index() -> Response {
             "kv": "/api/kv",
             "kvEntry": "/api/kv/{namespace}/{key}",
             "config": "/api/config",
+            "peers": "/api/peers",
             "events": "/api/events",
             "metrics": "/metrics",
             "health": "/healthz",
@@ -72,10 +75,14 @@ pub(crate) async fn index() -> Response {
 struct PageView<'a> {
     #[serde(flatten)]
     view: &'a View,
+    /// `brokerLiveTable`, each row with its removal clock as of now.
+    brokers: Vec<BrokerRow<'a>>,
     /// The NameServer's clock now (the view may be older).
     now_ms: u64,
     /// Wall-clock milliseconds when this daemon started (a new value: it restarted).
     started_at_ms: u64,
+    /// A random name of this run of the daemon.
+    instance: &'a str,
     /// The RocketMQ listener.
     address: String,
     connections: u64,
@@ -91,8 +98,10 @@ pub(crate) fn page_view(ctx: &Ctx) -> String {
     let routes = ctx.observer.routes.load();
     let page = PageView {
         view: &view,
+        brokers: view.broker_rows(ctx.observer.idle),
         now_ms: ctx.observer.now().as_millis(),
         started_at_ms: ctx.observer.started_wall_ms,
+        instance: &ctx.observer.instance,
         address: ctx.rocketmq.to_string(),
         connections: ctx.observer.metrics.open.load(Relaxed),
         topic_count: routes.topics(),
@@ -125,7 +134,7 @@ pub(crate) async fn brokers(State(ctx): State<Ctx>) -> Response {
     #[serde(rename_all = "camelCase")]
     struct Row<'a> {
         #[serde(flatten)]
-        broker: &'a LiveBroker,
+        broker: BrokerRow<'a>,
         age_ms: u64,
         expires_in_ms: i64,
     }
@@ -141,7 +150,7 @@ pub(crate) async fn brokers(State(ctx): State<Ctx>) -> Response {
         .brokers
         .iter()
         .map(|broker| Row {
-            broker,
+            broker: broker.row(ctx.observer.idle),
             age_ms: now.saturating_sub(broker.last_update),
             expires_in_ms: i64::try_from(broker.expires_at).unwrap_or(i64::MAX)
                 - i64::try_from(now).unwrap_or(i64::MAX),
@@ -162,7 +171,7 @@ pub(crate) async fn topics(State(ctx): State<Ctx>) -> Response {
 /// (standard JSON): `brokerDatas` and `queueDatas`, the dashboard's Router dialog.
 pub(crate) async fn route(
     State(ctx): State<Ctx>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
     Path(topic): Path<String>,
 ) -> Response {
     let not_found =
@@ -206,7 +215,7 @@ pub(crate) async fn config(State(ctx): State<Ctx>) -> Response {
 /// `PUT /api/kv/{namespace}/{key}` (body: the value), with the token only.
 pub(crate) async fn kv_put(
     State(ctx): State<Ctx>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
     Path((namespace, key)): Path<(String, String)>,
     value: String,
 ) -> Response {
@@ -220,7 +229,7 @@ pub(crate) async fn kv_put(
 /// `DELETE /api/kv/{namespace}/{key}`, with the token only.
 pub(crate) async fn kv_delete(
     State(ctx): State<Ctx>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
     Path((namespace, key)): Path<(String, String)>,
 ) -> Response {
     let cmd =

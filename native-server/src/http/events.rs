@@ -31,6 +31,9 @@ const CAPACITY: usize = 1024;
 const BACKLOG: usize = 500;
 /// Route queries answered by the snapshot are sampled, at most this often.
 const SAMPLES_PER_SECOND: u64 = 10;
+/// How often a reader checks whether a broker's channel was read or written (which moves its
+/// idle close) without any table changing, to send the view again.
+const CHANNEL_CHECK: Duration = Duration::from_secs(1);
 
 /// One line of the event log.
 #[derive(Clone, Debug, Serialize)]
@@ -99,6 +102,8 @@ pub(crate) fn kind_of(event: &Event) -> (&'static str, &'static str) {
         Event::KvPut { .. } | Event::KvDeleted { .. } => ("kv", "info"),
         Event::ConfigUpdated { .. } => ("config", "info"),
         Event::ConfigUpdateRefused { .. } => ("config", "warn"),
+        Event::HeaderFieldIgnored { .. } => ("request", "warn"),
+        Event::MinBrokerIdChanged { .. } => ("notified", "info"),
     }
 }
 
@@ -176,6 +181,9 @@ struct Reader {
     last_seq: u64,
     views: watch::Receiver<u64>,
     view_due: bool,
+    /// [`super::view::View::channel_mark`] of the last view sent.
+    channel_mark: u64,
+    channel_check: tokio::time::Interval,
     stop: CancellationToken,
 }
 
@@ -212,11 +220,17 @@ impl Reader {
                     self.views.borrow_and_update();
                     return Some(self.view());
                 }
+                _ = self.channel_check.tick(), if self.ctx.observer.idle.is_some() => {
+                    if self.ctx.observer.view.load().channel_mark() != self.channel_mark {
+                        return Some(self.view());
+                    }
+                }
             }
         }
     }
 
-    fn view(&self) -> SseEvent {
+    fn view(&mut self) -> SseEvent {
+        self.channel_mark = self.ctx.observer.view.load().channel_mark();
         let body = super::api::page_view(&self.ctx);
         SseEvent::default().event("view").data(body)
     }
@@ -242,6 +256,12 @@ pub(crate) async fn stream(State(ctx): State<Ctx>) -> Sse<impl Stream<Item = Res
         backlog,
         last_seq: 0,
         view_due: true,
+        channel_mark: 0,
+        channel_check: {
+            let mut check = tokio::time::interval(CHANNEL_CHECK);
+            check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            check
+        },
     };
     let stream = futures_util::stream::unfold(reader, |mut reader| async move {
         let event = reader.next().await?;

@@ -27,6 +27,7 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::{Registry, Unit};
 
+use super::peers::PeerBoard;
 use super::{Ctx, Observer};
 
 /// Independent copies of the request counters; a connection writes to `id % SHARDS`.
@@ -180,13 +181,14 @@ struct Totals {
     responses: [u64; RESPONSE_SLOTS],
 }
 
-/// The registry's one collector: reads the atomics, the view and the route snapshot.
+/// The registry's one collector: reads the atomics, the view, the route snapshot and the
+/// peers' reports.
 #[derive(Debug)]
-struct Scrape(Arc<Observer>);
+struct Scrape(Arc<Observer>, Arc<PeerBoard>);
 
-pub(crate) fn registry(observer: Arc<Observer>) -> Registry {
+pub(crate) fn registry(observer: Arc<Observer>, peers: Arc<PeerBoard>) -> Registry {
     let mut registry = Registry::default();
-    registry.register_collector(Box::new(Scrape(observer)));
+    registry.register_collector(Box::new(Scrape(observer, peers)));
     registry
 }
 
@@ -313,6 +315,7 @@ impl Collector for Scrape {
         for (file, count) in &observer.write_failures {
             ConstCounter::new(count.load(Relaxed)).encode(failures.encode_family(&[("file", *file)])?)?;
         }
+        peers(&mut enc, &self.1)?;
         gauge(
             &mut enc,
             "nameserver_http_event_subscribers",
@@ -389,6 +392,64 @@ fn brokers(enc: &mut DescriptorEncoder<'_>, view: &super::view::View, now_ms: u6
     )?;
     for (cluster, count) in live {
         ConstGauge::new(count).encode(family.encode_family(&[("cluster", cluster)])?)?;
+    }
+    Ok(())
+}
+
+/// Per peer (`--http-peers`, this daemon's own console left out): whether its console
+/// answers, and, while it does, how many brokers and topics one side has and the other lacks
+/// and for how long the two have differed.
+fn peers(enc: &mut DescriptorEncoder<'_>, board: &PeerBoard) -> fmt::Result {
+    let reports: Vec<_> = board.reports().into_iter().filter(|r| !r.is_self).collect();
+    let known: Vec<_> = reports.iter().filter(|r| r.reachable).collect();
+    let mut up = enc.encode_descriptor(
+        "nameserver_peer_up",
+        "1 when the peer's console (--http-peers) answered the last poll, else 0",
+        None,
+        MetricType::Gauge,
+    )?;
+    for report in &reports {
+        ConstGauge::new(i64::from(report.reachable)).encode(up.encode_family(&[("peer", report.url.as_str())])?)?;
+    }
+    let mut brokers = enc.encode_descriptor(
+        "nameserver_peer_brokers_missing",
+        "Brokers (by address) in one brokerLiveTable and not the other: direction=missing_there, here and not at the peer; missing_here, the reverse",
+        None,
+        MetricType::Gauge,
+    )?;
+    for report in &known {
+        for (direction, count) in
+            [("missing_there", report.brokers_only_here.len()), ("missing_here", report.brokers_only_there.len())]
+        {
+            let labels = [("peer", report.url.as_str()), ("direction", direction)];
+            ConstGauge::new(as_gauge(count)).encode(brokers.encode_family(&labels)?)?;
+        }
+    }
+    let mut topics = enc.encode_descriptor(
+        "nameserver_peer_topics_missing",
+        "Topics with a route on one side and none on the other, by direction as for brokers",
+        None,
+        MetricType::Gauge,
+    )?;
+    for report in &known {
+        for (direction, count) in
+            [("missing_there", report.topics_only_here.count), ("missing_here", report.topics_only_there.count)]
+        {
+            let labels = [("peer", report.url.as_str()), ("direction", direction)];
+            ConstGauge::new(as_gauge(count)).encode(topics.encode_family(&labels)?)?;
+        }
+    }
+    let mut since = enc.encode_descriptor(
+        "nameserver_peer_divergence",
+        "How long the oldest difference in brokers or topics with the peer has lasted (0: they agree)",
+        Some(&Unit::Seconds),
+        MetricType::Gauge,
+    )?;
+    let now = super::view::wall_ms();
+    for report in &known {
+        #[allow(clippy::cast_precision_loss)]
+        let seconds = report.divergent_since.map_or(0.0, |since| now.saturating_sub(since) as f64 / 1000.0);
+        ConstGauge::new(seconds).encode(since.encode_family(&[("peer", report.url.as_str())])?)?;
     }
     Ok(())
 }

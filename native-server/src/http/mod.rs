@@ -15,7 +15,9 @@
 //!   `Authorization: Bearer <token>` (sent to the owner as PUT_KV_CONFIG / DELETE_KV_CONFIG);
 //! - on a loopback address it answers only requests addressed to an IP or `localhost` (421
 //!   otherwise), so that other web pages cannot read it by DNS rebinding; the address server
-//!   is exempt.
+//!   is exempt;
+//! - with [`HttpOptions::peers`], one task per peer reads that peer's console every second
+//!   (`peers.rs`) and publishes how the two differ; handlers and metrics read only that report.
 //!
 //! | path | what |
 //! |---|---|
@@ -23,11 +25,12 @@
 //! | `/api` | this list, as JSON |
 //! | `/api/view` | everything the live page shows at once (what `/api/events` sends as `view`) |
 //! | `/api/cluster` | GET_BROKER_CLUSTER_INFO: `brokerAddrTable`, `clusterAddrTable` |
-//! | `/api/brokers` | `brokerLiveTable` with heartbeat ages |
+//! | `/api/brokers` | `brokerLiveTable` with heartbeat ages and removal clocks |
 //! | `/api/topics` | topics with a route |
 //! | `/api/routes/{topic}` | the route clients get (`TopicRouteData`, the dashboard's Router shape) |
 //! | `/api/kv`, `/api/kv/{namespace}/{key}` | the KV config |
 //! | `/api/config` | the configuration in effect (GET_NAMESRV_CONFIG) |
+//! | `/api/peers` | each peer's console (`--http-peers`): reachable, and the brokers and topics only here or only there, since when |
 //! | `/api/events` | server-sent events: `log`, `view`, `lagged` |
 //! | `/metrics` | Prometheus text (OpenMetrics when asked for) |
 //! | `/healthz` | liveness: 200 while the daemon runs |
@@ -37,11 +40,15 @@
 //! Static files, JSON and metrics are sent gzip- or brotli-compressed when the client accepts
 //! it (the event stream never is).
 
+mod activity;
 mod api;
+mod divergence;
 mod events;
 mod metrics;
 mod page;
+mod peers;
 mod process;
+mod tls;
 mod view;
 
 use std::io;
@@ -49,6 +56,7 @@ use std::net::SocketAddr;
 use std::ops::Deref;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use axum::Router;
@@ -71,7 +79,9 @@ use crate::clock::Clock;
 use crate::owner::Inbound;
 use crate::snapshot::RouteSnapshot;
 
+pub(crate) use activity::LastIo;
 pub use page::Page;
+pub use peers::PeerUrl;
 pub(crate) use view::OwnerHooks;
 
 /// Default for the `--http-port` flag.
@@ -89,6 +99,10 @@ pub struct HttpOptions {
     pub nsaddr: Option<String>,
     /// Origins allowed to read the API from another page (CORS); empty: same origin only.
     pub allow_origins: Vec<String>,
+    /// Other NameServers' consoles to compare this one with (`/api/peers`, `nameserver_peer_*`).
+    pub peers: Vec<PeerUrl>,
+    /// Serve HTTPS with the RocketMQ port's certificate (`--http-tls`).
+    pub tls: bool,
 }
 
 /// The HTTP side of a server: its listener and options, handed to [`crate::serve`].
@@ -113,8 +127,15 @@ pub(crate) struct Observer {
     pub(crate) clock: Clock,
     /// Wall-clock milliseconds at the NameServer clock's zero: names this run of the daemon.
     pub(crate) started_wall_ms: u64,
+    /// A random name of this run, so that a console polling a list of peers that includes
+    /// itself knows which one it is.
+    pub(crate) instance: String,
     /// Failed writes per file (`kvConfig`, `config`), counted by the file writers.
     pub(crate) write_failures: Vec<(&'static str, Arc<AtomicU64>)>,
+    /// Each open connection's last read or write, published by its task.
+    pub(crate) channels: activity::Channels,
+    /// `serverChannelMaxIdleTimeSeconds` as the connections apply it (`None`: off).
+    pub(crate) idle: Option<Duration>,
 }
 
 impl Observer {
@@ -122,10 +143,13 @@ impl Observer {
         on: bool,
         routes: Arc<ArcSwap<RouteSnapshot>>,
         clock: Clock,
+        idle: Option<Duration>,
         write_failures: Vec<(&'static str, Arc<AtomicU64>)>,
     ) -> Self {
         Self {
             write_failures,
+            channels: activity::Channels::default(),
+            idle,
             on,
             metrics: metrics::Metrics::default(),
             events: events::EventBus::default(),
@@ -134,6 +158,7 @@ impl Observer {
             routes,
             clock,
             started_wall_ms: view::wall_ms().saturating_sub(clock.now().as_millis()),
+            instance: random_name(),
         }
     }
 
@@ -164,7 +189,13 @@ impl Observer {
     pub(crate) fn connected(&self, conn: ConnId, remote: &str) {
         if self.on {
             self.events.connected(conn, remote);
+            self.channels.open(conn, self.now());
         }
+    }
+
+    /// Where connection `conn` publishes its last read or write (`None`: nobody reads it).
+    pub(crate) fn last_io(&self, conn: ConnId) -> Option<Arc<activity::LastIo>> {
+        if self.on { self.channels.get(conn) } else { None }
     }
 
     /// A connection was closed for a malformed frame.
@@ -175,6 +206,15 @@ impl Observer {
     pub(crate) fn now(&self) -> nameserver_core::Instant {
         self.clock.now()
     }
+}
+
+/// 64 random bits in hex (std's hasher keys are random per process).
+fn random_name() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher
+        .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+    format!("{:016x}", hasher.finish())
 }
 
 /// What every handler gets.
@@ -194,6 +234,8 @@ pub(crate) struct CtxInner {
     /// addressed to an IP or `localhost`: a web page cannot reach it by DNS rebinding).
     pub(crate) loopback: bool,
     pub(crate) next_conn: AtomicU64,
+    /// What is known of each peer (`--http-peers`).
+    pub(crate) peers: Arc<peers::PeerBoard>,
 }
 
 impl Deref for Ctx {
@@ -206,8 +248,10 @@ impl Deref for Ctx {
 /// Serves the console on `console.listener`. Once `stop` is cancelled (shutdown begins)
 /// `/readyz` answers 503 and event streams end; the console keeps answering until `quit` is
 /// cancelled (the RocketMQ side has drained).
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn serve(
     console: Console,
+    tls: Option<Arc<crate::tls::reload::TlsPort>>,
     observer: Arc<Observer>,
     owner: mpsc::Sender<Inbound>,
     rocketmq: SocketAddr,
@@ -215,6 +259,7 @@ pub(crate) async fn serve(
     quit: CancellationToken,
 ) -> io::Result<()> {
     let Console { listener, options } = console;
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let address = listener.local_addr()?;
     options.page.log_at_start();
     if !address.ip().is_loopback() {
@@ -225,10 +270,16 @@ pub(crate) async fn serve(
     let _ = observer.view_version.subscribe().wait_for(|version| *version > 0).await;
     let writes = if options.token.is_some() { "KV writes with the token" } else { "read-only" };
     tracing::info!(
-        "HTTP console on http://{address}/ ({writes}): live page /www/?live, API /api, events /api/events, metrics /metrics, health /healthz, readiness /readyz, address server /rocketmq/nsaddr"
+        "HTTP console on {scheme}://{address}/ ({writes}): live page /www/?live, API /api, events /api/events, metrics /metrics, health /healthz, readiness /readyz, address server /rocketmq/nsaddr"
     );
+    if !options.peers.is_empty() {
+        let list: Vec<&str> = options.peers.iter().map(PeerUrl::as_str).collect();
+        tracing::info!("HTTP console: comparing this NameServer with its peers' consoles: {}", list.join(", "));
+    }
+    let board = Arc::new(peers::PeerBoard::new(&options.peers));
+    peers::spawn(&options.peers, &board, &observer, &quit);
     let ctx = Ctx(Arc::new(CtxInner {
-        registry: metrics::registry(Arc::clone(&observer)),
+        registry: metrics::registry(Arc::clone(&observer), Arc::clone(&board)),
         observer,
         options,
         stop: stop.clone(),
@@ -236,11 +287,16 @@ pub(crate) async fn serve(
         rocketmq,
         loopback: address.ip().is_loopback(),
         next_conn: AtomicU64::new(0),
+        peers: board,
     }));
-    let app = router(ctx);
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(async move { quit.cancelled().await })
-        .await
+    let app = router(ctx).into_make_service_with_connect_info::<tls::Peer>();
+    match tls {
+        Some(port) => {
+            let listener = tls::TlsListener::new(listener, port, quit.clone())?;
+            axum::serve(listener, app).with_graceful_shutdown(async move { quit.cancelled().await }).await
+        }
+        None => axum::serve(listener, app).with_graceful_shutdown(async move { quit.cancelled().await }).await,
+    }
 }
 
 fn router(ctx: Ctx) -> Router {
@@ -258,6 +314,7 @@ fn router(ctx: Ctx) -> Router {
         .route("/api/kv", get(api::kv))
         .route("/api/kv/{namespace}/{key}", get(api::kv_get).put(api::kv_put).delete(api::kv_delete))
         .route("/api/config", get(api::config))
+        .route("/api/peers", get(peers::handler))
         .route("/api/events", get(events::stream));
     app = app.merge(page::routes(&ctx.options.page));
     let mut app = app

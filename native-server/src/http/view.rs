@@ -11,14 +11,16 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use nameserver_core::event::Event;
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
+use nameserver_core::server::Removal;
 use nameserver_core::{ConnId, KvConfig, NameServer};
 use serde::Serialize;
 
 use super::Observer;
+use super::activity::{Channels, LastIo};
 use super::events::kind_of;
 use super::metrics::reason_index;
 
@@ -36,7 +38,8 @@ pub(crate) struct View {
     pub(crate) serving: bool,
     /// When the next expiry scan runs (NameServer clock).
     pub(crate) next_scan_ms: u64,
-    /// `brokerLiveTable`.
+    /// `brokerLiveTable` (serialized with each row's removal clock: [`View::broker_rows`]).
+    #[serde(skip)]
     pub(crate) brokers: Vec<LiveBroker>,
     /// `clusterAddrTable`: cluster → broker groups.
     pub(crate) cluster_addr_table: BTreeMap<String, Vec<String>>,
@@ -49,19 +52,57 @@ pub(crate) struct View {
 }
 
 /// One `brokerLiveTable` row.
-#[derive(Debug, Serialize, PartialEq, Eq)]
+#[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct LiveBroker {
     pub(crate) cluster: String,
     pub(crate) broker_addr: String,
     pub(crate) broker_name: String,
     pub(crate) broker_id: i64,
+    /// Empty when the registration had none (Java's null).
     pub(crate) ha_server_addr: String,
     /// Its last registration or heartbeat (NameServer clock, milliseconds).
     pub(crate) last_update: u64,
     pub(crate) timeout_ms: u64,
     pub(crate) expires_at: u64,
     pub(crate) data_version: DataVersion,
+    /// The first expiry scan that finds it expired (NameServer clock).
+    pub(crate) scan_expire_at: u64,
+    /// Its channel's last read or write, if the channel is open.
+    #[serde(skip)]
+    pub(crate) last_io: Option<Arc<LastIo>>,
+}
+
+/// A `brokerLiveTable` row with its removal clock as of now, the shape of the simulation's
+/// live rows: `removalAt` (NameServer clock), `removalBy` (`idle` or `scan`), `idleCloseAt`
+/// (`null` when idle close is off) and `scanExpireAt`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct BrokerRow<'a> {
+    #[serde(flatten)]
+    pub(crate) broker: &'a LiveBroker,
+    pub(crate) idle_close_at: Option<u64>,
+    pub(crate) removal_at: u64,
+    pub(crate) removal_by: &'static str,
+}
+
+impl LiveBroker {
+    /// When this NameServer removes the broker if it stays silent: the idle close of its
+    /// channel (its last read or write plus `idle`) or the first scan that finds it expired.
+    pub(crate) fn removal(&self, idle: Option<Duration>) -> Removal {
+        let idle_close_at = idle.zip(self.last_io.as_ref()).map(|(idle, last)| last.get() + idle);
+        Removal::first_of(idle_close_at, nameserver_core::Instant::from_millis(self.scan_expire_at))
+    }
+
+    pub(crate) fn row(&self, idle: Option<Duration>) -> BrokerRow<'_> {
+        let removal = self.removal(idle);
+        BrokerRow {
+            broker: self,
+            idle_close_at: removal.idle_close_at.map(nameserver_core::Instant::as_millis),
+            removal_at: removal.at.as_millis(),
+            removal_by: removal.by.name(),
+        }
+    }
 }
 
 /// A broker's topic-config data version.
@@ -95,17 +136,25 @@ pub(crate) fn wall_ms() -> u64 {
 }
 
 impl View {
-    fn build(ns: &NameServer, version: u64, kv: Arc<KvConfig>, config: Arc<BTreeMap<String, String>>) -> Self {
+    fn build(
+        ns: &NameServer,
+        channels: &Channels,
+        version: u64,
+        kv: Arc<KvConfig>,
+        config: Arc<BTreeMap<String, String>>,
+    ) -> Self {
         let routes = ns.routes();
+        let last_io = channels.get_all(routes.broker_live_table().values().map(|live| live.conn));
         let brokers = routes
             .broker_live_table()
             .iter()
-            .map(|(key, live)| LiveBroker {
+            .zip(last_io)
+            .map(|((key, live), last_io)| LiveBroker {
                 cluster: key.cluster.to_string(),
                 broker_addr: key.broker_addr.to_string(),
                 broker_name: live.broker_name.to_string(),
                 broker_id: live.broker_id.0,
-                ha_server_addr: live.ha_server_addr.clone(),
+                ha_server_addr: live.ha_server_addr.clone().unwrap_or_default(),
                 last_update: live.last_update.as_millis(),
                 timeout_ms: millis(live.heartbeat_timeout),
                 expires_at: live.expires_at().as_millis(),
@@ -114,6 +163,8 @@ impl View {
                     state_version: live.data_version.state_version,
                     timestamp: live.data_version.timestamp,
                 },
+                scan_expire_at: ns.removal(live, None).scan_expire_at.as_millis(),
+                last_io,
             })
             .collect();
         let cluster_addr_table = routes
@@ -151,6 +202,23 @@ impl View {
             kv,
             config,
         }
+    }
+}
+
+impl View {
+    /// Every `brokerLiveTable` row with its removal clock as of now.
+    pub(crate) fn broker_rows(&self, idle: Option<Duration>) -> Vec<BrokerRow<'_>> {
+        self.brokers.iter().map(|broker| broker.row(idle)).collect()
+    }
+
+    /// Changes when a broker's channel has been read or written (its idle close moved)
+    /// although the tables did not change.
+    pub(crate) fn channel_mark(&self) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        for broker in &self.brokers {
+            broker.last_io.as_ref().map(|last| last.get()).hash(&mut hasher);
+        }
+        hasher.finish()
     }
 }
 
@@ -210,6 +278,7 @@ impl OwnerHooks {
         }
         self.observer.metrics.open.store(open as u64, Relaxed);
         self.observer.events.disconnected(conn);
+        self.observer.channels.close(conn);
     }
 
     /// Before the owner answers `cmd`: whether to report it as a route query sample.
@@ -306,7 +375,7 @@ impl OwnerHooks {
             self.config = Arc::new(ns.config().to_properties());
         }
         let version = self.observer.view.load().version + 1;
-        let view = View::build(ns, version, Arc::clone(&self.kv), Arc::clone(&self.config));
+        let view = View::build(ns, &self.observer.channels, version, Arc::clone(&self.kv), Arc::clone(&self.config));
         self.observer.view.store(Arc::new(view));
         self.observer.view_version.send_replace(version);
     }

@@ -125,17 +125,25 @@ fn h15_http_on_the_rocketmq_port_closes() {
 }
 
 #[test]
-fn h16_tls_client_hello_on_the_rocketmq_port_closes() {
+fn h16_a_bad_tls_client_hello_on_the_rocketmq_port_closes() {
+    // Java's default, permissive: a connection starting with 0x16 is TLS (with the test mode's
+    // self-signed certificate). A ClientHello that is not one fails the handshake and closes.
     let (server, witness) = start(&[]);
-    // A TLS 1.2/1.3 ClientHello record: 0x16, version, length, then the handshake. Read as
-    // a length prefix, 0x16030100 is far over the frame limit. (Java sniffs 0x16 and starts
-    // TLS in its default permissive mode; this server has no TLS and closes.)
     let mut hello = vec![0x16, 0x03, 0x01, 0x00, 0xF4, 0x01, 0x00, 0x00, 0xF0, 0x03, 0x03];
     hello.extend_from_slice(&[0x5A; 32]);
     hello.extend_from_slice(&[0x20; 1]);
     hello.resize(0xF4 + 5, 0);
-    assert_closes(&server, "TLS 1.2 ClientHello", &hello);
-    // An SSLv2-compatible hello starts with the high bit set: a negative length.
+    assert_closes_without_frame(&server, "malformed TLS ClientHello", &hello);
+    // An SSLv2-compatible hello starts with the high bit set: plaintext, a negative length.
     assert_closes(&server, "SSLv2 hello", &[0x80, 0x2E, 0x01, 0x03, 0x01, 0x00, 0x15, 0x00, 0x00, 0x00, 0x10]);
+    // A record that only announces itself and stalls is held like a partial frame.
+    let mut stalled = server.peer();
+    stalled.send(&[0x16, 0x03, 0x01]);
+    assert!(stalled.silent_for(Duration::from_millis(300)));
+    witness.finish();
+    // tls.server.mode=disabled: Java closes a TLS client at once.
+    let server = Server::start(&[], &["-Dtls.server.mode=disabled"]);
+    let witness = Witness::start(&server);
+    assert_closes(&server, "TLS 1.2 ClientHello, TLS disabled", &hello);
     witness.finish();
 }

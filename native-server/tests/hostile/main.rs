@@ -51,6 +51,16 @@ fn assert_closes(server: &Server, what: &str, bytes: &[u8]) {
     assert_eq!(next.call(&route_query(WITNESS_TOPIC, 77)).code, 0, "{what}: a new connection is served");
 }
 
+/// Sends `bytes` on a fresh connection and expects it closed without a RocketMQ frame (a TLS
+/// alert may come first); then checks that the same daemon still answers a new connection.
+fn assert_closes_without_frame(server: &Server, what: &str, bytes: &[u8]) {
+    let mut peer = server.peer();
+    peer.send(bytes);
+    assert!(peer.closes_without_a_frame(), "{what}: the connection stays open or answered");
+    let mut next = server.peer();
+    assert_eq!(next.call(&route_query(WITNESS_TOPIC, 77)).code, 0, "{what}: a new connection is served");
+}
+
 /// A ROCKETMQ binary header: the fixed fields for a route query, then `rest`.
 fn binary_header(rest: &[u8]) -> Vec<u8> {
     let mut h = vec![0, 105, 0, 0x01, 0xDF, 0, 0, 0, 7, 0, 0, 0, 0];

@@ -151,3 +151,67 @@ fn h19_connection_churn_leaks_nothing() {
     assert!(after.rss_kib < before.rss_kib + 16 * KIB_PER_MIB, "RSS {before:?} -> {after:?}");
     witness.finish();
 }
+
+#[test]
+fn h21_malformed_or_truncated_proxy_protocol_headers_close_that_connection_only() {
+    let (server, witness) = start(&[("serverChannelMaxIdleTimeSeconds", "1")]);
+    let mut v2 = b"\r\n\r\n\0\r\nQUIT\n".to_vec();
+    v2.extend_from_slice(&[0x21, 0x11, 0, 12, 203, 0, 113, 7, 127, 0, 0, 1, 0xC8, 0x22, 0x26, 0x94]);
+    let mut bad_command = v2.clone();
+    bad_command[12] = 0x2F;
+    let mut lying_length = v2.clone();
+    lying_length[15] = 2;
+    for (what, bytes) in [
+        ("v1 with a bad address", b"PROXY TCP4 999.1.1.1 10.0.0.1 1 2\r\n".to_vec()),
+        ("v1 without CRLF", [b"PROXY ".as_slice(), &[b'A'; 200]].concat()),
+        ("v1 with a bad protocol", b"PROXY SCTP 1.2.3.4 5.6.7.8 1 2\r\n".to_vec()),
+        ("v2 with a bad command", bad_command),
+        ("v2 shorter than its addresses", lying_length),
+    ] {
+        assert_closes_without_frame(&server, what, &bytes);
+    }
+    // A header cut short and never finished is closed when idle, like a partial frame.
+    let mut cut = server.peer();
+    cut.send(&v2[..10]);
+    assert!(cut.closed_without_reply());
+    // A good header is served.
+    let mut good = server.peer();
+    good.send(&v2);
+    assert_eq!(good.call(&route_query(WITNESS_TOPIC, 9)).code, 0);
+    witness.finish();
+}
+
+#[test]
+fn h22_min_broker_id_notices_to_an_unreachable_broker_never_hold_anyone_up() {
+    let (server, witness) = start(&[("notifyMinBrokerIdChanged", "true")]);
+    // A member whose address takes connections into a full backlog and never accepts: every
+    // notice to it waits for its connect timeout.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_io().build().unwrap();
+    let blackhole = runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        socket.listen(1).unwrap()
+    });
+    let hole = blackhole.local_addr().unwrap();
+    let _fill: Vec<_> =
+        (0..4).filter_map(|_| std::net::TcpStream::connect_timeout(&hole, Duration::from_millis(200)).ok()).collect();
+    let member = |addr: &str, id: &str, opaque| {
+        register("NoticeCluster", "notice-group", addr, &["NoticeA", "NoticeB"], opaque)
+            .with_field("brokerId", id)
+            .with_field("enableActingMaster", "true")
+    };
+    let mut slave = server.peer();
+    assert_eq!(slave.call(&member(&hole.to_string(), "1", 1)).code, 0);
+    let started = Instant::now();
+    for round in 0..40 {
+        let mut master = server.peer();
+        assert_eq!(master.call(&member("127.0.0.1:40999", "0", round)).code, 0);
+        drop(master);
+    }
+    let mut asker = server.peer();
+    assert_eq!(asker.call(&route_query("NoticeA", 1)).code, 0);
+    assert!(started.elapsed() < Duration::from_secs(5), "40 rounds took {:?}", started.elapsed());
+    let watched = witness.finish();
+    eprintln!("FIGURES 80 notices to a black hole: witness {} answers, slowest {:?}", watched.answers, watched.slowest);
+    drop(blackhole);
+}

@@ -175,6 +175,24 @@ impl Peer {
         }
     }
 
+    /// Whether the server closes the connection (within [`PATIENCE`]) with no RocketMQ frame
+    /// first (bytes that are not a whole frame, such as a TLS alert, may come).
+    pub(crate) fn closes_without_a_frame(&mut self) -> bool {
+        let mut chunk = [0; 4096];
+        loop {
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return true,
+                Ok(n) => {
+                    self.buf.extend_from_slice(&chunk[..n]);
+                    if matches!(codec::decode(&self.buf, &Limits::DEFAULT), Ok(Some(_))) {
+                        return false;
+                    }
+                }
+                Err(error) => return is_close(&error),
+            }
+        }
+    }
+
     /// Reads and discards until the server closes the connection; the number of frames read,
     /// or `None` if it stayed open for [`PATIENCE`].
     pub(crate) fn frames_until_close(&mut self) -> Option<usize> {

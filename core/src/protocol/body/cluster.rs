@@ -39,10 +39,10 @@ impl WriteJson for ClusterInfo {
 /// The members of one broker group, wrapped as `GetBrokerMemberGroupResponseBody`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct BrokerMemberGroup {
-    /// The cluster, echoed from the request.
-    pub cluster: ClusterName,
-    /// The group, echoed from the request.
-    pub broker_name: BrokerName,
+    /// The cluster, echoed from the request (absent when the request had none).
+    pub cluster: Option<ClusterName>,
+    /// The group, echoed from the request (absent when the request had none).
+    pub broker_name: Option<BrokerName>,
     /// Member addresses by id; empty for an unknown group.
     pub broker_addrs: BTreeMap<BrokerId, BrokerAddr>,
 }
@@ -62,8 +62,8 @@ impl BrokerMemberGroup {
         #[serde(rename_all = "camelCase", default)]
         #[derive(Default)]
         struct Group {
-            cluster: ClusterName,
-            broker_name: BrokerName,
+            cluster: Option<ClusterName>,
+            broker_name: Option<BrokerName>,
             broker_addrs: BTreeMap<BrokerId, BrokerAddr>,
         }
         let group = from_fastjson::<Wrapper>(body)?.broker_member_group;
@@ -76,8 +76,12 @@ impl WriteJson for BrokerMemberGroup {
         w.object(|o| {
             o.key("brokerMemberGroup").object(|g| {
                 write_broker_addrs(g.key("brokerAddrs"), &self.broker_addrs);
-                g.key("brokerName").string(self.broker_name.as_str());
-                g.key("cluster").string(self.cluster.as_str());
+                if let Some(name) = &self.broker_name {
+                    g.key("brokerName").string(name.as_str());
+                }
+                if let Some(cluster) = &self.cluster {
+                    g.key("cluster").string(cluster.as_str());
+                }
             });
         });
     }

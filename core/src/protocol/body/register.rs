@@ -27,7 +27,7 @@ pub struct RegisterBrokerBody {
     /// Filter-server addresses (always empty from 5.x brokers).
     pub filter_server_list: Vec<String>,
     /// The topic configuration and its version.
-    #[serde(rename = "topicConfigSerializeWrapper")]
+    #[serde(rename = "topicConfigSerializeWrapper", default = "TopicConfigWrapper::java_new")]
     pub topic_config_wrapper: TopicConfigWrapper,
 }
 
@@ -35,7 +35,8 @@ pub struct RegisterBrokerBody {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TopicConfigWrapper {
-    /// Version of the topic table.
+    /// Version of the topic table (missing: Java's `new DataVersion()`, stamped "now").
+    #[serde(default = "DataVersion::java_new")]
     pub data_version: DataVersion,
     /// Topics by name.
     #[serde(deserialize_with = "topic_table")]
@@ -44,6 +45,14 @@ pub struct TopicConfigWrapper {
     pub topic_queue_mapping_info_map: BTreeMap<String, TopicQueueMappingInfo>,
     /// Version of the mappings (5.x).
     pub mapping_data_version: Option<DataVersion>,
+}
+
+impl TopicConfigWrapper {
+    /// Java's `new TopicConfigSerializeWrapper()`: empty, its version stamped "now".
+    #[must_use]
+    pub fn java_new() -> Self {
+        Self { data_version: DataVersion::java_new(), ..Self::default() }
+    }
 }
 
 /// Why a register body could not be read.
