@@ -7,6 +7,9 @@
 #                              missing, which takes 8-11 minutes more); prints a Markdown table
 #   scripts/bench.sh --smoke   tiny counts, no peer, no criterion, dev build: checks that the
 #                              generator, the floor and this script work (seconds after the build)
+#   scripts/bench.sh --large   only the large-cluster section (100 brokers x 10,000 topics:
+#                              route load cold and warm through the registration storm, memory,
+#                              one registration of 1,000,000 topics), with the peer; ~8 minutes
 #
 # Environment:
 #   CARGO_TARGET_DIR  where cargo builds (default: target)
@@ -28,18 +31,22 @@ ROOT=$(pwd)
 MODE=full
 case "${1:-}" in
   --smoke) MODE=smoke ;;
+  --large) MODE=large ;;
   "") ;;
-  *) echo "usage: scripts/bench.sh [--smoke]" >&2; exit 2 ;;
+  *) echo "usage: scripts/bench.sh [--smoke | --large]" >&2; exit 2 ;;
 esac
 
 if [ "$MODE" = smoke ]; then
   REPS=1 ROUTE_REPS=1 CONNS=4 DEPTH=2 TOPICS=20 BROKERS=2 WARMUP_MS=100 DURATION_MS=500 PP_MS=300 REREG_MS=200
   MEM_BROKERS=3 MEM_TOPICS=20 BIG_TOPICS=500 BIG_REPS=1 STORM_BROKERS=3 STORM_TOPICS=20 START_REPS=2
+  LARGE_BROKERS=3 LARGE_TOPICS=50 LARGE_PHASE_MS=300 HUGE_TOPICS=2000
 else
   REPS=${BENCH_REPS:-3} ROUTE_REPS=${BENCH_REPS:-5} CONNS=32 DEPTH=8 TOPICS=1000 BROKERS=4 WARMUP_MS=2000 DURATION_MS=10000 PP_MS=5000
   REREG_MS=5000 MEM_BROKERS=100 MEM_TOPICS=1000 BIG_TOPICS=10000 BIG_REPS=5 STORM_BROKERS=100 STORM_TOPICS=1000
   START_REPS=20
+  LARGE_BROKERS=100 LARGE_TOPICS=10000 LARGE_PHASE_MS=5000 HUGE_TOPICS=1000000
 fi
+FLOOR_BROKERS=$BROKERS
 
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 # The smoke run only checks that the tools work: the dev build (which the tests have mostly built
@@ -102,7 +109,7 @@ start() {
       ADDR=$(wait_boot "$dir/stdout") || die "ours did not start; see $dir"
       ;;
     floor)
-      "${RUN[@]}" "$BIN/floor" --listen-port 0 --brokers "$BROKERS" >"$dir/stdout" 2>&1 </dev/null &
+      "${RUN[@]}" "$BIN/floor" --listen-port 0 --brokers "$FLOOR_BROKERS" >"$dir/stdout" 2>&1 </dev/null &
       PID=$!
       PIDS+=("$PID")
       ADDR=$(wait_boot "$dir/stdout") || die "the floor did not start; see $dir"
@@ -158,7 +165,7 @@ cargo build --profile "$PROFILE" --locked -p nameserver -p nameserver-bench >"$O
   { tail -n 30 "$OUT/build.log" >&2; die "cargo build"; }
 
 KINDS="ours floor"
-if [ "$MODE" = full ]; then
+if [ "$MODE" != smoke ]; then
   if [ -z "${PEER_BIN:-}" ]; then
     if [ -z "${INTEROP_CACHE:-}" ]; then
       INTEROP_CACHE=$HOME/.cache/rmq-interop
@@ -188,6 +195,72 @@ fi
 } | tee "$OUT/machine.txt" >&2
 
 # ---------------------------------------------------------------------------------------------
+# The large cluster (issue 18): one fresh server of each kind per measure, one run each. The
+# floor answers a body as large as a route on LARGE_BROKERS brokers.
+large_cluster() {
+  local kind
+  FLOOR_BROKERS=$LARGE_BROKERS
+  log "large cluster: route load ${CONNS}x${DEPTH} while $LARGE_BROKERS brokers x $LARGE_TOPICS topics register, then cold and warm phases of $LARGE_PHASE_MS ms"
+  for kind in $KINDS; do
+    start "$kind"
+    measure cold "$kind" "$LOADGEN" --label "$kind" cold --addr "$ADDR" --brokers "$LARGE_BROKERS" \
+      --topics "$LARGE_TOPICS" --conns "$CONNS" --depth "$DEPTH" --phase-ms "$LARGE_PHASE_MS"
+    for f in register_all_ms storm_max_us cold_ok_qps cold_p99_us cold_max_us warm_ok_qps warm_p99_us; do
+      R[large_$f,$kind]=$(field "$LINE" "$f")
+    done
+    R[large_cold_ratio,$kind]=$(ratio "$(field "$LINE" cold_ok_qps)" "$(field "$LINE" warm_ok_qps)")
+    stop "$PID"
+  done
+  log "large cluster: resident memory with $LARGE_BROKERS brokers x $LARGE_TOPICS topics registered"
+  for kind in $KINDS; do
+    start "$kind"
+    sleep 1
+    measure hold-large "$kind" "$LOADGEN" --label "$kind" hold --addr "$ADDR" --brokers "$LARGE_BROKERS" \
+      --topics "$LARGE_TOPICS" --pid "$PID"
+    R[large_rss,$kind]=$(awk -v k="$(field "$LINE" rss_loaded_kib)" 'BEGIN { if (k != "") printf "%.1f", k / 1024 }')
+    stop "$PID"
+  done
+  log "large cluster: one $BIG_TOPICS-topic registration (JSON) and one of $HUGE_TOPICS topics (compressed), fresh servers"
+  for kind in $KINDS; do
+    start "$kind"
+    measure register-one-large "$kind" "$LOADGEN" --label "$kind" register-one --addr "$ADDR" --topics "$BIG_TOPICS" --reps 1
+    R[large_big,$kind]=$(field "$LINE" first_ms | grep -v nan || true)
+    stop "$PID"
+    start "$kind"
+    measure register-huge "$kind" "$LOADGEN" --label "$kind" register-one --addr "$ADDR" --topics "$HUGE_TOPICS" \
+      --reps 1 --compressed --pid "$PID"
+    if [ "$(field "$LINE" errors)" = 0 ]; then
+      R[huge_ms,$kind]=$(field "$LINE" first_ms)
+      R[huge_rss,$kind]=$(awk -v k="$(field "$LINE" rss_after_kib)" 'BEGIN { if (k != "") printf "%.1f", k / 1024 }')
+    else
+      R[huge_ms,$kind]="refused($(field "$LINE" bad_codes))"
+    fi
+    stop "$PID"
+  done
+  FLOOR_BROKERS=$BROKERS
+}
+
+large_table() {
+  echo
+  echo "Large cluster: $LARGE_BROKERS brokers × $LARGE_TOPICS topics, one run each; the floor answers a route-sized body for $LARGE_BROKERS brokers."
+  echo
+  echo "| measure | ours | peer | floor | ours/peer | ours/floor | target | status |"
+  echo "|---|---:|---:|---:|---:|---:|---|---|"
+  row "RSS after $LARGE_BROKERS × $LARGE_TOPICS registered (MiB)" large_rss "≤ 150 MiB" "max=150"
+  row "time to register them all, route load running (ms)" large_register_all_ms "" -
+  row "slowest route reply during the registrations (µs)" large_storm_max_us "≤ 50 ms" "max=50000"
+  row "route QPS, first $LARGE_PHASE_MS ms after (cold), SUCCESS only" large_cold_ok_qps "" -
+  row "route p99 (µs), cold" large_cold_p99_us "≤ 5 ms" "max=5000"
+  row "route QPS, the next $LARGE_PHASE_MS ms (warm)" large_warm_ok_qps "" -
+  row "route p99 (µs), warm" large_warm_p99_us "" -
+  row "cold QPS / warm QPS" large_cold_ratio "≥ 0.5" "min=0.5"
+  row "one $BIG_TOPICS-topic registration, fresh server (ms)" large_big "≤ ⅓ × peer" "peer<=0.3334"
+  row "one $HUGE_TOPICS-topic registration, compressed (ms)" huge_ms "≤ 1500 ms" "max=1500"
+  row "RSS after it (MiB)" huge_rss "≤ 500 MiB" "max=500"
+}
+
+# ---------------------------------------------------------------------------------------------
+if [ "$MODE" != large ]; then
 log "route throughput: $CONNS connections x depth $DEPTH over $TOPICS topics, $BROKERS brokers registered"
 for _ in $(seq 1 "$ROUTE_REPS"); do
   for kind in $KINDS; do
@@ -289,6 +362,9 @@ for kind in $KINDS; do
   R[first_reply,$kind]=$(field "$LINE" first_reply_median_ms)
 done
 
+fi
+large_cluster
+
 # ---------------------------------------------------------------------------------------------
 # Core microbenchmarks (criterion): medians in milliseconds.
 crit() { # GROUP/ID [NS_PER_UNIT]: criterion's median estimate in ms (or the unit given), or n/a
@@ -331,6 +407,7 @@ row() {
   case $check in
     floor\>=*) status=$(awk -v r="$rf" -v x="${check#floor>=}" 'BEGIN { if (r == "n/a") print "-"; else print (r >= x ? "met" : "MISSED") }') ;;
     peer\<=*) status=$(awk -v r="$rp" -v x="${check#peer<=}" 'BEGIN { if (r == "n/a") print "-"; else print (r <= x ? "met" : "MISSED") }') ;;
+    min=*) status=$(awk -v v="$ours" -v x="${check#min=}" 'BEGIN { if (v == "n/a" || v == "") print "-"; else print (v >= x ? "met" : "MISSED") }') ;;
     max=*) status=$(awk -v v="$ours" -v x="${check#max=}" 'BEGIN { if (v == "n/a") print "-"; else print (v <= x ? "met" : "MISSED") }') ;;
   esac
   [ "$MODE" = smoke ] && status="- (smoke)"
@@ -343,6 +420,7 @@ row() {
   echo "medians of $ROUTE_REPS runs for route QPS and latency, $REPS for ping-pong and memory, $BIG_REPS for the"
   echo "large registration, 1 for the storms; niceness $NICE; load at end: $(cut -d' ' -f1-3 /proc/loadavg))"
   echo
+  if [ "$MODE" != large ]; then
   echo "| measure | ours | peer | floor | ours/peer | ours/floor | target | status |"
   echo "|---|---:|---:|---:|---:|---:|---|---|"
   row "route QPS, ${CONNS}x${DEPTH}, $TOPICS topics, $BROKERS brokers" route_qps "≥ 0.7 × floor" "floor>=0.7"
@@ -369,6 +447,8 @@ row() {
     row "route body, 4 brokers, standard JSON (µs, criterion)" route_body "" -
     row "one simulated hour of S1 (ms, criterion)" sim "≤ 50 ms" "max=50"
   fi
+  fi
+  large_table
   echo
   if [ "$MODE" = smoke ] && [ -z "${BENCH_OUT:-}" ]; then
     echo "Errors in $ERRORS measurement(s); the smoke run's logs are removed (set BENCH_OUT to keep them)."

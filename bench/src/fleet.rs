@@ -30,6 +30,8 @@ pub struct FleetSpec {
     pub period: Duration,
     /// How long a registration may take.
     pub timeout: Duration,
+    /// Most first registrations in flight at once while starting.
+    pub in_flight: usize,
 }
 
 /// Brokers registered and holding their connections open.
@@ -52,7 +54,8 @@ pub struct FleetReport {
 
 impl Fleet {
     /// Connects every broker and returns once each one's first registration was answered
-    /// with SUCCESS (at most 64 registrations are in flight while starting).
+    /// with SUCCESS (at most [`FleetSpec::in_flight`] registrations are in flight while
+    /// starting).
     ///
     /// # Errors
     /// A broker cannot connect or its first registration fails.
@@ -64,7 +67,7 @@ impl Fleet {
         let registrations = Arc::new(AtomicU64::new(0));
         let errors = Arc::new(AtomicU64::new(0));
         let mut tasks = JoinSet::new();
-        let gate = Arc::new(tokio::sync::Semaphore::new(64));
+        let gate = Arc::new(tokio::sync::Semaphore::new(spec.in_flight.max(1)));
         let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel(spec.brokers.max(1));
         for i in 0..spec.brokers {
             let broker = Broker {

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, BytesMut};
@@ -66,16 +66,17 @@ impl Errors {
     }
 }
 
-/// What a route load measured.
+/// What one phase of a route load measured.
 #[derive(Clone, Debug, Default)]
 pub struct RouteResult {
-    /// Replies received in the measured window.
+    /// Replies (of any code) that arrived in the phase.
     pub completed: u64,
-    /// The measured window.
+    /// The phase's length.
     pub window: Duration,
-    /// Latencies of requests sent and answered inside the window.
+    /// Latencies of requests sent in the phase, whatever their reply's code.
     pub latencies: Latencies,
-    /// Errors over the whole run.
+    /// Errors: over the whole run for [`run`]; for [`run_phases`], replies other than SUCCESS
+    /// by code in this phase (connection errors are reported once, in the first phase).
     pub errors: Errors,
     /// Reply bytes over the whole run.
     pub reply_bytes: u64,
@@ -90,6 +91,13 @@ impl RouteResult {
         self.completed as f64 / self.window.as_secs_f64().max(1e-9)
     }
 
+    /// Successful replies per second in the window.
+    #[must_use]
+    pub fn ok_qps(&self) -> f64 {
+        let failed: u64 = self.errors.codes.values().sum();
+        self.completed.saturating_sub(failed) as f64 / self.window.as_secs_f64().max(1e-9)
+    }
+
     fn merge(&mut self, other: &Self) {
         self.completed += other.completed;
         self.latencies.merge(&other.latencies);
@@ -99,43 +107,129 @@ impl RouteResult {
     }
 }
 
-/// Runs the load with one template per topic and returns the merged result.
+/// Consecutive phases from a start: the first lasts until [`Phases::end_first`] is called
+/// (or a fixed time), each later one a fixed time. Shared by every connection of a load.
+#[derive(Debug)]
+pub struct Phases {
+    start: Instant,
+    first_end: OnceLock<Instant>,
+    /// Lengths of the phases after the first.
+    after: Vec<Duration>,
+    /// Whether each phase is measured (the warm-up is not).
+    measured: Vec<bool>,
+}
+
+impl Phases {
+    /// A warm-up then one measured window, as [`run`] uses.
+    #[must_use]
+    pub fn window(start: Instant, warmup: Duration, duration: Duration) -> Self {
+        let first_end = OnceLock::new();
+        let _ = first_end.set(start + warmup);
+        Self { start, first_end, after: vec![duration], measured: vec![false, true] }
+    }
+
+    /// A measured first phase that lasts until [`Self::end_first`], then measured phases of
+    /// the given lengths.
+    #[must_use]
+    pub fn open(start: Instant, after: Vec<Duration>) -> Self {
+        let measured = vec![true; after.len() + 1];
+        Self { start, first_end: OnceLock::new(), after, measured }
+    }
+
+    /// Ends the first phase now (once; later calls do nothing).
+    pub fn end_first(&self, at: Instant) {
+        let _ = self.first_end.set(at);
+    }
+
+    /// How many phases.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.after.len() + 1
+    }
+
+    /// Never empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The phase `t` falls in; `None` once the last phase is over.
+    fn at(&self, t: Instant) -> Option<usize> {
+        let Some(&first_end) = self.first_end.get() else { return Some(0) };
+        if t < first_end {
+            return Some(0);
+        }
+        let mut end = first_end;
+        for (i, len) in self.after.iter().enumerate() {
+            end += *len;
+            if t < end {
+                return Some(i + 1);
+            }
+        }
+        None
+    }
+
+    /// The length of phase `i`, once known.
+    #[must_use]
+    pub fn length(&self, i: usize) -> Duration {
+        match i {
+            0 => self.first_end.get().map_or(Duration::ZERO, |end| end.saturating_duration_since(self.start)),
+            i => self.after.get(i - 1).copied().unwrap_or_default(),
+        }
+    }
+}
+
+/// Runs the load with one template per topic and returns the merged result of its
+/// measured window.
 pub async fn run(load: &RouteLoad, templates: Arc<[Template]>) -> RouteResult {
-    let start = Instant::now();
-    let window = Window { from: start + load.warmup, to: start + load.warmup + load.duration };
+    let phases = Arc::new(Phases::window(Instant::now(), load.warmup, load.duration));
+    let mut results = run_phases(load, templates, phases).await.into_iter();
+    let (warmup, mut measured) = (results.next().unwrap_or_default(), results.next().unwrap_or_default());
+    // Errors and reply sizes over the whole run, as this mode has always reported them.
+    measured.errors.merge(&warmup.errors);
+    measured.replies += warmup.replies;
+    measured.reply_bytes += warmup.reply_bytes;
+    measured
+}
+
+/// Runs the load over `phases` (`load.warmup` and `load.duration` are not used) and returns
+/// one result per phase.
+pub async fn run_phases(load: &RouteLoad, templates: Arc<[Template]>, phases: Arc<Phases>) -> Vec<RouteResult> {
     let tasks: Vec<_> = (0..load.conns)
         .map(|i| {
             let templates = Arc::clone(&templates);
+            let phases = Arc::clone(&phases);
             let first_topic = i.wrapping_mul(7919) % templates.len().max(1);
             let (addr, depth, timeout) = (load.addr, load.depth.max(1), load.timeout);
             tokio::spawn(async move {
-                let mut conn = RouteConn::new(templates, first_topic, depth, window);
+                let mut conn = RouteConn::new(templates, first_topic, depth, phases);
                 conn.run(addr, timeout).await;
-                conn.result
+                conn.results
             })
         })
         .collect();
-    let mut total = RouteResult { window: load.duration, ..RouteResult::default() };
+    let mut total: Vec<RouteResult> = vec![RouteResult::default(); phases.len()];
     for task in tasks {
         match task.await {
-            Ok(result) => total.merge(&result),
-            Err(_) => total.errors.io += 1,
+            Ok(results) => {
+                for (sum, one) in total.iter_mut().zip(&results) {
+                    sum.merge(one);
+                }
+            }
+            Err(_) => total[0].errors.io += 1,
         }
     }
+    for (i, result) in total.iter_mut().enumerate() {
+        result.window = phases.length(i);
+    }
     total
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Window {
-    from: Instant,
-    to: Instant,
 }
 
 struct RouteConn {
     templates: Arc<[Template]>,
     next_topic: usize,
     depth: usize,
-    window: Window,
+    phases: Arc<Phases>,
     /// When each slot's request was written; `None` when the slot is free.
     sent_at: Vec<Option<Instant>>,
     /// Each slot's current opaque.
@@ -143,22 +237,24 @@ struct RouteConn {
     generation: u32,
     in_flight: usize,
     out: Vec<u8>,
-    result: RouteResult,
+    /// One per phase; connection errors go to the first.
+    results: Vec<RouteResult>,
 }
 
 impl RouteConn {
-    fn new(templates: Arc<[Template]>, first_topic: usize, depth: usize, window: Window) -> Self {
+    fn new(templates: Arc<[Template]>, first_topic: usize, depth: usize, phases: Arc<Phases>) -> Self {
+        let results = vec![RouteResult::default(); phases.len()];
         Self {
             templates,
             next_topic: first_topic,
             depth,
-            window,
+            phases,
             sent_at: vec![None; depth],
             opaque: vec![0; depth],
             generation: 0,
             in_flight: 0,
             out: Vec::with_capacity(depth * 256),
-            result: RouteResult::default(),
+            results,
         }
     }
 
@@ -178,7 +274,7 @@ impl RouteConn {
         let mut stream = match TcpStream::connect(addr).await {
             Ok(stream) => stream,
             Err(_) => {
-                self.result.errors.io += 1;
+                self.results[0].errors.io += 1;
                 return;
             }
         };
@@ -214,42 +310,44 @@ impl RouteConn {
                 }
             }
             let now = Instant::now();
-            let sending = now < self.window.to;
+            let phase = self.phases.at(now);
             loop {
                 let reply = match next_reply(&inbuf) {
                     Ok(Some(reply)) => reply,
                     Ok(None) => break,
                     Err(WireError::Malformed(_) | WireError::Io(_) | WireError::Timeout) => {
-                        self.result.errors.protocol += 1;
+                        self.results[0].errors.protocol += 1;
                         self.lose_all(true);
                         return;
                     }
                 };
                 inbuf.advance(reply.frame_len);
-                self.on_reply(reply.code, reply.opaque, reply.frame_len, now, sending);
+                self.on_reply(reply.code, reply.opaque, reply.frame_len, now, phase);
             }
         }
     }
 
-    fn on_reply(&mut self, code: i32, opaque: i32, frame_len: usize, now: Instant, sending: bool) {
-        self.result.replies += 1;
-        self.result.reply_bytes += frame_len as u64;
+    fn on_reply(&mut self, code: i32, opaque: i32, frame_len: usize, now: Instant, phase: Option<usize>) {
+        self.results[0].replies += 1;
+        self.results[0].reply_bytes += frame_len as u64;
         let slot = opaque.wrapping_sub(OPAQUE_BASE).unsigned_abs() as usize % self.depth;
         let Some(sent) = self.sent_at[slot].filter(|_| self.opaque[slot] == opaque) else {
-            self.result.errors.protocol += 1;
+            self.results[0].errors.protocol += 1;
             return;
         };
         self.sent_at[slot] = None;
         self.in_flight -= 1;
-        if code != 0 {
-            *self.result.errors.codes.entry(code).or_default() += 1;
-        } else if now <= self.window.to && now >= self.window.from {
-            self.result.completed += 1;
-            if sent >= self.window.from {
-                self.result.latencies.record(now - sent);
-            }
+        if let Some(at) = phase.filter(|&p| self.phases.measured[p]) {
+            self.results[at].completed += 1;
         }
-        if sending {
+        let sent_in = self.phases.at(sent).filter(|&p| self.phases.measured[p]);
+        if let Some(sent_in) = sent_in {
+            self.results[sent_in].latencies.record(now - sent);
+        }
+        if code != 0 {
+            *self.results[sent_in.unwrap_or(0)].errors.codes.entry(code).or_default() += 1;
+        }
+        if phase.is_some() {
             self.push(slot, now);
         }
     }
@@ -257,9 +355,9 @@ impl RouteConn {
     /// The connection failed (`io`) or went silent: everything in flight is lost.
     fn lose_all(&mut self, io: bool) {
         if io {
-            self.result.errors.io += 1;
+            self.results[0].errors.io += 1;
         }
-        self.result.errors.lost += self.in_flight as u64;
+        self.results[0].errors.lost += self.in_flight as u64;
         self.in_flight = 0;
     }
 }

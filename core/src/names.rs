@@ -1,23 +1,28 @@
 //! Newtypes for every identifier that crosses a function boundary.
 //!
 //! Names are kept exactly as the peer sent them (RocketMQ compares them byte for byte).
+//!
+//! A name is shared, not copied: the text lives once behind an `Arc`, so the tables, the
+//! events and the change sets that all mention a topic or a broker group hold pointers to the
+//! same bytes (a large cluster names each group in every one of its topics' queue entries).
+//! Equality, order and hashing are the text's, exactly as for a `String`.
 
 use alloc::string::String;
+use alloc::sync::Arc;
 use core::borrow::Borrow;
 use core::fmt;
 
 macro_rules! name_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
-        #[serde(transparent)]
-        pub struct $name(String);
+        #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(Arc<str>);
 
         impl $name {
             /// Wraps a name as received.
             #[must_use]
             pub fn new(name: impl Into<String>) -> Self {
-                Self(name.into())
+                Self(Arc::from(name.into()))
             }
 
             /// The name as text.
@@ -26,10 +31,28 @@ macro_rules! name_type {
                 &self.0
             }
 
-            /// Unwraps the text.
+            /// The text, copied.
             #[must_use]
             pub fn into_string(self) -> String {
-                self.0
+                String::from(&*self.0)
+            }
+
+            /// Whether both share one text (a cheap test before comparing bytes).
+            #[must_use]
+            pub fn ptr_eq(&self, other: &Self) -> bool {
+                Arc::ptr_eq(&self.0, &other.0)
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self::from("")
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                deserializer.deserialize_str(NameVisitor).map(Self)
             }
         }
 
@@ -41,13 +64,13 @@ macro_rules! name_type {
 
         impl From<&str> for $name {
             fn from(s: &str) -> Self {
-                Self(String::from(s))
+                Self(Arc::from(s))
             }
         }
 
         impl From<String> for $name {
             fn from(s: String) -> Self {
-                Self(s)
+                Self(Arc::from(s))
             }
         }
 
@@ -63,6 +86,22 @@ macro_rules! name_type {
             }
         }
     };
+}
+
+/// Reads a name straight into its shared text: one allocation, whether the deserializer lends
+/// the text or hands over its own.
+struct NameVisitor;
+
+impl serde::de::Visitor<'_> for NameVisitor {
+    type Value = Arc<str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Arc::from(v))
+    }
 }
 
 name_type!(

@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 use nameserver_core::codec::{self, Limits};
 
 fuzz_target!(|data: &[u8]| {
-    let limits = Limits { max_frame: 1 << 20, max_decompressed: 1 << 20 };
+    let limits = Limits { max_frame: 1 << 20, max_decompressed: 1 << 20, ..Limits::DEFAULT };
     let Ok(Some((cmd, used))) = codec::decode(data, &limits) else { return };
     assert!(used <= data.len(), "used {used} of {}", data.len());
     assert!(used >= 8, "a frame has a length prefix and a header-length word");

@@ -65,6 +65,15 @@ pub struct Args {
           value_parser = parse_frame_limit)]
     pub max_frame_bytes: usize,
 
+    /// Most topics one broker registration may carry; a larger one is refused (SYSTEM_ERROR, saying so) and changes nothing [default: no limit, as in Java]
+    #[arg(long, value_name = "N", value_parser = parse_topic_limit)]
+    pub max_topics_per_registration: Option<usize>,
+
+    /// Largest size a compressed broker registration may inflate to; a larger one is refused [Java: no limit]
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::DEFAULT.max_decompressed,
+          value_parser = parse_inflate_limit)]
+    pub max_register_body_bytes: usize,
+
     /// Most connections served at once; further peers wait in the listen backlog
     #[arg(long, value_name = "N", default_value_t = crate::DEFAULT_MAX_CONNECTIONS,
           value_parser = parse_connection_limit)]
@@ -145,6 +154,19 @@ fn parse_frame_limit(text: &str) -> Result<usize, String> {
     const LARGEST: usize = 4 + i32::MAX as usize;
     let bytes: usize = text.parse().map_err(|_| format!("`{text}` is not a number of bytes"))?;
     if (1024..=LARGEST).contains(&bytes) { Ok(bytes) } else { Err(format!("must be between 1024 and {LARGEST}")) }
+}
+
+fn parse_topic_limit(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err(String::from("must be at least 1")),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{text}` is not a number")),
+    }
+}
+
+fn parse_inflate_limit(text: &str) -> Result<usize, String> {
+    let bytes: usize = text.parse().map_err(|_| format!("`{text}` is not a number of bytes"))?;
+    if bytes >= 1024 { Ok(bytes) } else { Err(String::from("must be at least 1024")) }
 }
 
 fn parse_connection_limit(text: &str) -> Result<usize, String> {
@@ -275,7 +297,11 @@ impl Args {
     #[must_use]
     pub fn server_config(&self, namesrv: Config, kv: KvConfig) -> ServerConfig {
         ServerConfig {
-            limits: Limits { max_frame: self.max_frame_bytes, ..Limits::DEFAULT },
+            limits: Limits {
+                max_frame: self.max_frame_bytes,
+                max_decompressed: self.max_register_body_bytes,
+                max_register_topics: self.max_topics_per_registration,
+            },
             max_connections: self.max_connections,
             shutdown_grace: crate::config_keys::shutdown_grace(&namesrv).unwrap_or(crate::DEFAULT_SHUTDOWN_GRACE),
             ..ServerConfig::new(namesrv, kv)

@@ -257,12 +257,22 @@ impl Session {
                 self.inbuf.reserve(len - self.inbuf.len());
                 break;
             }
-            let cmd = match codec::decode(&self.inbuf[..len], &self.limits) {
-                Ok(Some((cmd, _))) => cmd,
+            let decoded = if len > HIGH_WATER && self.inbuf.len() == len {
+                // A large frame (a registration of many topics) alone in the buffer: its bytes
+                // become the body rather than a copy, and the connection keeps no large buffer.
+                let frame = std::mem::replace(&mut self.inbuf, BytesMut::with_capacity(READ_CHUNK));
+                codec::decode_owned(frame.into(), &self.limits)
+            } else {
+                codec::decode(&self.inbuf[..len], &self.limits).map(|cmd| cmd.map(|(cmd, _)| cmd))
+            };
+            let cmd = match decoded {
+                Ok(Some(cmd)) => cmd,
                 Ok(None) => break,
                 Err(error) => return Err(End::Decode(error)),
             };
-            self.inbuf.advance(len);
+            if !self.inbuf.is_empty() {
+                self.inbuf.advance(len);
+            }
             self.dispatch(cmd).await?;
         }
         Ok(())

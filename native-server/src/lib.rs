@@ -85,7 +85,7 @@ use crate::clock::Clock;
 use crate::conn::Shared;
 use crate::owner::Owner;
 use crate::persist::PersistTarget;
-use crate::snapshot::{RouteSnapshot, Warmed};
+use crate::snapshot::RouteSnapshot;
 
 pub use crate::listener::bind;
 pub use crate::persist::load_kv;
@@ -245,7 +245,6 @@ pub async fn serve(
         console: http::OwnerHooks::new(observe),
         held: VecDeque::new(),
         draining: HashSet::new(),
-        warmed: Warmed::default(),
         notifier: notify::Notifier::spawn(),
     };
     // On a multi-thread runtime the owner gets a thread of its own: one long `handle` call (a

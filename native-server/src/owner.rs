@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use nameserver_core::event::Severity;
-use nameserver_core::protocol::{RemotingCommand, RequestCode};
-use nameserver_core::{ConnId, Event, Input, NameServer, Output, TopicName};
+use nameserver_core::protocol::RemotingCommand;
+use nameserver_core::{ConnId, Event, Input, NameServer, Output};
 use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -26,7 +26,7 @@ use crate::conn::ConnHandle;
 use crate::http::OwnerHooks;
 use crate::notify::Notifier;
 use crate::persist::PersistTarget;
-use crate::snapshot::{RouteSnapshot, Warmed};
+use crate::snapshot::RouteSnapshot;
 
 /// Java prints the KV table one minute after start, then every ten minutes.
 const KV_PRINT_FIRST: Duration = Duration::from_secs(60);
@@ -69,8 +69,6 @@ pub(crate) struct Owner {
     pub(crate) held: VecDeque<Held>,
     /// Connections that have drained but still wait for held replies.
     pub(crate) draining: HashSet<ConnId>,
-    /// Topics warmed in the current route snapshot, to share bodies between them.
-    pub(crate) warmed: Warmed,
     /// Sends NOTIFY_MIN_BROKER_ID_CHANGE to brokers' addresses.
     pub(crate) notifier: Notifier,
 }
@@ -144,16 +142,8 @@ impl Owner {
             }
             Inbound::Received { conn, cmd, at } => {
                 let (code, sample) = (cmd.code, self.console.sample(conn, &cmd, at));
-                // A route query reaches the owner when its topic is not warm yet: warm it, so
-                // the next one is answered on the connection.
-                let warm = (cmd.request_code() == RequestCode::GetRouteInfoByTopic)
-                    .then(|| cmd.field("topic").map(TopicName::from))
-                    .flatten();
                 let reply_to = (!cmd.is_oneway()).then_some((conn, cmd.opaque));
                 let response = self.step_replying(Input::Received { conn, cmd }, reply_to);
-                if let Some(topic) = warm {
-                    self.routes.load().warm(&self.ns, &topic, &mut self.warmed);
-                }
                 self.console.answered(conn, code, response, at, sample);
             }
             Inbound::Idle { conn } => self.step(Input::Idle { conn }),
@@ -187,19 +177,20 @@ impl Owner {
     fn step_replying(&mut self, input: Input, reply_to: Option<(ConnId, i32)>) -> Option<i32> {
         self.ns.handle(self.clock.now(), input);
         self.publish_routes();
-        // Files first: the step's replies wait for the generations handed over here.
+        // Files first: the step's replies wait for the generations handed over here. Events
+        // (a large registration logs a line per topic, as Java does) are set apart and acted
+        // on only after the replies are on their way.
         let mut outputs = Vec::new();
+        let mut events = Vec::new();
         let (mut kv, mut config) = (0, 0);
         while let Some(output) = self.ns.poll_output() {
             match output {
                 Output::PersistKv(bytes) => kv = self.kv_file.store(bytes),
                 Output::PersistConfig(bytes) => config = self.config_file.store(bytes),
+                Output::Event(event) => events.push(event),
                 output => outputs.push(output),
             }
         }
-        // Then replies and closes, in order; events (a large registration logs a line per
-        // topic, as Java does) only after the replies are on their way.
-        let mut events = Vec::new();
         let response = outputs.iter().find_map(|output| match (output, reply_to) {
             (Output::Send { conn, cmd }, Some((to, opaque)))
                 if *conn == to && cmd.is_response() && cmd.opaque == opaque =>
@@ -213,7 +204,6 @@ impl Owner {
                 Output::Send { conn, cmd } if kv > 0 || config > 0 => {
                     self.held.push_back(Held { conn, cmd, kv, config });
                 }
-                Output::Event(event) => events.push(event),
                 output => self.act(output),
             }
         }

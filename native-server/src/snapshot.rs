@@ -1,4 +1,4 @@
-//! Route snapshots: immutable, versioned GET_ROUTEINFO_BY_TOPIC answers, encoded ahead.
+//! Route snapshots: immutable, versioned GET_ROUTEINFO_BY_TOPIC answers.
 //!
 //! Route queries (code 105) outnumber every other request by orders of magnitude. The owner
 //! task publishes a [`RouteSnapshot`] after every input that changed a route answer (it asks
@@ -6,29 +6,31 @@
 //! connection tasks answer route queries from the latest snapshot on their own core, without
 //! a message to the owner and without waiting behind registrations or scans.
 //!
-//! Bodies are encoded for the topics clients ask for. A topic's first query goes to the
-//! owner, which answers it from the core and then *warms* the topic: it encodes the body into
-//! the topic's slot of the current snapshot. From then on the body is re-encoded whenever the
-//! route changes. Topics nobody asks for cost no encoding and no body memory, so a broker
-//! registering 10,000 topics is answered without encoding one. Encoding happens once per
-//! [`RouteShape`] and snapshot: topics with the same queues on the same groups share a body.
+//! Topics share their answer by [`RouteShape`]: in most clusters thousands of topics have the
+//! same queues on the same groups, and within one state of the tables equal shapes have equal
+//! bodies. Publishing gives each changed topic the [`RouteBodies`] of its shape, holding the
+//! route as the core built it ([`NameServer::route_data`], once per shape); the body is
+//! encoded in a JSON style the first time a client asks for it in that style, on that
+//! client's connection, and shared from then on. So a topic is never cold: right after a
+//! restart, or while a hundred brokers register, its first query costs one encoding per
+//! shape, never a trip to the owner, and a broker registering 10,000 topics is answered
+//! without encoding one.
 //!
-//! A snapshot answer is byte-identical to the core's: the bodies come from
-//! [`NameServer::route_body`], the request is read by the core's own [`Request::parse`], and
-//! the reply is built with [`RemotingCommand::response_to`]. What a snapshot cannot answer
-//! exactly (a topic not warm yet, zone-filtered queries, header errors, a NameServer not yet
+//! A snapshot answer is byte-identical to the core's: the bodies are the core's
+//! [`TopicRouteData`] written by its own writer, the request is read by the core's own
+//! [`Request::parse`], and the reply is built with [`RemotingCommand::response_to`]. What a
+//! snapshot cannot answer exactly (zone-filtered queries, header errors, a NameServer not yet
 //! serving routes) is forwarded to the owner.
 
 use std::collections::HashMap;
-use std::hash::BuildHasher as _;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use arc_swap::ArcSwapOption;
 use foldhash::fast::RandomState;
 use nameserver_core::codec::{self, Limits};
-use nameserver_core::json::JsonStyle;
+use nameserver_core::json::{JsonStyle, WriteJson};
+use nameserver_core::protocol::body::TopicRouteData;
 use nameserver_core::protocol::{RemotingCommand, Request, RequestCode, ResponseCode};
-use nameserver_core::route::RouteShape;
+use nameserver_core::route::{RouteShape, ShapeKey};
 use nameserver_core::server::topic_not_exist;
 use nameserver_core::{NameServer, TopicName};
 
@@ -37,29 +39,37 @@ use nameserver_core::{NameServer, TopicName};
 pub struct RouteSnapshot {
     version: u64,
     serving: bool,
-    /// Every topic with queues. Looked up once per route query: a fast hasher, seeded per
+    /// Every topic with a route. Looked up once per route query: a fast hasher, seeded per
     /// process.
-    routes: HashMap<Arc<str>, Arc<Slot>, RandomState>,
+    routes: HashMap<TopicName, Arc<RouteBodies>, RandomState>,
 }
 
-/// One topic's route as of the snapshot that created the slot: empty until the topic is
-/// warmed. A route change gives the topic a new slot, so a warm slot always holds the body of
-/// the route state it was created for.
-#[derive(Debug, Default)]
-struct Slot(ArcSwapOption<RouteBodies>);
-
-/// One topic's route body in both JSON styles (clients before 4.9.4 get the plain one).
+/// The route of every topic of one [`RouteShape`] as of the snapshot that created it, with
+/// its body in each JSON style (clients before 4.9.4 get the plain one) encoded on first use.
+/// A route change gives the topic new bodies, so these always answer for the route state
+/// they were built from.
 #[derive(Debug)]
 pub struct RouteBodies {
-    plain: Vec<u8>,
-    standard: Vec<u8>,
+    route: TopicRouteData,
+    plain: OnceLock<Vec<u8>>,
+    standard: OnceLock<Vec<u8>>,
 }
 
 impl RouteBodies {
+    fn new(route: TopicRouteData) -> Self {
+        Self { route, plain: OnceLock::new(), standard: OnceLock::new() }
+    }
+
     /// The body in standard JSON, as clients since 4.9.4 get it.
     #[must_use]
     pub fn standard(&self) -> &[u8] {
-        &self.standard
+        self.standard.get_or_init(|| self.route.to_json(JsonStyle::Standard))
+    }
+
+    /// The body in fastjson's plain style, as older clients get it.
+    #[must_use]
+    pub fn plain(&self) -> &[u8] {
+        self.plain.get_or_init(|| self.route.to_json(JsonStyle::Plain))
     }
 }
 
@@ -92,45 +102,49 @@ impl RouteSnapshot {
         self.serving
     }
 
-    /// Number of topics with queues.
+    /// Number of topics with a route.
     #[must_use]
     pub fn topics(&self) -> usize {
         self.routes.len()
     }
 
-    /// The topics with queues, in no particular order (read-only views).
+    /// The topics with a route, in no particular order (read-only views).
     pub fn topic_names(&self) -> impl Iterator<Item = &str> {
-        self.routes.keys().map(|topic| &**topic)
+        self.routes.keys().map(TopicName::as_str)
     }
 
-    /// Whether `topic` has queues (its route may still be unencoded).
+    /// Whether `topic` has a route.
     #[must_use]
     pub fn has_topic(&self, topic: &str) -> bool {
         self.routes.contains_key(topic)
     }
 
-    /// `topic`'s encoded route bodies, if it is warm.
+    /// `topic`'s route bodies (encoded when first read), if it has a route.
     #[must_use]
     pub fn route_bodies(&self, topic: &str) -> Option<Arc<RouteBodies>> {
-        self.routes.get(topic)?.0.load_full()
+        self.routes.get(topic).cloned()
     }
 
     /// The snapshot that reflects `ns` now, built from this one and the topics `ns` reports
-    /// as changed since the previous call; `None` when no answer changed. Warm topics are
-    /// re-encoded; new and cold ones get an empty slot.
+    /// as changed since the previous call; `None` when no answer changed. Each changed topic
+    /// gets the bodies of its shape, built once per shape in this call.
     #[must_use]
     pub fn advance(&self, ns: &mut NameServer) -> Option<Self> {
         let changes = ns.take_route_changes();
         let ns = &*ns;
         let serving = ns.serving_routes();
-        let mut shapes = Shapes { ns, encoded: HashMap::default() };
+        let mut shapes = Shapes { ns, by_key: HashMap::default(), by_shape: HashMap::default() };
         let routes = match changes {
-            None => ns
-                .routes()
-                .topic_queue_table()
-                .keys()
-                .map(|topic| (Arc::from(topic.as_str()), self.next_slot(&mut shapes, topic)))
-                .collect(),
+            None => {
+                let topics = ns.routes().topic_queue_table().len();
+                let mut routes = HashMap::with_capacity_and_hasher(topics, RandomState::default());
+                ns.for_each_route_shape(None, |topic, shape| {
+                    if let Some(bodies) = shapes.bodies(topic, shape) {
+                        routes.insert(topic.clone(), bodies);
+                    }
+                });
+                routes
+            }
             Some(changes) if changes.topics.is_empty() => {
                 if serving == self.serving {
                     return None;
@@ -139,63 +153,19 @@ impl RouteSnapshot {
             }
             Some(changes) => {
                 let mut routes = self.routes.clone();
-                for topic in &changes.topics {
-                    if ns.route_shape(topic).is_none() {
-                        routes.remove(topic.as_str());
-                        continue;
+                routes.reserve(changes.topics.len().saturating_sub(routes.len()));
+                ns.for_each_route_shape(Some(&changes.topics), |topic, shape| match shapes.bodies(topic, shape) {
+                    Some(bodies) => {
+                        routes.insert(topic.clone(), bodies);
                     }
-                    let slot = self.next_slot(&mut shapes, topic);
-                    match routes.get_mut(topic.as_str()) {
-                        Some(old) => *old = slot,
-                        None => {
-                            routes.insert(Arc::from(topic.as_str()), slot);
-                        }
+                    None => {
+                        routes.remove(topic);
                     }
-                }
+                });
                 routes
             }
         };
         Some(Self { version: self.version + 1, serving, routes })
-    }
-
-    /// A new slot for `topic`: encoded if it was warm here, else empty.
-    fn next_slot(&self, shapes: &mut Shapes<'_>, topic: &TopicName) -> Arc<Slot> {
-        let warm = self.routes.get(topic.as_str()).is_some_and(|slot| slot.0.load().is_some());
-        let slot = Slot::default();
-        if warm {
-            slot.0.store(shapes.bodies(topic));
-        }
-        Arc::new(slot)
-    }
-
-    /// Encodes `topic`'s route into its slot if it has queues and is not warm yet, sharing
-    /// the body of a topic of the same shape warmed earlier in this snapshot (`warmed`
-    /// remembers them). `ns` must be the state this snapshot reflects (the owner calls it
-    /// right after a step). Returns whether it encoded anything.
-    pub fn warm(&self, ns: &NameServer, topic: &TopicName, warmed: &mut Warmed) -> bool {
-        let Some(slot) = self.routes.get(topic.as_str()) else { return false };
-        if slot.0.load().is_some() {
-            return false;
-        }
-        let Some(shape) = ns.route_shape(topic) else { return false };
-        if warmed.version != self.version {
-            *warmed = Warmed { version: self.version, ..Warmed::default() };
-        }
-        let key = warmed.by_shape.hasher().hash_one(shape);
-        let siblings = warmed.by_shape.entry(key).or_default();
-        // The hash only narrows the search: a sibling counts if its shape is equal.
-        let shared = siblings
-            .iter()
-            .find(|(sibling, _)| ns.route_shape(sibling) == Some(shape))
-            .map(|(_, bodies)| Arc::clone(bodies));
-        let bodies = shared.or_else(|| {
-            let bodies = Shapes { ns, encoded: HashMap::default() }.bodies(topic)?;
-            siblings.push((topic.clone(), Arc::clone(&bodies)));
-            Some(bodies)
-        });
-        let encoded = bodies.is_some();
-        slot.0.store(bodies);
-        encoded
     }
 
     /// Answers `cmd` if it is a route query this snapshot can answer exactly as the core
@@ -208,18 +178,15 @@ impl RouteSnapshot {
         if query.zone.is_some() {
             return FastPath::Forward;
         }
+        if cmd.is_oneway() {
+            return FastPath::Answered(None);
+        }
         let encoded = match self.routes.get(query.topic.as_str()) {
-            Some(slot) => {
-                let bodies = slot.0.load();
-                let Some(bodies) = bodies.as_deref() else { return FastPath::Forward };
-                if cmd.is_oneway() {
-                    return FastPath::Answered(None);
-                }
-                let body = if query.standard_json { &bodies.standard } else { &bodies.plain };
+            Some(bodies) => {
+                let body = if query.standard_json { bodies.standard() } else { bodies.plain() };
                 codec::encode_with_body(&RemotingCommand::response_to(cmd, ResponseCode::Success), body, out)
                     .map(|()| ResponseCode::Success)
             }
-            None if cmd.is_oneway() => return FastPath::Answered(None),
             None => codec::encode(&topic_not_exist(cmd, &query.topic), out).map(|()| ResponseCode::TopicNotExist),
         };
         // A reply too large to encode is the owner's to report, as for every other request.
@@ -230,29 +197,29 @@ impl RouteSnapshot {
     }
 }
 
-/// The topics warmed in one snapshot, by the hash of their shape (see
-/// [`RouteSnapshot::warm`]).
-#[derive(Debug, Default)]
-pub struct Warmed {
-    version: u64,
-    by_shape: HashMap<u64, Vec<(TopicName, Arc<RouteBodies>)>, RandomState>,
-}
-
-/// The route bodies of one state of the tables, encoded once per shape.
+/// The route bodies of one state of the tables, built once per shape. Topics are grouped by
+/// [`ShapeKey`] first (one hash of a few words per topic, most topics sharing their queue
+/// list), and each new key by its whole [`RouteShape`].
 struct Shapes<'a> {
     ns: &'a NameServer,
-    encoded: HashMap<RouteShape<'a>, Option<Arc<RouteBodies>>, RandomState>,
+    by_key: HashMap<ShapeKey<'a>, Option<Arc<RouteBodies>>, RandomState>,
+    by_shape: HashMap<RouteShape<'a>, Option<Arc<RouteBodies>>, RandomState>,
 }
 
-impl Shapes<'_> {
-    fn bodies(&mut self, topic: &TopicName) -> Option<Arc<RouteBodies>> {
+impl<'a> Shapes<'a> {
+    /// The bodies of `topic`, of `shape`; `None` when it has no route (TOPIC_NOT_EXIST).
+    fn bodies(&mut self, topic: &TopicName, shape: Option<RouteShape<'a>>) -> Option<Arc<RouteBodies>> {
         let ns = self.ns;
-        let shape = ns.route_shape(topic)?;
-        let bodies = self.encoded.entry(shape).or_insert_with(|| {
-            let plain = ns.route_body(topic, JsonStyle::Plain)?;
-            let standard = ns.route_body(topic, JsonStyle::Standard)?;
-            Some(Arc::new(RouteBodies { plain, standard }))
-        });
-        bodies.clone()
+        let shape = shape?;
+        if let Some(bodies) = self.by_key.get(&shape.key()) {
+            return bodies.clone();
+        }
+        let bodies = self
+            .by_shape
+            .entry(shape)
+            .or_insert_with(|| ns.route_data(topic).map(|route| Arc::new(RouteBodies::new(route))))
+            .clone();
+        self.by_key.insert(shape.key(), bodies.clone());
+        bodies
     }
 }

@@ -5,7 +5,8 @@
 //! loadgen route        --addr 127.0.0.1:9876 --conns 32 --depth 8 --topics 1000 --brokers 4
 //! loadgen pingpong     --addr 127.0.0.1:9876 --topics 1000 --brokers 4
 //! loadgen storm        --addr 127.0.0.1:9876 --brokers 100 --topics 1000 [--compressed]
-//! loadgen register-one --addr 127.0.0.1:9876 --topics 10000 --reps 5 [--compressed]
+//! loadgen register-one --addr 127.0.0.1:9876 --topics 10000 --reps 5 [--compressed] [--pid SERVER_PID]
+//! loadgen cold         --addr 127.0.0.1:9876 --brokers 100 --topics 10000 --conns 32 --depth 8
 //! loadgen hold         --addr 127.0.0.1:9876 --brokers 100 --topics 1000 --pid SERVER_PID
 //! loadgen startup      --reps 20 -- target/release/nameserver --listen-port {port} --bind-address 127.0.0.1
 //! loadgen port
@@ -19,7 +20,7 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use clap::{Args, Parser, Subcommand};
 use nameserver_bench::fleet::{Fleet, FleetSpec};
-use nameserver_bench::route::{self, RouteLoad, RouteResult};
+use nameserver_bench::route::{self, Phases, RouteLoad, RouteResult};
 use nameserver_bench::stats::{median, ms};
 use nameserver_bench::wire::Conn;
 use nameserver_bench::{frames, rss_kib, startup, storm};
@@ -48,6 +49,9 @@ struct FleetSize {
     /// Topics per broker
     #[arg(long, default_value_t = 1000)]
     topics: usize,
+    /// Most first registrations in flight at once
+    #[arg(long, default_value_t = 64)]
+    in_flight: usize,
 }
 
 #[derive(Debug, Subcommand)]
@@ -95,6 +99,32 @@ enum Mode {
         /// zlib-compressed body instead of JSON
         #[arg(long)]
         compressed: bool,
+        /// The server's process id: also report its VmRSS before and after
+        #[arg(long)]
+        pid: Option<u32>,
+        /// Wait after the last registration before reading VmRSS
+        #[arg(long, default_value_t = 1000)]
+        settle_ms: u64,
+    },
+    /// Route load on a fresh server while B brokers × T topics register (the storm), then
+    /// for two phases after the last registration was answered (cold, then warm)
+    Cold {
+        #[command(flatten)]
+        target: Target,
+        #[command(flatten)]
+        fleet: FleetSize,
+        /// Connections
+        #[arg(long, default_value_t = 32)]
+        conns: usize,
+        /// Requests in flight per connection
+        #[arg(long, default_value_t = 8)]
+        depth: usize,
+        /// Length of the cold and of the warm phase
+        #[arg(long, default_value_t = 5000)]
+        phase_ms: u64,
+        /// Brokers register again this often (real brokers: every 30 s)
+        #[arg(long, default_value_t = 30_000)]
+        reregister_ms: u64,
     },
     /// Registers B brokers × T topics, keeps them connected and reads the server's VmRSS
     Hold {
@@ -200,7 +230,7 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
     match &cli.mode {
         Mode::Route { target, conns, depth, load } => route_mode("ROUTE", label, target, *conns, *depth, load).await,
         Mode::Pingpong { target, load } => route_mode("PINGPONG", label, target, 1, 1, load).await,
-        Mode::Storm { target, fleet: FleetSize { brokers, topics }, compressed } => {
+        Mode::Storm { target, fleet: FleetSize { brokers, topics, .. }, compressed } => {
             let (addr, timeout) = loopback(target)?;
             let r = storm::storm(addr, *brokers, *topics, *compressed, timeout).await?;
             let secs = r.wall.as_secs_f64().max(1e-9);
@@ -218,24 +248,45 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
             );
             Ok(r.errors == 0)
         }
-        Mode::RegisterOne { target, topics, reps, compressed } => {
+        Mode::RegisterOne { target, topics, reps, compressed, pid, settle_ms } => {
             let (addr, timeout) = loopback(target)?;
+            let before = pid.map(rss_kib).transpose().context("reading the server's VmRSS")?;
             let r = storm::register_one(addr, *topics, *reps, *compressed, timeout).await?;
+            let after = match pid {
+                Some(pid) => {
+                    tokio::time::sleep(Duration::from_millis(*settle_ms)).await;
+                    Some(rss_kib(*pid)?)
+                }
+                None => None,
+            };
+            let kib = |v: Option<u64>| v.map_or_else(|| String::from("nan"), |v| v.to_string());
             let all: Vec<String> = r.samples.iter().map(|d| ms(*d)).collect();
             println!(
                 "REGISTER_ONE label={label} topics={topics} compressed={compressed} frame_bytes={} median_ms={} \
-                 first_ms={} min_ms={} samples_ms={} errors={} bad_codes={}",
+                 first_ms={} min_ms={} samples_ms={} errors={} bad_codes={} rss_before_kib={} rss_after_kib={}",
                 r.frame_bytes,
                 ms(r.median()),
                 r.samples.first().map_or_else(|| String::from("nan"), |d| ms(*d)),
                 r.samples.iter().min().map_or_else(|| String::from("nan"), |d| ms(*d)),
                 all.join(","),
                 r.errors,
-                storm::codes_text(&r.codes)
+                storm::codes_text(&r.codes),
+                kib(before),
+                kib(after)
             );
             Ok(r.errors == 0 && !r.samples.is_empty())
         }
-        Mode::Hold { target, fleet: FleetSize { brokers, topics }, pid, settle_ms, queue_spread, query_each } => {
+        Mode::Cold { target, fleet, conns, depth, phase_ms, reregister_ms } => {
+            cold_mode(label, target, fleet, (*conns, *depth), *phase_ms, *reregister_ms).await
+        }
+        Mode::Hold {
+            target,
+            fleet: FleetSize { brokers, topics, in_flight },
+            pid,
+            settle_ms,
+            queue_spread,
+            query_each,
+        } => {
             let (addr, timeout) = loopback(target)?;
             let idle = rss_kib(*pid).with_context(|| format!("reading /proc/{pid}/status"))?;
             let spec = FleetSpec {
@@ -246,6 +297,7 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
                 compressed: false,
                 period: Duration::from_secs(3600),
                 timeout,
+                in_flight: *in_flight,
             };
             let started = std::time::Instant::now();
             let fleet = Fleet::start(&spec).await?;
@@ -300,6 +352,83 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
     }
 }
 
+/// See [`Mode::Cold`]. Replies during the storm may be TOPIC_NOT_EXIST (17): a topic's first
+/// broker may not have registered yet; afterwards every reply must be SUCCESS.
+async fn cold_mode(
+    label: &str,
+    target: &Target,
+    &FleetSize { brokers, topics, in_flight }: &FleetSize,
+    (conns, depth): (usize, usize),
+    phase_ms: u64,
+    reregister_ms: u64,
+) -> anyhow::Result<bool> {
+    let (addr, timeout) = loopback(target)?;
+    let templates: Arc<[frames::Template]> = frames::route_templates(topics.max(1)).into();
+    let phase = Duration::from_millis(phase_ms.max(1));
+    let start = std::time::Instant::now();
+    let phases = Arc::new(Phases::open(start, vec![phase, phase]));
+    let route_load = RouteLoad { addr, conns, depth, warmup: Duration::ZERO, duration: phase, timeout };
+    let load = tokio::spawn({
+        let phases = Arc::clone(&phases);
+        async move { route::run_phases(&route_load, templates, phases).await }
+    });
+    let spec = FleetSpec {
+        addr,
+        brokers,
+        topics,
+        queue_spread: 1,
+        compressed: false,
+        period: Duration::from_millis(reregister_ms.max(1)),
+        timeout,
+        in_flight,
+    };
+    let fleet = Fleet::start(&spec).await;
+    phases.end_first(std::time::Instant::now());
+    let registered = start.elapsed();
+    let results = load.await.context("the route load failed")?;
+    let report = match fleet {
+        Ok(fleet) => fleet.stop().await,
+        Err(error) => return Err(error.context("registering the fleet")),
+    };
+    let [storm, cold, warm] = <[RouteResult; 3]>::try_from(results).map_err(|_| anyhow::anyhow!("three phases"))?;
+    let storm_codes = &storm.errors.codes;
+    let not_found = storm_codes.get(&17).copied().unwrap_or(0);
+    let failed_codes: u64 = storm_codes.iter().filter(|(code, _)| **code != 17).map(|(_, n)| n).sum::<u64>()
+        + cold.errors.codes.values().sum::<u64>()
+        + warm.errors.codes.values().sum::<u64>();
+    let e = &storm.errors;
+    let errors = e.io + e.lost + e.protocol + failed_codes + report.errors;
+    let phase_text = |name: &str, r: &RouteResult| {
+        let s = r.latencies.summary();
+        format!(
+            "{name}_qps={:.0} {name}_ok_qps={:.0} {name}_p50_us={:.1} {name}_p99_us={:.1} {name}_max_us={:.1}",
+            r.qps(),
+            r.ok_qps(),
+            s.p50_us,
+            s.p99_us,
+            s.max_us
+        )
+    };
+    let mut codes = std::collections::BTreeMap::new();
+    for (code, n) in [&storm, &cold, &warm].iter().flat_map(|r| &r.errors.codes) {
+        *codes.entry(*code).or_default() += n;
+    }
+    println!(
+        "COLD label={label} brokers={brokers} topics={topics} conns={conns} depth={depth} register_all_ms={} {} \
+         storm_not_found={not_found} {} {} errors={errors} io={} lost={} protocol={} codes={} registrations={}",
+        ms(registered),
+        phase_text("storm", &storm),
+        phase_text("cold", &cold),
+        phase_text("warm", &warm),
+        e.io,
+        e.lost,
+        e.protocol,
+        storm::codes_text(&codes),
+        report.registrations
+    );
+    Ok(errors == 0 && cold.completed > 0 && warm.completed > 0)
+}
+
 async fn route_mode(
     kind: &str,
     label: &str,
@@ -317,6 +446,7 @@ async fn route_mode(
         compressed: load.compressed,
         period: Duration::from_millis(load.reregister_ms.max(1)),
         timeout,
+        in_flight: 64,
     };
     let fleet = Fleet::start(&spec).await?;
     let templates: Arc<[frames::Template]> = frames::route_templates(load.topics.max(1)).into();

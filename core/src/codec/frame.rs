@@ -38,22 +38,44 @@ pub fn frame_len(buf: &[u8], limits: &Limits) -> Result<Option<usize>, DecodeErr
 /// Any malformed frame; the connection should then be closed (as Java does).
 pub fn decode(buf: &[u8], limits: &Limits) -> Result<Option<(RemotingCommand, usize)>, DecodeError> {
     let Some(len) = frame_len(buf, limits)? else { return Ok(None) };
-    let Some(frame) = buf.get(4..len) else { return Ok(None) };
-    let word = u32::from_be_bytes([frame[0], frame[1], frame[2], frame[3]]);
+    let Some(frame) = buf.get(..len) else { return Ok(None) };
+    let (mut cmd, body_at) = decode_header(frame)?;
+    cmd.body = frame[body_at..].to_vec();
+    Ok(Some((cmd, len)))
+}
+
+/// Decodes `frame` when it holds exactly one whole frame (else `Ok(None)`), keeping its
+/// bytes as the body: a large frame (a registration of many topics) is then never held twice.
+///
+/// # Errors
+/// As [`decode`].
+pub fn decode_owned(mut frame: Vec<u8>, limits: &Limits) -> Result<Option<RemotingCommand>, DecodeError> {
+    if frame_len(&frame, limits)? != Some(frame.len()) {
+        return Ok(None);
+    }
+    let (mut cmd, body_at) = decode_header(&frame)?;
+    frame.drain(..body_at);
+    cmd.body = frame;
+    Ok(Some(cmd))
+}
+
+/// The command of a whole `frame` (length prefix included) without its body, and where the
+/// body starts.
+fn decode_header(frame: &[u8]) -> Result<(RemotingCommand, usize), DecodeError> {
+    let word = u32::from_be_bytes([frame[4], frame[5], frame[6], frame[7]]);
     let type_byte = (word >> 24) as u8;
     let header_len = (word & 0x00FF_FFFF) as usize;
-    let available = frame.len() - 4;
+    let available = frame.len() - 8;
     if header_len > available {
         return Err(DecodeError::BadHeaderLength { header: header_len, available });
     }
-    let header = &frame[4..4 + header_len];
-    let mut cmd = match type_byte {
+    let header = &frame[8..8 + header_len];
+    let cmd = match type_byte {
         0 => json_header::decode(header)?,
         1 => binary_header::decode(header)?,
         other => return Err(DecodeError::UnsupportedSerializeType(other)),
     };
-    cmd.body = frame[4 + header_len..].to_vec();
-    Ok(Some((cmd, len)))
+    Ok((cmd, 8 + header_len))
 }
 
 /// Appends `cmd` as one frame to `out`, with the header form named by `cmd.serialize_type`.
@@ -119,6 +141,20 @@ mod tests {
         let (back, used) = decode(&bytes, &Limits::DEFAULT).unwrap().unwrap();
         assert_eq!(used, bytes.len());
         assert_eq!(back, cmd);
+    }
+
+    #[test]
+    fn an_owned_frame_decodes_as_a_borrowed_one() {
+        let mut cmd = RemotingCommand::request(RequestCode::RegisterBroker).with_field("brokerName", "b");
+        cmd.body = alloc::vec![7; 300];
+        let bytes = encode_to_vec(&cmd).unwrap();
+        let (borrowed, _) = decode(&bytes, &Limits::DEFAULT).unwrap().unwrap();
+        assert_eq!(decode_owned(bytes.clone(), &Limits::DEFAULT), Ok(Some(borrowed)));
+        let mut two = bytes.clone();
+        two.extend_from_slice(&bytes);
+        assert_eq!(decode_owned(two, &Limits::DEFAULT), Ok(None), "more than one frame");
+        assert_eq!(decode_owned(bytes[..bytes.len() - 1].to_vec(), &Limits::DEFAULT), Ok(None), "less than one");
+        assert_eq!(decode_owned(Vec::new(), &Limits::DEFAULT), Ok(None));
     }
 
     #[test]

@@ -409,8 +409,14 @@ fn parse_register(
     // Java uses the value as it is: zero or less expires the broker at the next scan.
     let heartbeat_timeout_millis = f.lenient_long("heartbeatTimeoutMillis").map(|ms| u64::try_from(ms).unwrap_or(0));
     let compressed = f.flag("compressed").unwrap_or(false);
-    let body = RegisterBrokerBody::decode(&cmd.body, compressed, cmd.version, limits.max_decompressed)
-        .map_err(HeaderError::RegisterBody)?;
+    let body = RegisterBrokerBody::decode_capped(
+        &cmd.body,
+        compressed,
+        cmd.version,
+        limits.max_decompressed,
+        limits.max_register_topics,
+    )
+    .map_err(HeaderError::RegisterBody)?;
     Ok(RegisterBroker {
         broker,
         ha_server_addr,

@@ -5,6 +5,7 @@
 //! here reads a clock or knows about sockets (connections are [`ConnId`]s).
 
 mod query;
+mod queues;
 mod register;
 mod unregister;
 
@@ -13,12 +14,13 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-pub use query::{RouteFilter, RouteShape};
+pub use query::{RouteFilter, RouteShape, ShapeKey};
+pub use queues::TopicQueues;
 pub use register::{RegisterOutcome, Registration};
 pub use unregister::{UnregisterItem, UnregisterSource};
 
 use crate::names::{BrokerAddr, BrokerId, BrokerName, ClusterName, ConnId, TopicName};
-use crate::protocol::body::{BrokerData, DataVersion, QueueData, TopicQueueMappingInfo};
+use crate::protocol::body::{BrokerData, DataVersion, TopicQueueMappingInfo};
 use crate::time::Instant;
 
 /// The default broker heartbeat timeout (Java: `DEFAULT_BROKER_CHANNEL_EXPIRED_TIME`).
@@ -79,7 +81,7 @@ pub struct RouteChanges {
 /// Not `Serialize` on purpose: views for the wire and for the page are built from it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RouteTable {
-    pub(crate) topic_queue_table: BTreeMap<TopicName, BTreeMap<BrokerName, QueueData>>,
+    pub(crate) topic_queue_table: BTreeMap<TopicName, TopicQueues>,
     pub(crate) broker_addr_table: BTreeMap<BrokerName, BrokerData>,
     pub(crate) cluster_addr_table: BTreeMap<ClusterName, BTreeSet<BrokerName>>,
     pub(crate) broker_live_table: BTreeMap<BrokerAddrInfo, BrokerLiveInfo>,
@@ -112,7 +114,7 @@ impl RouteTable {
 
     /// `topicQueueTable`: topic → broker group → queues.
     #[must_use]
-    pub fn topic_queue_table(&self) -> &BTreeMap<TopicName, BTreeMap<BrokerName, QueueData>> {
+    pub fn topic_queue_table(&self) -> &BTreeMap<TopicName, TopicQueues> {
         &self.topic_queue_table
     }
 
@@ -168,6 +170,14 @@ impl RouteTable {
     fn touch_topic(&mut self, topic: &TopicName) {
         self.epoch += 1;
         self.changes.topics.insert(topic.clone());
+    }
+
+    /// [`Self::touch_topic`] for each of `topics`, given in name order: one bulk merge rather
+    /// than a tree insertion per topic (a registration may bring a million).
+    fn touch_sorted_topics(&mut self, topics: Vec<TopicName>) {
+        self.epoch += topics.len() as u64;
+        let mut set: BTreeSet<TopicName> = topics.into_iter().collect();
+        self.changes.topics.append(&mut set);
     }
 
     /// Marks every topic served by `broker_name` as changed (its addresses changed).

@@ -4,10 +4,11 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::{BrokerAddrInfo, RouteTable};
+use super::queues::Rewrites;
+use super::{BrokerAddrInfo, RouteTable, TopicQueues};
 use crate::event::Event;
 use crate::names::{BrokerId, BrokerName, ClusterName, TopicName};
-use crate::protocol::body::{BrokerMemberGroup, ClusterInfo, QueueData, TopicList, TopicRouteData, perm};
+use crate::protocol::body::{BrokerMemberGroup, ClusterInfo, TopicList, TopicRouteData, perm};
 use crate::protocol::request::UnitList;
 
 /// Topic prefix of the per-group member-sync topics, never rewritten for acting masters.
@@ -30,7 +31,7 @@ pub struct RouteFilter {
 /// thousands of topics have the same queues on the same groups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RouteShape<'a> {
-    queues: &'a BTreeMap<BrokerName, QueueData>,
+    queues: &'a TopicQueues,
     /// The topic itself when its route is its own (it has static-topic queue mappings).
     own: Option<&'a TopicName>,
     /// Member-sync topics are never rewritten for acting masters.
@@ -39,17 +40,76 @@ pub struct RouteShape<'a> {
     pub(crate) order_conf: Option<&'a str>,
 }
 
+/// A cheap stand-in for a [`RouteShape`]: topics with equal keys have equal shapes (they
+/// share one queue list and the rest), while topics with equal shapes may still have different
+/// keys (equal lists of different histories). Hashing it costs the same however many groups
+/// a topic has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ShapeKey<'a> {
+    queues: usize,
+    own: Option<&'a TopicName>,
+    sync_member: bool,
+    order_conf: Option<&'a str>,
+}
+
+impl<'a> RouteShape<'a> {
+    /// See [`ShapeKey`]. Valid while the tables do not change.
+    #[must_use]
+    pub fn key(&self) -> ShapeKey<'a> {
+        ShapeKey {
+            queues: self.queues.addr(),
+            own: self.own,
+            sync_member: self.sync_member,
+            order_conf: self.order_conf,
+        }
+    }
+}
+
 impl RouteTable {
     /// The [`RouteShape`] of `topic`, or `None` when it has no queue data.
     #[must_use]
     pub fn route_shape(&self, topic: &TopicName) -> Option<RouteShape<'_>> {
         let (name, queues) = self.topic_queue_table.get_key_value(topic)?;
-        Some(RouteShape {
+        Some(self.shape_of(name, queues))
+    }
+
+    fn shape_of<'a>(&'a self, topic: &'a TopicName, queues: &'a TopicQueues) -> RouteShape<'a> {
+        RouteShape {
             queues,
-            own: self.topic_queue_mapping_info_table.contains_key(topic).then_some(name),
+            own: self.topic_queue_mapping_info_table.contains_key(topic).then_some(topic),
             sync_member: topic.as_str().starts_with(SYNC_BROKER_MEMBER_PREFIX),
             order_conf: None,
-        })
+        }
+    }
+
+    /// [`Self::route_shape`] of each of `topics` (`None`: every topic with queues), in order:
+    /// one walk along the table when they are a good part of it (a registration of a million
+    /// topics), a lookup each otherwise.
+    pub fn for_each_route_shape<'a>(
+        &'a self,
+        topics: Option<&'a BTreeSet<TopicName>>,
+        mut f: impl FnMut(&'a TopicName, Option<RouteShape<'a>>),
+    ) {
+        let Some(topics) = topics else {
+            for (topic, queues) in &self.topic_queue_table {
+                f(topic, Some(self.shape_of(topic, queues)));
+            }
+            return;
+        };
+        let Some(first) = topics.first() else { return };
+        if topics.len().saturating_mul(8) < self.topic_queue_table.len() {
+            for topic in topics {
+                f(topic, self.route_shape(topic));
+            }
+            return;
+        }
+        let mut table = self.topic_queue_table.range::<TopicName, _>(first..).peekable();
+        for topic in topics {
+            while table.next_if(|(name, _)| *name < topic).is_some() {}
+            let shape =
+                table.peek().filter(|(name, _)| *name == topic).map(|(name, queues)| self.shape_of(name, queues));
+            f(topic, shape);
+        }
     }
 
     /// `pickupTopicRouteData`: the topic's route, or `None` when it has no queue data or none
@@ -163,12 +223,13 @@ impl RouteTable {
     pub fn change_write_perm(&mut self, broker_name: &BrokerName, add: bool, log: &mut Vec<Event>) -> u32 {
         let mut count = 0u32;
         let mut changed = Vec::new();
+        let mut rewrites = Rewrites::new();
         for (topic, queues) in &mut self.topic_queue_table {
-            if let Some(q) = queues.get_mut(broker_name) {
+            if let Some(q) = queues.get(broker_name) {
                 count = count.saturating_add(1);
                 let next = if add { perm::READ | perm::WRITE } else { q.perm & !perm::WRITE };
                 if next != q.perm {
-                    q.perm = next;
+                    *queues = rewrites.get(queues, next, |list| list.with_perm(broker_name, next));
                     changed.push(topic.clone());
                 }
             }
@@ -191,8 +252,9 @@ impl RouteTable {
             Some(cluster) => {
                 let names: Vec<BrokerName> =
                     self.cluster_addr_table.get(cluster).map(|n| n.iter().cloned().collect()).unwrap_or_default();
+                let mut rewrites = Rewrites::new();
                 for name in &names {
-                    self.remove_queue_data(topic, name);
+                    self.remove_queue_data(topic, name, &mut rewrites);
                 }
             }
         }

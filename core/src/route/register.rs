@@ -1,16 +1,53 @@
 //! registerBroker and registerTopic (PROTOCOL.md §10.3, §10.5).
 
 use alloc::collections::BTreeMap;
+use alloc::collections::btree_map::Entry;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use super::{BrokerAddrInfo, BrokerLiveInfo, DEFAULT_BROKER_TIMEOUT, RouteTable};
+use super::queues::Rewrites;
+use super::{BrokerAddrInfo, BrokerLiveInfo, DEFAULT_BROKER_TIMEOUT, RouteTable, TopicQueues};
 use crate::event::Event;
-use crate::names::{BrokerAddr, BrokerId, ConnId, TopicName};
+use crate::names::{BrokerAddr, BrokerId, BrokerName, ConnId, TopicName};
 use crate::protocol::body::{BrokerData, QueueData, TopicConfig, TopicConfigWrapper, perm};
 use crate::protocol::request::BrokerIdentity;
 use crate::time::Instant;
+
+/// Shared results of one registration's queue changes (see [`Rewrites`]).
+type QueueRewrites = Rewrites<(BrokerName, [i32; 4]), (TopicQueues, Option<QueueData>)>;
+
+/// Whether a registration's topic loop is cheaper as one walk along a table of `table` topics
+/// (it brings a good part of them) and can be one: each config keyed by its own topic name, so
+/// that they come in topic order.
+fn merging_pays(configs: &BTreeMap<TopicName, TopicConfig>, table: usize) -> bool {
+    configs.len() >= 64
+        && configs.len().saturating_mul(8) >= table
+        && configs.iter().all(|(key, config)| *key == config.topic_name)
+}
+
+/// `createAndUpdateQueueData` on one topic's list (`None`: a new topic): the new list and the
+/// line to log, or `None` when its queues on the group are already `queue_data`. Topics that
+/// had the same list get the same new one from `rewrites`.
+fn updated_queues(
+    current: Option<&TopicQueues>,
+    topic: &TopicName,
+    queue_data: QueueData,
+    rewrites: &mut QueueRewrites,
+) -> Option<(TopicQueues, Event)> {
+    let q = &queue_data;
+    let change = (q.broker_name.clone(), [q.read_queue_nums, q.write_queue_nums, q.perm, q.topic_sys_flag]);
+    let (list, old) = match current {
+        Some(current) => rewrites.get(current, change, |list| list.with(queue_data.clone())),
+        None => rewrites.get_new(change, || (TopicQueues::one(queue_data.clone()), None)),
+    };
+    let event = match old {
+        Some(old) if old == queue_data => return None,
+        Some(old) => Event::TopicChanged { topic: topic.clone(), old, new: queue_data },
+        None => Event::TopicRegistered { topic: topic.clone(), queue_data },
+    };
+    Some((list, event))
+}
 
 /// One REGISTER_BROKER, as the route table needs it.
 #[derive(Clone, Copy, Debug)]
@@ -117,23 +154,46 @@ impl RouteTable {
             if reg.delete_topics_not_listed && reg.wrapper.topic_queue_mapping_info_map.is_empty() {
                 self.delete_topics_not_in(name, &reg.wrapper.topic_config_table, log);
             }
-            for config in reg.wrapper.topic_config_table.values() {
-                let missing = self.topic_queue_table.get(&config.topic_name).is_none_or(|q| !q.contains_key(name));
-                if register_first || version_changed || missing {
-                    let mut config = config.clone();
-                    if is_prime_slave && acting_master {
-                        config.perm &= !perm::WRITE;
+            // Every queue entry shares the group's one copy of its name.
+            let name = self.broker_addr_table.get_key_value(name).map_or_else(|| name.clone(), |(key, _)| key.clone());
+            let wipe_write = is_prime_slave && acting_master;
+            let every_topic = register_first || version_changed;
+            // A queue entry for the topic, unless it has one and the broker's data is as before.
+            let wanted = |config: &TopicConfig, current: Option<&TopicQueues>| {
+                let needed = every_topic || !current.is_some_and(|q| q.contains_key(&name));
+                needed.then(|| QueueData {
+                    broker_name: name.clone(),
+                    read_queue_nums: config.read_queue_nums,
+                    write_queue_nums: config.write_queue_nums,
+                    perm: if wipe_write { config.perm & !perm::WRITE } else { config.perm },
+                    topic_sys_flag: config.topic_sys_flag,
+                })
+            };
+            let configs = &reg.wrapper.topic_config_table;
+            let touched = if merging_pays(configs, self.topic_queue_table.len()) {
+                self.set_queue_data_merging(configs, wanted, log)
+            } else {
+                let mut touched = Vec::new();
+                let mut rewrites = Rewrites::new();
+                for config in configs.values() {
+                    // `wanted` looks at the current queues only when not every topic is wanted.
+                    let current = if every_topic { None } else { self.topic_queue_table.get(&config.topic_name) };
+                    let Some(queue_data) = wanted(config, current) else { continue };
+                    if self.set_queue_data(&config.topic_name, queue_data, &mut rewrites, log) {
+                        touched.push(config.topic_name.clone());
                     }
-                    self.create_and_update_queue_data(name, &config, log);
                 }
-            }
+                touched
+            };
+            // The table iterates in name order, so `touched` is sorted.
+            self.touch_sorted_topics(touched);
             if version_changed || register_first {
                 for (topic, info) in &reg.wrapper.topic_queue_mapping_info_map {
                     let topic = TopicName::from(topic.as_str());
                     self.topic_queue_mapping_info_table
                         .entry(topic.clone())
                         .or_default()
-                        .insert(crate::names::BrokerName::from(info.bname.as_str()), info.clone());
+                        .insert(BrokerName::from(info.bname.as_str()), info.clone());
                     self.touch_topic(&topic);
                 }
             }
@@ -192,7 +252,7 @@ impl RouteTable {
     }
 
     /// Marks the group's topics changed if its `BrokerData` differs from `before`.
-    fn finish_broker_data_change(&mut self, name: &crate::names::BrokerName, before: Option<&BrokerData>) {
+    fn finish_broker_data_change(&mut self, name: &BrokerName, before: Option<&BrokerData>) {
         if self.broker_addr_table.get(name) != before {
             match before {
                 // A new group: no topic has queues on it yet (every queue entry names a
@@ -203,35 +263,78 @@ impl RouteTable {
         }
     }
 
-    /// `createAndUpdateQueueData`: the topic's queues on this group become `config`'s.
-    fn create_and_update_queue_data(
+    /// `createAndUpdateQueueData`: the topic's queues on the entry's group become
+    /// `queue_data`. Logs what changed; returns whether anything did (the caller marks the
+    /// topic).
+    fn set_queue_data(
         &mut self,
-        name: &crate::names::BrokerName,
-        config: &TopicConfig,
+        topic: &TopicName,
+        queue_data: QueueData,
+        rewrites: &mut QueueRewrites,
         log: &mut Vec<Event>,
-    ) {
-        let queue_data = QueueData {
-            broker_name: name.clone(),
-            read_queue_nums: config.read_queue_nums,
-            write_queue_nums: config.write_queue_nums,
-            perm: config.perm,
-            topic_sys_flag: config.topic_sys_flag,
-        };
-        let queues = self.topic_queue_table.entry(config.topic_name.clone()).or_default();
-        match queues.insert(name.clone(), queue_data.clone()) {
-            None => log.push(Event::TopicRegistered { topic: config.topic_name.clone(), queue_data }),
-            Some(old) if old != queue_data => {
-                log.push(Event::TopicChanged { topic: config.topic_name.clone(), old, new: queue_data });
+    ) -> bool {
+        let event = match self.topic_queue_table.entry(topic.clone()) {
+            Entry::Occupied(mut entry) => {
+                let Some((list, event)) = updated_queues(Some(entry.get()), topic, queue_data, rewrites) else {
+                    return false;
+                };
+                entry.insert(list);
+                event
             }
-            Some(_) => return,
+            Entry::Vacant(entry) => {
+                let Some((list, event)) = updated_queues(None, topic, queue_data, rewrites) else { return false };
+                entry.insert(list);
+                event
+            }
+        };
+        log.push(event);
+        true
+    }
+
+    /// The topic loop of `registerBroker` as one walk along the table, which is then rebuilt
+    /// in bulk: the same effects, in the same order, as [`Self::set_queue_data`] for each
+    /// config `wanted` gives an entry for, without a tree descent per topic. `configs` must be
+    /// keyed by their own topic names ([`merging_pays`] checks). Returns the topics changed.
+    fn set_queue_data_merging(
+        &mut self,
+        configs: &BTreeMap<TopicName, TopicConfig>,
+        wanted: impl Fn(&TopicConfig, Option<&TopicQueues>) -> Option<QueueData>,
+        log: &mut Vec<Event>,
+    ) -> Vec<TopicName> {
+        let mut rewrites = Rewrites::new();
+        let mut touched = Vec::new();
+        let old = core::mem::take(&mut self.topic_queue_table);
+        let mut merged = Vec::with_capacity(old.len() + configs.len());
+        let mut old = old.into_iter().peekable();
+        for config in configs.values() {
+            let topic = &config.topic_name;
+            while let Some(entry) = old.next_if(|(name, _)| name < topic) {
+                merged.push(entry);
+            }
+            let current = old.next_if(|(name, _)| name == topic);
+            let change = wanted(config, current.as_ref().map(|(_, list)| list)).and_then(|queue_data| {
+                updated_queues(current.as_ref().map(|(_, list)| list), topic, queue_data, &mut rewrites)
+            });
+            match (change, current) {
+                (Some((list, event)), current) => {
+                    merged.push((current.map_or_else(|| topic.clone(), |(name, _)| name), list));
+                    log.push(event);
+                    touched.push(topic.clone());
+                }
+                (None, Some(current)) => merged.push(current),
+                (None, None) => {}
+            }
         }
-        self.touch_topic(&config.topic_name);
+        merged.extend(old);
+        // Sorted and without duplicates already: the bulk build is linear.
+        self.topic_queue_table = merged.into_iter().collect();
+        touched
     }
 
     /// `deleteTopicWithBrokerRegistration`: drop this group's queues of topics it no longer lists.
     fn delete_topics_not_in(
         &mut self,
-        name: &crate::names::BrokerName,
+        name: &BrokerName,
         listed: &BTreeMap<TopicName, TopicConfig>,
         log: &mut Vec<Event>,
     ) {
@@ -241,22 +344,33 @@ impl RouteTable {
             .filter(|(topic, queues)| queues.contains_key(name) && !listed.contains_key(*topic))
             .map(|(topic, _)| topic.clone())
             .collect();
+        let mut rewrites = Rewrites::new();
         for topic in stale {
-            self.remove_queue_data(&topic, name);
+            self.remove_queue_data(&topic, name, &mut rewrites);
             log.push(Event::TopicRemovedWithBroker { topic, broker_name: name.clone() });
         }
     }
 
-    /// Removes one group's queues of a topic; drops the topic when none remain.
-    pub(super) fn remove_queue_data(&mut self, topic: &TopicName, name: &crate::names::BrokerName) {
-        if let Some(queues) = self.topic_queue_table.get_mut(topic) {
-            if queues.remove(name).is_some() {
-                if queues.is_empty() {
-                    self.topic_queue_table.remove(topic);
-                }
-                self.touch_topic(topic);
+    /// Removes one group's queues of a topic; drops the topic when none remain. Topics that
+    /// had the same queues get the same remaining list from `rewrites`.
+    pub(super) fn remove_queue_data(
+        &mut self,
+        topic: &TopicName,
+        name: &BrokerName,
+        rewrites: &mut Rewrites<BrokerName, Option<TopicQueues>>,
+    ) {
+        let Some(queues) = self.topic_queue_table.get_mut(topic) else { return };
+        if !queues.contains_key(name) {
+            return;
+        }
+        let rest = rewrites.get(queues, name.clone(), |list| list.without(|n| n == name));
+        match rest {
+            Some(rest) => *queues = rest,
+            None => {
+                self.topic_queue_table.remove(topic);
             }
         }
+        self.touch_topic(topic);
     }
 
     /// `registerTopic` (REGISTER_TOPIC_IN_NAMESRV). An existing topic takes entries in order
@@ -270,19 +384,13 @@ impl RouteTable {
         {
             return;
         }
+        let mut rewrites = Rewrites::new();
         for queue_data in queue_datas {
-            if !self.broker_addr_table.contains_key(&queue_data.broker_name) {
-                break;
+            let Some((name, _)) = self.broker_addr_table.get_key_value(&queue_data.broker_name) else { break };
+            let queue_data = QueueData { broker_name: name.clone(), ..queue_data.clone() };
+            if self.set_queue_data(topic, queue_data, &mut rewrites, log) {
+                self.touch_topic(topic);
             }
-            let queues = self.topic_queue_table.entry(topic.clone()).or_default();
-            match queues.insert(queue_data.broker_name.clone(), queue_data.clone()) {
-                None => log.push(Event::TopicRegistered { topic: topic.clone(), queue_data: queue_data.clone() }),
-                Some(old) if old != *queue_data => {
-                    log.push(Event::TopicChanged { topic: topic.clone(), old, new: queue_data.clone() });
-                }
-                Some(_) => continue,
-            }
-            self.touch_topic(topic);
         }
     }
 }

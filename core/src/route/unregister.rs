@@ -11,6 +11,7 @@
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
+use super::queues::Rewrites;
 use super::{BrokerAddrInfo, RouteTable};
 use crate::event::{Event, UnregisterReason};
 use crate::names::{BrokerName, ConnId, TopicName};
@@ -202,8 +203,9 @@ impl RouteTable {
                 queues.keys().filter(|name| removed.contains(*name)).map(move |name| (topic.clone(), name.clone()))
             })
             .collect();
+        let mut rewrites = Rewrites::new();
         for (topic, name) in affected {
-            self.remove_queue_data(&topic, &name);
+            self.remove_queue_data(&topic, &name, &mut rewrites);
             log.push(Event::TopicRemovedWithBroker { topic, broker_name: name });
         }
     }
@@ -216,12 +218,13 @@ impl RouteTable {
                 continue;
             }
             let mut touched = Vec::new();
+            let mut rewrites = Rewrites::new();
             for (topic, queues) in &mut self.topic_queue_table {
-                if let Some(q) = queues.get_mut(name) {
-                    if perm::is_writeable(q.perm) {
-                        q.perm &= !perm::WRITE;
-                        touched.push(topic.clone());
-                    }
+                let Some(bits) = queues.get(name).map(|q| q.perm) else { continue };
+                if perm::is_writeable(bits) {
+                    let next = bits & !perm::WRITE;
+                    *queues = rewrites.get(queues, next, |list| list.with_perm(name, next));
+                    touched.push(topic.clone());
                 }
             }
             for topic in touched {

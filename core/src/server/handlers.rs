@@ -11,10 +11,10 @@ use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvPut, ORDER_TOPIC_CONFIG};
 use crate::names::{BrokerAddr, BrokerName, ConnId, TopicName};
 use crate::properties;
-use crate::protocol::body::{KvTable, TopicRouteData};
+use crate::protocol::body::KvTable;
 use crate::protocol::request::{GetRouteInfo, HeaderError, IgnoredField, RegisterBroker, Request};
 use crate::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode, ResponseCode};
-use crate::route::{RegisterOutcome, Registration, RouteFilter, UnregisterItem, UnregisterSource};
+use crate::route::{RegisterOutcome, Registration, UnregisterItem, UnregisterSource};
 
 /// Java 5.1.0+'s FAQ link in TOPIC_NOT_EXIST remarks.
 const FAQ_URL: &str = "https://rocketmq.apache.org/docs/bestPractice/06FAQ";
@@ -225,11 +225,7 @@ impl NameServer {
     /// ZoneRouteRPCHook: keep groups without a master or in the zone, re-encoded in the plain
     /// style whatever the client version (a quirk of the Java server, kept).
     fn zone_route_body(&self, topic: &TopicName, zone: &str) -> Option<Vec<u8>> {
-        let filter = RouteFilter { support_acting_master: self.config.support_acting_master };
-        let mut route: TopicRouteData = self.routes.pickup_topic_route_data(topic, filter)?;
-        if self.config.order_message_enable {
-            route.order_topic_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic.as_str()).map(String::from);
-        }
+        let mut route = self.route_data(topic)?;
         let mut dropped: BTreeSet<BrokerName> = BTreeSet::new();
         let mut dropped_addrs: Vec<BrokerAddr> = Vec::new();
         route.broker_datas.retain(|data| {

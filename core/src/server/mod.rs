@@ -10,7 +10,7 @@ mod removal;
 pub use handlers::topic_not_exist;
 pub use removal::{Removal, RemovalPath};
 
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
@@ -22,8 +22,12 @@ use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvConfig, ORDER_TOPIC_CONFIG};
 use crate::names::{ConnId, TopicName};
 use crate::protocol::RemotingCommand;
+use crate::protocol::body::TopicRouteData;
 use crate::route::{RouteChanges, RouteFilter, RouteShape, RouteTable};
 use crate::time::Instant;
+
+/// Room for outputs kept between inputs once they are drained.
+const OUTPUTS_KEPT: usize = 4096;
 
 /// Delay from start to the first expiry scan (both 4.9.x and 5.x).
 pub const SCAN_INITIAL_DELAY: Duration = Duration::from_millis(5000);
@@ -171,7 +175,12 @@ impl NameServer {
     /// The next thing the driver must do, if any.
     #[must_use]
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.out.pop_front()
+        let output = self.out.pop_front();
+        if output.is_none() && self.out.capacity() > OUTPUTS_KEPT {
+            // A registration of a million topics queues a million events: let their room go.
+            self.out = VecDeque::new();
+        }
+        output
     }
 
     /// When [`Input::Timeout`] is due next. Calling early is harmless; late delays expiry.
@@ -229,26 +238,49 @@ impl NameServer {
     }
 
     /// The GET_ROUTEINFO_BY_TOPIC success body for `topic` in `style`, or `None` for
-    /// TOPIC_NOT_EXIST. Drivers that answer route queries from a snapshot use exactly this.
+    /// TOPIC_NOT_EXIST: [`Self::route_data`] written in `style`.
     #[must_use]
     pub fn route_body(&self, topic: &TopicName, style: JsonStyle) -> Option<Vec<u8>> {
+        Some(self.route_data(topic)?.to_json(style))
+    }
+
+    /// The route GET_ROUTEINFO_BY_TOPIC answers for `topic`, or `None` for TOPIC_NOT_EXIST.
+    /// Drivers that answer route queries from a snapshot encode exactly this.
+    #[must_use]
+    pub fn route_data(&self, topic: &TopicName) -> Option<TopicRouteData> {
         let filter = RouteFilter { support_acting_master: self.config.support_acting_master };
         let mut route = self.routes.pickup_topic_route_data(topic, filter)?;
         if self.config.order_message_enable {
             route.order_topic_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic.as_str()).map(String::from);
         }
-        Some(route.to_json(style))
+        Some(route)
     }
 
-    /// What `topic`'s [`Self::route_body`] is made of besides the broker tables: two topics
-    /// with equal shapes get the same body (in both styles) until the next input.
+    /// What `topic`'s [`Self::route_data`] is made of besides the broker tables: two topics
+    /// with equal shapes get the same route (so the same body in each style) until the next
+    /// input.
     #[must_use]
     pub fn route_shape(&self, topic: &TopicName) -> Option<RouteShape<'_>> {
-        let mut shape = self.routes.route_shape(topic)?;
+        Some(self.with_order_conf(topic, self.routes.route_shape(topic)?))
+    }
+
+    /// [`Self::route_shape`] of each of `topics` (`None`: every topic with queues), in order
+    /// (see [`RouteTable::for_each_route_shape`]).
+    pub fn for_each_route_shape<'a>(
+        &'a self,
+        topics: Option<&'a BTreeSet<TopicName>>,
+        mut f: impl FnMut(&'a TopicName, Option<RouteShape<'a>>),
+    ) {
+        self.routes.for_each_route_shape(topics, |topic, shape| {
+            f(topic, shape.map(|shape| self.with_order_conf(topic, shape)));
+        });
+    }
+
+    fn with_order_conf<'a>(&'a self, topic: &TopicName, mut shape: RouteShape<'a>) -> RouteShape<'a> {
         if self.config.order_message_enable {
             shape.order_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic.as_str());
         }
-        Some(shape)
+        shape
     }
 
     /// When route queries start being answered: start-up plus `waitSecondsForService` with

@@ -5,10 +5,10 @@ use crate::support;
 
 use std::sync::Arc;
 
-use nameserver::snapshot::{FastPath, RouteSnapshot, Warmed};
+use nameserver::snapshot::{FastPath, RouteSnapshot};
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode};
-use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, Output, TopicName};
+use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, Output};
 use support::{decode, real_frames, register_broker_frame, request, route_query};
 
 const CONN: ConnId = ConnId(1);
@@ -39,18 +39,9 @@ fn fast_reply(snapshot: &RouteSnapshot, cmd: &RemotingCommand) -> Option<Option<
     }
 }
 
-/// Warms every topic of `snapshot`, as first queries through the owner would.
-fn warm_all(ns: &NameServer, snapshot: &RouteSnapshot) {
-    let mut warmed = Warmed::default();
-    let topics: Vec<String> = snapshot.topic_names().map(String::from).collect();
-    for topic in topics {
-        snapshot.warm(ns, &TopicName::from(topic.as_str()), &mut warmed);
-    }
-}
-
-/// The standard-JSON body of a warm topic.
+/// The standard-JSON body of a topic.
 fn body(snapshot: &RouteSnapshot, topic: &str) -> Vec<u8> {
-    snapshot.route_bodies(topic).expect("a warm topic").standard().to_vec()
+    snapshot.route_bodies(topic).expect("a topic with a route").standard().to_vec()
 }
 
 /// Every query the snapshot answers gets the core's bytes; returns how many it answered.
@@ -117,7 +108,6 @@ fn snapshot_answers_are_the_cores_bytes() {
     assert_eq!(registered.version(), empty.version() + 1);
     assert_eq!(registered.topics(), 13);
     assert!(registered.advance(&mut ns).is_none(), "nothing changed since");
-    warm_all(&ns, &registered);
     assert_eq!(assert_same_as_core(&mut ns, &registered, &queries()), queries().len());
 
     // REGISTER_TOPIC_IN_NAMESRV for %RETRY%e2e_cg (captured), then unregistering the broker.
@@ -139,7 +129,6 @@ fn order_topic_config_changes_reach_the_snapshot() {
     let mut ns = name_server(config);
     core_reply(&mut ns, decode(&register_broker_frame()));
     let before = RouteSnapshot::empty().advance(&mut ns).unwrap();
-    warm_all(&ns, &before);
     let put = request(
         RequestCode::PutKvConfig,
         1,
@@ -234,7 +223,6 @@ fn topics_of_one_shape_share_a_body_and_the_others_keep_their_own() {
     let mut ns = name_server(config);
     core_reply(&mut ns, decode(&register_broker_frame()));
     let shared = RouteSnapshot::empty().advance(&mut ns).unwrap();
-    warm_all(&ns, &shared);
     let topics: Vec<String> = shared.topic_names().map(String::from).collect();
     let ptr = |snapshot: &RouteSnapshot, topic: &str| Arc::as_ptr(&snapshot.route_bodies(topic).unwrap());
     // Two topics of the captured broker with the same queues share one body.
@@ -255,7 +243,6 @@ fn topics_of_one_shape_share_a_body_and_the_others_keep_their_own() {
     core_reply(&mut ns_fresh, decode(&register_broker_frame()));
     core_reply(&mut ns_fresh, put);
     let fresh = RouteSnapshot::empty().advance(&mut ns_fresh).unwrap();
-    warm_all(&ns_fresh, &fresh);
     let queries: Vec<RemotingCommand> = topics
         .iter()
         .enumerate()
@@ -274,26 +261,25 @@ fn topics_of_one_shape_share_a_body_and_the_others_keep_their_own() {
 }
 
 #[test]
-fn a_topic_is_encoded_once_asked_for_and_stays_warm_through_changes() {
+fn every_topic_is_answered_from_the_first_snapshot_and_a_change_brings_new_bodies() {
     let mut ns = name_server(config());
     core_reply(&mut ns, decode(&register_broker_frame()));
-    let cold = RouteSnapshot::empty().advance(&mut ns).unwrap();
-    let query = route_query("TBW102", 7);
-    // Known but not encoded: the owner answers, as the core would.
-    assert!(cold.has_topic("TBW102") && cold.route_bodies("TBW102").is_none());
-    assert_eq!(fast_reply(&cold, &query), None);
-    let mut warmed = Warmed::default();
-    assert!(cold.warm(&ns, &TopicName::from("TBW102"), &mut warmed));
-    assert!(!cold.warm(&ns, &TopicName::from("TBW102"), &mut warmed), "already warm");
-    assert!(!cold.warm(&ns, &TopicName::from("Nope"), &mut warmed), "no such topic");
-    assert_eq!(fast_reply(&cold, &query), Some(core_reply(&mut ns, query.clone())));
-    // Another topic stays cold; unknown topics are answered at once.
-    let other = cold.topic_names().find(|t| *t != "TBW102").unwrap().to_owned();
-    assert_eq!(fast_reply(&cold, &route_query(&other, 8)), None);
-    assert!(fast_reply(&cold, &route_query("Nope", 9)).is_some());
+    let first = RouteSnapshot::empty().advance(&mut ns).unwrap();
+    // No topic waits for the owner: each is answered on the connection, as the core would,
+    // in both styles, the first time it is asked for.
+    let topics: Vec<String> = first.topic_names().map(String::from).collect();
+    for (i, topic) in topics.iter().enumerate() {
+        let opaque = i32::try_from(2 * i).unwrap();
+        let mut old = route_query(topic, opaque + 1);
+        old.version = 121;
+        for query in [route_query(topic, opaque), old] {
+            assert_eq!(fast_reply(&first, &query), Some(core_reply(&mut ns, query.clone())), "{topic}");
+        }
+    }
+    assert!(fast_reply(&first, &route_query("Nope", 9)).is_some(), "unknown topics are answered at once");
 
-    // A route change re-encodes the warm topic in the next snapshot; the old one keeps its
-    // body (snapshots are immutable).
+    // A route change gives the topic new bodies in the next snapshot; the old one keeps its
+    // own (snapshots are immutable).
     let put = request(
         RequestCode::PutKvConfig,
         1,
@@ -304,10 +290,12 @@ fn a_topic_is_encoded_once_asked_for_and_stays_warm_through_changes() {
     let mut ns = name_server(ordered);
     core_reply(&mut ns, decode(&register_broker_frame()));
     let before = RouteSnapshot::empty().advance(&mut ns).unwrap();
-    before.warm(&ns, &TopicName::from("TBW102"), &mut Warmed::default());
+    let old_body = body(&before, "TBW102");
     core_reply(&mut ns, put);
     let after = before.advance(&mut ns).unwrap();
-    assert!(!String::from_utf8_lossy(&body(&before, "TBW102")).contains("broker-a:8"));
+    assert!(!String::from_utf8_lossy(&old_body).contains("broker-a:8"));
+    assert_eq!(body(&before, "TBW102"), old_body);
     assert!(String::from_utf8_lossy(&body(&after, "TBW102")).contains("broker-a:8"));
+    let query = route_query("TBW102", 7);
     assert_eq!(fast_reply(&after, &query), Some(core_reply(&mut ns, query.clone())));
 }

@@ -6,8 +6,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 
+use super::topic_config::known_filter_type;
 use super::{DataVersion, TopicConfig, TopicQueueMappingInfo};
 use crate::json::{JsonError, JsonStyle, JsonWriter, WriteJson, from_fastjson};
 use crate::names::TopicName;
@@ -38,6 +39,7 @@ pub struct TopicConfigWrapper {
     #[serde(default = "DataVersion::java_new")]
     pub data_version: DataVersion,
     /// Topics by name.
+    #[serde(deserialize_with = "topic_table")]
     pub topic_config_table: BTreeMap<TopicName, TopicConfig>,
     /// Static-topic mappings by topic (5.x).
     pub topic_queue_mapping_info_map: BTreeMap<String, TopicQueueMappingInfo>,
@@ -70,6 +72,13 @@ pub enum BodyError {
     Truncated,
     /// A topic line of the compressed form is malformed.
     BadTopicConfig(String),
+    /// More topics than the NameServer is configured to take in one registration.
+    TooManyTopics {
+        /// Topics in the body.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
 }
 
 impl fmt::Display for BodyError {
@@ -80,6 +89,9 @@ impl fmt::Display for BodyError {
             Self::TooLarge { max } => write!(f, "compressed body inflates past {max} bytes"),
             Self::Truncated => f.write_str("End of compressed data has reached"),
             Self::BadTopicConfig(line) => write!(f, "bad topic config line `{line}`"),
+            Self::TooManyTopics { count, max } => {
+                write!(f, "{count} topics in one registration, more than the {max} this name server accepts")
+            }
         }
     }
 }
@@ -108,13 +120,32 @@ impl RegisterBrokerBody {
     /// # Errors
     /// Malformed JSON, corrupt or oversized zlib data, or a bad topic line.
     pub fn decode(body: &[u8], compressed: bool, version: i32, max_decompressed: usize) -> Result<Self, BodyError> {
+        Self::decode_capped(body, compressed, version, max_decompressed, None)
+    }
+
+    /// [`Self::decode`], refusing a body of more than `max_topics` topics (Java has no such
+    /// limit). The compressed form announces its count, which is checked before any topic is
+    /// read; the JSON form, bounded by the frame size, is counted once parsed.
+    ///
+    /// # Errors
+    /// As [`Self::decode`], and [`BodyError::TooManyTopics`].
+    pub fn decode_capped(
+        body: &[u8],
+        compressed: bool,
+        version: i32,
+        max_decompressed: usize,
+        max_topics: Option<usize>,
+    ) -> Result<Self, BodyError> {
+        let check = |count: usize| match max_topics {
+            Some(max) if count > max => Err(BodyError::TooManyTopics { count, max }),
+            _ => Ok(()),
+        };
         if body.is_empty() {
             return Ok(Self::default());
         }
-        if version < V3_0_11 {
-            return Ok(Self { filter_server_list: Vec::new(), topic_config_wrapper: from_fastjson(body)? });
-        }
-        if compressed || looks_like_zlib(body) {
+        let decoded = if version < V3_0_11 {
+            Self { filter_server_list: Vec::new(), topic_config_wrapper: from_fastjson(body)? }
+        } else if compressed || looks_like_zlib(body) {
             let raw = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(body, max_decompressed).map_err(|e| {
                 if e.status == miniz_oxide::inflate::TINFLStatus::HasMoreOutput {
                     BodyError::TooLarge { max: max_decompressed }
@@ -122,9 +153,12 @@ impl RegisterBrokerBody {
                     BodyError::Zlib
                 }
             })?;
-            return decode_uncompressed_binary(&raw, version);
-        }
-        Ok(from_fastjson(body)?)
+            return decode_uncompressed_binary(&raw, version, check);
+        } else {
+            from_fastjson(body)?
+        };
+        check(decoded.topic_config_wrapper.topic_config_table.len())?;
+        Ok(decoded)
     }
 
     /// The compressed form (zlib level 9 over the binary layout), as 4.9.x brokers with
@@ -230,15 +264,22 @@ impl<'a> Cursor<'a> {
     }
 }
 
-fn decode_uncompressed_binary(raw: &[u8], version: i32) -> Result<RegisterBrokerBody, BodyError> {
+fn decode_uncompressed_binary(
+    raw: &[u8],
+    version: i32,
+    check: impl Fn(usize) -> Result<(), BodyError>,
+) -> Result<RegisterBrokerBody, BodyError> {
     let mut cur = Cursor { buf: raw };
     let data_version: DataVersion = from_fastjson(cur.chunk()?)?;
     let count = cur.int()?;
-    let mut table = BTreeMap::new();
+    check(count)?;
+    // Each line takes at least 4 bytes: a count larger than what is left is a lie.
+    let mut lines = Vec::with_capacity(count.min(cur.buf.len() / 4));
     for _ in 0..count {
         let config = decode_topic_line(cur.chunk()?)?;
-        table.insert(config.topic_name.clone(), config);
+        lines.push((config.topic_name.clone(), config));
     }
+    let table = bulk_table(lines);
     let filter_server_list: Vec<String> = from_fastjson(cur.chunk()?)?;
     let mut mappings = BTreeMap::new();
     if version >= V5_0_0 {
@@ -259,28 +300,55 @@ fn decode_uncompressed_binary(raw: &[u8], version: i32) -> Result<RegisterBroker
     })
 }
 
+/// A topic table from its entries in the order they came: one bulk build (linear when they
+/// come sorted, as brokers send them) rather than an insertion per topic. A name given twice
+/// keeps its last entry, as inserting one by one would.
+fn bulk_table(entries: Vec<(TopicName, TopicConfig)>) -> BTreeMap<TopicName, TopicConfig> {
+    entries.into_iter().collect()
+}
+
+/// Reads `topicConfigTable` with [`bulk_table`].
+fn topic_table<'de, D: Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<TopicName, TopicConfig>, D::Error> {
+    struct Visitor;
+    impl<'de> serde::de::Visitor<'de> for Visitor {
+        type Value = BTreeMap<TopicName, TopicConfig>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a map of topic configs")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
+            while let Some(entry) = map.next_entry()? {
+                entries.push(entry);
+            }
+            Ok(bulk_table(entries))
+        }
+    }
+    deserializer.deserialize_map(Visitor)
+}
+
 /// `topicName readQueueNums writeQueueNums perm topicFilterType [attributesJson]`.
 fn decode_topic_line(line: &[u8]) -> Result<TopicConfig, BodyError> {
     let text = core::str::from_utf8(line)
         .map_err(|_| BodyError::BadTopicConfig(String::from_utf8_lossy(line).into_owned()))?;
     let bad = || BodyError::BadTopicConfig(text.to_string());
-    let fields: Vec<&str> = text.split(' ').collect();
-    if fields.len() < 5 {
-        return Err(bad());
-    }
+    let mut fields = text.split(' ');
+    let mut next = || fields.next().ok_or_else(bad);
     let int = |s: &str| s.parse::<i32>().map_err(|_| bad());
-    let filter = fields[4];
-    if filter != "SINGLE_TAG" && filter != "MULTI_TAG" {
-        return Err(bad());
-    }
+    let (name, read, write, perm, filter) = (next()?, next()?, next()?, next()?, next()?);
+    let attributes = fields.next();
     Ok(TopicConfig {
-        topic_name: TopicName::from(fields[0]),
-        read_queue_nums: int(fields[1])?,
-        write_queue_nums: int(fields[2])?,
-        perm: int(fields[3])?,
-        topic_filter_type: String::from(filter),
+        topic_name: TopicName::from(name),
+        read_queue_nums: int(read)?,
+        write_queue_nums: int(write)?,
+        perm: int(perm)?,
+        topic_filter_type: known_filter_type(filter).ok_or_else(bad)?,
         // Java ignores a bad sixth field.
-        attributes: fields.get(5).and_then(|a| from_fastjson(a.as_bytes()).ok()).unwrap_or_default(),
+        attributes: match attributes {
+            None | Some("{}") => BTreeMap::new(),
+            Some(json) => from_fastjson(json.as_bytes()).unwrap_or_default(),
+        },
         ..TopicConfig::default()
     })
 }
@@ -369,5 +437,33 @@ mod tests {
         let wrapper_json = br#"{"dataVersion":{"counter":5,"timestamp":1700000000000},"topicConfigTable":{"TopicTest":{"perm":6,"readQueueNums":4,"topicName":"TopicTest","writeQueueNums":4}}}"#;
         assert_eq!(RegisterBrokerBody::decode(wrapper_json, false, 30, 1 << 20).unwrap(), body);
         assert_eq!(RegisterBrokerBody::decode(b"", false, 479, 1 << 20).unwrap(), RegisterBrokerBody::default());
+    }
+
+    #[test]
+    fn a_topic_cap_refuses_larger_bodies_in_both_forms() {
+        let mut body = one_topic();
+        body.topic_config_wrapper
+            .topic_config_table
+            .insert(TopicName::from("TopicTest2"), TopicConfig::new("TopicTest2", 2));
+        let too_many = Err(BodyError::TooManyTopics { count: 2, max: 1 });
+        for (bytes, compressed) in [(body.to_json(JsonStyle::Plain), false), (body.encode_compressed(479), true)] {
+            let decode = |max| RegisterBrokerBody::decode_capped(&bytes, compressed, 479, 1 << 20, max);
+            assert_eq!(decode(Some(1)), too_many, "compressed: {compressed}");
+            assert_eq!(decode(Some(2)).unwrap(), body);
+            assert_eq!(decode(None).unwrap(), body);
+        }
+        assert_eq!(
+            BodyError::TooManyTopics { count: 2, max: 1 }.to_string(),
+            "2 topics in one registration, more than the 1 this name server accepts"
+        );
+    }
+
+    #[test]
+    fn a_topic_listed_twice_keeps_its_last_entry() {
+        let json = br#"{"topicConfigSerializeWrapper":{"topicConfigTable":{"B":{"topicName":"B","readQueueNums":1},"A":{"topicName":"A"},"B":{"topicName":"B","readQueueNums":3}}}}"#;
+        let table =
+            RegisterBrokerBody::decode(json, false, 479, 1 << 20).unwrap().topic_config_wrapper.topic_config_table;
+        assert_eq!(table.keys().map(TopicName::as_str).collect::<Vec<_>>(), ["A", "B"]);
+        assert_eq!(table[&TopicName::from("B")].read_queue_nums, 3);
     }
 }

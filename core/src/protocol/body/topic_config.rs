@@ -1,9 +1,10 @@
 //! `TopicConfig`: one topic as a broker describes it in its registration.
 
+use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 
 use crate::json::{JsonWriter, WriteJson};
 use crate::names::TopicName;
@@ -44,8 +45,9 @@ pub struct TopicConfig {
     pub write_queue_nums: i32,
     /// Permission bits ([`perm`]).
     pub perm: i32,
-    /// `SINGLE_TAG` or `MULTI_TAG`.
-    pub topic_filter_type: String,
+    /// `SINGLE_TAG` or `MULTI_TAG` (those two are not copied per topic).
+    #[serde(deserialize_with = "filter_type")]
+    pub topic_filter_type: Cow<'static, str>,
     /// Unit flags (bit 0 unit, bit 1 unit-sub).
     pub topic_sys_flag: i32,
     /// Whether the topic is ordered.
@@ -61,12 +63,48 @@ impl Default for TopicConfig {
             read_queue_nums: 16,
             write_queue_nums: 16,
             perm: perm::READ | perm::WRITE,
-            topic_filter_type: String::from("SINGLE_TAG"),
+            topic_filter_type: Cow::Borrowed(SINGLE_TAG),
             topic_sys_flag: 0,
             order: false,
             attributes: BTreeMap::new(),
         }
     }
+}
+
+/// `TopicFilterType.SINGLE_TAG`, the default.
+const SINGLE_TAG: &str = "SINGLE_TAG";
+/// `TopicFilterType.MULTI_TAG`.
+const MULTI_TAG: &str = "MULTI_TAG";
+
+/// A filter type as sent, sharing the two names Java has rather than copying them; `None`
+/// for any other text (the compressed form allows no other).
+pub(super) fn known_filter_type(text: &str) -> Option<Cow<'static, str>> {
+    match text {
+        SINGLE_TAG => Some(Cow::Borrowed(SINGLE_TAG)),
+        MULTI_TAG => Some(Cow::Borrowed(MULTI_TAG)),
+        _ => None,
+    }
+}
+
+/// A filter type as sent in JSON, which allows any text.
+fn filter_type_of(text: &str) -> Cow<'static, str> {
+    known_filter_type(text).unwrap_or_else(|| Cow::Owned(String::from(text)))
+}
+
+fn filter_type<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Cow<'static, str>, D::Error> {
+    struct Visitor;
+    impl serde::de::Visitor<'_> for Visitor {
+        type Value = Cow<'static, str>;
+
+        fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.write_str("a topic filter type")
+        }
+
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(filter_type_of(v))
+        }
+    }
+    deserializer.deserialize_str(Visitor)
 }
 
 impl TopicConfig {

@@ -1,0 +1,248 @@
+//! One topic's queues on each broker group (a `topicQueueTable` value), shared between topics.
+
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::hash::{Hash, Hasher};
+
+use crate::names::BrokerName;
+use crate::protocol::body::QueueData;
+
+/// A topic's [`QueueData`] by broker group, in group-name order: what Java keeps as a
+/// `Map<String, QueueData>` per topic.
+///
+/// Immutable and shared: in a large cluster thousands of topics have the same queues on the
+/// same groups, and a registration changes all of them the same way, so they keep pointing at
+/// one list ([`Rewrites`]) instead of each holding a copy. A change makes a new list.
+#[derive(Clone, Debug)]
+pub struct TopicQueues(Arc<[QueueData]>);
+
+impl TopicQueues {
+    /// One group's queues.
+    #[must_use]
+    pub fn one(queue_data: QueueData) -> Self {
+        Self(Arc::from([queue_data]))
+    }
+
+    fn position(&self, name: &BrokerName) -> Result<usize, usize> {
+        self.0.binary_search_by(|q| q.broker_name.as_str().cmp(name.as_str()))
+    }
+
+    /// The queues on `name`.
+    #[must_use]
+    pub fn get(&self, name: &BrokerName) -> Option<&QueueData> {
+        self.position(name).ok().map(|i| &self.0[i])
+    }
+
+    /// Whether `name` has queues.
+    #[must_use]
+    pub fn contains_key(&self, name: &BrokerName) -> bool {
+        self.position(name).is_ok()
+    }
+
+    /// This list with `queue_data` set for its group, and the entry it replaces.
+    #[must_use]
+    pub fn with(&self, queue_data: QueueData) -> (Self, Option<QueueData>) {
+        let mut entries = Vec::with_capacity(self.0.len() + 1);
+        entries.extend_from_slice(&self.0);
+        let old = match self.position(&queue_data.broker_name) {
+            Ok(i) => Some(core::mem::replace(&mut entries[i], queue_data)),
+            Err(i) => {
+                entries.insert(i, queue_data);
+                None
+            }
+        };
+        (Self(Arc::from(entries)), old)
+    }
+
+    /// This list without the groups `drop` names; `None` when nothing is left.
+    #[must_use]
+    pub fn without(&self, drop: impl Fn(&BrokerName) -> bool) -> Option<Self> {
+        let kept: Vec<QueueData> = self.0.iter().filter(|q| !drop(&q.broker_name)).cloned().collect();
+        (!kept.is_empty()).then(|| Self(Arc::from(kept)))
+    }
+
+    /// This list with the permission bits of `name`'s queues set to `perm`.
+    #[must_use]
+    pub fn with_perm(&self, name: &BrokerName, perm: i32) -> Self {
+        let mut entries = self.0.to_vec();
+        if let Ok(i) = self.position(name) {
+            entries[i].perm = perm;
+        }
+        Self(Arc::from(entries))
+    }
+
+    /// The groups, in name order.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &BrokerName> + ExactSizeIterator {
+        self.0.iter().map(|q| &q.broker_name)
+    }
+
+    /// The entries, in group-name order.
+    pub fn values(&self) -> core::slice::Iter<'_, QueueData> {
+        self.0.iter()
+    }
+
+    /// (group, entry) pairs, in group-name order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&BrokerName, &QueueData)> + ExactSizeIterator {
+        self.0.iter().map(|q| (&q.broker_name, q))
+    }
+
+    /// How many groups.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether no group has queues (never so in the table).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether both are the same shared list (then they are equal without comparing).
+    #[must_use]
+    pub fn same_list(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// Identifies the shared list while it is alive.
+    pub(crate) fn addr(&self) -> usize {
+        self.0.as_ptr() as usize
+    }
+}
+
+impl PartialEq for TopicQueues {
+    fn eq(&self, other: &Self) -> bool {
+        self.same_list(other) || self.0 == other.0
+    }
+}
+
+impl Eq for TopicQueues {}
+
+/// Hashes as the `BTreeMap<BrokerName, QueueData>` it replaced did (length, then each key and
+/// value), so that the simulation's state hashes did not change with the representation.
+impl Hash for TopicQueues {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_usize(self.0.len());
+        for q in self.0.iter() {
+            q.broker_name.hash(state);
+            q.hash(state);
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a TopicQueues {
+    type Item = &'a QueueData;
+    type IntoIter = core::slice::Iter<'a, QueueData>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// The results of one bulk change (a registration, an unregistration, a permission change)
+/// by list and change: topics that shared a list and change the same way share the result,
+/// and it is computed once. Holds each list it has seen, so that an address is never reused
+/// for another list while it is a key.
+pub(crate) struct Rewrites<K, V> {
+    done: BTreeMap<(usize, K), (Option<TopicQueues>, V)>,
+}
+
+impl<K: Ord, V: Clone> Rewrites<K, V> {
+    pub(crate) const fn new() -> Self {
+        Self { done: BTreeMap::new() }
+    }
+
+    /// The result of changing `list` by `change`: `apply(list)` the first time.
+    pub(crate) fn get(&mut self, list: &TopicQueues, change: K, apply: impl FnOnce(&TopicQueues) -> V) -> V {
+        let (_, result) = self.done.entry((list.addr(), change)).or_insert_with(|| (Some(list.clone()), apply(list)));
+        result.clone()
+    }
+
+    /// The result of `change` for a topic without queues: `apply()` the first time.
+    pub(crate) fn get_new(&mut self, change: K, apply: impl FnOnce() -> V) -> V {
+        // No list lives at address 0.
+        let (_, result) = self.done.entry((0, change)).or_insert_with(|| (None, apply()));
+        result.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::collections::BTreeMap;
+
+    use super::*;
+
+    fn queue(name: &str, queues: i32) -> QueueData {
+        QueueData {
+            broker_name: BrokerName::from(name),
+            read_queue_nums: queues,
+            write_queue_nums: queues,
+            perm: 6,
+            topic_sys_flag: 0,
+        }
+    }
+
+    /// A hasher that records what it is fed.
+    #[derive(Default)]
+    struct Recorder(Vec<u8>);
+
+    impl Hasher for Recorder {
+        fn finish(&self) -> u64 {
+            0
+        }
+
+        fn write(&mut self, bytes: &[u8]) {
+            self.0.extend_from_slice(bytes);
+        }
+    }
+
+    fn fed(value: &impl Hash) -> Vec<u8> {
+        let mut recorder = Recorder::default();
+        value.hash(&mut recorder);
+        recorder.0
+    }
+
+    #[test]
+    fn behaves_and_hashes_like_the_map_it_replaced() {
+        let mut queues = TopicQueues::one(queue("b", 1));
+        let mut map = BTreeMap::from([(BrokerName::from("b"), queue("b", 1))]);
+        for (name, n) in [("a", 2), ("c", 3), ("a", 4), ("bb", 5)] {
+            let q = queue(name, n);
+            let (next, old) = queues.with(q.clone());
+            assert_eq!(old, map.insert(q.broker_name.clone(), q));
+            queues = next;
+        }
+        let c = BrokerName::from("c");
+        queues = queues.without(|name| *name == c).unwrap();
+        map.remove(&c);
+        assert!(queues.keys().eq(map.keys()));
+        assert!(queues.values().eq(map.values()));
+        assert_eq!(queues.get(&BrokerName::from("a")), map.get(&BrokerName::from("a")));
+        assert_eq!(fed(&queues), fed(&map));
+        let a = BrokerName::from("a");
+        assert_eq!(queues.with_perm(&a, 4).get(&a).map(|q| q.perm), Some(4));
+        assert!(queues.without(|_| true).is_none());
+    }
+
+    #[test]
+    fn rewrites_share_results_and_keep_their_keys_alive() {
+        let first = TopicQueues::one(queue("a", 1));
+        let twin = first.clone();
+        let other = TopicQueues::one(queue("a", 1));
+        let mut rewrites = Rewrites::new();
+        let mut calls = 0;
+        let mut add_b = |list: &TopicQueues, rewrites: &mut Rewrites<i32, TopicQueues>| {
+            rewrites.get(list, 2, |list| {
+                calls += 1;
+                list.with(queue("b", 2)).0
+            })
+        };
+        let (x, y, z) = (add_b(&first, &mut rewrites), add_b(&twin, &mut rewrites), add_b(&other, &mut rewrites));
+        assert!(x.same_list(&y), "one list for the topics that shared one");
+        assert!(!x.same_list(&z) && x == z, "an equal list of another history is equal, not shared");
+        assert_eq!(calls, 2);
+        let new = |rewrites: &mut Rewrites<i32, TopicQueues>| rewrites.get_new(1, || TopicQueues::one(queue("n", 1)));
+        assert!(new(&mut rewrites).same_list(&new(&mut rewrites)), "new topics share one list too");
+    }
+}
