@@ -126,7 +126,8 @@ start() {
 }
 
 # field LINE KEY: the value of KEY=value in LINE.
-field() { grep -o "\b$2=[^ ]*" <<<"$1" | head -n1 | cut -d= -f2-; }
+# (empty when a measurement failed and printed nothing)
+field() { { grep -o "\b$2=[^ ]*" <<<"$1" || true; } | head -n1 | cut -d= -f2-; }
 
 # median VALUES...: the median (mean of the middle two for an even count); "n/a" if none.
 median() {
