@@ -28,7 +28,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::handshake::Stream;
-use crate::owner::Inbound;
+use crate::messages::Inbound;
 use crate::snapshot::{FastPath, RouteSnapshot};
 
 /// Bytes of encoded replies a peer may leave unread before this task stops reading from it.
@@ -53,20 +53,9 @@ pub(crate) struct Shared {
     /// a child of it.
     pub(crate) force_close: CancellationToken,
     /// Request metrics and route query samples for the HTTP console.
-    pub(crate) observe: Arc<crate::http::Observer>,
+    pub(crate) observe: Arc<crate::observe::Observer>,
     /// TLS on this port (`tls.server.mode` and the certificate in use).
     pub(crate) tls: Arc<crate::tls::reload::TlsPort>,
-}
-
-/// The owner's side of one connection.
-#[derive(Debug)]
-pub(crate) struct ConnHandle {
-    /// Commands to write to the peer; `try_send` only.
-    pub(crate) outbound: mpsc::Sender<RemotingCommand>,
-    /// Cancel to close the connection at once.
-    pub(crate) close: CancellationToken,
-    /// The peer, for log lines.
-    pub(crate) remote: String,
 }
 
 /// A connection task before it starts.
@@ -163,7 +152,7 @@ struct Session {
     owner_pending: usize,
     last_io: Instant,
     /// Where `last_io` is published for the console's removal clocks.
-    channel: Option<Arc<crate::http::LastIo>>,
+    channel: Option<Arc<crate::observe::LastIo>>,
     draining: bool,
     drained_sent: bool,
     owner_gone: bool,

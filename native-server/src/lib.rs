@@ -34,8 +34,16 @@
 //! - **HTTP console** ([`http`], optional, its own listener): the page, read-only JSON views
 //!   and an event stream built from a view the owner publishes after each change, metrics
 //!   counted lock-free by the connections, `/healthz`, `/readyz` and the address server. It reads
-//!   snapshots and never waits on the owner. With peers (`--http-peers`) one task per peer
-//!   reads that peer's console and publishes how the two differ (`/api/peers`, metrics).
+//!   snapshots and never waits on the owner. A token-authorised KV write goes to the owner as
+//!   a request with its own reply channel, not as a connection. With peers (`--http-peers`)
+//!   one task per peer reads that peer's console and publishes how the two differ
+//!   (`/api/peers`, metrics).
+//!
+//! Modules are layered without cycles (a test in `tests/it/module_layers.rs` checks it): the
+//! messages the tasks exchange (`messages.rs`: `Inbound`, `ConnHandle`) and what they publish
+//! for the console (`observe/`: metrics, the event bus, the view, each connection's last I/O)
+//! sit below the acceptor, the connections, the owner and the console, which import them and
+//! not each other.
 //!
 //! The binary adds the command line ([`args`]), the KV load ([`load_kv`]), logging through
 //! `tracing`, [`bind`] and the signal handlers ([`shutdown`]); [`serve`] is [`run`] with the
@@ -57,7 +65,9 @@ mod conn;
 mod handshake;
 pub mod http;
 pub mod listener;
+mod messages;
 mod notify;
+mod observe;
 pub mod open_files;
 mod owner;
 pub mod persist;
@@ -199,7 +209,7 @@ pub async fn serve(
     let idle = Some(Duration::from_secs(namesrv.server_channel_max_idle_time_seconds)).filter(|d| !d.is_zero());
     let clock = Clock::start();
     let write_failures = vec![("kvConfig", kv_file.failures()), ("config", config_file.failures())];
-    let observe = Arc::new(http::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures));
+    let observe = Arc::new(observe::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures));
     // The console outlives the stop: /readyz says 503 while the connections drain.
     let http_quit = CancellationToken::new();
     let http = match console {
@@ -242,7 +252,9 @@ pub async fn serve(
         shutdown: stop.clone(),
         force_close: force_close.clone(),
         conns: HashMap::new(),
-        console: http::OwnerHooks::new(observe),
+        requests: HashMap::new(),
+        next_request: 0,
+        console: observe::OwnerHooks::new(observe),
         held: VecDeque::new(),
         draining: HashSet::new(),
         notifier: notify::Notifier::spawn(),

@@ -15,9 +15,9 @@ use nameserver_core::ConnId;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
-use crate::conn::{ConnHandle, Connection, Shared};
+use crate::conn::{Connection, Shared};
 use crate::handshake;
-use crate::owner::Inbound;
+use crate::messages::{ConnHandle, Inbound};
 
 /// Java's `serverSocketBacklog`.
 const BACKLOG: u32 = 1024;

@@ -18,37 +18,23 @@ use nameserver_core::event::Severity;
 use nameserver_core::protocol::RemotingCommand;
 use nameserver_core::{ConnId, Event, Input, NameServer, Output};
 use tokio::sync::mpsc::{self, error::TrySendError};
+use tokio::sync::oneshot;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
-use crate::conn::ConnHandle;
-use crate::http::OwnerHooks;
+use crate::messages::{ConnHandle, Inbound};
 use crate::notify::Notifier;
+use crate::observe::OwnerHooks;
 use crate::persist::PersistTarget;
 use crate::snapshot::RouteSnapshot;
 
 /// Java prints the KV table one minute after start, then every ten minutes.
 const KV_PRINT_FIRST: Duration = Duration::from_secs(60);
 const KV_PRINT_EVERY: Duration = Duration::from_secs(600);
-
-/// What the acceptor and the connection tasks tell the owner.
-#[derive(Debug)]
-pub(crate) enum Inbound {
-    /// A connection was accepted (sent by the acceptor before the connection task starts).
-    Connected { conn: ConnId, remote: String, handle: ConnHandle },
-    /// A command the connection task did not answer itself; `at` is when it was decoded
-    /// (when requests are measured).
-    Received { conn: ConnId, cmd: RemotingCommand, at: Option<std::time::Instant> },
-    /// Nothing was read or written for `serverChannelMaxIdleTimeSeconds`.
-    Idle { conn: ConnId },
-    /// Shutting down: the connection has handed over everything it received.
-    Drained { conn: ConnId },
-    /// The connection is closed.
-    Disconnected { conn: ConnId },
-    /// The acceptor stopped: no `Connected` follows.
-    AcceptStopped,
-}
+/// The core answers a console request on a `ConnId` of its own, counted from here: far from
+/// the acceptor's (which count from 1), and never announced as a connection.
+const REQUESTS: u64 = 1 << 62;
 
 /// The owner task's state.
 #[derive(Debug)]
@@ -63,6 +49,9 @@ pub(crate) struct Owner {
     /// Cancelled when the shutdown grace period is over.
     pub(crate) force_close: CancellationToken,
     pub(crate) conns: HashMap<ConnId, ConnHandle>,
+    /// Console requests waiting for their reply, by the `ConnId` the core answers them on.
+    pub(crate) requests: HashMap<ConnId, oneshot::Sender<RemotingCommand>>,
+    pub(crate) next_request: u64,
     /// Metrics, events and the view for the HTTP console (inert when it is off).
     pub(crate) console: OwnerHooks,
     /// Replies waiting for a file write, oldest first (generations only grow).
@@ -97,7 +86,7 @@ impl Owner {
         let mut accept_stopped = false;
         let (mut kv_written, mut config_written) = (self.kv_file.subscribe(), self.config_file.subscribe());
         loop {
-            if stopping && accept_stopped && self.conns.is_empty() {
+            if stopping && accept_stopped && self.conns.is_empty() && self.requests.is_empty() {
                 break;
             }
             let deadline = self.next_deadline();
@@ -144,6 +133,19 @@ impl Owner {
                 let (code, sample) = (cmd.code, self.console.sample(conn, &cmd, at));
                 let reply_to = (!cmd.is_oneway()).then_some((conn, cmd.opaque));
                 let response = self.step_replying(Input::Received { conn, cmd }, reply_to);
+                self.console.answered(conn, code, response, at, sample);
+            }
+            Inbound::Request { cmd, at, reply } => {
+                let conn = ConnId(REQUESTS + self.next_request);
+                self.next_request += 1;
+                self.requests.insert(conn, reply);
+                let (code, sample) = (cmd.code, self.console.sample(conn, &cmd, at));
+                let reply_to = (!cmd.is_oneway()).then_some((conn, cmd.opaque));
+                let response = self.step_replying(Input::Received { conn, cmd }, reply_to);
+                if response.is_none() {
+                    // No reply is coming (and none is held): the console hears that at once.
+                    self.requests.remove(&conn);
+                }
                 self.console.answered(conn, code, response, at, sample);
             }
             Inbound::Idle { conn } => self.step(Input::Idle { conn }),
@@ -255,6 +257,11 @@ impl Owner {
     }
 
     fn send(&mut self, conn: ConnId, cmd: RemotingCommand) {
+        if let Some(reply) = self.requests.remove(&conn) {
+            // The console may have given up waiting; nothing is lost either way.
+            let _ = reply.send(cmd);
+            return;
+        }
         let Some(handle) = self.conns.get(&conn) else { return };
         if let Err(TrySendError::Full(_)) = handle.outbound.try_send(cmd) {
             tracing::warn!(

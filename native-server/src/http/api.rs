@@ -2,33 +2,22 @@
 //! token-gated KV writes.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Path, State};
-
-use super::tls::Peer;
+use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use nameserver_core::ConnId;
 use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};
 use serde::Serialize;
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
+use tokio::sync::oneshot;
 
 use super::Ctx;
-use super::view::{BrokerRow, View};
-use crate::conn::ConnHandle;
-use crate::owner::Inbound;
+use crate::messages::Inbound;
+use crate::observe::{BrokerGroup, BrokerRow, View};
 
-/// Connection ids of HTTP write sessions start here, far from the acceptor's.
-const HTTP_CONNS: u64 = 1 << 62;
 /// How long a KV write waits for the owner's answer.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// A client version that gets routes in standard JSON (4.9.4 and later).
-const STANDARD_JSON_VERSION: i32 = 479;
 
 pub(crate) fn json(body: impl Into<axum::body::Body>) -> Response {
     ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body.into()).into_response()
@@ -121,7 +110,7 @@ pub(crate) async fn cluster(State(ctx): State<Ctx>) -> Response {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Cluster<'a> {
-        broker_addr_table: &'a BTreeMap<String, super::view::BrokerGroup>,
+        broker_addr_table: &'a BTreeMap<String, BrokerGroup>,
         cluster_addr_table: &'a BTreeMap<String, Vec<String>>,
     }
     let view = ctx.observer.view.load();
@@ -169,27 +158,10 @@ pub(crate) async fn topics(State(ctx): State<Ctx>) -> Response {
 
 /// `GET /api/routes/{topic}`: exactly the body a client gets for GET_ROUTEINFO_BY_TOPIC
 /// (standard JSON): `brokerDatas` and `queueDatas`, the dashboard's Router dialog.
-pub(crate) async fn route(
-    State(ctx): State<Ctx>,
-    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
-    Path(topic): Path<String>,
-) -> Response {
-    let not_found =
-        || error(StatusCode::NOT_FOUND, &format!("No topic route info in name server for the topic: {topic}"));
-    let routes = ctx.observer.routes.load_full();
-    if let Some(bodies) = routes.route_bodies(&topic) {
-        return json(bodies.standard().to_vec());
-    }
-    if !routes.has_topic(&topic) {
-        return not_found();
-    }
-    // Not encoded yet: ask the owner, as a client would (which warms it).
-    let mut query = RemotingCommand::request(RequestCode::GetRouteInfoByTopic).with_field("topic", topic.as_str());
-    query.version = STANDARD_JSON_VERSION;
-    match ask_owner(&ctx, peer, query).await {
-        Ok(reply) if reply.response_code() == ResponseCode::Success => json(reply.body.to_vec()),
-        Ok(_) => not_found(),
-        Err(response) => response,
+pub(crate) async fn route(State(ctx): State<Ctx>, Path(topic): Path<String>) -> Response {
+    match ctx.observer.routes.load().route_bodies(&topic) {
+        Some(bodies) => json(bodies.standard().to_vec()),
+        None => error(StatusCode::NOT_FOUND, &format!("No topic route info in name server for the topic: {topic}")),
     }
 }
 
@@ -215,7 +187,6 @@ pub(crate) async fn config(State(ctx): State<Ctx>) -> Response {
 /// `PUT /api/kv/{namespace}/{key}` (body: the value), with the token only.
 pub(crate) async fn kv_put(
     State(ctx): State<Ctx>,
-    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
     Path((namespace, key)): Path<(String, String)>,
     value: String,
 ) -> Response {
@@ -223,24 +194,20 @@ pub(crate) async fn kv_put(
         .with_field("namespace", namespace)
         .with_field("key", key)
         .with_field("value", value);
-    write(&ctx, peer, cmd).await
+    write(&ctx, cmd).await
 }
 
 /// `DELETE /api/kv/{namespace}/{key}`, with the token only.
-pub(crate) async fn kv_delete(
-    State(ctx): State<Ctx>,
-    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
-    Path((namespace, key)): Path<(String, String)>,
-) -> Response {
+pub(crate) async fn kv_delete(State(ctx): State<Ctx>, Path((namespace, key)): Path<(String, String)>) -> Response {
     let cmd =
         RemotingCommand::request(RequestCode::DeleteKvConfig).with_field("namespace", namespace).with_field("key", key);
-    write(&ctx, peer, cmd).await
+    write(&ctx, cmd).await
 }
 
 /// Sends a write to the owner as a RocketMQ admin tool would, so the core applies, logs and
 /// persists it exactly as over TCP.
-async fn write(ctx: &Ctx, peer: SocketAddr, cmd: RemotingCommand) -> Response {
-    match ask_owner(ctx, peer, cmd).await {
+async fn write(ctx: &Ctx, cmd: RemotingCommand) -> Response {
+    match ask_owner(ctx, cmd).await {
         Ok(reply) if reply.response_code() == ResponseCode::Success => {
             to_json(&serde_json::json!({ "ok": true, "code": reply.code }))
         }
@@ -249,22 +216,16 @@ async fn write(ctx: &Ctx, peer: SocketAddr, cmd: RemotingCommand) -> Response {
     }
 }
 
-/// Sends `cmd` to the owner on a connection of its own and returns the reply, or the
-/// response to give when there is none.
-async fn ask_owner(ctx: &Ctx, peer: SocketAddr, cmd: RemotingCommand) -> Result<RemotingCommand, Response> {
-    let conn = ConnId(HTTP_CONNS + ctx.next_conn.fetch_add(1, Relaxed));
-    let remote = format!("http {peer}");
-    let (outbound, mut replies) = mpsc::channel(4);
-    let handle = ConnHandle { outbound, close: CancellationToken::new(), remote: remote.clone() };
+/// Sends `cmd` to the owner as a console request (not a connection) and returns the reply,
+/// or the response to give when there is none.
+async fn ask_owner(ctx: &Ctx, cmd: RemotingCommand) -> Result<RemotingCommand, Response> {
+    let (reply, answer) = oneshot::channel();
     let at = Some(std::time::Instant::now());
     let answered = async {
-        ctx.owner.send(Inbound::Connected { conn, remote, handle }).await.ok()?;
-        ctx.owner.send(Inbound::Received { conn, cmd, at }).await.ok()?;
-        replies.recv().await
+        ctx.owner.send(Inbound::Request { cmd, at, reply }).await.ok()?;
+        answer.await.ok()
     };
-    let reply = tokio::time::timeout(WRITE_TIMEOUT, answered).await;
-    let _ = ctx.owner.send(Inbound::Disconnected { conn }).await;
-    match reply {
+    match tokio::time::timeout(WRITE_TIMEOUT, answered).await {
         Ok(Some(reply)) => Ok(reply),
         Ok(None) | Err(_) => {
             Err(error(StatusCode::SERVICE_UNAVAILABLE, "the NameServer did not answer (shutting down?)"))

@@ -1,9 +1,5 @@
-//! Counters and latency histograms, and `/metrics` in the Prometheus text format.
-//!
-//! Connection tasks record every route query they answer, so recording must cost next to
-//! nothing and never wait: each connection writes relaxed atomics in one of [`SHARDS`]
-//! cache-aligned shards (chosen by its id), and a scrape adds the shards up. Nothing here
-//! takes a lock on the request path.
+//! `/metrics` in the Prometheus text format: the counters of [`crate::observe`], the view,
+//! the route snapshot and the peers' reports, read at each scrape.
 //!
 //! Per-broker and per-cluster series use the label names of rocketmq-exporter (`cluster`,
 //! `broker`, `brokerIP`) plus `brokerId`, so that dashboards can join them with the brokers'
@@ -11,15 +7,12 @@
 
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::time::Duration;
+use std::sync::atomic::Ordering::Relaxed;
 
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use nameserver_core::ConnId;
-use nameserver_core::event::UnregisterReason;
-use nameserver_core::protocol::{RequestCode, ResponseCode};
+use nameserver_core::protocol::RequestCode;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _, NoLabelSet};
 use prometheus_client::metrics::MetricType;
@@ -27,159 +20,13 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::{Registry, Unit};
 
+use super::Ctx;
 use super::peers::PeerBoard;
-use super::{Ctx, Observer};
+use crate::observe::metrics::{BOUNDS, REASONS, SLOTS, Totals, response_labels};
+use crate::observe::{LiveBroker, Observer, View, wall_ms};
 
-/// Independent copies of the request counters; a connection writes to `id % SHARDS`.
-const SHARDS: usize = 8;
-/// One slot per known request code, plus one for every other code.
-const SLOTS: usize = RequestCode::KNOWN.len() + 1;
-/// One slot per known response code, one for every other code, one for "no reply".
-const RESPONSE_SLOTS: usize = ResponseCode::KNOWN.len() + 2;
-const OTHER_RESPONSE: usize = ResponseCode::KNOWN.len();
-const NO_RESPONSE: usize = ResponseCode::KNOWN.len() + 1;
-/// Histogram upper bounds in seconds: route queries take microseconds, registrations more.
-const BOUNDS: [f64; 15] = [
-    0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
-];
-const BOUNDS_NANOS: [u64; 15] = [
-    10_000,
-    25_000,
-    50_000,
-    100_000,
-    250_000,
-    500_000,
-    1_000_000,
-    2_500_000,
-    5_000_000,
-    10_000_000,
-    25_000_000,
-    50_000_000,
-    100_000_000,
-    250_000_000,
-    1_000_000_000,
-];
 /// The OpenMetrics text format's content type (prometheus-client writes `# EOF` and `_total`).
 const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
-
-#[derive(Debug, Default)]
-struct Slot {
-    sum_nanos: AtomicU64,
-    /// Per bucket (not cumulative); the last one is `+Inf`.
-    buckets: [AtomicU64; BOUNDS.len() + 1],
-    /// Requests by the response code of their reply (see [`response_slot`]).
-    responses: [AtomicU64; RESPONSE_SLOTS],
-}
-
-#[derive(Debug)]
-#[repr(align(128))]
-struct Shard([Slot; SLOTS]);
-
-/// Everything counted by the daemon while the HTTP side is on.
-#[derive(Debug)]
-pub(crate) struct Metrics {
-    shards: Box<[Shard]>,
-    pub(crate) accepted: AtomicU64,
-    pub(crate) open: AtomicU64,
-    pub(crate) frame_errors: AtomicU64,
-    pub(crate) registrations: AtomicU64,
-    /// Indexed like [`REASONS`].
-    pub(crate) unregistrations: [AtomicU64; 4],
-    pub(crate) expiries: AtomicU64,
-    pub(crate) idle_closes: AtomicU64,
-    pub(crate) events_dropped: AtomicU64,
-}
-
-/// Label values of `nameserver_broker_unregistrations_total`.
-const REASONS: [&str; 4] = ["request", "channel_closed", "channel_idle", "expired"];
-
-pub(crate) fn reason_index(reason: UnregisterReason) -> usize {
-    match reason {
-        UnregisterReason::Request => 0,
-        UnregisterReason::ChannelClosed => 1,
-        UnregisterReason::ChannelIdle => 2,
-        UnregisterReason::Expired => 3,
-    }
-}
-
-fn slot_of(code: i32) -> usize {
-    RequestCode::KNOWN.iter().position(|known| known.raw() == code).unwrap_or(SLOTS - 1)
-}
-
-fn response_slot(response: Option<i32>) -> usize {
-    match response {
-        None => NO_RESPONSE,
-        Some(code) => ResponseCode::KNOWN.iter().position(|known| known.raw() == code).unwrap_or(OTHER_RESPONSE),
-    }
-}
-
-/// `response_code` and `response` label values of a response slot.
-fn response_labels(slot: usize) -> (String, &'static str) {
-    match ResponseCode::KNOWN.get(slot) {
-        Some(known) => (known.raw().to_string(), known.java_name().unwrap_or("UNKNOWN")),
-        None if slot == OTHER_RESPONSE => (String::from("other"), "OTHER"),
-        None => (String::from("none"), "NONE"),
-    }
-}
-
-impl Default for Metrics {
-    fn default() -> Self {
-        Self {
-            shards: (0..SHARDS).map(|_| Shard(std::array::from_fn(|_| Slot::default()))).collect(),
-            accepted: AtomicU64::new(0),
-            open: AtomicU64::new(0),
-            frame_errors: AtomicU64::new(0),
-            registrations: AtomicU64::new(0),
-            unregistrations: Default::default(),
-            expiries: AtomicU64::new(0),
-            idle_closes: AtomicU64::new(0),
-            events_dropped: AtomicU64::new(0),
-        }
-    }
-}
-
-impl Metrics {
-    /// One request with `code` on `conn`, answered with `response` (`None`: no reply) after
-    /// `elapsed`.
-    pub(crate) fn record(&self, conn: ConnId, code: i32, response: Option<i32>, elapsed: Duration) {
-        let shard = usize::try_from(conn.0 % SHARDS as u64).unwrap_or(0);
-        let slot = &self.shards[shard].0[slot_of(code)];
-        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
-        slot.sum_nanos.fetch_add(nanos, Relaxed);
-        slot.responses[response_slot(response)].fetch_add(1, Relaxed);
-        slot.buckets[BOUNDS_NANOS.partition_point(|&bound| bound < nanos)].fetch_add(1, Relaxed);
-    }
-
-    /// The shards added up for one slot.
-    fn totals(&self, slot: usize) -> Totals {
-        let mut buckets = [0; BOUNDS.len() + 1];
-        let mut responses = [0; RESPONSE_SLOTS];
-        let mut sum = 0u64;
-        for shard in &*self.shards {
-            let s = &shard.0[slot];
-            sum = sum.wrapping_add(s.sum_nanos.load(Relaxed));
-            for (total, bucket) in buckets.iter_mut().zip(&s.buckets) {
-                *total += bucket.load(Relaxed);
-            }
-            for (total, count) in responses.iter_mut().zip(&s.responses) {
-                *total += count.load(Relaxed);
-            }
-        }
-        #[allow(clippy::cast_precision_loss)]
-        let seconds = sum as f64 / 1e9;
-        Totals { count: buckets.iter().sum(), seconds, buckets, responses }
-    }
-}
-
-/// One request code's histogram, all shards added up.
-struct Totals {
-    count: u64,
-    seconds: f64,
-    /// Per bucket (not cumulative); the last one is `+Inf`.
-    buckets: [u64; BOUNDS.len() + 1],
-    /// By response slot.
-    responses: [u64; RESPONSE_SLOTS],
-}
 
 /// The registry's one collector: reads the atomics, the view, the route snapshot and the
 /// peers' reports.
@@ -348,11 +195,11 @@ impl Collector for Scrape {
 
 /// `brokerLiveTable` in RocketMQ's labels: heartbeat age and timeout per broker instance, and
 /// live instances per cluster (0 for a cluster whose brokers are all gone).
-fn brokers(enc: &mut DescriptorEncoder<'_>, view: &super::view::View, now_ms: u64) -> fmt::Result {
+fn brokers(enc: &mut DescriptorEncoder<'_>, view: &View, now_ms: u64) -> fmt::Result {
     #[allow(clippy::cast_precision_loss)]
     let seconds = |ms: u64| ms as f64 / 1000.0;
     let ids: Vec<String> = view.brokers.iter().map(|b| b.broker_id.to_string()).collect();
-    let labels = |b: &super::view::LiveBroker, id: &'_ str| -> [(&'static str, String); 4] {
+    let labels = |b: &LiveBroker, id: &'_ str| -> [(&'static str, String); 4] {
         [
             ("cluster", b.cluster.clone()),
             ("broker", b.broker_name.clone()),
@@ -445,7 +292,7 @@ fn peers(enc: &mut DescriptorEncoder<'_>, board: &PeerBoard) -> fmt::Result {
         Some(&Unit::Seconds),
         MetricType::Gauge,
     )?;
-    let now = super::view::wall_ms();
+    let now = wall_ms();
     for report in &known {
         #[allow(clippy::cast_precision_loss)]
         let seconds = report.divergent_since.map_or(0.0, |since| now.saturating_sub(since) as f64 / 1000.0);

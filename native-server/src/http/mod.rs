@@ -5,14 +5,16 @@
 //! `NAMESERVER_HTTP_BIND` for probes and scrapes from other hosts) and never slows the
 //! RocketMQ side:
 //!
-//! - the owner publishes a view (`view.rs`) of the small tables after every change (topics are
-//!   read from the route snapshot the connections already answer from) and pushes events into
-//!   a lossy broadcast (`events.rs`); read handlers only load snapshots, never message the owner;
-//! - connection tasks count requests in sharded atomics (`metrics.rs`) and sample route
-//!   queries only while an event reader is connected;
+//! - what it shows is published in [`crate::observe`]: the owner publishes a view of the small
+//!   tables after every change (topics are read from the route snapshot the connections
+//!   already answer from) and pushes events into a lossy broadcast; connection tasks count
+//!   requests in sharded atomics and sample route queries only while an event reader is
+//!   connected; read handlers only load those, never message the owner;
 //! - nothing is writable: every method but GET and HEAD gets 405, unless the operator set a
 //!   token, and then only `PUT`/`DELETE /api/kv/{namespace}/{key}` with
-//!   `Authorization: Bearer <token>` (sent to the owner as PUT_KV_CONFIG / DELETE_KV_CONFIG);
+//!   `Authorization: Bearer <token>`, sent to the owner as a console request
+//!   ([`Inbound::Request`]: PUT_KV_CONFIG / DELETE_KV_CONFIG with a reply channel, not a
+//!   connection);
 //! - on a loopback address it answers only requests addressed to an IP or `localhost` (421
 //!   otherwise), so that other web pages cannot read it by DNS rebinding; the address server
 //!   is exempt;
@@ -40,7 +42,6 @@
 //! Static files, JSON and metrics are sent gzip- or brotli-compressed when the client accepts
 //! it (the event stream never is).
 
-mod activity;
 mod api;
 mod divergence;
 mod events;
@@ -49,40 +50,31 @@ mod page;
 mod peers;
 mod process;
 mod tls;
-mod view;
 
 use std::io;
 use std::net::SocketAddr;
 use std::ops::Deref;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
-use std::time::Duration;
 
-use arc_swap::ArcSwap;
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use nameserver_core::ConnId;
-use nameserver_core::protocol::RemotingCommand;
 use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tower_http::compression::CompressionLayer;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::clock::Clock;
-use crate::owner::Inbound;
-use crate::snapshot::RouteSnapshot;
+use crate::messages::Inbound;
+use crate::observe::Observer;
 
-pub(crate) use activity::LastIo;
 pub use page::Page;
 pub use peers::PeerUrl;
-pub(crate) use view::OwnerHooks;
 
 /// Default for the `--http-port` flag.
 pub const DEFAULT_PORT: u16 = 8080;
@@ -114,109 +106,6 @@ pub struct Console {
     pub options: HttpOptions,
 }
 
-/// What the RocketMQ side shares with the HTTP side. When the console is off (`on` false)
-/// every hook returns at once.
-#[derive(Debug)]
-pub(crate) struct Observer {
-    pub(crate) on: bool,
-    pub(crate) metrics: metrics::Metrics,
-    pub(crate) events: events::EventBus,
-    pub(crate) view: ArcSwap<view::View>,
-    pub(crate) view_version: watch::Sender<u64>,
-    pub(crate) routes: Arc<ArcSwap<RouteSnapshot>>,
-    pub(crate) clock: Clock,
-    /// Wall-clock milliseconds at the NameServer clock's zero: names this run of the daemon.
-    pub(crate) started_wall_ms: u64,
-    /// A random name of this run, so that a console polling a list of peers that includes
-    /// itself knows which one it is.
-    pub(crate) instance: String,
-    /// Failed writes per file (`kvConfig`, `config`), counted by the file writers.
-    pub(crate) write_failures: Vec<(&'static str, Arc<AtomicU64>)>,
-    /// Each open connection's last read or write, published by its task.
-    pub(crate) channels: activity::Channels,
-    /// `serverChannelMaxIdleTimeSeconds` as the connections apply it (`None`: off).
-    pub(crate) idle: Option<Duration>,
-}
-
-impl Observer {
-    pub(crate) fn new(
-        on: bool,
-        routes: Arc<ArcSwap<RouteSnapshot>>,
-        clock: Clock,
-        idle: Option<Duration>,
-        write_failures: Vec<(&'static str, Arc<AtomicU64>)>,
-    ) -> Self {
-        Self {
-            write_failures,
-            channels: activity::Channels::default(),
-            idle,
-            on,
-            metrics: metrics::Metrics::default(),
-            events: events::EventBus::default(),
-            view: ArcSwap::from_pointee(view::View::default()),
-            view_version: watch::Sender::new(0),
-            routes,
-            clock,
-            started_wall_ms: view::wall_ms().saturating_sub(clock.now().as_millis()),
-            instance: random_name(),
-        }
-    }
-
-    /// When a request starts, if anyone measures it.
-    #[inline]
-    pub(crate) fn start(&self) -> Option<std::time::Instant> {
-        self.on.then(std::time::Instant::now)
-    }
-
-    /// A connection answered a route query from the snapshot.
-    pub(crate) fn route_answered(
-        &self,
-        conn: ConnId,
-        cmd: &RemotingCommand,
-        response: Option<i32>,
-        started: Option<std::time::Instant>,
-    ) {
-        let Some(started) = started else { return };
-        self.metrics.record(conn, cmd.code, response, started.elapsed());
-        if self.events.want_sample(started) {
-            let topic = cmd.field("topic").unwrap_or_default();
-            let found = self.routes.load().has_topic(topic);
-            self.events.route_query(self.now(), conn, topic, found);
-        }
-    }
-
-    /// A connection was accepted (its peer names it in route query lines).
-    pub(crate) fn connected(&self, conn: ConnId, remote: &str) {
-        if self.on {
-            self.events.connected(conn, remote);
-            self.channels.open(conn, self.now());
-        }
-    }
-
-    /// Where connection `conn` publishes its last read or write (`None`: nobody reads it).
-    pub(crate) fn last_io(&self, conn: ConnId) -> Option<Arc<activity::LastIo>> {
-        if self.on { self.channels.get(conn) } else { None }
-    }
-
-    /// A connection was closed for a malformed frame.
-    pub(crate) fn frame_error(&self) {
-        self.metrics.frame_errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    pub(crate) fn now(&self) -> nameserver_core::Instant {
-        self.clock.now()
-    }
-}
-
-/// 64 random bits in hex (std's hasher keys are random per process).
-fn random_name() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher
-        .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
-    format!("{:016x}", hasher.finish())
-}
-
 /// What every handler gets.
 #[derive(Clone, Debug)]
 pub(crate) struct Ctx(Arc<CtxInner>);
@@ -233,7 +122,6 @@ pub(crate) struct CtxInner {
     /// Whether the console listens on a loopback address only (then it answers only requests
     /// addressed to an IP or `localhost`: a web page cannot reach it by DNS rebinding).
     pub(crate) loopback: bool,
-    pub(crate) next_conn: AtomicU64,
     /// What is known of each peer (`--http-peers`).
     pub(crate) peers: Arc<peers::PeerBoard>,
 }
@@ -286,10 +174,9 @@ pub(crate) async fn serve(
         owner,
         rocketmq,
         loopback: address.ip().is_loopback(),
-        next_conn: AtomicU64::new(0),
         peers: board,
     }));
-    let app = router(ctx).into_make_service_with_connect_info::<tls::Peer>();
+    let app = router(ctx).into_make_service();
     match tls {
         Some(port) => {
             let listener = tls::TlsListener::new(listener, port, quit.clone())?;

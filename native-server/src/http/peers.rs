@@ -27,9 +27,9 @@ use serde::{Deserialize, Serialize};
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
+use super::Ctx;
 use super::divergence::{BrokerDiff, Divergence, Listed, TopicDiff};
-use super::view::wall_ms;
-use super::{Ctx, Observer};
+use crate::observe::{Observer, wall_ms};
 
 /// How often each peer is read.
 pub(crate) const POLL_EVERY: Duration = Duration::from_secs(1);

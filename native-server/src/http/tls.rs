@@ -7,8 +7,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::connect_info::Connected;
-use axum::serve::IncomingStream;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_rustls::server::TlsStream;
@@ -18,22 +16,6 @@ use crate::tls::reload::TlsPort;
 
 /// How long a client may take over its handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The console's peer, over plain HTTP or HTTPS.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Peer(pub(crate) SocketAddr);
-
-impl Connected<IncomingStream<'_, TcpListener>> for Peer {
-    fn connect_info(stream: IncomingStream<'_, TcpListener>) -> Self {
-        Self(*stream.remote_addr())
-    }
-}
-
-impl Connected<IncomingStream<'_, TlsListener>> for Peer {
-    fn connect_info(stream: IncomingStream<'_, TlsListener>) -> Self {
-        Self(*stream.remote_addr())
-    }
-}
 
 /// Connections whose TLS handshake is done.
 #[derive(Debug)]

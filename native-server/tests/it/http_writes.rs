@@ -151,6 +151,57 @@ async fn with_a_token_kv_entries_can_be_put_and_deleted_and_nothing_else() {
     server.stop().await.unwrap();
 }
 
+/// `/metrics` as series (with their labels) → value.
+async fn metrics(server: &ConsoleServer) -> std::collections::BTreeMap<String, f64> {
+    let text = server.get("/metrics").await.text();
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| line.rsplit_once(' '))
+        .filter_map(|(series, value)| Some((series.to_string(), value.parse().ok()?)))
+        .collect()
+}
+
+#[tokio::test]
+async fn console_writes_are_requests_to_the_owner_not_connections() {
+    let options = HttpOptions { token: Some(String::from(TOKEN)), ..HttpOptions::default() };
+    let server = ConsoleServer::start_with(options, |_| {}).await;
+    let mut admin = server.client().await;
+    let got = admin.request(&tcp_request(RequestCode::GetKvConfig, 1, &[("namespace", "ns"), ("key", "key")])).await;
+    assert_eq!(got.code, 22, "no entry yet");
+    let before = metrics(&server).await;
+    assert_eq!(before["nameserver_connections_accepted_total"], 1.0, "the admin client");
+
+    let bearer = format!("Bearer {TOKEN}");
+    for _ in 0..3 {
+        let put = request(server.http, "PUT", "/api/kv/ns/key", &[("Authorization", &bearer)], b"v1").await;
+        assert_eq!(put.status, 200, "{}", put.text());
+    }
+    let delete = request(server.http, "DELETE", "/api/kv/ns/key", &[("Authorization", &bearer)], b"").await;
+    assert_eq!(delete.status, 200, "{}", delete.text());
+
+    let after = metrics(&server).await;
+    for series in ["nameserver_connections_accepted_total", "nameserver_connections"] {
+        assert_eq!(after[series], before[series], "{series}");
+    }
+    // Still requests the core answered, counted as such.
+    let answered = |request: &str| {
+        after
+            .iter()
+            .filter(|(series, _)| {
+                series.starts_with("nameserver_requests_total{")
+                    && series.contains(&format!("request=\"{request}\""))
+                    && series.contains("response=\"SUCCESS\"")
+            })
+            .map(|(_, value)| *value)
+            .sum::<f64>()
+    };
+    assert_eq!(answered("PUT_KV_CONFIG"), 3.0);
+    assert_eq!(answered("DELETE_KV_CONFIG"), 1.0);
+    let got = admin.request(&tcp_request(RequestCode::GetKvConfig, 2, &[("namespace", "ns"), ("key", "key")])).await;
+    assert_eq!(got.code, 22, "deleted");
+    server.stop().await.unwrap();
+}
+
 #[tokio::test]
 async fn other_origins_read_the_api_only_when_allowed() {
     let page = "http://127.0.0.1:3000";

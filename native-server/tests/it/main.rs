@@ -30,6 +30,7 @@ mod http_static;
 mod http_writes;
 mod kv_persistence;
 mod min_broker_id_notice;
+mod module_layers;
 mod proxy_protocol;
 mod readiness;
 mod route_fast_path;

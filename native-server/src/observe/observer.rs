@@ -1,0 +1,121 @@
+//! [`Observer`]: the one place the connection and owner tasks publish to and the console
+//! reads from.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use nameserver_core::ConnId;
+use nameserver_core::protocol::RemotingCommand;
+use tokio::sync::watch;
+
+use super::activity::{Channels, LastIo};
+use super::events::EventBus;
+use super::metrics::Metrics;
+use super::view::{View, wall_ms};
+use crate::clock::Clock;
+use crate::snapshot::RouteSnapshot;
+
+/// What the connection and owner tasks publish and the console reads. When the console is
+/// off (`on` false) every hook returns at once.
+#[derive(Debug)]
+pub(crate) struct Observer {
+    pub(crate) on: bool,
+    pub(crate) metrics: Metrics,
+    pub(crate) events: EventBus,
+    pub(crate) view: ArcSwap<View>,
+    pub(crate) view_version: watch::Sender<u64>,
+    pub(crate) routes: Arc<ArcSwap<RouteSnapshot>>,
+    pub(crate) clock: Clock,
+    /// Wall-clock milliseconds at the NameServer clock's zero: names this run of the daemon.
+    pub(crate) started_wall_ms: u64,
+    /// A random name of this run, so that a console polling a list of peers that includes
+    /// itself knows which one it is.
+    pub(crate) instance: String,
+    /// Failed writes per file (`kvConfig`, `config`), counted by the file writers.
+    pub(crate) write_failures: Vec<(&'static str, Arc<AtomicU64>)>,
+    /// Each open connection's last read or write, published by its task.
+    pub(crate) channels: Channels,
+    /// `serverChannelMaxIdleTimeSeconds` as the connections apply it (`None`: off).
+    pub(crate) idle: Option<Duration>,
+}
+
+impl Observer {
+    pub(crate) fn new(
+        on: bool,
+        routes: Arc<ArcSwap<RouteSnapshot>>,
+        clock: Clock,
+        idle: Option<Duration>,
+        write_failures: Vec<(&'static str, Arc<AtomicU64>)>,
+    ) -> Self {
+        Self {
+            write_failures,
+            channels: Channels::default(),
+            idle,
+            on,
+            metrics: Metrics::default(),
+            events: EventBus::default(),
+            view: ArcSwap::from_pointee(View::default()),
+            view_version: watch::Sender::new(0),
+            routes,
+            clock,
+            started_wall_ms: wall_ms().saturating_sub(clock.now().as_millis()),
+            instance: random_name(),
+        }
+    }
+
+    /// When a request starts, if anyone measures it.
+    #[inline]
+    pub(crate) fn start(&self) -> Option<std::time::Instant> {
+        self.on.then(std::time::Instant::now)
+    }
+
+    /// A connection answered a route query from the snapshot.
+    pub(crate) fn route_answered(
+        &self,
+        conn: ConnId,
+        cmd: &RemotingCommand,
+        response: Option<i32>,
+        started: Option<std::time::Instant>,
+    ) {
+        let Some(started) = started else { return };
+        self.metrics.record(conn, cmd.code, response, started.elapsed());
+        if self.events.want_sample(started) {
+            let topic = cmd.field("topic").unwrap_or_default();
+            let found = self.routes.load().has_topic(topic);
+            self.events.route_query(self.now(), conn, topic, found);
+        }
+    }
+
+    /// A connection was accepted (its peer names it in route query lines).
+    pub(crate) fn connected(&self, conn: ConnId, remote: &str) {
+        if self.on {
+            self.events.connected(conn, remote);
+            self.channels.open(conn, self.now());
+        }
+    }
+
+    /// Where connection `conn` publishes its last read or write (`None`: nobody reads it).
+    pub(crate) fn last_io(&self, conn: ConnId) -> Option<Arc<LastIo>> {
+        if self.on { self.channels.get(conn) } else { None }
+    }
+
+    /// A connection was closed for a malformed frame.
+    pub(crate) fn frame_error(&self) {
+        self.metrics.frame_errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub(crate) fn now(&self) -> nameserver_core::Instant {
+        self.clock.now()
+    }
+}
+
+/// 64 random bits in hex (std's hasher keys are random per process).
+fn random_name() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher
+        .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+    format!("{:016x}", hasher.finish())
+}
