@@ -22,8 +22,9 @@
 //!   connection, tells the owner, then starts the connection task.
 //! - **connection** (`conn.rs`, one per peer): decodes frames with the core codec, answers
 //!   route queries (GET_ROUTEINFO_BY_TOPIC, the bulk of all traffic) from the latest
-//!   [`snapshot`] (a topic's first query goes to the owner, which then encodes the topic into
-//!   the snapshot), forwards everything else to the owner, writes replies, detects idleness.
+//!   [`snapshot`] (which holds every topic's route; the first connection to ask writes a
+//!   route's JSON, shared from then on), forwards everything else to the owner, writes
+//!   replies, detects idleness.
 //! - **owner** (`owner.rs`, one): owns the `NameServer` with no lock; one `handle` call per
 //!   message or timer, then a new route snapshot if an answer changed, then the outputs. It
 //!   never waits for a peer: a full reply queue closes that peer; a reply to a request that
