@@ -40,13 +40,12 @@
 //! }
 //! ```
 //!
-//! # Features
-//!
-//! `std` (default) only adds conveniences; the crate is `no_std` in every build.
+//! The crate is `no_std` + `alloc` in every build and has no features: errors implement
+//! `core::error::Error`, which is `std::error::Error`.
 
 #![no_std]
 extern crate alloc;
-#[cfg(any(test, feature = "std"))]
+#[cfg(test)]
 extern crate std;
 
 pub mod codec;
