@@ -39,52 +39,52 @@ pub enum UnregisterReason {
 pub enum Event {
     /// A broker instance registered with no live entry before.
     BrokerRegistered {
-        /// Cluster.
+        /// The cluster it belongs to (`clusterName`).
         cluster: ClusterName,
-        /// Address.
+        /// The broker instance, by its `host:port` (`brokerAddr`).
         broker_addr: BrokerAddr,
-        /// Group.
+        /// Its broker group: master and slaves share it (`brokerName`).
         broker_name: BrokerName,
-        /// Id.
+        /// Its id in the group: 0 is the master (`brokerId`).
         broker_id: BrokerId,
         /// HA address.
         ha_server_addr: String,
     },
     /// A registration was refused by the single-topic rule.
     RegistrationRejected {
-        /// Address.
+        /// The broker instance, by its `host:port` (`brokerAddr`).
         broker_addr: BrokerAddr,
-        /// Group.
+        /// Its broker group: master and slaves share it (`brokerName`).
         broker_name: BrokerName,
     },
     /// A registration lost to a live instance with a higher state version.
     RegistrationConflict {
-        /// Address.
+        /// The broker instance, by its `host:port` (`brokerAddr`).
         broker_addr: BrokerAddr,
         /// The live address holding the id.
         holder: BrokerAddr,
     },
     /// A topic got queues on a broker group for the first time.
     TopicRegistered {
-        /// Topic.
+        /// The topic, by name.
         topic: TopicName,
         /// The new queues.
         queue_data: QueueData,
     },
     /// A broker group's queues of a topic changed.
     TopicChanged {
-        /// Topic.
+        /// The topic, by name.
         topic: TopicName,
-        /// Before.
+        /// The queues before the change.
         old: QueueData,
-        /// After.
+        /// The queues after it.
         new: QueueData,
     },
     /// A scan found a broker whose heartbeat is older than its timeout.
     BrokerExpired {
-        /// Cluster.
+        /// The cluster it belongs to (`clusterName`).
         cluster: ClusterName,
-        /// Address.
+        /// The broker instance, by its `host:port` (`brokerAddr`).
         broker_addr: BrokerAddr,
         /// Its timeout.
         timeout_ms: u64,
@@ -105,17 +105,17 @@ pub enum Event {
     },
     /// A live entry was removed.
     BrokerUnregistered {
-        /// Cluster.
+        /// The cluster it belongs to (`clusterName`).
         cluster: ClusterName,
-        /// Address.
+        /// The broker instance, by its `host:port` (`brokerAddr`).
         broker_addr: BrokerAddr,
-        /// Why.
+        /// Which path removed it: a request, a closed or idle connection, or a scan.
         reason: UnregisterReason,
     },
     /// An unregister that would have removed a fresher registration was dropped (upstream bug
     /// #11043).
     StaleUnregisterIgnored {
-        /// Address.
+        /// The broker instance, by its `host:port` (`brokerAddr`).
         broker_addr: BrokerAddr,
         /// The connection the unregister came from.
         from: ConnId,
@@ -124,31 +124,31 @@ pub enum Event {
     },
     /// A broker group lost its last member.
     BrokerNameRemoved {
-        /// Group.
+        /// Its broker group: master and slaves share it (`brokerName`).
         broker_name: BrokerName,
     },
     /// A cluster lost its last broker group.
     ClusterRemoved {
-        /// Cluster.
+        /// The cluster it belongs to (`clusterName`).
         cluster: ClusterName,
     },
     /// A topic's queues on a removed broker group were dropped.
     TopicRemovedWithBroker {
-        /// Topic.
+        /// The topic, by name.
         topic: TopicName,
-        /// Group.
+        /// Its broker group: master and slaves share it (`brokerName`).
         broker_name: BrokerName,
     },
     /// DELETE_TOPIC_IN_NAMESRV removed (part of) a topic.
     TopicDeleted {
-        /// Topic.
+        /// The topic, by name.
         topic: TopicName,
         /// Only this cluster's queues.
         cluster: Option<ClusterName>,
     },
     /// WIPE or ADD_WRITE_PERM touched a broker group's topics.
     WritePermChanged {
-        /// Group.
+        /// Its broker group: master and slaves share it (`brokerName`).
         broker_name: BrokerName,
         /// Whether write permission was added (else wiped).
         added: bool,
@@ -157,18 +157,18 @@ pub enum Event {
     },
     /// A KV entry was set.
     KvPut {
-        /// Namespace.
+        /// The KV namespace (e.g. `ORDER_TOPIC_CONFIG`).
         namespace: String,
-        /// Key.
+        /// The key within the namespace.
         key: String,
-        /// Value.
+        /// The value stored.
         value: String,
     },
     /// A KV entry was deleted.
     KvDeleted {
-        /// Namespace.
+        /// The KV namespace (e.g. `ORDER_TOPIC_CONFIG`).
         namespace: String,
-        /// Key.
+        /// The key within the namespace.
         key: String,
     },
     /// UPDATE_NAMESRV_CONFIG changed the configuration.
@@ -178,7 +178,7 @@ pub enum Event {
     },
     /// UPDATE_NAMESRV_CONFIG was refused.
     ConfigUpdateRefused {
-        /// Why.
+        /// Why the update was refused, as the reply's remark says it.
         reason: String,
     },
     /// A header field was missing or did not parse, and the request went on without it

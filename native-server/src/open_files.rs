@@ -44,7 +44,7 @@ pub fn raise_for(max_connections: usize) -> io::Result<Limits> {
 /// Elsewhere there is no such limit to raise.
 ///
 /// # Errors
-/// Never.
+/// Not on this platform: nothing to raise.
 #[cfg(not(unix))]
 pub fn raise_for(_max_connections: usize) -> io::Result<Limits> {
     Ok(Limits { old_soft: u64::MAX, soft: u64::MAX, hard: u64::MAX })

@@ -58,7 +58,7 @@ pub struct SimBroker {
     pub group_id: GroupId,
     /// brokerId.
     pub id: i64,
-    /// Cluster.
+    /// The cluster it registers in (`brokerClusterName`).
     pub cluster: String,
     /// Listen address.
     pub addr: String,

@@ -13,9 +13,9 @@ use core::hash::Hasher;
 /// A broken invariant, with the node and a description.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
-    /// Where.
+    /// The node it happened on.
     pub node: NodeId,
-    /// What.
+    /// The broken invariant, in words.
     pub message: String,
 }
 

@@ -15,7 +15,7 @@ use crate::time::Instant;
 /// A NameServer dropped a broker instance.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Removal {
-    /// When.
+    /// The simulated time it happened at.
     pub at: Instant,
     /// Which NameServer.
     pub ns: NodeId,
@@ -26,7 +26,7 @@ pub struct Removal {
 /// A client's cached route changed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RouteChange {
-    /// When.
+    /// The simulated time it happened at.
     pub at: Instant,
     /// Which client.
     pub client: NodeId,
@@ -37,9 +37,9 @@ pub struct RouteChange {
 /// An injected fault.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FaultRecord {
-    /// When.
+    /// The simulated time it happened at.
     pub at: Instant,
-    /// What.
+    /// The fault or command applied.
     pub action: Action,
     /// The node it hit (the first one for link faults).
     pub target: Option<NodeId>,
@@ -48,7 +48,7 @@ pub struct FaultRecord {
 /// A client's route started or stopped differing from its NameServer's.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StaleMark {
-    /// When.
+    /// The simulated time it happened at.
     pub at: Instant,
     /// Which client.
     pub client: NodeId,
@@ -71,9 +71,9 @@ pub struct WireRecord {
     /// When it was due to arrive when sent (later `delay`s, freezes and `drop`s show in the
     /// flights, not here). For a lost message: when it would have, at the base latency.
     pub arrive_at: Instant,
-    /// Sender.
+    /// The node that sent it.
     pub from: NodeId,
-    /// Receiver.
+    /// The node it is addressed to.
     pub to: NodeId,
     /// The request code it carries or answers, or FIN/RST.
     pub what: WireType,

@@ -60,7 +60,7 @@ pub struct FaultMeasurement {
 pub struct StaleWindow {
     /// The client.
     pub client: NodeId,
-    /// From.
+    /// The start of the measured span.
     pub from: Instant,
     /// To (`None`: still stale).
     pub to: Option<Instant>,

@@ -15,7 +15,7 @@ use crate::time::Instant;
 /// A link between two nodes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Link {
-    /// Working.
+    /// Working: messages arrive after the profile's latency.
     #[default]
     Up,
     /// Packets vanish silently (cable pulled, firewall drop).
@@ -181,17 +181,17 @@ pub struct Flight {
     pub id: u64,
     /// The connection.
     pub conn: ConnId,
-    /// Sender.
+    /// The node that sent it.
     pub from: NodeId,
-    /// Receiver.
+    /// The node it is addressed to.
     pub to: NodeId,
     /// Sent at.
     pub sent_at: Instant,
     /// Arrives at.
     pub arrive_at: Instant,
-    /// What.
+    /// The RocketMQ request or reply it carries.
     pub payload: Payload,
-    /// Description.
+    /// The short name drawn on the diagram (REG, ROUTE…), if any.
     pub label: Option<Label>,
 }
 

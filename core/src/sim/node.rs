@@ -47,7 +47,7 @@ impl Role {
 pub enum NodeState {
     /// Not started yet.
     NotStarted,
-    /// Running.
+    /// Running: it reads, sends and keeps its timers.
     Up,
     /// Hung with its sockets open: it reads and sends nothing, its timers wait.
     Frozen,
@@ -331,7 +331,7 @@ pub enum Effect {
 /// of effects the engine applies after the actor returns.
 #[derive(Debug)]
 pub struct Cx<'a> {
-    /// Now.
+    /// The simulated time of the step.
     pub now: Instant,
     /// The acting node.
     pub me: NodeId,

@@ -161,7 +161,7 @@ pub struct ConsumerQueueView {
 pub struct ConsumerView {
     /// Consumer group.
     pub group: String,
-    /// Topic.
+    /// The topic whose queues are consumed.
     pub topic: TopicName,
     /// Whether a process is running.
     pub running: bool,

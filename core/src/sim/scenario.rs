@@ -206,7 +206,7 @@ pub enum Action {
         group: String,
         /// The topic.
         topic: String,
-        /// Queues.
+        /// How many read and write queues it gets.
         queues: i32,
     },
     /// `autoCreateTopicEnable` on every broker.
@@ -239,9 +239,9 @@ impl Action {
 /// An action at a time.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ScriptEvent {
-    /// When.
+    /// The simulated time it happened at.
     pub at: Instant,
-    /// What.
+    /// The fault or command applied.
     pub action: Action,
 }
 

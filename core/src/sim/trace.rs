@@ -102,9 +102,9 @@ impl From<EventCategory> for TraceKind {
 pub struct TraceEntry {
     /// Position in the trace (0-based).
     pub seq: u64,
-    /// When.
+    /// The simulated time it happened at.
     pub at: Instant,
-    /// Where.
+    /// The node it happened on.
     pub node: NodeId,
     /// What kind.
     pub kind: TraceKind,

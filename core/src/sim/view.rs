@@ -76,11 +76,11 @@ pub struct TimerView {
 /// A node as the page shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeView {
-    /// Id.
+    /// Its index in the simulation (stable for a scenario).
     pub id: NodeId,
-    /// Name.
+    /// Its name in the scenario (`NS-1`, `broker-a`, `P1`…).
     pub name: String,
-    /// Role.
+    /// What it is: NameServer, broker, producer or consumer.
     pub role: Role,
     /// Process state.
     pub state: NodeState,
@@ -103,9 +103,9 @@ pub struct NodeView {
 pub struct FlightView {
     /// Id (scripts can drop or delay it by this id).
     pub id: u64,
-    /// Sender.
+    /// The node that sent it.
     pub from: NodeId,
-    /// Receiver.
+    /// The node it is addressed to.
     pub to: NodeId,
     /// Sent at.
     pub sent_at: Instant,
