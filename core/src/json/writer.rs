@@ -195,17 +195,20 @@ fn push_display(out: &mut Vec<u8>, n: i64) {
 pub fn write_string(out: &mut Vec<u8>, s: &str, style: JsonStyle) {
     out.push(b'"');
     let bytes = s.as_bytes();
+    let table = match style {
+        JsonStyle::Standard => &STANDARD,
+        JsonStyle::Plain => &PLAIN,
+    };
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        let special = b < 0x20
-            || b == b'"'
-            || b == b'\\'
-            || match style {
-                JsonStyle::Standard => b == b'/' || b >= 0x7F,
-                JsonStyle::Plain => plain_escaped_char(&bytes[i..]),
-            };
+        // Names and addresses are plain ASCII: one table lookup per byte is the common path.
+        let special = match table[usize::from(b)] {
+            COPY => false,
+            ESCAPE => true,
+            _ => plain_escaped_char(&bytes[i..]),
+        };
         if !special {
             i += 1;
             continue;
@@ -239,6 +242,36 @@ pub fn write_string(out: &mut Vec<u8>, s: &str, style: JsonStyle) {
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
+
+/// What [`write_string`] does with a byte: copy it, escape the char it starts, or look at
+/// the bytes after it ([`plain_escaped_char`]: the lead bytes of U+0080–U+009F and U+2028/9).
+const COPY: u8 = 0;
+const ESCAPE: u8 = 1;
+const LOOK: u8 = 2;
+
+const fn byte_classes(standard: bool) -> [u8; 256] {
+    let mut table = [COPY; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = if byte < 0x20 || byte == b'"' || byte == b'\\' {
+            ESCAPE
+        } else if standard {
+            if byte == b'/' || byte >= 0x7F { ESCAPE } else { COPY }
+        } else if byte == 0x7F {
+            ESCAPE
+        } else if byte == 0xC2 || byte == 0xE2 {
+            LOOK
+        } else {
+            COPY
+        };
+        b += 1;
+    }
+    table
+}
+
+static STANDARD: [u8; 256] = byte_classes(true);
+static PLAIN: [u8; 256] = byte_classes(false);
 
 /// Whether the char starting at `rest[0]` is one plain-style fastjson 1.2.83 still writes as
 /// `\\uXXXX`: U+007F–U+009F (DEL and the C1 controls) and U+2028/U+2029 (the line and
