@@ -15,11 +15,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use crate::codec::Limits;
 use crate::config::Config;
 use crate::event::Event;
 use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvConfig, ORDER_TOPIC_CONFIG};
+use crate::limits::Limits;
 use crate::names::{ConnId, TopicName};
 use crate::protocol::RemotingCommand;
 use crate::protocol::body::TopicRouteData;
