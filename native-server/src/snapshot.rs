@@ -2,7 +2,7 @@
 //!
 //! Route queries (code 105) outnumber every other request by orders of magnitude. The owner
 //! task publishes a [`RouteSnapshot`] after every input that changed a route answer (it asks
-//! the core with [`NameServer::take_route_changes`] and touches only those topics), and
+//! the core with [`NameServer::poll_route_changes`] and touches only those topics), and
 //! connection tasks answer route queries from the latest snapshot on their own core, without
 //! a message to the owner and without waiting behind registrations or scans.
 //!
@@ -130,7 +130,7 @@ impl RouteSnapshot {
     /// gets the bodies of its shape, built once per shape in this call.
     #[must_use]
     pub fn advance(&self, ns: &mut NameServer) -> Option<Self> {
-        let changes = ns.take_route_changes();
+        let changes = ns.poll_route_changes();
         let ns = &*ns;
         let serving = ns.serving_routes();
         let mut shapes = Shapes { ns, by_key: HashMap::default(), by_shape: HashMap::default() };
