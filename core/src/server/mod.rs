@@ -6,9 +6,10 @@
 
 mod handlers;
 mod removal;
+mod route_reply;
 
-pub use handlers::topic_not_exist;
 pub use removal::{Removal, RemovalPath};
+pub use route_reply::{RouteReply, RouteSource, route_reply};
 
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::string::String;
@@ -152,8 +153,9 @@ impl NameServer {
                 if cmd.is_response() {
                     return;
                 }
-                let reply = self.process(conn, &cmd);
-                if !cmd.is_oneway() {
+                if let Some(reply) = self.process(conn, &cmd)
+                    && !cmd.is_oneway()
+                {
                     self.out.push_back(Output::Send { conn, cmd: reply });
                 }
             }
