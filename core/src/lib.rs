@@ -18,11 +18,15 @@
 //! 2. make **one** call to [`NameServer::handle`] with the current time and that [`Input`];
 //! 3. drain [`NameServer::poll_output`] until it returns `None`, acting on each [`Output`]
 //!    (send a reply, close a connection, log an event, persist KV or config bytes);
-//! 4. go back to 1, with a timer at the new `poll_timeout`.
+//! 4. if it answers route queries from its own snapshot of the routes (as the daemon's
+//!    connection tasks do), call [`NameServer::poll_route_changes`] and rebuild the routes of
+//!    the topics it names (all of them on `None`); other drivers skip this step;
+//! 5. go back to 1, with a timer at the new `poll_timeout`.
 //!
-//! Time must not go backwards between calls. Delivering [`Input::Timeout`] early is harmless;
-//! delivering it late only delays expiry. Frames are decoded by the driver with
-//! [`codec::decode`], which returns `Ok(None)` until a whole frame is buffered and an error
+//! `now` never goes backwards: a `now` earlier than the previous call's is taken as the
+//! previous one, in every build, so timestamps that arrive slightly out of order do no harm.
+//! Delivering [`Input::Timeout`] early is harmless; delivering it late only delays expiry.
+//! Frames are decoded by the driver with [`codec::decode`], which returns `Ok(None)` until a whole frame is buffered and an error
 //! (close the connection, as Java does) on malformed input.
 //!
 //! ```
@@ -53,6 +57,7 @@ pub mod config;
 pub mod event;
 pub mod json;
 pub mod kv;
+pub mod limits;
 pub mod names;
 pub mod properties;
 pub mod protocol;
@@ -64,6 +69,7 @@ pub mod time;
 pub use config::Config;
 pub use event::Event;
 pub use kv::KvConfig;
+pub use limits::Limits;
 pub use names::{BrokerAddr, BrokerId, BrokerName, ClusterName, ConnId, TopicName};
 pub use server::{Input, NameServer, Output};
 pub use time::Instant;

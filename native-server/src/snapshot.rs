@@ -2,7 +2,7 @@
 //!
 //! Route queries (code 105) outnumber every other request by orders of magnitude. The owner
 //! task publishes a [`RouteSnapshot`] after every input that changed a route answer (it asks
-//! the core with [`NameServer::take_route_changes`] and touches only those topics), and
+//! the core with [`NameServer::poll_route_changes`] and touches only those topics), and
 //! connection tasks answer route queries from the latest snapshot on their own core, without
 //! a message to the owner and without waiting behind registrations or scans.
 //!
@@ -16,11 +16,12 @@
 //! shape, never a trip to the owner, and a broker registering 10,000 topics is answered
 //! without encoding one.
 //!
-//! A snapshot answer is byte-identical to the core's: the bodies are the core's
-//! [`TopicRouteData`] written by its own writer, the request is read by the core's own
-//! [`Request::parse`], and the reply is built with [`RemotingCommand::response_to`]. What a
-//! snapshot cannot answer exactly (zone-filtered queries, header errors, a NameServer not yet
-//! serving routes) is forwarded to the owner.
+//! A snapshot answer is byte-identical to the core's: the request is read by the core's own
+//! [`Request::parse`], the reply is decided by the core's own [`route_reply`] with the
+//! snapshot as its [`RouteSource`], and the bodies are the core's [`TopicRouteData`] written
+//! by its own writer. What a snapshot cannot answer exactly (zone-filtered queries, header
+//! errors, a NameServer not yet serving routes, whose wait only the owner's clock can end)
+//! is forwarded to the owner.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -31,7 +32,7 @@ use nameserver_core::json::{JsonStyle, WriteJson};
 use nameserver_core::protocol::body::TopicRouteData;
 use nameserver_core::protocol::{RemotingCommand, Request, RequestCode, ResponseCode};
 use nameserver_core::route::{RouteShape, ShapeKey};
-use nameserver_core::server::topic_not_exist;
+use nameserver_core::server::{RouteReply, RouteSource, route_reply};
 use nameserver_core::{NameServer, TopicName};
 
 /// The route answers of one moment.
@@ -70,6 +71,15 @@ impl RouteBodies {
     #[must_use]
     pub fn plain(&self) -> &[u8] {
         self.plain.get_or_init(|| self.route.to_json(JsonStyle::Plain))
+    }
+
+    /// The body in `style`.
+    #[must_use]
+    pub fn body(&self, style: JsonStyle) -> &[u8] {
+        match style {
+            JsonStyle::Standard => self.standard(),
+            JsonStyle::Plain => self.plain(),
+        }
     }
 }
 
@@ -130,7 +140,7 @@ impl RouteSnapshot {
     /// gets the bodies of its shape, built once per shape in this call.
     #[must_use]
     pub fn advance(&self, ns: &mut NameServer) -> Option<Self> {
-        let changes = ns.take_route_changes();
+        let changes = ns.poll_route_changes();
         let ns = &*ns;
         let serving = ns.serving_routes();
         let mut shapes = Shapes { ns, by_key: HashMap::default(), by_shape: HashMap::default() };
@@ -171,29 +181,44 @@ impl RouteSnapshot {
     /// Answers `cmd` if it is a route query this snapshot can answer exactly as the core
     /// would, appending the reply frame to `out`.
     pub fn answer(&self, cmd: &RemotingCommand, limits: &Limits, out: &mut Vec<u8>) -> FastPath {
-        if !self.serving || cmd.is_response() || cmd.request_code() != RequestCode::GetRouteInfoByTopic {
+        if cmd.is_response() || cmd.request_code() != RequestCode::GetRouteInfoByTopic {
             return FastPath::Forward;
         }
         let Ok(Request::GetRouteInfo(query)) = Request::parse(cmd, limits) else { return FastPath::Forward };
-        if query.zone.is_some() {
-            return FastPath::Forward;
-        }
-        if cmd.is_oneway() {
-            return FastPath::Answered(None);
-        }
-        let encoded = match self.routes.get(query.topic.as_str()) {
-            Some(bodies) => {
-                let body = if query.standard_json { bodies.standard() } else { bodies.plain() };
-                codec::encode_with_body(&RemotingCommand::response_to(cmd, ResponseCode::Success), body, out)
-                    .map(|()| ResponseCode::Success)
-            }
-            None => codec::encode(&topic_not_exist(cmd, &query.topic), out).map(|()| ResponseCode::TopicNotExist),
+        let Ok(reply) = route_reply(&self, cmd, &query) else { return FastPath::Forward };
+        let Some(head) = reply.head(cmd, &query.topic) else { return FastPath::Answered(None) };
+        let encoded = match reply {
+            RouteReply::Found { route, style } => codec::encode_with_body(&head, route.body(style), out),
+            _ => codec::encode(&head, out),
         };
         // A reply too large to encode is the owner's to report, as for every other request.
         match encoded {
-            Ok(code) => FastPath::Answered(Some(code)),
+            Ok(()) => FastPath::Answered(Some(head.response_code())),
             Err(_) => FastPath::Forward,
         }
+    }
+}
+
+/// What only the owner can decide: whether a NameServer not yet serving routes is still
+/// waiting (the snapshot's clock stopped at its publication), and zone-filtered routes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OwnerDecides;
+
+impl<'a> RouteSource for &'a RouteSnapshot {
+    type Route = &'a RouteBodies;
+    type Unanswerable = OwnerDecides;
+
+    fn serving(&self) -> Result<bool, OwnerDecides> {
+        if self.serving { Ok(true) } else { Err(OwnerDecides) }
+    }
+
+    fn route(&self, topic: &TopicName) -> Option<&'a RouteBodies> {
+        let &snapshot = self;
+        snapshot.routes.get(topic.as_str()).map(|bodies| &**bodies)
+    }
+
+    fn zone_route(&self, _topic: &TopicName, _zone: &str) -> Result<Option<&'a RouteBodies>, OwnerDecides> {
+        Err(OwnerDecides)
     }
 }
 

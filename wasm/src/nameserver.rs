@@ -189,7 +189,7 @@ impl NameServer {
     /// The route the NameServer answers for `topic`, or `null`.
     #[wasm_bindgen(unchecked_return_type = "TopicRoute | null")]
     pub fn route(&self, topic: &str) -> Result<JsValue, JsError> {
-        match self.inner.routes().pickup_topic_route_data(&topic.into(), Default::default()) {
+        match self.inner.route_data(&topic.into()) {
             Some(r) => to_js(&dto::Route::from(&r)),
             None => Ok(JsValue::NULL),
         }

@@ -201,7 +201,7 @@ impl Simulation {
     pub fn name_server_route(&self, name: &str, topic: &str) -> Result<JsValue, JsError> {
         let id = self.node(name)?;
         let Actor::NameServer(n) = &self.sim().nodes()[usize::from(id.0)].actor else { return Ok(JsValue::NULL) };
-        let route = n.ns.routes().pickup_topic_route_data(&topic.into(), Default::default());
+        let route = n.ns.route_data(&topic.into());
         match route {
             Some(r) => to_js(&dto::Route::from(&r)),
             None => Ok(JsValue::NULL),

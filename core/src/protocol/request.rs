@@ -14,8 +14,8 @@ use core::fmt;
 
 use super::body::{BodyError, DataVersion, QueueData, RegisterBrokerBody, TopicRouteData};
 use super::{RemotingCommand, RequestCode};
-use crate::codec::Limits;
 use crate::json::{JsonError, from_fastjson};
+use crate::limits::Limits;
 use crate::names::{BrokerAddr, BrokerId, BrokerName, ClusterName, TopicName};
 use crate::properties::{self, PropertiesError};
 

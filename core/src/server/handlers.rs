@@ -1,9 +1,9 @@
 //! One function per request: typed request in, response command out (PROTOCOL.md §7).
 
-use alloc::collections::BTreeSet;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use super::route_reply::{RouteReply, route_reply};
 use super::{NameServer, Output};
 use crate::config::{Config, ConfigError, KeyEffect};
 use crate::event::Event;
@@ -16,29 +16,27 @@ use crate::protocol::request::{GetRouteInfo, HeaderError, IgnoredField, Register
 use crate::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode, ResponseCode};
 use crate::route::{RegisterOutcome, Registration, UnregisterItem, UnregisterSource};
 
-/// Java 5.1.0+'s FAQ link in TOPIC_NOT_EXIST remarks.
-const FAQ_URL: &str = "https://rocketmq.apache.org/docs/bestPractice/06FAQ";
-
 /// Keys whose change can alter every route answer.
 const ROUTE_KEYS: [&str; 2] = ["orderMessageEnable", "supportActingMaster"];
 
 impl NameServer {
-    /// Answers one request. The reply is dropped by the caller for oneway requests.
-    pub(super) fn process(&mut self, conn: ConnId, cmd: &RemotingCommand) -> RemotingCommand {
+    /// Answers one request (`None`: no reply). The caller also drops the reply to a oneway
+    /// request.
+    pub(super) fn process(&mut self, conn: ConnId, cmd: &RemotingCommand) -> Option<RemotingCommand> {
         // Java (5.2.0+) checks this switch before it reads the header (PROTOCOL.md §7.13).
         if cmd.request_code() == RequestCode::GetTopicsByCluster && !self.config.enable_topic_list {
-            return disabled(cmd);
+            return Some(disabled(cmd));
         }
         let mut ignored = Vec::new();
         let request = match Request::parse_noting(cmd, &self.limits, &mut ignored) {
             Ok(request) => request,
-            Err(error) => return header_error_reply(cmd, &error),
+            Err(error) => return Some(header_error_reply(cmd, &error)),
         };
         for IgnoredField { field, value } in ignored {
             self.log(Event::HeaderFieldIgnored { request: cmd.request_code(), field, value });
         }
         let ok = || RemotingCommand::response_to(cmd, ResponseCode::Success);
-        match request {
+        Some(match request {
             Request::PutKvConfig { namespace, key, value: Some(value) } => {
                 if self.kv.put(&namespace, &key, &value) != KvPut::Unchanged {
                     self.kv_changed(&namespace, &key);
@@ -80,7 +78,7 @@ impl NameServer {
                 self.unregister(&[UnregisterItem { broker, source: UnregisterSource::Request(conn) }]);
                 ok()
             }
-            Request::GetRouteInfo(query) => self.route_info(cmd, &query),
+            Request::GetRouteInfo(query) => return self.route_info(cmd, &query),
             Request::GetBrokerClusterInfo => ok().with_body(self.routes.cluster_info().to_json(JsonStyle::Plain)),
             Request::WipeWritePerm { broker_name } => {
                 let count = broker_name
@@ -94,7 +92,7 @@ impl NameServer {
             }
             Request::GetAllTopicList => {
                 if !self.config.enable_all_topic_list {
-                    return disabled(cmd);
+                    return Some(disabled(cmd));
                 }
                 ok().with_body(self.routes.all_topic_list().to_json(JsonStyle::Plain))
             }
@@ -117,7 +115,7 @@ impl NameServer {
             }
             Request::GetTopicsByCluster { cluster } => {
                 if !self.config.enable_topic_list {
-                    return disabled(cmd);
+                    return Some(disabled(cmd));
                 }
                 let topics = cluster.map(|cluster| self.routes.topics_by_cluster(&cluster)).unwrap_or_default();
                 ok().with_body(topics.to_json(JsonStyle::Plain))
@@ -125,7 +123,7 @@ impl NameServer {
             Request::GetSystemTopicList => ok().with_body(self.routes.system_topic_list().to_json(JsonStyle::Plain)),
             Request::GetUnitTopicList(which) => {
                 if !self.config.enable_topic_list {
-                    return disabled(cmd);
+                    return Some(disabled(cmd));
                 }
                 ok().with_body(self.routes.unit_topic_list(which).to_json(JsonStyle::Plain))
             }
@@ -156,7 +154,7 @@ impl NameServer {
             }
             Request::Unsupported(code) => RemotingCommand::response_to(cmd, ResponseCode::RequestCodeNotSupported)
                 .with_remark(alloc::format!(" request type {} not supported", code.raw())),
-        }
+        })
     }
 
     fn register_broker(&mut self, conn: ConnId, cmd: &RemotingCommand, register: &RegisterBroker) -> RemotingCommand {
@@ -207,41 +205,14 @@ impl NameServer {
         reply
     }
 
-    fn route_info(&self, cmd: &RemotingCommand, query: &GetRouteInfo) -> RemotingCommand {
-        if !self.serving_routes() {
-            return RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark("name server not ready");
-        }
-        let style = if query.standard_json { JsonStyle::Standard } else { JsonStyle::Plain };
-        let body = match &query.zone {
-            None => self.route_body(&query.topic, style),
-            Some(zone) => self.zone_route_body(&query.topic, zone),
-        };
-        match body {
-            Some(body) => RemotingCommand::response_to(cmd, ResponseCode::Success).with_body(body),
-            None => topic_not_exist(cmd, &query.topic),
-        }
-    }
-
-    /// ZoneRouteRPCHook: keep groups without a master or in the zone, re-encoded in the plain
-    /// style whatever the client version (a quirk of the Java server, kept).
-    fn zone_route_body(&self, topic: &TopicName, zone: &str) -> Option<Vec<u8>> {
-        let mut route = self.route_data(topic)?;
-        let mut dropped: BTreeSet<BrokerName> = BTreeSet::new();
-        let mut dropped_addrs: Vec<BrokerAddr> = Vec::new();
-        route.broker_datas.retain(|data| {
-            let keep =
-                data.master_addr().is_none() || data.zone_name.as_deref().is_some_and(|z| z.eq_ignore_ascii_case(zone));
-            if !keep {
-                dropped.insert(data.broker_name.clone());
-                dropped_addrs.extend(data.broker_addrs.values().cloned());
-            }
-            keep
-        });
-        route.queue_datas.retain(|q| !dropped.contains(&q.broker_name));
-        for addr in &dropped_addrs {
-            route.filter_server_table.remove(addr.as_str());
-        }
-        Some(route.to_json(JsonStyle::Plain))
+    /// The reply [`route_reply`] decides, with the route written in the style it chose.
+    fn route_info(&self, cmd: &RemotingCommand, query: &GetRouteInfo) -> Option<RemotingCommand> {
+        let Ok(reply) = route_reply(self, cmd, query);
+        let head = reply.head(cmd, &query.topic)?;
+        Some(match reply {
+            RouteReply::Found { route, style } => head.with_body(route.to_json(style)),
+            _ => head,
+        })
     }
 
     fn update_config(
@@ -345,14 +316,6 @@ impl NameServer {
         self.emit(log);
         result
     }
-}
-
-/// The TOPIC_NOT_EXIST (17) reply to a route query, with Java 5.1+'s remark word for word.
-#[must_use]
-pub fn topic_not_exist(request: &RemotingCommand, topic: &TopicName) -> RemotingCommand {
-    RemotingCommand::response_to(request, ResponseCode::TopicNotExist).with_remark(alloc::format!(
-        "No topic route info in name server for the topic: {topic}\nSee {FAQ_URL} for further details."
-    ))
 }
 
 /// What a successful UPDATE_NAMESRV_CONFIG says about keys that did not take effect at once

@@ -6,20 +6,21 @@
 
 mod handlers;
 mod removal;
+mod route_reply;
 
-pub use handlers::topic_not_exist;
 pub use removal::{Removal, RemovalPath};
+pub use route_reply::{RouteReply, RouteSource, route_reply};
 
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use crate::codec::Limits;
 use crate::config::Config;
 use crate::event::Event;
 use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvConfig, ORDER_TOPIC_CONFIG};
+use crate::limits::Limits;
 use crate::names::{ConnId, TopicName};
 use crate::protocol::RemotingCommand;
 use crate::protocol::body::TopicRouteData;
@@ -139,9 +140,8 @@ impl NameServer {
     }
 
     /// Processes one input at time `now`. Time never goes backwards: an earlier `now` than a
-    /// previous call is treated as the previous one.
+    /// previous call is treated as the previous one (clamped, in every build).
     pub fn handle(&mut self, now: Instant, input: Input) {
-        debug_assert!(now >= self.now, "time went backwards: {now} < {}", self.now);
         self.now = self.now.max(now);
         self.run_scans();
         match input {
@@ -153,8 +153,9 @@ impl NameServer {
                 if cmd.is_response() {
                     return;
                 }
-                let reply = self.process(conn, &cmd);
-                if !cmd.is_oneway() {
+                if let Some(reply) = self.process(conn, &cmd)
+                    && !cmd.is_oneway()
+                {
                     self.out.push_back(Output::Send { conn, cmd: reply });
                 }
             }
@@ -183,7 +184,8 @@ impl NameServer {
         output
     }
 
-    /// When [`Input::Timeout`] is due next. Calling early is harmless; late delays expiry.
+    /// When [`Input::Timeout`] is due next: the next expiry scan. Delivering it early is
+    /// harmless; late delays expiry. Always `Some` (a scan is always scheduled).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         Some(self.next_scan)
@@ -219,14 +221,9 @@ impl NameServer {
         self.now
     }
 
-    /// When the next expiry scan runs.
-    #[must_use]
-    pub fn next_scan(&self) -> Instant {
-        self.next_scan
-    }
-
     /// The first scan at or after `t` on the fixed-rate schedule (every
-    /// `scanNotActiveBrokerInterval` from [`Self::next_scan`]), if nothing is late.
+    /// `scanNotActiveBrokerInterval` from the next one, [`Self::poll_timeout`]), if nothing
+    /// is late.
     #[must_use]
     pub fn scan_at_or_after(&self, t: Instant) -> Instant {
         if t <= self.next_scan {
@@ -301,9 +298,11 @@ impl NameServer {
         self.now >= self.serving_routes_from()
     }
 
-    /// Takes the topics whose [`Self::route_body`] may have changed since the last call;
-    /// `None` means every topic (a configuration change, or the first call).
-    pub fn take_route_changes(&mut self) -> Option<RouteChanges> {
+    /// The topics whose [`Self::route_data`] may have changed since the last call; `None`
+    /// means every topic (a configuration change, or the first call). An optional step of
+    /// the run loop (see the crate docs) for drivers that answer route queries from a
+    /// snapshot; changes accumulate until it is called.
+    pub fn poll_route_changes(&mut self) -> Option<RouteChanges> {
         let mut changes = self.routes.take_changes();
         changes.topics.append(&mut core::mem::take(&mut self.extra_changes).topics);
         if core::mem::take(&mut self.all_routes_changed) { None } else { Some(changes) }

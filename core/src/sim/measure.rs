@@ -16,7 +16,6 @@ use super::scenario::{Action, NodeSpec, action_text};
 use super::trace::{Fnv64, NodeId};
 use super::{Actor, Sim};
 use crate::protocol::body::TopicRouteData;
-use crate::route::RouteFilter;
 use crate::time::Instant;
 
 /// What staleness was last computed from: (NameServer, its incarnation, its route epoch,
@@ -110,9 +109,7 @@ impl Sim {
             }
             let changed_route = self.stale_keys.get(&client).is_none_or(|k| k.3 != key.3);
             let client_route = core.route.clone();
-            let truth = ns_route
-                .and_then(|n| n.ns.routes().pickup_topic_route_data(&core.topic, RouteFilter::default()))
-                .map(sorted);
+            let truth = ns_route.and_then(|n| n.ns.route_data(&core.topic)).map(sorted);
             self.stale_keys.insert(client, key);
             if changed_route && key.3.is_some() {
                 self.history.route_changes.push(RouteChange {

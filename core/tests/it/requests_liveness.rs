@@ -144,6 +144,24 @@ fn idle_connection_is_closed_and_its_broker_removed() {
 }
 
 #[test]
+fn an_earlier_now_is_taken_as_the_latest_in_every_build() {
+    let mut config = Config::java_defaults("/h", "/r");
+    config.need_wait_for_service = true;
+    config.wait_seconds_for_service = 10;
+    let mut ns = NameServer::new(config, KvConfig::default(), Instant::ZERO);
+    ns.handle(Instant::from_millis(12_000), Input::Timeout);
+    assert!(ns.serving_routes());
+    assert_eq!(ns.poll_timeout(), Some(Instant::from_millis(15_000)));
+    // Neither a panic (debug or release) nor time going back: the wait stays over and the
+    // scan already run is not run again.
+    ns.handle(Instant::from_millis(1_000), Input::Connected { conn: ConnId(7), remote: "127.0.0.1:1".into() });
+    assert_eq!(ns.now(), Instant::from_millis(12_000));
+    assert!(ns.serving_routes());
+    assert_eq!(ns.poll_timeout(), Some(Instant::from_millis(15_000)));
+    assert!(ns.connections().contains_key(&ConnId(7)), "the input itself is processed");
+}
+
+#[test]
 fn scans_run_every_interval_from_start_plus_five_seconds() {
     let mut ns = Ns::new();
     assert_eq!(ns.ns.poll_timeout(), Some(Instant::from_millis(5_000)));

@@ -154,7 +154,7 @@ impl OwnerHooks {
         let routes = ns.routes();
         let mut hasher = DefaultHasher::new();
         ns.serving_routes().hash(&mut hasher);
-        ns.next_scan().hash(&mut hasher);
+        ns.poll_timeout().hash(&mut hasher);
         routes.broker_live_table().hash(&mut hasher);
         routes.broker_addr_table().hash(&mut hasher);
         routes.cluster_addr_table().hash(&mut hasher);
