@@ -185,7 +185,7 @@ pub const V4_9_4: i32 = 401;
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HeaderError {
-    /// A required extField is absent (Java: "the custom field <x> is null").
+    /// A required extField is absent (Java: "the custom field `<x>` is null").
     Missing(&'static str),
     /// An extField does not parse as its type.
     Invalid {

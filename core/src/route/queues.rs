@@ -13,7 +13,7 @@ use crate::protocol::body::QueueData;
 ///
 /// Immutable and shared: in a large cluster thousands of topics have the same queues on the
 /// same groups, and a registration changes all of them the same way, so they keep pointing at
-/// one list ([`Rewrites`]) instead of each holding a copy. A change makes a new list.
+/// one list (see `Rewrites`) instead of each holding a copy. A change makes a new list.
 #[derive(Clone, Debug)]
 pub struct TopicQueues(Arc<[QueueData]>);
 

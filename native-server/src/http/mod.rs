@@ -5,7 +5,7 @@
 //! `NAMESERVER_HTTP_BIND` for probes and scrapes from other hosts) and never slows the
 //! RocketMQ side:
 //!
-//! - what it shows is published in [`crate::observe`]: the owner publishes a view of the small
+//! - what it shows is published in `observe`: the owner publishes a view of the small
 //!   tables after every change (topics are read from the route snapshot the connections
 //!   already answer from) and pushes events into a lossy broadcast; connection tasks count
 //!   requests in sharded atomics and sample route queries only while an event reader is
@@ -13,7 +13,7 @@
 //! - nothing is writable: every method but GET and HEAD gets 405, unless the operator set a
 //!   token, and then only `PUT`/`DELETE /api/kv/{namespace}/{key}` with
 //!   `Authorization: Bearer <token>`, sent to the owner as a console request
-//!   ([`Inbound::Request`]: PUT_KV_CONFIG / DELETE_KV_CONFIG with a reply channel, not a
+//!   (`Inbound::Request`: PUT_KV_CONFIG / DELETE_KV_CONFIG with a reply channel, not a
 //!   connection);
 //! - on a loopback address it answers only requests addressed to an IP or `localhost` (421
 //!   otherwise), so that other web pages cannot read it by DNS rebinding; the address server
