@@ -22,6 +22,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "unit, integration and doc tests"
 cargo test --workspace --locked
 
+step "API docs build without warnings (broken intra-doc links fail)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+
 step "benchmark tools: load generator, floor and bench script (smoke, tiny counts, no peer)"
 scripts/bench.sh --smoke
 
