@@ -87,12 +87,18 @@ fn h18_a_peer_that_never_reads_its_route_replies_is_closed_when_idle() {
 fn h18_a_peer_that_never_reads_owner_replies_is_closed_when_its_queue_fills() {
     // Default idle time (120 s): the close comes from the full reply queue, not idleness.
     let (server, witness) = start(&[]);
+    // Large owner replies (the topic list of 1,000 topics, ~11 KB): the connection stops
+    // taking replies after a few dozen, so whatever the machine's pace the owner is soon more
+    // than the reply queue ahead. (With small replies, the connection could stop reading
+    // with fewer than a queue's worth owed, and only the idle close would end it.)
+    let mut broker = server.peer();
+    assert_eq!(broker.call(&support::big_broker_register(9, super::sizes::many_topics_body(1000))).code, 0);
     let before = server.usage();
     let mut peer = server.peer();
     let started = Instant::now();
     let sent = flood_without_reading(
         &mut peer,
-        &codec::encode_to_vec(&request(RequestCode::GetBrokerClusterInfo, 1, &[])).unwrap(),
+        &codec::encode_to_vec(&request(RequestCode::GetAllTopicListFromNameserver, 1, &[])).unwrap(),
     );
     let after = settles(&server, "the non-reader is closed", |u| u.fds <= before.fds);
     assert!(started.elapsed() < Duration::from_secs(60));
@@ -104,6 +110,7 @@ fn h18_a_peer_that_never_reads_owner_replies_is_closed_when_its_queue_fills() {
     );
     assert!(after.rss_kib < before.rss_kib + 32 * KIB_PER_MIB, "RSS {before:?} -> {after:?}");
     assert!(peer.frames_until_close().is_some());
+    drop(broker);
     witness.finish();
 }
 

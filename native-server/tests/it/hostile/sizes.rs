@@ -4,7 +4,7 @@ use super::*;
 
 /// The compressed REGISTER_BROKER body (PROTOCOL.md §9.2, version ≥ 413) of `count` topics
 /// named `T0000000`, `T0000001`, …: 32 bytes a topic before compression, about 5 after.
-fn many_topics_body(count: usize) -> Vec<u8> {
+pub(super) fn many_topics_body(count: usize) -> Vec<u8> {
     let mut raw = Vec::with_capacity(64 + 32 * count);
     let chunk = |raw: &mut Vec<u8>, bytes: &[u8]| {
         raw.extend_from_slice(&u32::try_from(bytes.len()).unwrap().to_be_bytes());
