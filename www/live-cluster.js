@@ -39,7 +39,7 @@ export function clusterAt(sources, at, topic, live) {
   }
   const brokerNodes = [...brokers.values()].sort((a, b) => a.group.localeCompare(b.group) || a.brokerId - b.brokerId);
   for (const b of brokerNodes) nodes.push({ ...b, state: "up", timers: [], boundTo: null });
-  const meta = { nodes: [...nsNodes, ...brokerNodes], topics: [topic || "—"], text: "", bound: {}, key: [...nsNodes, ...brokerNodes].map((n) => n.name).join("|") };
+  const meta = { nodes: [...nsNodes, ...brokerNodes], topics: [topic || ""], text: "", bound: {}, key: [...nsNodes, ...brokerNodes].map((n) => n.name).join("|") };
   const snap = {
     time: at, nodes, ns, routes, clients: {}, consumers: {}, links: [], flights: [], faults: [], stale: [],
     measurements: [], branches: [], isolations: [], trace: [], sends: [], wire: [],

@@ -69,8 +69,8 @@ function marksFor(cached, truth) {
 function nsCard(n, route, topic, marks = {}) {
   const down = n.state !== "up";
   return `<article class="card route-card" data-testid="route-${esc(n.name)}" data-route-key="${esc(routeKey(route))}">
-<h3>${esc(t("routeOf", { topic, who: n.name }))}</h3>
-${down ? `<p class="badge bad">${STATE_ICON[n.state]} ${esc(t(`state_${n.state}`))}</p>` : ""}${routeHtml(route, marks)}</article>`;
+<h3>${esc(t("routeOf", { topic: topic || "—", who: n.name }))}</h3>
+${down ? `<p class="badge bad">${STATE_ICON[n.state]} ${esc(t(`state_${n.state}`))}</p>` : ""}${topic ? routeHtml(route, marks) : `<p class="muted">${esc(t("noTopicYet"))}</p>`}</article>`;
 }
 
 function clientCard(n, snap, topic) {

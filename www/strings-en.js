@@ -78,6 +78,7 @@ export default {
   age: "age",
   lastUpdate: "lastUpdate",
   pastTimeout: "past {s} timeout",
+  noTopicYet: "No topic known yet: a route appears once a broker registers one.",
   routeOf: "Route for {topic} ({who})",
   cachedRoute: "{c} cached route (bound to {ns})",
   noRoute: "TOPIC_NOT_EXIST — no route",

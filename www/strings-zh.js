@@ -78,6 +78,7 @@ export default {
   age: "心跳间隔",
   lastUpdate: "lastUpdate",
   pastTimeout: "已超过 {s} 超时",
+  noTopicYet: "尚无已知主题：Broker 注册主题后即显示路由。",
   routeOf: "{topic} 的路由（{who}）",
   cachedRoute: "{c} 缓存的路由（绑定 {ns}）",
   noRoute: "TOPIC_NOT_EXIST — 无路由",

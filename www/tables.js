@@ -163,7 +163,7 @@ export function renderTableView(el, snap, meta) {
   const topic = meta.topics[0];
   const routes = snap.nodes
     .filter((n) => n.role === "nameserver")
-    .map((n) => `<h4>${esc(t("routeOf", { topic, who: n.name }))}</h4>${routeHtml(snap.routes[n.name][topic])}`)
+    .map((n) => `<h4>${esc(t("routeOf", { topic: topic || "—", who: n.name }))}</h4>${topic ? routeHtml(snap.routes[n.name][topic]) : `<p class="muted">${esc(t("noTopicYet"))}</p>`}`)
     .join("");
   const clients = Object.values(snap.clients)
     .filter(Boolean)
