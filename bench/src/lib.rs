@@ -16,6 +16,8 @@
 pub mod fleet;
 pub mod floor;
 pub mod frames;
+pub mod measurement;
+pub mod report;
 pub mod route;
 pub mod startup;
 pub mod stats;
