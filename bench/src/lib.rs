@@ -9,13 +9,17 @@
 //!   no routing work, the ceiling of the protocol on the machine.
 //!
 //! Frames are built with the core codec ([`frames`]); replies are read just enough to match
-//! them to their requests ([`wire`]); latencies go into HDR histograms ([`stats`]). The
+//! them to their requests ([`wire`]); latencies go into HDR histograms ([`stats`]). Each
+//! measurement is printed as a [`measurement::Measurement`]; [`report`] turns a run's raw
+//! lines into the comparison tables. The
 //! binaries are `loadgen` and `floor`; `scripts/bench.sh` runs them against this NameServer,
 //! rocketmq-rust's and the floor in one go.
 
 pub mod fleet;
 pub mod floor;
 pub mod frames;
+pub mod measurement;
+pub mod report;
 pub mod route;
 pub mod startup;
 pub mod stats;

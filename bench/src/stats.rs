@@ -103,6 +103,18 @@ pub fn median(samples: &mut [Duration]) -> Duration {
     }
 }
 
+/// The median of `values` (which it sorts; mean of the middle two for an even count), or
+/// `None` when there are none.
+#[must_use]
+pub fn median_f64(values: &mut [f64]) -> Option<f64> {
+    values.sort_unstable_by(f64::total_cmp);
+    match values.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(values[n / 2]),
+        n => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
+
 /// Milliseconds with three decimals.
 #[must_use]
 pub fn ms(d: Duration) -> String {
@@ -125,5 +137,8 @@ mod tests {
         assert!((s.p99_us - 990.0).abs() < 2.0, "{s}");
         let mut samples = [3, 1, 2, 4].map(Duration::from_millis);
         assert_eq!(median(&mut samples), Duration::from_micros(2500));
+        assert_eq!(median_f64(&mut [5.0, 1.0, 3.0]), Some(3.0));
+        assert_eq!(median_f64(&mut [4.0, 1.0]), Some(2.5));
+        assert_eq!(median_f64(&mut []), None);
     }
 }

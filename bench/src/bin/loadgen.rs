@@ -1,5 +1,6 @@
 //! `loadgen`: drives a RocketMQ NameServer on the loopback interface and prints one
-//! `KIND key=value …` line per measurement (see `scripts/bench.sh`, which parses them).
+//! `KIND key=value …` line per measurement (one JSON object with `--json`); `loadgen report`
+//! turns the raw results `scripts/bench.sh` recorded into its comparison tables.
 //!
 //! ```text
 //! loadgen route        --addr 127.0.0.1:9876 --conns 32 --depth 8 --topics 1000 --brokers 4
@@ -10,6 +11,7 @@
 //! loadgen hold         --addr 127.0.0.1:9876 --brokers 100 --topics 1000 --pid SERVER_PID
 //! loadgen startup      --reps 20 -- target/release/nameserver --listen-port {port} --bind-address 127.0.0.1
 //! loadgen port
+//! loadgen report       RAW_FILE [--smoke] [--criterion target/criterion]
 //! ```
 
 use std::net::SocketAddr;
@@ -20,10 +22,11 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use clap::{Args, Parser, Subcommand};
 use nameserver_bench::fleet::{Fleet, FleetSpec};
+use nameserver_bench::measurement::Measurement;
 use nameserver_bench::route::{self, Phases, RouteLoad, RouteResult};
 use nameserver_bench::stats::{median, ms};
 use nameserver_bench::wire::Conn;
-use nameserver_bench::{frames, rss_kib, startup, storm};
+use nameserver_bench::{frames, report, rss_kib, startup, storm};
 use nameserver_core::codec;
 
 /// Load generator for RocketMQ NameServers (loopback only).
@@ -36,6 +39,9 @@ struct Cli {
     /// A label copied into the output line (e.g. ours, peer, floor)
     #[arg(long, global = true, default_value = "-")]
     label: String,
+    /// Print each measurement as one JSON object instead of `KIND key=value …`
+    #[arg(long, global = true)]
+    json: bool,
     #[command(subcommand)]
     mode: Mode,
 }
@@ -148,6 +154,18 @@ enum Mode {
     },
     /// Prints a loopback port that is free now
     Port,
+    /// Prints the Markdown comparison tables of a bench run from its raw file (lines of
+    /// `MEASURE KIND rc=N load=X RESULT`, RESULT as printed by the other modes)
+    Report {
+        /// The raw file
+        raw: std::path::PathBuf,
+        /// A smoke run: no target status is claimed
+        #[arg(long)]
+        smoke: bool,
+        /// Criterion's output directory (target/criterion): adds the microbenchmark rows
+        #[arg(long)]
+        criterion: Option<std::path::PathBuf>,
+    },
     /// Exec → listening: spawn PROGRAM (every `{port}` in ARGS replaced by a free port) REPS times
     Startup {
         /// Starts
@@ -199,6 +217,15 @@ struct LoadArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Mode::Report { raw, smoke, criterion } = &cli.mode {
+        return match report(raw, *smoke, criterion.as_deref()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("loadgen: {error:#}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let runtime =
         match tokio::runtime::Builder::new_multi_thread().worker_threads(cli.threads.max(1)).enable_all().build() {
             Ok(runtime) => runtime,
@@ -217,6 +244,27 @@ fn main() -> ExitCode {
     }
 }
 
+fn report(raw: &std::path::Path, smoke: bool, criterion: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(raw).with_context(|| format!("reading {}", raw.display()))?;
+    let records = report::parse_raw(&text).with_context(|| raw.display().to_string())?;
+    let criterion = criterion
+        .map(|dir| report::criterion_medians(dir).with_context(|| format!("reading {}", dir.display())))
+        .transpose()?;
+    print!("{}", report::tables(&records, &report::Options { smoke, criterion }));
+    Ok(())
+}
+
+/// Prints one measurement, written once as `KIND key=value …`, in the form asked for.
+fn emit(json: bool, line: &str) -> anyhow::Result<()> {
+    let measurement = Measurement::parse(line).context("loadgen printed a malformed measurement")?;
+    if json {
+        println!("{}", measurement.to_json());
+    } else {
+        println!("{measurement}");
+    }
+    Ok(())
+}
+
 fn loopback(target: &Target) -> anyhow::Result<(SocketAddr, Duration)> {
     if !target.addr.ip().is_loopback() {
         bail!("{} is not a loopback address; loadgen only targets this machine", target.addr);
@@ -226,26 +274,31 @@ fn loopback(target: &Target) -> anyhow::Result<(SocketAddr, Duration)> {
 
 /// Runs one mode; `Ok(false)` when it saw errors.
 async fn run(cli: &Cli) -> anyhow::Result<bool> {
-    let label = &cli.label;
+    let (label, json) = (&cli.label, cli.json);
     match &cli.mode {
-        Mode::Route { target, conns, depth, load } => route_mode("ROUTE", label, target, *conns, *depth, load).await,
-        Mode::Pingpong { target, load } => route_mode("PINGPONG", label, target, 1, 1, load).await,
+        Mode::Route { target, conns, depth, load } => {
+            route_mode(("ROUTE", label, json), target, *conns, *depth, load).await
+        }
+        Mode::Pingpong { target, load } => route_mode(("PINGPONG", label, json), target, 1, 1, load).await,
         Mode::Storm { target, fleet: FleetSize { brokers, topics, .. }, compressed } => {
             let (addr, timeout) = loopback(target)?;
             let r = storm::storm(addr, *brokers, *topics, *compressed, timeout).await?;
             let secs = r.wall.as_secs_f64().max(1e-9);
-            println!(
-                "STORM label={label} brokers={brokers} topics={topics} compressed={compressed} frame_bytes={} \
+            emit(
+                json,
+                &format!(
+                    "STORM label={label} brokers={brokers} topics={topics} compressed={compressed} frame_bytes={} \
                  wall_ms={} registrations_per_s={:.1} topics_per_s={:.0} ok={} errors={} bad_codes={} {}",
-                r.frame_bytes,
-                ms(r.wall),
-                r.ok as f64 / secs,
-                (r.ok as f64 * *topics as f64) / secs,
-                r.ok,
-                r.errors,
-                storm::codes_text(&r.codes),
-                r.latencies.summary()
-            );
+                    r.frame_bytes,
+                    ms(r.wall),
+                    r.ok as f64 / secs,
+                    (r.ok as f64 * *topics as f64) / secs,
+                    r.ok,
+                    r.errors,
+                    storm::codes_text(&r.codes),
+                    r.latencies.summary()
+                ),
+            )?;
             Ok(r.errors == 0)
         }
         Mode::RegisterOne { target, topics, reps, compressed, pid, settle_ms } => {
@@ -261,23 +314,26 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
             };
             let kib = |v: Option<u64>| v.map_or_else(|| String::from("nan"), |v| v.to_string());
             let all: Vec<String> = r.samples.iter().map(|d| ms(*d)).collect();
-            println!(
-                "REGISTER_ONE label={label} topics={topics} compressed={compressed} frame_bytes={} median_ms={} \
+            emit(
+                json,
+                &format!(
+                    "REGISTER_ONE label={label} topics={topics} compressed={compressed} frame_bytes={} median_ms={} \
                  first_ms={} min_ms={} samples_ms={} errors={} bad_codes={} rss_before_kib={} rss_after_kib={}",
-                r.frame_bytes,
-                ms(r.median()),
-                r.samples.first().map_or_else(|| String::from("nan"), |d| ms(*d)),
-                r.samples.iter().min().map_or_else(|| String::from("nan"), |d| ms(*d)),
-                all.join(","),
-                r.errors,
-                storm::codes_text(&r.codes),
-                kib(before),
-                kib(after)
-            );
+                    r.frame_bytes,
+                    ms(r.median()),
+                    r.samples.first().map_or_else(|| String::from("nan"), |d| ms(*d)),
+                    r.samples.iter().min().map_or_else(|| String::from("nan"), |d| ms(*d)),
+                    all.join(","),
+                    r.errors,
+                    storm::codes_text(&r.codes),
+                    kib(before),
+                    kib(after)
+                ),
+            )?;
             Ok(r.errors == 0 && !r.samples.is_empty())
         }
         Mode::Cold { target, fleet, conns, depth, phase_ms, reregister_ms } => {
-            cold_mode(label, target, fleet, (*conns, *depth), *phase_ms, *reregister_ms).await
+            cold_mode((label, json), target, fleet, (*conns, *depth), *phase_ms, *reregister_ms).await
         }
         Mode::Hold {
             target,
@@ -314,16 +370,20 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
             tokio::time::sleep(Duration::from_millis(*settle_ms)).await;
             let loaded = rss_kib(*pid)?;
             let report = fleet.stop().await;
-            println!(
-                "HOLD label={label} brokers={brokers} topics={topics} queue_spread={queue_spread} \
+            emit(
+                json,
+                &format!(
+                    "HOLD label={label} brokers={brokers} topics={topics} queue_spread={queue_spread} \
                  query_each={query_each} rss_before_kib={idle} rss_loaded_kib={loaded} register_all_ms={} \
                  registrations={} errors={} not_found={not_found}",
-                ms(registered),
-                report.registrations,
-                report.errors
-            );
+                    ms(registered),
+                    report.registrations,
+                    report.errors
+                ),
+            )?;
             Ok(report.errors == 0 && not_found == 0)
         }
+        Mode::Report { .. } => bail!("the report runs without a runtime, from main"),
         Mode::Port => {
             println!("{}", startup::free_port()?);
             Ok(true)
@@ -339,14 +399,17 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
             .await??;
             let mut listening: Vec<Duration> = samples.iter().map(|s| s.listening).collect();
             let mut first_reply: Vec<Duration> = samples.iter().map(|s| s.first_reply).collect();
-            println!(
-                "STARTUP label={label} reps={reps} listening_median_ms={} listening_min_ms={} listening_max_ms={} \
+            emit(
+                json,
+                &format!(
+                    "STARTUP label={label} reps={reps} listening_median_ms={} listening_min_ms={} listening_max_ms={} \
                  first_reply_median_ms={}",
-                ms(median(&mut listening)),
-                ms(listening.first().copied().unwrap_or_default()),
-                ms(listening.last().copied().unwrap_or_default()),
-                ms(median(&mut first_reply))
-            );
+                    ms(median(&mut listening)),
+                    ms(listening.first().copied().unwrap_or_default()),
+                    ms(listening.last().copied().unwrap_or_default()),
+                    ms(median(&mut first_reply))
+                ),
+            )?;
             Ok(true)
         }
     }
@@ -355,7 +418,7 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
 /// See [`Mode::Cold`]. Replies during the storm may be TOPIC_NOT_EXIST (17): a topic's first
 /// broker may not have registered yet; afterwards every reply must be SUCCESS.
 async fn cold_mode(
-    label: &str,
+    (label, json): (&str, bool),
     target: &Target,
     &FleetSize { brokers, topics, in_flight }: &FleetSize,
     (conns, depth): (usize, usize),
@@ -413,25 +476,27 @@ async fn cold_mode(
     for (code, n) in [&storm, &cold, &warm].iter().flat_map(|r| &r.errors.codes) {
         *codes.entry(*code).or_default() += n;
     }
-    println!(
-        "COLD label={label} brokers={brokers} topics={topics} conns={conns} depth={depth} register_all_ms={} {} \
+    emit(
+        json,
+        &format!(
+            "COLD label={label} brokers={brokers} topics={topics} conns={conns} depth={depth} phase_ms={phase_ms} register_all_ms={} {} \
          storm_not_found={not_found} {} {} errors={errors} io={} lost={} protocol={} codes={} registrations={}",
-        ms(registered),
-        phase_text("storm", &storm),
-        phase_text("cold", &cold),
-        phase_text("warm", &warm),
-        e.io,
-        e.lost,
-        e.protocol,
-        storm::codes_text(&codes),
-        report.registrations
-    );
+            ms(registered),
+            phase_text("storm", &storm),
+            phase_text("cold", &cold),
+            phase_text("warm", &warm),
+            e.io,
+            e.lost,
+            e.protocol,
+            storm::codes_text(&codes),
+            report.registrations
+        ),
+    )?;
     Ok(errors == 0 && cold.completed > 0 && warm.completed > 0)
 }
 
 async fn route_mode(
-    kind: &str,
-    label: &str,
+    (kind, label, json): (&str, &str, bool),
     target: &Target,
     conns: usize,
     depth: usize,
@@ -462,20 +527,23 @@ async fn route_mode(
     let brokers = fleet.stop().await;
     let e = &result.errors;
     let errors = e.total() + brokers.errors;
-    println!(
-        "{kind} label={label} conns={conns} depth={depth} topics={} brokers={} qps={:.0} completed={} {} \
+    emit(
+        json,
+        &format!(
+            "{kind} label={label} conns={conns} depth={depth} topics={} brokers={} qps={:.0} completed={} {} \
          errors={errors} io={} lost={} protocol={} bad_codes={} registrations={} reply_bytes={:.0}",
-        load.topics,
-        load.brokers,
-        result.qps(),
-        result.completed,
-        result.latencies.summary(),
-        e.io,
-        e.lost,
-        e.protocol,
-        storm::codes_text(&e.codes),
-        brokers.registrations,
-        result.reply_bytes as f64 / result.replies.max(1) as f64
-    );
+            load.topics,
+            load.brokers,
+            result.qps(),
+            result.completed,
+            result.latencies.summary(),
+            e.io,
+            e.lost,
+            e.protocol,
+            storm::codes_text(&e.codes),
+            brokers.registrations,
+            result.reply_bytes as f64 / result.replies.max(1) as f64
+        ),
+    )?;
     Ok(errors == 0 && result.completed > 0)
 }
