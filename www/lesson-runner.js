@@ -4,6 +4,7 @@
 // slows down as the awaited event approaches, so the learner sees it happen.
 import { t, pick } from "./i18n.js";
 import { secs } from "./format.js";
+import { lineMatches } from "./gate.js";
 import { LESSONS, LESSON_ORDER } from "./lessons/index.js";
 import { renderContext } from "./context.js";
 import { rich } from "./glossary.js";
@@ -131,8 +132,18 @@ export class LessonRunner {
   async skip() {
     const a = this.active;
     if (!a || !a.waiting || a.asking) return;
-    const hit = await this.page.runGate(a.steps[a.index].gate);
+    const gate = a.steps[a.index].gate;
+    // The run ahead finds nothing when the event already went by (a frame's run reached it
+    // first): then it is in the trace since the step began.
+    const hit = (await this.page.runGate(gate)) || this.seenSinceStart(gate);
     if (hit && this.active === a && a.waiting) this.gateHit(hit, this.page.current().snap);
+  }
+
+  seenSinceStart(gate) {
+    const a = this.active;
+    if (!a || !a.start) return null;
+    if (gate.at !== undefined) return this.page.current().snap.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
+    return this.page.trace().find((l) => l.at >= a.start.time && lineMatches(gate, l)) || null;
   }
 
   async replay() {

@@ -1,6 +1,7 @@
 // The page: holds the latest snapshot from the worker and renders it. While paused nothing
 // runs: no animation frame is requested until Play (or while the last messages finish
 // drawing).
+import { lineMatches } from "./gate.js";
 import { t, applyStatic } from "./i18n.js";
 import { secs } from "./format.js";
 import { SimClient } from "./sim-client.js";
@@ -270,7 +271,7 @@ class App {
     if (!gate) return;
     let found = null;
     if (gate.at !== undefined) found = this.snap.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
-    else found = (hit && hit.kind !== "time" ? hit : null) || lines.find((l) => (!gate.node || l.node === gate.node) && (!gate.kinds || gate.kinds.includes(l.kind)) && (!gate.text || l.text.includes(gate.text)));
+    else found = (hit && hit.kind !== "time" ? hit : null) || lines.find((l) => lineMatches(gate, l));
     if (found) {
       this.pause();
       this.lesson.gateHit(found, this.snap);
@@ -391,7 +392,7 @@ class App {
         this.base = { sim: cap, wall: now };
       }
       this.pending = true;
-      this.client.call("runTo", { ms: Math.floor(target), gate: this.lesson.gate || undefined }).then((r) => {
+      this.pendingRun = this.client.call("runTo", { ms: Math.floor(target), gate: this.lesson.gate || undefined }).then((r) => {
         this.pending = false;
         this.apply(r, false, performance.now());
       }, (e) => {
@@ -435,6 +436,11 @@ class App {
   }
 
   async runGate(gate) {
+    // A frame's run may still be out and may reach the event itself: let it land first, so
+    // the run ahead starts from where the page is (else it finds the next such event).
+    this.pause();
+    if (this.pending) await this.pendingRun;
+    if (this.lesson.gate !== gate) return null;
     const r = await this.op("runTo", { ms: this.snap.time + 3600000, gate }, false);
     return r && r.hit;
   }

@@ -1,6 +1,7 @@
 // The simulation lives here, off the main thread. The page sends one request at a time and
 // renders the snapshot each answer carries; this worker never runs on its own.
 import init, { Simulation, builtInScenarios, traceKinds } from "../pkg/nameserver_wasm.js";
+import { lineMatches } from "./gate.js";
 
 const ready = init();
 let sim = null;
@@ -10,13 +11,6 @@ let sent = { branch: -1, trace: 0, sends: 0, wire: 0, time: 0 };
 const MAX_MS = 24 * 3600 * 1000;
 const PEEK_MS = 600 * 1000;
 
-function lineMatches(gate, line) {
-  if (gate.node && line.node !== gate.node) return false;
-  if (gate.kinds && !gate.kinds.includes(line.kind)) return false;
-  if (gate.text && !line.text.includes(gate.text)) return false;
-  if (gate.notText && line.text.includes(gate.notText)) return false;
-  return true;
-}
 
 function currentBranch() {
   return sim.branches().find((b) => b.current);
