@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use nameserver_core::protocol::body::{BrokerData, QueueData, TopicRouteData};
-use nameserver_core::sim::scenario::action_text;
+use nameserver_core::sim::scenario_text::action_text;
 use nameserver_core::sim::{
     self, FaultMeasurement, FlightView, NodeSpec, NodeView, RemovalClock, Scenario, Sim, TraceEntry, WireRecord,
 };

@@ -1,6 +1,6 @@
 //! `Simulation`: the deterministic cluster model, with its time machine, behind one handle.
 
-use nameserver_core::sim::scenario::action_text;
+use nameserver_core::sim::scenario_text::action_text;
 use nameserver_core::sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text};
 use nameserver_core::time::Instant;
 use wasm_bindgen::prelude::*;

@@ -25,6 +25,7 @@ mod queue;
 mod replication;
 mod rng;
 pub mod scenario;
+pub mod scenario_text;
 mod scenarios;
 mod timeline;
 mod trace;
@@ -52,7 +53,8 @@ pub use node::{
 pub use offsets::{ConsumeLog, ConsumerQueueView, ConsumerView, OffsetTable, StartFrom};
 pub use producer::SimProducer;
 pub use rng::Rng;
-pub use scenario::{Action, NodeSpec, Profile, Scenario, ScenarioError, ScriptEvent};
+pub use scenario::{Action, NodeSpec, Profile, Scenario, ScriptEvent};
+pub use scenario_text::ScenarioError;
 pub use scenarios::{BASE, BUILT_IN, built_in, built_in_text};
 pub use timeline::{Branch, Timeline};
 pub use trace::{Fnv64, NodeId, TraceEntry, TraceKind};
