@@ -234,6 +234,12 @@ export class LessonRunner {
       if (next) html += `<p><button type="button" class="primary" data-next="${esc(next)}" data-testid="lesson-next">${esc(t("nextLesson"))}: ${esc(`${next} — ${this.page.scenarioTitle(next)}`)} ›</button></p>`;
     }
     setHtml(text, html);
+    // A new step, or its event's account, starts at the top of a sheet that scrolls.
+    const shown = `${a.id}:${a.index}:${!!a.observed}:${!!a.done}`;
+    if (panel.dataset.shown !== shown) {
+      panel.dataset.shown = shown;
+      panel.scrollTop = 0;
+    }
     this.renderQuestion(step);
     question.hidden = !a.asking;
     const waiting = a.waiting && !a.asking;
