@@ -4,7 +4,7 @@
 import { t } from "./i18n.js";
 import { secs, dur } from "./format.js";
 import { esc, setHtml } from "./html.js";
-import { routeDiff, staleSentence } from "./routes.js";
+import { brokerText, routeDiff, staleSentence } from "./routes.js";
 import { divergence } from "./tables.js";
 import { removalClock } from "./clocks.js";
 import { rich } from "./glossary.js";
@@ -47,9 +47,10 @@ function clientVsNs(name, snap) {
     return q ? `w${q.writeQueueNums}` : "";
   };
   const rows = all.map((b) => {
-    const st = d.gone.includes(b) ? "gone" : d.added.includes(b) ? "new" : "same";
-    const mine = st === "new" ? "—" : `${b} ${queues(c.route, b)}`;
-    const theirs = st === "gone" ? "—" : `${b} ${queues(truth, b)}`;
+    const st = d.gone.includes(b) ? "gone" : d.added.includes(b) ? "new" : d.changed.includes(b) ? "changed" : "same";
+    // A changed group shows only what differs: the narrow sheet keeps one line per group.
+    const mine = st === "new" ? "—" : `${b} ${st === "changed" ? brokerText(c.route, b, truth) : queues(c.route, b)}`;
+    const theirs = st === "gone" ? "—" : `${b} ${st === "changed" ? brokerText(truth, b, c.route) : queues(truth, b)}`;
     return `<tr class="row-${st}" data-broker="${esc(b)}" data-diff="${st}"><td>${esc(mine)}</td><td>${esc(theirs)}</td></tr>`;
   });
   const head = `<tr><th>${esc(t("ctxCopy", { c: name }))}</th><th>${esc(t("ctxTruth", { ns: c.boundTo }))}</th></tr>`;

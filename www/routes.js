@@ -12,18 +12,22 @@ const PERM = { 2: "W", 4: "R", 6: "RW", 7: "RWX" };
 const soft = (name) => name.replace(/([a-z])([A-Z])/g, "$1<wbr>$2");
 
 // A TopicRoute exactly as the dashboard's Topic → Router dialog lays it out. `marks`: brokerName →
-// "gone" | "new" for rows that differ from the other view.
+// "gone" | "new" for rows that differ from the other view, and "addrs:" or "queues:" + brokerName
+// → "changed" for a group whose members or queues differ.
 export function routeHtml(route, marks = {}) {
   if (!route) return `<p class="no-route">${esc(t("noRoute"))}</p>`;
-  const mark = (name) => (marks[name] ? ` class="row-${marks[name]}" data-diff="${marks[name]}"` : "");
+  const mark = (table, name) => {
+    const m = marks[name] || marks[`${table}:${name}`];
+    return m ? ` class="row-${m}" data-diff="${m}"` : "";
+  };
   const bd = route.brokerDatas
     .map((b) => {
       const addrs = Object.entries(b.brokerAddrs).map(([id, a]) => `${esc(id)}: <span class="nowrap">${esc(a)}</span>`).join("<br>");
-      return `<tr${mark(b.brokerName)}><td>${esc(b.brokerName)}</td><td class="mono addrs">{${addrs}}</td></tr>`;
+      return `<tr${mark("addrs", b.brokerName)}><td>${esc(b.brokerName)}</td><td class="mono addrs">{${addrs}}</td></tr>`;
     })
     .join("");
   const qd = route.queueDatas
-    .map((q) => `<tr${mark(q.brokerName)}><td>${esc(q.brokerName)}</td><td>${q.readQueueNums}</td><td>${q.writeQueueNums}</td><td>${q.perm} (${PERM[q.perm] || "?"})</td></tr>`)
+    .map((q) => `<tr${mark("queues", q.brokerName)}><td>${esc(q.brokerName)}</td><td>${q.readQueueNums}</td><td>${q.writeQueueNums}</td><td>${q.perm} (${PERM[q.perm] || "?"})</td></tr>`)
     .join("");
   const th = (names) => names.map((n) => `<th>${soft(n)}</th>`).join("");
   return `<table class="router"><caption>brokerDatas</caption><thead><tr>${th(["brokerName", "brokerAddrs"])}</tr></thead><tbody>${bd}</tbody></table>
@@ -37,13 +41,35 @@ function routeKey(route) {
   return `${b}|${q}`;
 }
 
-// Brokers a client's cached route has that its NameServer's lacks ("gone"), and the reverse
-// ("new").
+// Brokers a client's cached route has that its NameServer's lacks ("gone"), the reverse
+// ("new"), and those both list differently ("changed": other members of the group, as when a
+// master is gone and its slave stays, or other queues).
 export function routeDiff(cached, truth) {
   const names = (r) => new Set(r ? r.brokerDatas.map((b) => b.brokerName) : []);
   const c = names(cached);
   const n = names(truth);
-  return { gone: [...c].filter((x) => !n.has(x)), added: [...n].filter((x) => !c.has(x)) };
+  return {
+    gone: [...c].filter((x) => !n.has(x)),
+    added: [...n].filter((x) => !c.has(x)),
+    changed: [...c].filter((x) => n.has(x) && brokerText(cached, x) !== brokerText(truth, x)),
+  };
+}
+
+// One group as a route lists it, in the node cards' words, showing only what `other` lists
+// differently (all of it without `other`): its members "BID 0, 1", its queues and perm "w4 RW".
+export function brokerText(route, name, other) {
+  const part = (r) => {
+    const b = r && r.brokerDatas.find((x) => x.brokerName === name);
+    const q = r && r.queueDatas.find((x) => x.brokerName === name);
+    return {
+      members: b ? `BID ${Object.keys(b.brokerAddrs).map(Number).sort((x, y) => x - y).join(", ")}` : "",
+      queues: q ? `w${q.writeQueueNums}${q.readQueueNums === q.writeQueueNums ? "" : ` r${q.readQueueNums}`} ${PERM[q.perm] || q.perm}` : "",
+    };
+  };
+  const mine = part(route);
+  const theirs = other === undefined ? null : part(other);
+  const shown = ["members", "queues"].filter((k) => !theirs || mine[k] !== theirs[k]);
+  return shown.map((k) => mine[k]).filter(Boolean).join(" · ");
 }
 
 // "P1 still sends to broker-b: NS-1 removed it 8.0 s ago; P1 asks again in 22.0 s."
@@ -57,12 +83,22 @@ export function staleSentence(client, snap) {
   const vars = { c: client, ns: c.boundTo, s: dur(snap.time - c.staleSince), next: poll ? dur(Math.max(0, poll.at - snap.time)) : "?" };
   if (d.gone.length) return t("staleGone", { ...vars, b: d.gone.join(", ") });
   if (d.added.length) return t("staleNew", { ...vars, b: d.added.join(", ") });
+  if (d.changed.length) {
+    const b = d.changed[0];
+    return t("staleMembers", { ...vars, b, was: brokerText(c.route, b, truth), now: brokerText(truth, b, c.route) });
+  }
   return t("staleChanged", vars);
 }
 
 function marksFor(cached, truth) {
   const d = routeDiff(cached, truth);
-  return { cached: Object.fromEntries(d.gone.map((b) => [b, "gone"])), truth: Object.fromEntries(d.added.map((b) => [b, "new"])) };
+  const addrs = (r, b) => JSON.stringify(r.brokerDatas.find((x) => x.brokerName === b).brokerAddrs);
+  const queues = (r, b) => JSON.stringify(r.queueDatas.find((x) => x.brokerName === b) || null);
+  const changed = d.changed.flatMap((b) => [
+    ...(addrs(cached, b) !== addrs(truth, b) ? [[`addrs:${b}`, "changed"]] : []),
+    ...(queues(cached, b) !== queues(truth, b) ? [[`queues:${b}`, "changed"]] : []),
+  ]);
+  return { cached: Object.fromEntries([...d.gone.map((b) => [b, "gone"]), ...changed]), truth: Object.fromEntries([...d.added.map((b) => [b, "new"]), ...changed]) };
 }
 
 

@@ -252,6 +252,7 @@ export default {
   legend_failure: "failure",
   staleGone: "{c} still sends to {b}: {ns} removed it {s} ago, and {c} asks again only at its next route poll, in {next}.",
   staleNew: "{c} does not know {b} yet: {ns} has had it for {s}; {c} asks again at its next route poll, in {next}.",
+  staleMembers: "{c}'s copy lists {b} as {was}; {ns} has listed it as {now} for {s}. {c} asks again in {next}.",
   staleChanged: "{c}'s copy differs from {ns}'s table since {s} ago; {c} asks again in {next}.",
   removalIn: "removal in {s} ({by})",
   removalDue: "time is up: removal at the next scan",

@@ -252,6 +252,7 @@ export default {
   legend_failure: "失败",
   staleGone: "{c} 仍在向 {b} 发送：{ns} 已在 {s} 前移除它，而 {c} 要到下一次路由轮询（{next} 后）才会再查询。",
   staleNew: "{c} 还不知道 {b}：{ns} 已有它 {s}；{c} 在下一次路由轮询（{next} 后）才会再查询。",
+  staleMembers: "{c} 的副本中 {b} 为 {was}；{ns} 已将其列为 {now} {s}。{c} 在 {next} 后再次查询。",
   staleChanged: "{c} 的副本与 {ns} 的表已不一致 {s}；{c} 在 {next} 后再次查询。",
   removalIn: "{s} 后移除（{by}）",
   removalDue: "时间已到：下一次扫描时移除",

@@ -264,6 +264,21 @@ test("a client with a stale route says so on its node and in the two views", asy
   await page.context().close();
 });
 
+test("a stale copy that still lists a dead master says which members differ, not only that it differs", async () => {
+  const page = await b.page({ dashboard: false });
+  await scenario(page, "S8");
+  await seek(page, 55000);
+  assert.equal(await page.getAttribute("[data-testid=node-P1]", "data-stale"), "true");
+  await page.click("[data-testid=tab-routes]");
+  const card = page.locator("[data-testid=client-P1]");
+  assert.equal(await card.locator("tr[data-diff=changed]").count(), 1, "broker-a marked in brokerDatas; its queues are the same");
+  assert.match(await card.locator("tr[data-diff=changed]").first().textContent(), /broker-a\{0: 10\.0\.1\.1:10911 ?1: 10\.0\.1\.2:10911\}/);
+  assert.equal(await page.locator("[data-testid=route-NS-1] tr[data-diff=changed]").count(), 1);
+  assert.match(await page.textContent("[data-testid=stale-why-P1]"), /^P1.s copy lists broker-a as BID 0, 1; NS-1 has listed it as BID 1 for \d+\.\d s\. P1 asks again in \d+\.\d s\.$/);
+  await shot(page, "stale-S8-55s-desktop");
+  await page.context().close();
+});
+
 test("a fork from the past replays its own script, not the parent's later faults", async () => {
   const page = await b.page({ dashboard: false });
   await seek(page, 50000);
