@@ -92,11 +92,17 @@ export class NodeFace {
     const state = live.state;
     const part = o.partitioned && state === "up";
     const icon = STATE_ICON[state] || "?";
-    const word = this.form === "narrow" && state === "not-started" ? t("stateTiny_not-started") : t(`stateShort_${state}`);
-    const stateText = part ? `✂ ${t("partitionedShort")}` : `${icon} ${word}`;
-    const stateW = textWidth(stateText, font(m.state, 600));
+    const name = this.form === "wide" ? `${this.index + 1}. ${n.name}` : n.name;
+    const nameFont = font(m.name, 700);
+    const room = (text) => w - 2 * m.pad - textWidth(text, font(m.state, 600)) - 8;
+    let stateText = part ? `✂ ${t("partitionedShort")}` : `${icon} ${t(`stateShort_${state}`)}`;
+    // The name comes first: a long state word gives way to its tiny form, then to its icon
+    // alone (the node's label still says it), rather than cut the name.
+    const fits = () => textWidth(name, nameFont) <= room(stateText);
+    if (!part && state === "not-started" && !fits()) stateText = `${icon} ${t("stateTiny_not-started")}`;
+    if (!part && !fits()) stateText = icon;
     setText(this.stateEl, stateText);
-    setText(this.nameEl, fit(this.form === "wide" ? `${this.index + 1}. ${n.name}` : n.name, font(m.name, 700), w - 2 * m.pad - stateW - 8));
+    setText(this.nameEl, fit(name, nameFont, room(stateText)));
     for (const r of this.rows.values()) r.g.dataset.seen = "false";
     let sub = "";
     let extra = "";
