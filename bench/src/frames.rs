@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 
 use nameserver_core::codec;
 use nameserver_core::json::{JsonStyle, WriteJson};
-use nameserver_core::protocol::body::{DataVersion, RegisterBrokerBody, TopicConfig, TopicConfigWrapper};
+use nameserver_core::protocol::body::{
+    DataVersion, RegisterBrokerBody, TopicConfig, TopicConfigTable, TopicConfigWrapper,
+};
 use nameserver_core::protocol::{LanguageCode, RemotingCommand, RequestCode};
 use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, TopicName};
 
@@ -121,7 +123,7 @@ pub fn route_templates(topics: usize) -> Vec<Template> {
 #[must_use]
 pub fn register_body(topics: usize, queue_spread: usize) -> RegisterBrokerBody {
     let spread = queue_spread.max(1);
-    let table: BTreeMap<TopicName, TopicConfig> = (0..topics)
+    let table: TopicConfigTable = (0..topics)
         .map(|i| {
             let extra = i32::try_from(i % spread).unwrap_or(i32::MAX - QUEUES);
             let config = TopicConfig::new(topic_name(i), QUEUES + extra);

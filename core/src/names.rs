@@ -45,8 +45,10 @@ macro_rules! name_type {
         }
 
         impl Default for $name {
+            /// The empty name; every one shares std's static empty text, so it costs no
+            /// allocation (serde's defaults build one per topic config read).
             fn default() -> Self {
-                Self::from("")
+                Self(Arc::default())
             }
         }
 
@@ -152,5 +154,18 @@ pub struct ConnId(pub u64);
 impl fmt::Display for ConnId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "conn#{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_empty_name_is_shared_and_equal_to_an_empty_text() {
+        let (a, b) = (TopicName::default(), TopicName::default());
+        assert!(a.ptr_eq(&b), "no allocation per default name");
+        assert_eq!(a, TopicName::from(""));
+        assert_eq!(a.as_str(), "");
     }
 }

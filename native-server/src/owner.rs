@@ -16,6 +16,7 @@ use std::time::Duration;
 use arc_swap::ArcSwap;
 use nameserver_core::event::Severity;
 use nameserver_core::protocol::RemotingCommand;
+use nameserver_core::server::Batch;
 use nameserver_core::{ConnId, Event, Input, NameServer, Output};
 use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio::sync::oneshot;
@@ -180,17 +181,18 @@ impl Owner {
         self.ns.handle(self.clock.now(), input);
         self.publish_routes();
         // Files first: the step's replies wait for the generations handed over here. Events
-        // (a large registration logs a line per topic, as Java does) are set apart and acted
-        // on only after the replies are on their way.
+        // (a large registration logs a line per topic, as Java does) are set apart, in the
+        // runs the core hands over whole, and acted on only after the replies are on their way.
         let mut outputs = Vec::new();
-        let mut events = Vec::new();
+        let mut events: Vec<Vec<Event>> = Vec::new();
         let (mut kv, mut config) = (0, 0);
-        while let Some(output) = self.ns.poll_output() {
-            match output {
-                Output::PersistKv(bytes) => kv = self.kv_file.store(bytes),
-                Output::PersistConfig(bytes) => config = self.config_file.store(bytes),
-                Output::Event(event) => events.push(event),
-                output => outputs.push(output),
+        while let Some(batch) = self.ns.poll_batch() {
+            match batch {
+                Batch::Events(run) => events.push(run),
+                Batch::Output(Output::PersistKv(bytes)) => kv = self.kv_file.store(bytes),
+                Batch::Output(Output::PersistConfig(bytes)) => config = self.config_file.store(bytes),
+                Batch::Output(Output::Event(event)) => events.push(vec![event]),
+                Batch::Output(output) => outputs.push(output),
             }
         }
         let response = outputs.iter().find_map(|output| match (output, reply_to) {
@@ -209,7 +211,7 @@ impl Owner {
                 output => self.act(output),
             }
         }
-        for event in events {
+        for event in events.into_iter().flatten() {
             self.act(Output::Event(event));
         }
         self.console.publish(&self.ns);

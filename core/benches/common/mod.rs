@@ -5,9 +5,11 @@
 use std::collections::BTreeMap;
 
 use nameserver_core::json::{JsonStyle, WriteJson};
-use nameserver_core::protocol::body::{DataVersion, RegisterBrokerBody, TopicConfig, TopicConfigWrapper};
+use nameserver_core::protocol::body::{
+    DataVersion, RegisterBrokerBody, TopicConfig, TopicConfigTable, TopicConfigWrapper,
+};
 use nameserver_core::protocol::{LanguageCode, RemotingCommand, RequestCode};
-use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, TopicName};
+use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer};
 
 /// One frame captured from real software (`core/tests/testdata/real-client-requests.jsonl`).
 pub struct RealFrame {
@@ -43,7 +45,7 @@ pub fn topic(i: usize) -> String {
 
 /// The body of a broker serving topics `first..first + count` with 8 queues each.
 pub fn register_body(first: usize, count: usize, counter: i64) -> Vec<u8> {
-    let table: BTreeMap<TopicName, TopicConfig> = (first..first + count)
+    let table: TopicConfigTable = (first..first + count)
         .map(|i| {
             let config = TopicConfig::new(topic(i), 8);
             (config.topic_name.clone(), config)

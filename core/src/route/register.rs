@@ -1,6 +1,5 @@
 //! registerBroker and registerTopic (PROTOCOL.md §10.3, §10.5).
 
-use alloc::collections::BTreeMap;
 use alloc::collections::btree_map::Entry;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -10,7 +9,7 @@ use super::queues::Rewrites;
 use super::{BrokerAddrInfo, BrokerLiveInfo, DEFAULT_BROKER_TIMEOUT, RouteTable, TopicQueues};
 use crate::event::Event;
 use crate::names::{BrokerAddr, BrokerId, BrokerName, ConnId, TopicName};
-use crate::protocol::body::{BrokerData, QueueData, TopicConfig, TopicConfigWrapper, perm};
+use crate::protocol::body::{BrokerData, QueueData, TopicConfig, TopicConfigTable, TopicConfigWrapper, perm};
 use crate::protocol::request::BrokerIdentity;
 use crate::time::Instant;
 
@@ -20,7 +19,7 @@ type QueueRewrites = Rewrites<(BrokerName, [i32; 4]), (TopicQueues, Option<Queue
 /// Whether a registration's topic loop is cheaper as one walk along a table of `table` topics
 /// (it brings a good part of them) and can be one: each config keyed by its own topic name, so
 /// that they come in topic order.
-fn merging_pays(configs: &BTreeMap<TopicName, TopicConfig>, table: usize) -> bool {
+fn merging_pays(configs: &TopicConfigTable, table: usize) -> bool {
     configs.len() >= 64
         && configs.len().saturating_mul(8) >= table
         && configs.iter().all(|(key, config)| *key == config.topic_name)
@@ -297,7 +296,7 @@ impl RouteTable {
     /// keyed by their own topic names ([`merging_pays`] checks). Returns the topics changed.
     fn set_queue_data_merging(
         &mut self,
-        configs: &BTreeMap<TopicName, TopicConfig>,
+        configs: &TopicConfigTable,
         wanted: impl Fn(&TopicConfig, Option<&TopicQueues>) -> Option<QueueData>,
         log: &mut Vec<Event>,
     ) -> Vec<TopicName> {
@@ -332,12 +331,7 @@ impl RouteTable {
     }
 
     /// `deleteTopicWithBrokerRegistration`: drop this group's queues of topics it no longer lists.
-    fn delete_topics_not_in(
-        &mut self,
-        name: &BrokerName,
-        listed: &BTreeMap<TopicName, TopicConfig>,
-        log: &mut Vec<Event>,
-    ) {
+    fn delete_topics_not_in(&mut self, name: &BrokerName, listed: &TopicConfigTable, log: &mut Vec<Event>) {
         let stale: Vec<TopicName> = self
             .topic_queue_table
             .iter()

@@ -229,7 +229,7 @@ impl NameServer {
                     self.all_routes_changed = true;
                 }
                 let text = properties::to_escaped_text(&self.config.to_properties());
-                self.out.push_back(Output::PersistConfig(text.into_bytes()));
+                self.out.push(Output::PersistConfig(text.into_bytes()));
                 let note = effect_note(entries);
                 let mut logged = properties::to_plain_text(entries).trim_end().replace('\n', ", ");
                 if let Some(note) = &note {
@@ -295,7 +295,7 @@ impl NameServer {
         let min_broker_id = *min_id;
         self.log(Event::MinBrokerIdChanged { min_broker_id, notify: targets.clone(), offline: offline.cloned() });
         for broker_addr in targets {
-            self.out.push_back(Output::NotifyBroker { broker_addr, cmd: notice.clone() });
+            self.out.push(Output::NotifyBroker { broker_addr, cmd: notice.clone() });
         }
     }
 
@@ -303,11 +303,11 @@ impl NameServer {
         if namespace == ORDER_TOPIC_CONFIG {
             self.extra_changes.topics.insert(TopicName::from(key));
         }
-        self.out.push_back(Output::PersistKv(self.kv.to_json()));
+        self.out.push(Output::PersistKv(self.kv.to_json()));
     }
 
     fn log(&mut self, event: Event) {
-        self.out.push_back(Output::Event(event));
+        self.out.push_event(event);
     }
 
     fn with_log<T>(&mut self, f: impl FnOnce(&mut crate::route::RouteTable, &mut Vec<Event>) -> T) -> T {

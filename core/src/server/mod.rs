@@ -5,13 +5,15 @@
 //! [`NameServer::poll_timeout`]. See the crate docs for the full contract.
 
 mod handlers;
+mod outputs;
 mod removal;
 mod route_reply;
 
+pub use outputs::Batch;
 pub use removal::{Removal, RemovalPath};
 pub use route_reply::{RouteReply, RouteSource, route_reply};
 
-use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
@@ -26,9 +28,7 @@ use crate::protocol::RemotingCommand;
 use crate::protocol::body::TopicRouteData;
 use crate::route::{RouteChanges, RouteFilter, RouteShape, RouteTable};
 use crate::time::Instant;
-
-/// Room for outputs kept between inputs once they are drained.
-const OUTPUTS_KEPT: usize = 4096;
+use outputs::OutputQueue;
 
 /// Delay from start to the first expiry scan (both 4.9.x and 5.x).
 pub const SCAN_INITIAL_DELAY: Duration = Duration::from_millis(5000);
@@ -105,7 +105,7 @@ pub struct NameServer {
     routes: RouteTable,
     kv: KvConfig,
     conns: BTreeMap<ConnId, String>,
-    out: VecDeque<Output>,
+    out: OutputQueue,
     now: Instant,
     started: Instant,
     next_scan: Instant,
@@ -123,7 +123,7 @@ impl NameServer {
             routes: RouteTable::new(),
             kv,
             conns: BTreeMap::new(),
-            out: VecDeque::new(),
+            out: OutputQueue::default(),
             now,
             started: now,
             next_scan: now + SCAN_INITIAL_DELAY,
@@ -156,7 +156,7 @@ impl NameServer {
                 if let Some(reply) = self.process(conn, &cmd)
                     && !cmd.is_oneway()
                 {
-                    self.out.push_back(Output::Send { conn, cmd: reply });
+                    self.out.push(Output::Send { conn, cmd: reply });
                 }
             }
             Input::Disconnected { conn } => {
@@ -165,9 +165,9 @@ impl NameServer {
             }
             Input::Idle { conn } => {
                 let remote = self.conns.remove(&conn).unwrap_or_else(|| alloc::format!("{conn}"));
-                self.out.push_back(Output::Event(Event::ChannelIdle { conn, remote }));
+                self.out.push(Output::Event(Event::ChannelIdle { conn, remote }));
                 self.destroy_channel(conn, true);
-                self.out.push_back(Output::Close { conn });
+                self.out.push(Output::Close { conn });
             }
             Input::Timeout => {}
         }
@@ -176,12 +176,16 @@ impl NameServer {
     /// The next thing the driver must do, if any.
     #[must_use]
     pub fn poll_output(&mut self) -> Option<Output> {
-        let output = self.out.pop_front();
-        if output.is_none() && self.out.capacity() > OUTPUTS_KEPT {
-            // A registration of a million topics queues a million events: let their room go.
-            self.out = VecDeque::new();
-        }
-        output
+        self.out.pop()
+    }
+
+    /// [`Self::poll_output`] for drivers that handle events apart: the same outputs in the
+    /// same order, except that events logged one after another come as one
+    /// [`Batch::Events`], handed over without moving each (a registration of a million
+    /// topics logs a million "new topic registered").
+    #[must_use]
+    pub fn poll_batch(&mut self) -> Option<Batch> {
+        self.out.pop_batch()
     }
 
     /// When [`Input::Timeout`] is due next: the next expiry scan. Delivering it early is
@@ -321,7 +325,7 @@ impl NameServer {
         for conn in conns {
             if !closed.contains(&conn) {
                 closed.push(conn);
-                self.out.push_back(Output::Close { conn });
+                self.out.push(Output::Close { conn });
             }
         }
         // Fixed rate: the next slot after now, in one step however long the gap was.
@@ -336,6 +340,6 @@ impl NameServer {
     }
 
     fn emit(&mut self, log: Vec<Event>) {
-        self.out.extend(log.into_iter().map(Output::Event));
+        self.out.push_events(log);
     }
 }

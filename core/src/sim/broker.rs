@@ -219,7 +219,7 @@ impl SimBroker {
         }
         let mut body = RegisterBrokerBody::default();
         body.topic_config_wrapper.data_version = self.data_version;
-        body.topic_config_wrapper.topic_config_table = self.topics.clone();
+        body.topic_config_wrapper.topic_config_table = self.topics.clone().into();
         let bytes = body.to_json(JsonStyle::Plain);
         self.cached_body = Some((counter, bytes.clone()));
         bytes

@@ -10,6 +10,7 @@ mod lists;
 mod register;
 mod route;
 mod topic_config;
+mod topic_table;
 
 pub use cluster::{BrokerMemberGroup, ClusterInfo};
 pub use data_version::DataVersion;
@@ -17,6 +18,7 @@ pub use lists::{KvTable, TopicList};
 pub use register::{BodyError, RegisterBrokerBody, TopicConfigWrapper, V3_0_11, V5_0_0, looks_like_zlib};
 pub use route::{BrokerData, QueueData, TopicQueueMappingInfo, TopicRouteData};
 pub use topic_config::{TopicConfig, perm};
+pub use topic_table::{TopicConfigIter, TopicConfigTable};
 
 use alloc::collections::BTreeMap;
 

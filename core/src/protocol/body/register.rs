@@ -9,7 +9,7 @@ use core::fmt;
 use serde::{Deserialize, Deserializer};
 
 use super::topic_config::known_filter_type;
-use super::{DataVersion, TopicConfig, TopicQueueMappingInfo};
+use super::{DataVersion, TopicConfig, TopicConfigTable, TopicQueueMappingInfo};
 use crate::json::{JsonError, JsonStyle, JsonWriter, WriteJson, from_fastjson};
 use crate::names::TopicName;
 
@@ -40,7 +40,7 @@ pub struct TopicConfigWrapper {
     pub data_version: DataVersion,
     /// Topics by name.
     #[serde(deserialize_with = "topic_table")]
-    pub topic_config_table: BTreeMap<TopicName, TopicConfig>,
+    pub topic_config_table: TopicConfigTable,
     /// Static-topic mappings by topic (5.x).
     pub topic_queue_mapping_info_map: BTreeMap<String, TopicQueueMappingInfo>,
     /// Version of the mappings (5.x).
@@ -279,7 +279,7 @@ fn decode_uncompressed_binary(
         let config = decode_topic_line(cur.chunk()?)?;
         lines.push((config.topic_name.clone(), config));
     }
-    let table = bulk_table(lines);
+    let table = lines.into_iter().collect();
     let filter_server_list: Vec<String> = from_fastjson(cur.chunk()?)?;
     let mut mappings = BTreeMap::new();
     if version >= V5_0_0 {
@@ -300,18 +300,11 @@ fn decode_uncompressed_binary(
     })
 }
 
-/// A topic table from its entries in the order they came: one bulk build (linear when they
-/// come sorted, as brokers send them) rather than an insertion per topic. A name given twice
-/// keeps its last entry, as inserting one by one would.
-fn bulk_table(entries: Vec<(TopicName, TopicConfig)>) -> BTreeMap<TopicName, TopicConfig> {
-    entries.into_iter().collect()
-}
-
-/// Reads `topicConfigTable` with [`bulk_table`].
-fn topic_table<'de, D: Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<TopicName, TopicConfig>, D::Error> {
+/// Reads `topicConfigTable` in one piece (see [`TopicConfigTable`]'s `FromIterator`).
+fn topic_table<'de, D: Deserializer<'de>>(deserializer: D) -> Result<TopicConfigTable, D::Error> {
     struct Visitor;
     impl<'de> serde::de::Visitor<'de> for Visitor {
-        type Value = BTreeMap<TopicName, TopicConfig>;
+        type Value = TopicConfigTable;
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("a map of topic configs")
@@ -322,7 +315,7 @@ fn topic_table<'de, D: Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<To
             while let Some(entry) = map.next_entry()? {
                 entries.push(entry);
             }
-            Ok(bulk_table(entries))
+            Ok(entries.into_iter().collect())
         }
     }
     deserializer.deserialize_map(Visitor)
@@ -345,11 +338,12 @@ fn decode_topic_line(line: &[u8]) -> Result<TopicConfig, BodyError> {
         perm: int(perm)?,
         topic_filter_type: known_filter_type(filter).ok_or_else(bad)?,
         // Java ignores a bad sixth field.
+        topic_sys_flag: 0,
+        order: false,
         attributes: match attributes {
             None | Some("{}") => BTreeMap::new(),
             Some(json) => from_fastjson(json.as_bytes()).unwrap_or_default(),
         },
-        ..TopicConfig::default()
     })
 }
 

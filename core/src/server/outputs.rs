@@ -1,0 +1,260 @@
+//! The queue of outputs a step leaves for the driver.
+//!
+//! A registration of a million topics logs a million events. They stay in the `Vec` the
+//! route table logged them into, as one run, instead of being moved one by one into the
+//! queue (and a driver that wants them together takes the run whole, [`Batch::Events`]).
+//! Everything else about the queue is as if each event were its own [`Output::Event`]: the
+//! same order, equality and hash.
+
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+use core::fmt;
+use core::hash::{Hash, Hasher};
+
+use super::Output;
+use crate::event::Event;
+
+/// Room kept between inputs once the queue is drained.
+const KEPT: usize = 4096;
+
+/// What [`super::NameServer::poll_batch`] hands over.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Batch {
+    /// One output (never [`Output::Event`]: events come in runs).
+    Output(Output),
+    /// Events logged one after another, in order, as [`Output::Event`]s would have come.
+    Events(Vec<Event>),
+}
+
+#[derive(Clone, Debug)]
+enum Queued {
+    Output(Output),
+    /// Never empty.
+    Events(VecDeque<Event>),
+}
+
+/// Outputs in order; runs of events are kept as they were logged.
+#[derive(Clone, Default)]
+pub(super) struct OutputQueue {
+    queue: VecDeque<Queued>,
+    /// Outputs in all, each event counted.
+    len: usize,
+}
+
+impl OutputQueue {
+    pub(super) fn push(&mut self, output: Output) {
+        match output {
+            Output::Event(event) => self.push_event(event),
+            output => {
+                self.len += 1;
+                self.queue.push_back(Queued::Output(output));
+            }
+        }
+    }
+
+    pub(super) fn push_event(&mut self, event: Event) {
+        self.len += 1;
+        // A large run is only added to while it has room: it is never moved to grow.
+        if let Some(Queued::Events(run)) = self.queue.back_mut()
+            && (run.len() < KEPT || run.len() < run.capacity())
+        {
+            run.push_back(event);
+        } else {
+            self.queue.push_back(Queued::Events(VecDeque::from([event])));
+        }
+    }
+
+    /// Appends `events` as one run, without moving them.
+    pub(super) fn push_events(&mut self, events: Vec<Event>) {
+        if events.len() < 2 {
+            events.into_iter().for_each(|event| self.push_event(event));
+            return;
+        }
+        self.len += events.len();
+        self.queue.push_back(Queued::Events(VecDeque::from(events)));
+    }
+
+    pub(super) fn pop(&mut self) -> Option<Output> {
+        let output = match self.queue.front_mut()? {
+            Queued::Events(run) => {
+                let event = run.pop_front().map(Output::Event);
+                if run.is_empty() {
+                    self.queue.pop_front();
+                }
+                event
+            }
+            Queued::Output(_) => match self.queue.pop_front() {
+                Some(Queued::Output(output)) => Some(output),
+                _ => None,
+            },
+        };
+        self.len -= 1;
+        self.shrink_if_drained();
+        output
+    }
+
+    pub(super) fn pop_batch(&mut self) -> Option<Batch> {
+        let batch = match self.queue.pop_front()? {
+            Queued::Output(output) => {
+                self.len -= 1;
+                Batch::Output(output)
+            }
+            Queued::Events(run) => {
+                self.len -= run.len();
+                Batch::Events(Vec::from(run))
+            }
+        };
+        self.shrink_if_drained();
+        Some(batch)
+    }
+
+    fn shrink_if_drained(&mut self) {
+        if self.queue.is_empty() && self.queue.capacity() > KEPT {
+            self.queue = VecDeque::new();
+        }
+    }
+
+    /// Every output in order (never an [`Output::Event`] among the `Ok`s: events come as `Err`).
+    fn items(&self) -> impl Iterator<Item = Result<&Output, &Event>> {
+        self.queue.iter().flat_map(|queued| {
+            let (one, run) = match queued {
+                Queued::Output(output) => (Some(output), None),
+                Queued::Events(run) => (None, Some(run)),
+            };
+            one.map(Ok).into_iter().chain(run.into_iter().flatten().map(Err))
+        })
+    }
+}
+
+impl PartialEq for OutputQueue {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.items().eq(other.items())
+    }
+}
+
+impl Eq for OutputQueue {}
+
+/// Shows the outputs as the `VecDeque<Output>` it replaced did.
+impl fmt::Debug for OutputQueue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.items().map(|item| item.map_or_else(|e| Output::Event(e.clone()), Output::clone)))
+            .finish()
+    }
+}
+
+/// Hashes as the `VecDeque<Output>` it replaced (length, then each output), so that the
+/// simulation's state hashes did not change with the representation.
+impl Hash for OutputQueue {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_usize(self.len);
+        for item in self.items() {
+            match item {
+                Ok(output) => output.hash(state),
+                Err(event) => Output::Event(event.clone()).hash(state),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::collections::VecDeque;
+    use alloc::vec;
+
+    use super::*;
+    use crate::names::{ConnId, TopicName};
+    use crate::protocol::RemotingCommand;
+
+    fn event(i: u64) -> Event {
+        Event::TopicDeleted { topic: TopicName::new(alloc::format!("T{i}")), cluster: None }
+    }
+
+    /// The same outputs pushed one way or another, and the plain queue they stand for.
+    fn queues() -> (OutputQueue, OutputQueue, VecDeque<Output>) {
+        let close = |conn| Output::Close { conn: ConnId(conn) };
+        let send = Output::Send { conn: ConnId(1), cmd: RemotingCommand::default() };
+        let mut runs = OutputQueue::default();
+        runs.push(close(1));
+        runs.push_events((0..5).map(event).collect());
+        runs.push_event(event(5));
+        runs.push(Output::Event(event(6)));
+        runs.push(send.clone());
+        runs.push_events(vec![event(7)]);
+        runs.push_events(Vec::new());
+        let mut plain = VecDeque::from([close(1)]);
+        plain.extend((0..7).map(|i| Output::Event(event(i))));
+        plain.extend([send, Output::Event(event(7))]);
+        let mut one_by_one = OutputQueue::default();
+        plain.iter().cloned().for_each(|output| one_by_one.push(output));
+        (runs, one_by_one, plain)
+    }
+
+    /// A hasher that records what it is fed.
+    #[derive(Default)]
+    struct Recorder(Vec<u8>);
+
+    impl Hasher for Recorder {
+        fn finish(&self) -> u64 {
+            0
+        }
+
+        fn write(&mut self, bytes: &[u8]) {
+            self.0.extend_from_slice(bytes);
+        }
+    }
+
+    fn hash(value: &impl Hash) -> Vec<u8> {
+        let mut recorder = Recorder::default();
+        value.hash(&mut recorder);
+        recorder.0
+    }
+
+    #[test]
+    fn runs_of_events_pop_and_compare_as_the_outputs_they_stand_for() {
+        let (mut runs, one_by_one, mut plain) = queues();
+        assert_eq!(runs, one_by_one);
+        assert_eq!(hash(&runs), hash(&plain));
+        assert_eq!(hash(&one_by_one), hash(&plain));
+        assert_eq!(alloc::format!("{runs:?}"), alloc::format!("{plain:?}"));
+        runs.pop();
+        assert_ne!(runs, one_by_one);
+        plain.pop_front();
+        while let Some(output) = runs.pop() {
+            assert_eq!(Some(output), plain.pop_front());
+            assert_eq!(hash(&runs), hash(&plain), "after each pop");
+        }
+        assert!(plain.is_empty());
+        assert_eq!(runs, OutputQueue::default());
+    }
+
+    #[test]
+    fn batches_hand_over_each_run_whole() {
+        let (mut runs, _, plain) = queues();
+        let mut batches = Vec::new();
+        while let Some(batch) = runs.pop_batch() {
+            batches.push(batch);
+        }
+        let events = |range: core::ops::Range<u64>| Batch::Events(range.map(event).collect());
+        assert_eq!(batches.len(), 4);
+        assert_eq!(batches[1], events(0..7));
+        assert_eq!(batches[3], events(7..8));
+        let flat: Vec<Output> = batches
+            .into_iter()
+            .flat_map(|batch| match batch {
+                Batch::Output(output) => vec![output],
+                Batch::Events(run) => run.into_iter().map(Output::Event).collect(),
+            })
+            .collect();
+        assert_eq!(flat, Vec::from(plain));
+        assert_eq!(runs.len, 0);
+    }
+
+    #[test]
+    fn a_partly_taken_run_is_handed_over_from_where_it_was() {
+        let (mut runs, ..) = queues();
+        runs.pop();
+        runs.pop();
+        assert_eq!(runs.pop_batch(), Some(Batch::Events((1..7).map(event).collect())));
+    }
+}
