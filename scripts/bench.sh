@@ -9,7 +9,7 @@
 #                              generator, the floor and this script work (seconds after the build)
 #   scripts/bench.sh --large   only the large-cluster section (100 brokers x 10,000 topics:
 #                              route load cold and warm through the registration storm, memory,
-#                              one registration of 1,000,000 topics), with the peer; ~8 minutes
+#                              one registration of 1,000,000 topics), with the peer; ~10 minutes
 #
 # Environment:
 #   CARGO_TARGET_DIR  where cargo builds (default: target)
@@ -20,7 +20,8 @@
 #   BENCH_REPS        repetitions of each latency and memory measure (default 3; route
 #                     throughput runs 5 times); the table shows their median
 #   BENCH_NICE        niceness of the servers and the generator (default -10 as root, else 0),
-#                     so that other work on a shared machine disturbs all three less
+#                     so that other work on a shared machine disturbs all three less (as root
+#                     with autogroup scheduling, each runs in a session whose autogroup has it)
 #   BENCH_OUT         directory for logs and raw results (default: a fresh mktemp dir, removed
 #                     after a successful smoke run)
 #   BENCH_PROFILE     cargo profile of the measured binaries (default: release; dev for --smoke)
@@ -57,6 +58,21 @@ OUT=${BENCH_OUT:-$(mktemp -d /tmp/nameserver-bench.XXXXXX)}
 mkdir -p "$OUT"
 if [ "$(id -u)" = 0 ]; then NICE=${BENCH_NICE:--10}; else NICE=${BENCH_NICE:-0}; fi
 RUN=(nice -n "$NICE")
+# With autogroup scheduling (Linux's default on desktops and many servers) a process's niceness
+# only orders it against processes of its own session: against other sessions' builds each
+# session counts as one. So as root each measured process gets a session of its own whose
+# autogroup has the same niceness (the peer's script makes its own session: set_autogroup).
+AUTOGROUP=
+if [ "$(id -u)" = 0 ] && [ -w /proc/self/autogroup ] && [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ]; then
+  AUTOGROUP=$NICE
+  # setsid does not fork here (a script's background job leads no process group), so $! is
+  # the server's pid.
+  RUN=(setsid sh -c 'echo "$0" >/proc/self/autogroup 2>/dev/null; exec nice -n "$0" "$@"' "$NICE")
+fi
+# set_autogroup PID: gives PID's autogroup the measured niceness (only PID is in it).
+set_autogroup() {
+  [ -z "$AUTOGROUP" ] || echo "$AUTOGROUP" >"/proc/$1/autogroup" 2>/dev/null || true
+}
 LOADGEN=$BIN/loadgen
 
 log() { printf '[bench %s load %s] %s\n' "$(date +%H:%M:%S)" "$(cut -d' ' -f1 /proc/loadavg)" "$*" >&2; }
@@ -120,6 +136,7 @@ start() {
       PID=$(NAMESRV_BIN=$PEER_BIN "${RUN[@]}" "$ROOT/scripts/interop/run-peer-namesrv.sh" "$port" "$dir" 2>"$dir/start.log") ||
         die "the peer did not start; see $dir"
       PIDS+=("$PID")
+      set_autogroup "$PID"
       ADDR=127.0.0.1:$port
       ;;
   esac
@@ -175,22 +192,25 @@ fi
   echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown) ($(git status --porcelain 2>/dev/null | wc -l) paths changed)"
   echo "cpu: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
   echo "kernel: $(uname -r); memory: $(free -m | awk '/Mem:/ { print $2 }') MiB"
-  echo "load at start: $(cat /proc/loadavg); niceness of the measured processes: $NICE"
+  echo "load at start: $(cat /proc/loadavg); niceness of the measured processes: $NICE${AUTOGROUP:+ (each in an autogroup of that niceness)}"
   echo "busiest processes at start: $(ps -eo pcpu=,comm= --sort=-pcpu | head -n 3 | awk '{ printf "%s %s%%; ", $2, $1 }')"
 } | tee "$OUT/machine.txt" >&2
 
 # ---------------------------------------------------------------------------------------------
-# The large cluster (issue 18): one fresh server of each kind per measure, one run each. The
-# floor answers a body as large as a route on LARGE_BROKERS brokers.
+# The large cluster (issue 18): one fresh server of each kind per measure; the route load through
+# the storm runs REPS times (its stalls vary most from run to run), the rest once. The floor
+# answers a body as large as a route on LARGE_BROKERS brokers.
 large_cluster() {
   local kind
   FLOOR_BROKERS=$LARGE_BROKERS
-  log "large cluster: route load ${CONNS}x${DEPTH} while $LARGE_BROKERS brokers x $LARGE_TOPICS topics register, then cold and warm phases of $LARGE_PHASE_MS ms"
-  for kind in $KINDS; do
-    start "$kind"
-    measure cold "$kind" "$LOADGEN" --json --label "$kind" cold --addr "$ADDR" --brokers "$LARGE_BROKERS" \
-      --topics "$LARGE_TOPICS" --conns "$CONNS" --depth "$DEPTH" --phase-ms "$LARGE_PHASE_MS"
-    stop "$PID"
+  log "large cluster: route load ${CONNS}x${DEPTH} while $LARGE_BROKERS brokers x $LARGE_TOPICS topics register, then cold and warm phases of $LARGE_PHASE_MS ms ($REPS runs)"
+  for _ in $(seq 1 "$REPS"); do
+    for kind in $KINDS; do
+      start "$kind"
+      measure cold "$kind" "$LOADGEN" --json --label "$kind" cold --addr "$ADDR" --brokers "$LARGE_BROKERS" \
+        --topics "$LARGE_TOPICS" --conns "$CONNS" --depth "$DEPTH" --phase-ms "$LARGE_PHASE_MS"
+      stop "$PID"
+    done
   done
   # Memory does not depend on how many registrations are in flight; 8 at a time lets the peer,
   # which closes connections when 64 of these queue behind each other, register all of them.

@@ -66,9 +66,29 @@ impl Template {
     pub fn new(cmd: &RemotingCommand) -> Self {
         let mut cmd = cmd.clone();
         cmd.opaque = OPAQUE_BASE;
-        let bytes = codec::encode_to_vec(&cmd).expect("a small request encodes");
+        Self::at_opaque(codec::encode_to_vec(&cmd).expect("a small request encodes"))
+    }
+
+    /// Encodes `cmd` carrying `body` (a registration: the body is written once here, not per
+    /// send) with the placeholder opaque [`OPAQUE_BASE`].
+    ///
+    /// # Panics
+    /// If the frame cannot be encoded (over 2 GiB, or a header over 16 MiB).
+    #[must_use]
+    pub fn with_body(cmd: &RemotingCommand, body: &[u8]) -> Self {
+        let mut cmd = cmd.clone();
+        cmd.opaque = OPAQUE_BASE;
+        let mut bytes = Vec::with_capacity(body.len() + 512);
+        codec::encode_with_body(&cmd, body, &mut bytes).expect("the frame fits the length prefix");
+        Self::at_opaque(bytes)
+    }
+
+    fn at_opaque(bytes: Vec<u8>) -> Self {
         let key = format!("\"opaque\":{OPAQUE_BASE}");
-        let opaque_at = find(&bytes, key.as_bytes()).expect("the JSON header holds the opaque") + key.len() - 10;
+        // Only the header is searched (a body may hold anything): length word, then its size.
+        let header_len = bytes.get(4..8).map_or(0, |w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]) & 0x00FF_FFFF);
+        let header = bytes.get(8..8 + header_len as usize).unwrap_or_default();
+        let opaque_at = 8 + find(header, key.as_bytes()).expect("the JSON header holds the opaque") + key.len() - 10;
         Self { bytes, opaque_at }
     }
 
@@ -84,17 +104,32 @@ impl Template {
         self.bytes.is_empty()
     }
 
+    /// The frame with its current opaque.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
     /// Appends the frame with `opaque`, which must lie in `OPAQUE_BASE..OPAQUE_BASE + OPAQUE_SPAN`.
     pub fn append(&self, opaque: i32, out: &mut Vec<u8>) {
-        debug_assert!((OPAQUE_BASE..OPAQUE_BASE.saturating_add_unsigned(OPAQUE_SPAN)).contains(&opaque));
         let start = out.len();
         out.extend_from_slice(&self.bytes);
-        let digits = &mut out[start + self.opaque_at..start + self.opaque_at + 10];
-        let mut n = opaque.unsigned_abs();
-        for d in digits.iter_mut().rev() {
-            *d = b'0' + (n % 10) as u8;
-            n /= 10;
-        }
+        write_opaque(&mut out[start + self.opaque_at..start + self.opaque_at + 10], opaque);
+    }
+
+    /// Rewrites the frame's own opaque (same range as [`Self::append`]).
+    pub fn set_opaque(&mut self, opaque: i32) {
+        write_opaque(&mut self.bytes[self.opaque_at..self.opaque_at + 10], opaque);
+    }
+}
+
+/// Writes `opaque`'s ten digits over the placeholder's.
+fn write_opaque(digits: &mut [u8], opaque: i32) {
+    debug_assert!((OPAQUE_BASE..OPAQUE_BASE.saturating_add_unsigned(OPAQUE_SPAN)).contains(&opaque));
+    let mut n = opaque.unsigned_abs();
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
     }
 }
 
@@ -224,6 +259,22 @@ mod tests {
         assert!(header.contains("\"serializeTypeCurrentRPC\":\"JSON\""), "{header}");
         let (second, _) = decode(&out[used..], &Limits::DEFAULT).unwrap().unwrap();
         assert_eq!(second.opaque, OPAQUE_BASE);
+    }
+
+    #[test]
+    fn a_registration_template_keeps_its_body_and_takes_each_opaque() {
+        // The body holds the placeholder's text too: only the header's opaque is rewritten.
+        let body = format!("{{\"opaque\":{OPAQUE_BASE}}}").into_bytes();
+        let cmd = register_command(&BrokerSpec::fleet(3), &body, false, 1);
+        let mut template = Template::with_body(&cmd, &body);
+        for opaque in [OPAQUE_BASE + 1, OPAQUE_BASE + 999_999_999] {
+            template.set_opaque(opaque);
+            let (decoded, used) = decode(template.bytes(), &Limits::DEFAULT).unwrap().unwrap();
+            assert_eq!(used, template.len());
+            assert_eq!(decoded.opaque, opaque);
+            assert_eq!(decoded.body, body);
+            assert_eq!(decoded.field("brokerName"), Some("bench-broker-3"));
+        }
     }
 
     #[test]

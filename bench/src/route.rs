@@ -17,7 +17,7 @@ use tokio::net::TcpStream;
 
 use crate::frames::{OPAQUE_BASE, OPAQUE_SPAN, Template};
 use crate::stats::Latencies;
-use crate::wire::{WireError, next_reply};
+use crate::wire::{Conn, WireError, next_reply};
 
 /// The shape of a route load.
 #[derive(Clone, Debug)]
@@ -75,6 +75,9 @@ pub struct RouteResult {
     pub window: Duration,
     /// Latencies of requests sent in the phase, whatever their reply's code.
     pub latencies: Latencies,
+    /// The slowest request of the phase: its latency and when it was sent, counted from the
+    /// start of the load (so a stall can be told apart from connection set-up).
+    pub slowest: Option<(Duration, Duration)>,
     /// Errors: over the whole run for [`run`]; for [`run_phases`], replies other than SUCCESS
     /// by code in this phase (connection errors are reported once, in the first phase).
     pub errors: Errors,
@@ -101,6 +104,7 @@ impl RouteResult {
     fn merge(&mut self, other: &Self) {
         self.completed += other.completed;
         self.latencies.merge(&other.latencies);
+        self.slowest = self.slowest.max(other.slowest);
         self.errors.merge(&other.errors);
         self.reply_bytes += other.reply_bytes;
         self.replies += other.replies;
@@ -192,19 +196,73 @@ pub async fn run(load: &RouteLoad, templates: Arc<[Template]>) -> RouteResult {
     measured
 }
 
-/// Runs the load over `phases` (`load.warmup` and `load.duration` are not used) and returns
-/// one result per phase.
+/// The connections of a route load, opened ahead of it.
+#[derive(Debug)]
+pub struct Opened {
+    /// Each connection, and what it had read past its first reply; `None`: it failed.
+    conns: Vec<Option<(TcpStream, BytesMut)>>,
+}
+
+/// Opens the load's connections, each with one query answered (not measured), so that a load
+/// started on them measures a server that has accepted and served every one of them, not its
+/// accept loop.
+pub async fn open(load: &RouteLoad, templates: &[Template]) -> Opened {
+    let mut opening = tokio::task::JoinSet::new();
+    for i in 0..load.conns {
+        let mut frame = Vec::new();
+        templates[first_topic(i, templates.len())].append(OPAQUE_BASE, &mut frame);
+        let (addr, timeout) = (load.addr, load.timeout);
+        opening.spawn(async move {
+            let mut conn = Conn::connect(addr).await.ok()?;
+            conn.call(&frame, timeout).await.ok()?;
+            Some((i, conn.into_parts()))
+        });
+    }
+    let mut conns: Vec<Option<(TcpStream, BytesMut)>> = (0..load.conns).map(|_| None).collect();
+    while let Some(opened) = opening.join_next().await {
+        if let Ok(Some((i, conn))) = opened {
+            conns[i] = Some(conn);
+        }
+    }
+    Opened { conns }
+}
+
+/// Topic of connection `i`'s first query: connections start spread over the topics.
+fn first_topic(i: usize, topics: usize) -> usize {
+    i.wrapping_mul(7919) % topics.max(1)
+}
+
+/// [`open`], then [`run_opened`].
 pub async fn run_phases(load: &RouteLoad, templates: Arc<[Template]>, phases: Arc<Phases>) -> Vec<RouteResult> {
-    let tasks: Vec<_> = (0..load.conns)
-        .map(|i| {
+    let opened = open(load, &templates).await;
+    run_opened(opened, load, templates, phases).await
+}
+
+/// Runs the load on `opened` over `phases` (`load.warmup` and `load.duration` are not used)
+/// and returns one result per phase.
+pub async fn run_opened(
+    opened: Opened,
+    load: &RouteLoad,
+    templates: Arc<[Template]>,
+    phases: Arc<Phases>,
+) -> Vec<RouteResult> {
+    let tasks: Vec<_> = opened
+        .conns
+        .into_iter()
+        .enumerate()
+        .map(|(i, conn)| {
             let templates = Arc::clone(&templates);
             let phases = Arc::clone(&phases);
-            let first_topic = i.wrapping_mul(7919) % templates.len().max(1);
-            let (addr, depth, timeout) = (load.addr, load.depth.max(1), load.timeout);
+            // The query after the one that opened the connection.
+            let next = (first_topic(i, templates.len()) + 1) % templates.len().max(1);
+            let (depth, timeout) = (load.depth.max(1), load.timeout);
             tokio::spawn(async move {
-                let mut conn = RouteConn::new(templates, first_topic, depth, phases);
-                conn.run(addr, timeout).await;
-                conn.results
+                let mut route = RouteConn::new(templates, next, depth, phases);
+                match conn {
+                    Some((stream, inbuf)) => route.run(stream, inbuf, timeout).await,
+                    None => route.results[0].errors.io += 1,
+                }
+                route.results
             })
         })
         .collect();
@@ -270,16 +328,7 @@ impl RouteConn {
         self.in_flight += 1;
     }
 
-    async fn run(&mut self, addr: SocketAddr, timeout: Duration) {
-        let mut stream = match TcpStream::connect(addr).await {
-            Ok(stream) => stream,
-            Err(_) => {
-                self.results[0].errors.io += 1;
-                return;
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        let mut inbuf = BytesMut::with_capacity(64 * 1024);
+    async fn run(&mut self, mut stream: TcpStream, mut inbuf: BytesMut, timeout: Duration) {
         let now = Instant::now();
         for slot in 0..self.depth {
             self.push(slot, now);
@@ -342,7 +391,10 @@ impl RouteConn {
         }
         let sent_in = self.phases.at(sent).filter(|&p| self.phases.measured[p]);
         if let Some(sent_in) = sent_in {
-            self.results[sent_in].latencies.record(now - sent);
+            let result = &mut self.results[sent_in];
+            result.latencies.record(now - sent);
+            let slowest = Some((now - sent, sent.saturating_duration_since(self.phases.start)));
+            result.slowest = result.slowest.max(slowest);
         }
         if code != 0 {
             *self.results[sent_in.unwrap_or(0)].errors.codes.entry(code).or_default() += 1;
@@ -359,5 +411,46 @@ impl RouteConn {
         }
         self.results[0].errors.lost += self.in_flight as u64;
         self.in_flight = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frames::route_templates;
+
+    /// Against the floor: connections opened ahead answer from the first measured request on,
+    /// and a phase's slowest request is reported with its time.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_opened_load_runs_its_phases() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(crate::floor::serve(listener, Arc::from(&b"{}"[..])));
+        let templates: Arc<[Template]> = route_templates(5).into();
+        let load = RouteLoad {
+            addr,
+            conns: 3,
+            depth: 2,
+            warmup: Duration::ZERO,
+            duration: Duration::from_millis(100),
+            timeout: Duration::from_secs(10),
+        };
+        let opened = open(&load, &templates).await;
+        assert_eq!(opened.conns.iter().filter(|c| c.is_some()).count(), 3);
+        let start = Instant::now();
+        let phases = Arc::new(Phases::open(start, vec![Duration::from_millis(100)]));
+        let ender = Arc::clone(&phases);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            ender.end_first(Instant::now());
+        });
+        let results = run_opened(opened, &load, templates, phases).await;
+        assert_eq!(results.len(), 2);
+        for result in &results {
+            assert!(result.completed > 0, "{result:?}");
+            assert_eq!(result.errors.total(), 0, "{result:?}");
+            let (slowest, sent) = result.slowest.expect("a slowest request");
+            assert!(slowest > Duration::ZERO && sent < Duration::from_secs(5), "{slowest:?} {sent:?}");
+        }
     }
 }

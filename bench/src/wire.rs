@@ -139,6 +139,12 @@ impl Conn {
         Ok(Self { stream, inbuf: BytesMut::with_capacity(16 * 1024) })
     }
 
+    /// The socket, and what was read past the last reply.
+    #[must_use]
+    pub fn into_parts(self) -> (TcpStream, BytesMut) {
+        (self.stream, self.inbuf)
+    }
+
     /// Writes `frame` and waits for the response to it, skipping requests the server sends;
     /// returns the reply and the time from the first byte written to the reply read.
     ///

@@ -1,7 +1,8 @@
 //! One task per TCP connection: frames in, replies out.
 //!
 //! The task reads bytes into a buffer, decodes whole frames with the core codec (reserving the
-//! frame's full length once its prefix is known, never more than the frame limit), answers
+//! frame's full length once its prefix is known, never more than the frame limit; a frame of
+//! megabytes is read 64 KiB at a time, yielding to other tasks between reads), answers
 //! route queries from the latest [`RouteSnapshot`] and forwards every other command to the
 //! owner. Replies from the owner arrive on a bounded queue and are encoded here, off the
 //! owner's core. Requests are pipelined: any number may be in flight, answered in any order
@@ -17,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, BufMut as _, BytesMut};
 use nameserver_core::ConnId;
 use nameserver_core::codec::{self, DecodeError, Limits};
 use nameserver_core::protocol::RemotingCommand;
@@ -35,6 +36,10 @@ use crate::snapshot::{FastPath, RouteSnapshot};
 const HIGH_WATER: usize = 256 * 1024;
 /// Free buffer space ensured before each read.
 const READ_CHUNK: usize = 8 * 1024;
+/// Most bytes taken from the socket in one read. A large frame (a registration of thousands of
+/// topics, megabytes) is read this much at a time, yielding between reads, so that a task
+/// copying it never holds a worker while route queries on other connections wait behind it.
+const READ_MAX: usize = 64 * 1024;
 
 /// What every connection task of one server shares.
 #[derive(Debug)]
@@ -104,6 +109,7 @@ impl Connection {
             drained_sent: false,
             owner_gone: false,
             idle_sent: false,
+            large_read: false,
         };
         session.touch();
         let end = match stream {
@@ -157,6 +163,8 @@ struct Session {
     drained_sent: bool,
     owner_gone: bool,
     idle_sent: bool,
+    /// The last read took part of a large frame: yield before the next.
+    large_read: bool,
 }
 
 impl Session {
@@ -171,6 +179,10 @@ impl Session {
         let idle_timer = tokio::time::sleep_until(self.last_io + idle.unwrap_or(Duration::ZERO));
         tokio::pin!(idle_timer);
         loop {
+            if std::mem::take(&mut self.large_read) {
+                // Behind whatever else is ready: a 64 KiB copy per turn, not megabytes.
+                tokio::task::yield_now().await;
+            }
             if let Err(end) = self.process_buffered().await {
                 return end;
             }
@@ -213,9 +225,12 @@ impl Session {
                     }
                     None => self.owner_gone = true,
                 },
-                result = reader.read_buf(&mut self.inbuf), if read_more => match result {
+                result = read_some(reader, &mut self.inbuf), if read_more => match result {
                     Ok(0) => return End::PeerClosed,
-                    Ok(_) => self.touch(),
+                    Ok(_) => {
+                        self.touch();
+                        self.large_read = self.reading_large_frame();
+                    }
                     Err(error) => return End::Io(error),
                 },
                 () = &mut idle_timer, if idle.is_some() && !self.idle_sent => {
@@ -316,9 +331,20 @@ impl Session {
         }
     }
 
+    /// Whether the buffer holds the start of a frame larger than one read.
+    fn reading_large_frame(&self) -> bool {
+        matches!(codec::frame_len(&self.inbuf, &self.limits), Ok(Some(len)) if len > READ_MAX && self.inbuf.len() < len)
+    }
+
     fn has_whole_frame(&self) -> bool {
         matches!(codec::frame_len(&self.inbuf, &self.limits), Ok(Some(len)) if self.inbuf.len() >= len)
     }
+}
+
+/// One read of at most [`READ_MAX`] bytes.
+async fn read_some<R: AsyncRead + Unpin>(reader: &mut R, inbuf: &mut BytesMut) -> io::Result<usize> {
+    let mut limited = inbuf.limit(READ_MAX);
+    reader.read_buf(&mut limited).await
 }
 
 /// At shutdown, on a plaintext connection: takes in what the peer had already sent.

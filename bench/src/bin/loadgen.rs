@@ -131,6 +131,10 @@ enum Mode {
         /// Brokers register again this often (real brokers: every 30 s)
         #[arg(long, default_value_t = 30_000)]
         reregister_ms: u64,
+        /// Worker threads of the brokers' runtime (the route load runs on a runtime of its
+        /// own, with `--threads` workers)
+        #[arg(long, default_value_t = 1)]
+        fleet_threads: usize,
     },
     /// Registers B brokers × T topics, keeps them connected and reads the server's VmRSS
     Hold {
@@ -226,15 +230,19 @@ fn main() -> ExitCode {
             }
         };
     }
-    let runtime =
-        match tokio::runtime::Builder::new_multi_thread().worker_threads(cli.threads.max(1)).enable_all().build() {
-            Ok(runtime) => runtime,
-            Err(error) => {
-                eprintln!("loadgen: cannot start the runtime: {error}");
-                return ExitCode::FAILURE;
-            }
-        };
-    match runtime.block_on(run(&cli)) {
+    let outcome = match &cli.mode {
+        Mode::Cold { target, fleet, conns, depth, phase_ms, reregister_ms, fleet_threads } => cold_mode(
+            (&cli.label, cli.json),
+            target,
+            fleet,
+            (*conns, *depth),
+            *phase_ms,
+            *reregister_ms,
+            (cli.threads, *fleet_threads),
+        ),
+        _ => runtime("loadgen", cli.threads).and_then(|runtime| runtime.block_on(run(&cli))),
+    };
+    match outcome {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(error) => {
@@ -242,6 +250,16 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A multi-thread runtime of `threads` workers named `name`.
+fn runtime(name: &str, threads: usize) -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .thread_name(name)
+        .enable_all()
+        .build()
+        .with_context(|| format!("cannot start the {name} runtime"))
 }
 
 fn report(raw: &std::path::Path, smoke: bool, criterion: Option<&std::path::Path>) -> anyhow::Result<()> {
@@ -332,9 +350,7 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
             )?;
             Ok(r.errors == 0 && !r.samples.is_empty())
         }
-        Mode::Cold { target, fleet, conns, depth, phase_ms, reregister_ms } => {
-            cold_mode((label, json), target, fleet, (*conns, *depth), *phase_ms, *reregister_ms).await
-        }
+        Mode::Cold { .. } => bail!("the cold mode starts runtimes of its own, from main"),
         Mode::Hold {
             target,
             fleet: FleetSize { brokers, topics, in_flight },
@@ -417,24 +433,27 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
 
 /// See [`Mode::Cold`]. Replies during the storm may be TOPIC_NOT_EXIST (17): a topic's first
 /// broker may not have registered yet; afterwards every reply must be SUCCESS.
-async fn cold_mode(
+///
+/// Before the clock starts, the registration frames are built and the route connections are
+/// open, each with one query answered (so the storm's slowest reply is not the server
+/// accepting 132 connections at once). The route load and the brokers run on two runtimes: a
+/// route connection never waits in a worker's queue behind a broker task writing 1.7 MB, so
+/// its latencies are the server's and the OS scheduler's, not the generator's own queueing.
+/// The floor goes through the same generator.
+fn cold_mode(
     (label, json): (&str, bool),
     target: &Target,
     &FleetSize { brokers, topics, in_flight }: &FleetSize,
     (conns, depth): (usize, usize),
     phase_ms: u64,
     reregister_ms: u64,
+    (route_threads, fleet_threads): (usize, usize),
 ) -> anyhow::Result<bool> {
     let (addr, timeout) = loopback(target)?;
+    let route_runtime = runtime("route-load", route_threads)?;
+    let fleet_runtime = runtime("fleet", fleet_threads)?;
     let templates: Arc<[frames::Template]> = frames::route_templates(topics.max(1)).into();
     let phase = Duration::from_millis(phase_ms.max(1));
-    let start = std::time::Instant::now();
-    let phases = Arc::new(Phases::open(start, vec![phase, phase]));
-    let route_load = RouteLoad { addr, conns, depth, warmup: Duration::ZERO, duration: phase, timeout };
-    let load = tokio::spawn({
-        let phases = Arc::clone(&phases);
-        async move { route::run_phases(&route_load, templates, phases).await }
-    });
     let spec = FleetSpec {
         addr,
         brokers,
@@ -445,14 +464,26 @@ async fn cold_mode(
         timeout,
         in_flight,
     };
-    let fleet = Fleet::start(&spec).await;
-    phases.end_first(std::time::Instant::now());
-    let registered = start.elapsed();
-    let results = load.await.context("the route load failed")?;
-    let report = match fleet {
-        Ok(fleet) => fleet.stop().await,
-        Err(error) => return Err(error.context("registering the fleet")),
-    };
+    let prepared = Fleet::prepare(&spec);
+    let route_load = RouteLoad { addr, conns, depth, warmup: Duration::ZERO, duration: phase, timeout };
+    let opened = route_runtime.block_on(route::open(&route_load, &templates));
+    let (registered, results, report) = fleet_runtime.block_on(async {
+        let start = std::time::Instant::now();
+        let phases = Arc::new(Phases::open(start, vec![phase, phase]));
+        let load = route_runtime.spawn({
+            let phases = Arc::clone(&phases);
+            async move { route::run_opened(opened, &route_load, templates, phases).await }
+        });
+        let fleet = prepared.start().await;
+        phases.end_first(std::time::Instant::now());
+        let registered = start.elapsed();
+        let results = load.await.context("the route load failed")?;
+        let report = match fleet {
+            Ok(fleet) => fleet.stop().await,
+            Err(error) => return Err(error.context("registering the fleet")),
+        };
+        anyhow::Ok((registered, results, report))
+    })?;
     let [storm, cold, warm] = <[RouteResult; 3]>::try_from(results).map_err(|_| anyhow::anyhow!("three phases"))?;
     let storm_codes = &storm.errors.codes;
     let not_found = storm_codes.get(&17).copied().unwrap_or(0);
@@ -464,12 +495,15 @@ async fn cold_mode(
     let phase_text = |name: &str, r: &RouteResult| {
         let s = r.latencies.summary();
         format!(
-            "{name}_qps={:.0} {name}_ok_qps={:.0} {name}_p50_us={:.1} {name}_p99_us={:.1} {name}_max_us={:.1}",
+            "{name}_qps={:.0} {name}_ok_qps={:.0} {name}_p50_us={:.1} {name}_p99_us={:.1} {name}_p999_us={:.1} \
+             {name}_max_us={:.1} {name}_max_sent_ms={}",
             r.qps(),
             r.ok_qps(),
             s.p50_us,
             s.p99_us,
-            s.max_us
+            s.p999_us,
+            s.max_us,
+            r.slowest.map_or_else(|| String::from("nan"), |(_, sent)| ms(sent))
         )
     };
     let mut codes = std::collections::BTreeMap::new();
@@ -479,7 +513,8 @@ async fn cold_mode(
     emit(
         json,
         &format!(
-            "COLD label={label} brokers={brokers} topics={topics} conns={conns} depth={depth} phase_ms={phase_ms} register_all_ms={} {} \
+            "COLD label={label} brokers={brokers} topics={topics} conns={conns} depth={depth} phase_ms={phase_ms} \
+         route_threads={route_threads} fleet_threads={fleet_threads} register_all_ms={} {} \
          storm_not_found={not_found} {} {} errors={errors} io={} lost={} protocol={} codes={} registrations={}",
             ms(registered),
             phase_text("storm", &storm),

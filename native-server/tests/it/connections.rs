@@ -91,6 +91,49 @@ async fn a_frame_over_the_limit_closes_the_connection_before_it_is_buffered() {
     assert_eq!(within("a large frame under the limit", other.request(&big_but_allowed)).await.code, 17);
 }
 
+/// A registration of megabytes is read a slice at a time, in turn with other connections: it
+/// arrives in pieces, is read whole, and the query pipelined behind it is answered after it
+/// with the route it brought; another connection is answered meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_of_many_reads_is_read_whole_in_turn_with_other_connections() {
+    use nameserver_core::json::{JsonStyle, WriteJson};
+    use nameserver_core::protocol::body::{RegisterBrokerBody, TopicConfig};
+    let server = TestServer::start().await;
+    let mut body = RegisterBrokerBody::default();
+    for i in 0..12_000 {
+        let topic = format!("Large{i:05}");
+        body.topic_config_wrapper.topic_config_table.insert(topic.as_str().into(), TopicConfig::new(topic.as_str(), 8));
+    }
+    let fields = [
+        ("clusterName", "LargeCluster"),
+        ("brokerName", "large"),
+        ("brokerAddr", "127.0.0.1:5"),
+        ("brokerId", "0"),
+        ("haServerAddr", "127.0.0.1:6"),
+        ("compressed", "false"),
+    ];
+    let mut register = request(RequestCode::RegisterBroker, 1, &fields).with_body(body.to_json(JsonStyle::Plain));
+    register.version = 479;
+    let mut bytes = encode(&register);
+    assert!(bytes.len() > 1024 * 1024, "{} bytes", bytes.len());
+    bytes.extend_from_slice(&encode(&route_query("Large11999", 2)));
+
+    let mut broker = server.client().await;
+    let mut other = server.client().await;
+    for (i, piece) in bytes.chunks(200 * 1024).enumerate() {
+        broker.send(piece).await;
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        let reply =
+            within("the other connection, meanwhile", other.request(&route_query("Nope", 100 + i as i32))).await;
+        assert_eq!((reply.opaque, reply.code), (100 + i as i32, 17));
+    }
+    let registered = decode(&within("the registration", broker.read_frame()).await);
+    assert_eq!((registered.opaque, registered.code), (1, 0));
+    let route = decode(&within("the query behind it", broker.read_frame()).await);
+    assert_eq!((route.opaque, route.code), (2, 0));
+    assert!(String::from_utf8_lossy(&route.body).contains("\"brokerName\":\"large\""));
+}
+
 #[tokio::test]
 async fn connections_beyond_the_limit_wait_for_a_free_slot() {
     let server = TestServer::start_with(|c| c.max_connections = 1).await;
