@@ -4,11 +4,12 @@
 # (the client is rebuilt when its sources change).
 #
 #   INTEROP_CACHE   cache root (default: $HOME/.cache/rmq-interop)
-#   INTEROP_ONLY    optional space-separated subset of: namesrv broker client
+#   INTEROP_ONLY    optional space-separated subset of: namesrv broker broker-tls client
 #
 # Layout produced:
 #   $INTEROP_CACHE/namesrv/bin/rocketmq-namesrv-rust   (crate rocketmq-namesrv 1.0.0)
 #   $INTEROP_CACHE/broker/bin/rocketmq-broker-rust     (crate rocketmq-broker 1.0.0)
+#   $INTEROP_CACHE/broker-tls/bin/rocketmq-broker-rust (the same, --features tls)
 #   $INTEROP_CACHE/client/bin/interop-{producer,consumer,routebench}  (./client)
 #   $INTEROP_CACHE/target                              shared CARGO_TARGET_DIR
 #   $INTEROP_CACHE/logs/<piece>.log                    build logs
@@ -16,7 +17,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${INTEROP_CACHE:-$HOME/.cache/rmq-interop}"
-ONLY="${INTEROP_ONLY:-namesrv broker client}"
+ONLY="${INTEROP_ONLY:-namesrv broker broker-tls client}"
 NAMESRV_VERSION=1.0.0
 BROKER_VERSION=1.0.0
 
@@ -46,18 +47,19 @@ timed() { # name, command...
   log "built $name in $((SECONDS - t0))s"
 }
 
-install_crate() { # piece crate version binary
+install_crate() { # piece crate version binary [cargo install flags...]
   local piece=$1 crate=$2 version=$3 bin=$4
+  shift 4
   if [ -x "$CACHE/$piece/bin/$bin" ]; then
     log "$piece: present ($CACHE/$piece/bin/$bin)"; return 0
   fi
-  timed "$piece" cargo install --locked --root "$CACHE/$piece" --version "$version" "$crate" --bin "$bin"
+  timed "$piece" cargo install --locked --root "$CACHE/$piece" --version "$version" "$crate" --bin "$bin" "$@"
 }
 
 build_client() {
   local src="$HERE/client" out="$CACHE/client/bin"
   local stamp
-  stamp=$(cat "$src/Cargo.toml" "$src/Cargo.lock" $(find "$src/src" -type f -name '*.rs' | sort) 2>/dev/null | sha256sum | cut -c1-16)
+  stamp=$({ cat "$src/Cargo.toml" "$src/Cargo.lock"; find "$src/src" -type f -name '*.rs' -print0 | sort -z | xargs -0 cat; } 2>/dev/null | sha256sum | cut -c1-16)
   if [ -x "$out/interop-producer" ] && [ -x "$out/interop-consumer" ] && [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ]; then
     log "client: present ($out)"; return 0
   fi
@@ -74,6 +76,9 @@ command -v cargo >/dev/null || { log "cargo not found"; exit 1; }
 ensure_libclang
 want namesrv && install_crate namesrv rocketmq-namesrv "$NAMESRV_VERSION" rocketmq-namesrv-rust
 want broker && install_crate broker rocketmq-broker "$BROKER_VERSION" rocketmq-broker-rust
+# TLS is compiled out of rocketmq-transport unless a crate asks for it; the
+# broker's "tls" feature gives its remoting port TLS (e2e-ours.sh needs it).
+want broker-tls && install_crate broker-tls rocketmq-broker "$BROKER_VERSION" rocketmq-broker-rust --features tls
 want client && build_client
 log "done. binaries:"
-ls -1 "$CACHE"/{namesrv,broker,client}/bin/ 2>/dev/null | sed 's/^/  /' >&2
+find "$CACHE"/{namesrv,broker,broker-tls,client}/bin -maxdepth 1 -type f -perm -u+x 2>/dev/null | sed 's/^/  /' >&2

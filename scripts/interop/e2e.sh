@@ -7,8 +7,15 @@
 #   $NAMESRV_PORT (default 19876).
 # env: INTEROP_CACHE, COUNT (default 20), TOPIC (default InteropTopic<epoch>),
 #      BROKER_PORT (default 20911; also uses BROKER_PORT-2 and BROKER_PORT+1),
+#      CLIENT_FLAGS (extra producer/consumer flags, e.g. "--tls-trust ca.pem"),
+#      BROKER_TLS_CERT/BROKER_TLS_KEY (see run-broker.sh),
+#      UNREGISTER (default 1, 0 with KEEP=1): then stop the broker with SIGTERM
+#      and require it gone from cluster info (106) and from the topic's route
+#      (105) within UNREGISTER_WITHIN_S (default 10; a silent broker would
+#      only expire after 120 s), printing "UNREGISTER OK",
 #      KEEP=1 to leave processes running and the work dir in place.
-# Prints "E2E OK" and exits 0 when every sent message was consumed.
+# Prints "E2E OK" and exits 0 when every sent message was consumed (and the
+# broker unregistered).
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 export INTEROP_CACHE="${INTEROP_CACHE:-$HOME/.cache/rmq-interop}"
@@ -16,7 +23,9 @@ BIN="$INTEROP_CACHE/client/bin"
 COUNT="${COUNT:-20}"
 TOPIC="${TOPIC:-InteropTopic$(date +%s)}"
 BROKER_PORT="${BROKER_PORT:-20911}"
-WORK="$(mktemp -d /tmp/rmq-e2e.XXXXXX)"
+read -ra CLIENT_FLAGS <<<"${CLIENT_FLAGS:-}"
+if [ "${KEEP:-0}" = 1 ]; then UNREGISTER="${UNREGISTER:-0}"; else UNREGISTER="${UNREGISTER:-1}"; fi
+WORK="$(mktemp -d "${TMPDIR:-/tmp}"/rmq-e2e.XXXXXX)"
 PIDS=()
 cleanup() {
   if [ "${KEEP:-0}" = 1 ]; then echo "KEEP=1: pids ${PIDS[*]} left running, work dir $WORK" >&2; return; fi
@@ -51,12 +60,12 @@ echo "broker registered in $((SECONDS - T0))s: $("$HERE/probe.py" "$NS" 106 | gr
 # a fresh group. ORDER=consumer-first: start the consumer before the topic
 # exists (it then waits for its periodic route refresh, ~30s).
 run_consumer() {
-  "$BIN/interop-consumer" --namesrv "$NS" --topic "$TOPIC" --count "$COUNT" --timeout-s "${CONSUMER_TIMEOUT_S:-90}" --quiet >"$WORK/consumer.out" 2>&1
+  "$BIN/interop-consumer" --namesrv "$NS" --topic "$TOPIC" --count "$COUNT" --timeout-s "${CONSUMER_TIMEOUT_S:-90}" --quiet "${CLIENT_FLAGS[@]}" >"$WORK/consumer.out" 2>&1
 }
 if [ "${ORDER:-producer-first}" = consumer-first ]; then
   run_consumer & C_PID=$!; sleep 2
 fi
-"$BIN/interop-producer" --namesrv "$NS" --topic "$TOPIC" --count "$COUNT" --quiet >"$WORK/producer.out" 2>&1
+"$BIN/interop-producer" --namesrv "$NS" --topic "$TOPIC" --count "$COUNT" --quiet "${CLIENT_FLAGS[@]}" >"$WORK/producer.out" 2>&1
 P_RC=$?
 grep -E "^(PRODUCER|SEND_FAIL)" "$WORK/producer.out"
 if [ "${ORDER:-producer-first}" = consumer-first ]; then
@@ -69,3 +78,23 @@ echo "route: $("$HERE/probe.py" "$NS" 105 "{\"topic\":\"$TOPIC\"}" | grep '^body
 [ "$P_RC" = 0 ] || fail "producer rc=$P_RC"
 [ "$C_RC" = 0 ] || fail "consumer rc=$C_RC"
 echo "E2E OK topic=$TOPIC count=$COUNT namesrv=$NS"
+[ "$UNREGISTER" = 1 ] || exit 0
+
+# A graceful stop sends UNREGISTER_BROKER (104). Closing its connection would
+# also drop it from a NameServer that tracks channels; telling the two apart
+# needs the NameServer's own record (e2e-ours.sh reads our daemon's metrics).
+T_STOP=$(date +%s%3N)
+DEADLINE=$((T_STOP + ${UNREGISTER_WITHIN_S:-10} * 1000))
+kill -TERM "$BR_PID"
+GONE=
+while [ "$(date +%s%3N)" -lt "$DEADLINE" ]; do
+  INFO=$("$HERE/probe.py" "$NS" 106) || fail "namesrv $NS did not answer 106: $INFO"
+  if ! grep -q "127.0.0.1:$BROKER_PORT" <<<"$INFO"; then GONE=$(($(date +%s%3N) - T_STOP)); break; fi
+  sleep 0.05
+done
+[ -n "$GONE" ] || fail "broker 127.0.0.1:$BROKER_PORT still in cluster info ${UNREGISTER_WITHIN_S:-10}s after SIGTERM"
+ROUTE=$("$HERE/probe.py" "$NS" 105 "{\"topic\":\"$TOPIC\"}")
+if echo "$ROUTE" | grep -q "\"brokerName\":\"${BROKER_NAME:-broker-a}\""; then fail "route of $TOPIC still lists ${BROKER_NAME:-broker-a}: $ROUTE"; fi
+for _ in $(seq 1 300); do kill -0 "$BR_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$BR_PID" 2>/dev/null && fail "broker still running 30s after SIGTERM"
+echo "UNREGISTER OK broker 127.0.0.1:$BROKER_PORT gone from 106 in ${GONE}ms after SIGTERM; route $TOPIC: $(echo "$ROUTE" | head -n 1 | cut -c1-160)"

@@ -9,14 +9,18 @@
 #   NAMESRV_ADDR  e.g. 127.0.0.1:9876 (several: "a:1;b:2")
 #   LISTEN_PORT   remoting port, default 10911. It also opens LISTEN_PORT-2
 #                 (fast/VIP port) and LISTEN_PORT+1 (HA port).
-#   WORKDIR       default fresh mktemp dir; log in WORKDIR/broker.log
+#   WORKDIR       default fresh mktemp dir under ${TMPDIR:-/tmp}; log in
+#                 WORKDIR/broker.log
 # env: INTEROP_CACHE, BROKER_BIN, BROKER_NAME (broker-a), CLUSTER_NAME
 #      (DefaultCluster), RUST_LOG (default info), BROKER_EXTRA_TOML (extra
-#      lines appended to the [broker] table).
+#      lines appended to the [broker] table), BROKER_TLS_CERT and
+#      BROKER_TLS_KEY (PEM files: its remoting port then also accepts TLS,
+#      tls.server.mode permissive; its own connections to the NameServer stay
+#      plaintext, rocketmq-broker 1.0.0 has no setting for them).
 set -euo pipefail
 NAMESRV="${1:?usage: run-broker.sh NAMESRV_ADDR [LISTEN_PORT] [WORKDIR]}"
 PORT="${2:-10911}"
-WORK="${3:-$(mktemp -d /tmp/rmq-broker-"$PORT".XXXXXX)}"
+WORK="${3:-$(mktemp -d "${TMPDIR:-/tmp}"/rmq-broker-"$PORT".XXXXXX)}"
 CACHE="${INTEROP_CACHE:-$HOME/.cache/rmq-interop}"
 BIN="${BROKER_BIN:-$CACHE/broker/bin/rocketmq-broker-rust}"
 [ -x "$BIN" ] || { echo "missing $BIN; run scripts/interop/build.sh" >&2; exit 1; }
@@ -26,7 +30,21 @@ for p in "$PORT" "$((PORT - 2))" "$HA_PORT"; do
 done
 mkdir -p "$WORK/home" "$WORK/conf" "$WORK/store"
 WORK="$(cd "$WORK" && pwd)"
+# The store counts a filesystem >= 90% full (statvfs, blocks not available to
+# users included) as full (diskSpaceWarningLevelRatio, at most 90): the broker
+# then fails its startup with only "core.service.failed".
+FULL=$(df -Pk "$WORK" | awk 'NR == 2 { print int(100 - $4 * 100 / $2) }')
+if [ "$FULL" -ge 89 ]; then
+  echo "warning: $WORK is on a filesystem ${FULL}% full; the broker will not start at 90% (try TMPDIR=/dev/shm)" >&2
+fi
 CONF="$WORK/conf/broker.toml"
+TLS_TOML=
+if [ -n "${BROKER_TLS_CERT:-}" ]; then
+  TLS_TOML="[broker.brokerServerConfig.tlsConfig.server]
+mode = \"permissive\"
+certPath = \"$BROKER_TLS_CERT\"
+keyPath = \"${BROKER_TLS_KEY:?BROKER_TLS_KEY goes with BROKER_TLS_CERT}\""
+fi
 cat >"$CONF" <<TOML
 [broker]
 namesrvAddr = "$NAMESRV"
@@ -39,6 +57,8 @@ ${BROKER_EXTRA_TOML:-}
 
 [broker.brokerServerConfig]
 bindAddress = "127.0.0.1"
+
+$TLS_TOML
 
 [broker.brokerIdentity]
 brokerName = "${BROKER_NAME:-broker-a}"

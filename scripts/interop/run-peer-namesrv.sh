@@ -12,7 +12,7 @@
 #       RUST_LOG (default info).
 set -euo pipefail
 PORT="${1:?usage: run-peer-namesrv.sh PORT [WORKDIR]}"
-WORK="${2:-$(mktemp -d /tmp/rmq-namesrv-"$PORT".XXXXXX)}"
+WORK="${2:-$(mktemp -d "${TMPDIR:-/tmp}"/rmq-namesrv-"$PORT".XXXXXX)}"
 CACHE="${INTEROP_CACHE:-$HOME/.cache/rmq-interop}"
 BIN="${NAMESRV_BIN:-$CACHE/namesrv/bin/rocketmq-namesrv-rust}"
 [ -x "$BIN" ] || { echo "missing $BIN; run scripts/interop/build.sh" >&2; exit 1; }

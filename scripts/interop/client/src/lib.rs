@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rocketmq_client_rust::ClientConfig;
 use rocketmq_client_rust::ClientError;
 use rocketmq_client_rust::ClientResult;
 use rocketmq_client_rust::ClientRuntime;
@@ -41,6 +42,10 @@ impl Flags {
         self.map.get(key).cloned().unwrap_or_else(|| default.to_string())
     }
 
+    pub fn has(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+
     pub fn num(&self, key: &str, default: u64) -> u64 {
         match self.map.get(key) {
             None => default,
@@ -50,6 +55,22 @@ impl Flags {
             }),
         }
     }
+}
+
+/// Client settings from `--tls` and `--tls-trust PATH`. TLS applies to every
+/// connection the client opens, NameServer and broker alike (one remoting
+/// client); with PATH the server certificate is checked against that PEM CA,
+/// without it it is not checked.
+pub fn client_config(flags: &Flags) -> ClientConfig {
+    let mut config = ClientConfig::default();
+    if flags.has("tls") || flags.has("tls-trust") {
+        config.set_use_tls(true);
+        match flags.map.get("tls-trust") {
+            Some(path) => config.set_tls_client_trust_cert_path(path.clone()),
+            None => config.set_tls_client_auth_server(false),
+        }
+    }
+    config
 }
 
 /// Owns the runtime pieces the 1.0.0 client insists on (runtime owner,

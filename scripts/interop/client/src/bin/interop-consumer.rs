@@ -16,13 +16,14 @@ use rocketmq_client_rust::MQPushConsumer;
 use rocketmq_client_rust::MessageListenerConcurrently;
 use rocketmq_model::common::consumer::consume_from_where::ConsumeFromWhere;
 use rocketmq_model::common::message::message_ext::MessageExt;
+use rmq_interop_client::client_config;
 use rmq_interop_client::now_ms;
 use rmq_interop_client::Env;
 use rmq_interop_client::Flags;
 use tokio::sync::mpsc;
 
 const USAGE: &str = "interop-consumer [--namesrv 127.0.0.1:9876] [--topic InteropTopic] [--count 10] \
-[--group interop_consumer_<millis>] [--prefix interop] [--timeout-s 60] [--quiet]";
+[--group interop_consumer_<millis>] [--prefix interop] [--timeout-s 60] [--quiet] [--tls] [--tls-trust ca.pem]";
 
 struct Got {
     body: String,
@@ -67,6 +68,7 @@ async fn main() {
     let prefix = flags.str("prefix", "interop");
     let timeout = Duration::from_secs(flags.num("timeout-s", 60));
     let quiet = flags.str("quiet", "false") == "true";
+    let tls = flags.has("tls") || flags.has("tls-trust");
 
     let env = match Env::new("consumer") {
         Ok(e) => e,
@@ -78,6 +80,7 @@ async fn main() {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut consumer = DefaultMQPushConsumer::builder(env.client.clone())
         .consumer_group(group.clone())
+        .client_config(client_config(&flags))
         .name_server_addr(namesrv.clone())
         .consume_from_where(ConsumeFromWhere::ConsumeFromFirstOffset)
         .build();
@@ -90,7 +93,7 @@ async fn main() {
         println!("CONSUMER FAIL start namesrv={namesrv}: {e}");
         std::process::exit(1);
     }
-    println!("CONSUMER STARTED namesrv={namesrv} topic={topic} group={group} want={count} prefix={prefix}");
+    println!("CONSUMER STARTED namesrv={namesrv} tls={tls} topic={topic} group={group} want={count} prefix={prefix}");
 
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + timeout;

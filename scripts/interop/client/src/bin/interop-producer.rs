@@ -8,11 +8,12 @@ use std::time::Instant;
 use rocketmq_client_rust::DefaultMQProducer;
 use rocketmq_model::common::message::message_single::Message;
 use rocketmq_model::result::SendStatus;
+use rmq_interop_client::client_config;
 use rmq_interop_client::Env;
 use rmq_interop_client::Flags;
 
 const USAGE: &str = "interop-producer [--namesrv 127.0.0.1:9876] [--topic InteropTopic] [--count 10] \
-[--group interop_producer_group] [--tag TagA] [--prefix interop] [--timeout-ms 3000] [--attempts 5] [--quiet]";
+[--group interop_producer_group] [--tag TagA] [--prefix interop] [--timeout-ms 3000] [--attempts 5] [--quiet] [--tls] [--tls-trust ca.pem]";
 
 #[tokio::main]
 async fn main() {
@@ -26,6 +27,7 @@ async fn main() {
     let timeout_ms = flags.num("timeout-ms", 3000);
     let attempts = flags.num("attempts", 5).max(1);
     let quiet = flags.str("quiet", "false") == "true";
+    let tls = flags.has("tls") || flags.has("tls-trust");
 
     let env = match Env::new("producer") {
         Ok(e) => e,
@@ -36,6 +38,7 @@ async fn main() {
     };
     let mut producer = DefaultMQProducer::builder(env.client.clone())
         .producer_group(group.clone())
+        .client_config(client_config(&flags))
         .name_server_addr(namesrv.clone())
         .send_msg_timeout(timeout_ms as u32)
         .build();
@@ -43,7 +46,7 @@ async fn main() {
         println!("PRODUCER FAIL start namesrv={namesrv}: {e}");
         std::process::exit(1);
     }
-    println!("PRODUCER STARTED namesrv={namesrv} topic={topic} group={group} count={count}");
+    println!("PRODUCER STARTED namesrv={namesrv} tls={tls} topic={topic} group={group} count={count}");
 
     let started = Instant::now();
     let mut ok = 0u64;
