@@ -92,15 +92,18 @@ export class NodeFace {
     const state = live.state;
     const part = o.partitioned && state === "up";
     const icon = STATE_ICON[state] || "?";
-    const name = this.form === "wide" ? `${this.index + 1}. ${n.name}` : n.name;
+    let name = this.form === "wide" ? `${this.index + 1}. ${n.name}` : n.name;
     const nameFont = font(m.name, 700);
     const room = (text) => w - 2 * m.pad - textWidth(text, font(m.state, 600)) - 8;
     let stateText = part ? `✂ ${t("partitionedShort")}` : `${icon} ${t(`stateShort_${state}`)}`;
-    // The name comes first: a long state word gives way to its tiny form, then to its icon
-    // alone (the node's label still says it), rather than cut the name.
+    // The name comes first: "not started" gives way to its tiny form, the name drops its
+    // number, and a node not started yet shows its icon alone (its label still says it), before
+    // the name is cut. Other states keep icon and word: never colour-only.
     const fits = () => textWidth(name, nameFont) <= room(stateText);
-    if (!part && state === "not-started" && !fits()) stateText = `${icon} ${t("stateTiny_not-started")}`;
-    if (!part && !fits()) stateText = icon;
+    const waiting = !part && state === "not-started";
+    if (waiting && !fits()) stateText = `${icon} ${t("stateTiny_not-started")}`;
+    if (!fits()) name = n.name;
+    if (waiting && !fits()) stateText = icon;
     setText(this.stateEl, stateText);
     setText(this.nameEl, fit(name, nameFont, room(stateText)));
     for (const r of this.rows.values()) r.g.dataset.seen = "false";
