@@ -56,6 +56,8 @@ extern crate std;
 pub mod codec;
 pub mod config;
 pub mod event;
+#[cfg(test)]
+mod hash_fed;
 pub mod json;
 pub mod kv;
 pub mod limits;

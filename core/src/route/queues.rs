@@ -172,6 +172,7 @@ mod tests {
     use alloc::collections::BTreeMap;
 
     use super::*;
+    use crate::hash_fed::fed;
 
     fn queue(name: &str, queues: i32) -> QueueData {
         QueueData {
@@ -181,26 +182,6 @@ mod tests {
             perm: 6,
             topic_sys_flag: 0,
         }
-    }
-
-    /// A hasher that records what it is fed.
-    #[derive(Default)]
-    struct Recorder(Vec<u8>);
-
-    impl Hasher for Recorder {
-        fn finish(&self) -> u64 {
-            0
-        }
-
-        fn write(&mut self, bytes: &[u8]) {
-            self.0.extend_from_slice(bytes);
-        }
-    }
-
-    fn fed(value: &impl Hash) -> Vec<u8> {
-        let mut recorder = Recorder::default();
-        value.hash(&mut recorder);
-        recorder.0
     }
 
     #[test]

@@ -163,6 +163,7 @@ mod tests {
     use alloc::vec;
 
     use super::*;
+    use crate::hash_fed::fed as hash;
     use crate::names::{ConnId, TopicName};
     use crate::protocol::RemotingCommand;
 
@@ -188,26 +189,6 @@ mod tests {
         let mut one_by_one = OutputQueue::default();
         plain.iter().cloned().for_each(|output| one_by_one.push(output));
         (runs, one_by_one, plain)
-    }
-
-    /// A hasher that records what it is fed.
-    #[derive(Default)]
-    struct Recorder(Vec<u8>);
-
-    impl Hasher for Recorder {
-        fn finish(&self) -> u64 {
-            0
-        }
-
-        fn write(&mut self, bytes: &[u8]) {
-            self.0.extend_from_slice(bytes);
-        }
-    }
-
-    fn hash(value: &impl Hash) -> Vec<u8> {
-        let mut recorder = Recorder::default();
-        value.hash(&mut recorder);
-        recorder.0
     }
 
     #[test]

@@ -196,32 +196,12 @@ impl fmt::Debug for TopicConfigTable {
 #[cfg(test)]
 mod tests {
     use alloc::format;
-    use core::hash::{Hash, Hasher};
 
     use super::*;
+    use crate::hash_fed::fed;
 
     fn entry(name: &str, queues: i32) -> (TopicName, TopicConfig) {
         (TopicName::from(name), TopicConfig::new(name, queues))
-    }
-
-    /// A hasher that records what it is fed.
-    #[derive(Default)]
-    struct Recorder(Vec<u8>);
-
-    impl Hasher for Recorder {
-        fn finish(&self) -> u64 {
-            0
-        }
-
-        fn write(&mut self, bytes: &[u8]) {
-            self.0.extend_from_slice(bytes);
-        }
-    }
-
-    fn fed(value: &impl Hash) -> Vec<u8> {
-        let mut recorder = Recorder::default();
-        value.hash(&mut recorder);
-        recorder.0
     }
 
     #[test]
