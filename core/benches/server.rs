@@ -1,12 +1,14 @@
-//! NameServer microbenchmarks: a 1,000-topic registration through `NameServer::handle`, and the
-//! expiry scan over 10,000 live brokers.
+//! NameServer microbenchmarks: a 1,000-topic registration through `NameServer::handle`, one of a
+//! million topics in the compressed form, and the expiry scan over 10,000 live brokers.
 
 mod common;
 
 use std::hint::black_box;
+use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
-use nameserver_core::{Input, Instant, NameServer};
+use nameserver_core::server::Batch;
+use nameserver_core::{ConnId, Input, Instant, NameServer};
 
 const TOPICS: usize = 1000;
 
@@ -47,6 +49,32 @@ fn register(c: &mut Criterion) {
             );
         });
     }
+    group.finish();
+}
+
+/// One registration of a million topics in the compressed form (issue 18), by a new broker
+/// into an empty server, its decode included, and the million events taken as the daemon
+/// takes them ([`NameServer::poll_batch`]), not logged.
+fn register_million(c: &mut Criterion) {
+    const MILLION: usize = 1_000_000;
+    let mut group = c.benchmark_group("register");
+    group.throughput(Throughput::Elements(MILLION as u64));
+    group.sample_size(10).measurement_time(Duration::from_secs(10));
+    let at = Instant::from_millis(1);
+    let mut cmd = common::register_command(0, common::register_body_compressed(0, MILLION, 1), None);
+    cmd = cmd.with_field("compressed", "true");
+    group.bench_function(BenchmarkId::new("compressed-new-broker", MILLION), |b| {
+        b.iter_batched(
+            || (common::nameserver(), cmd.clone()),
+            |(mut ns, cmd)| {
+                ns.handle(at, Input::Connected { conn: ConnId(1), remote: String::from("127.0.0.1:40000") });
+                ns.handle(at, Input::Received { conn: ConnId(1), cmd });
+                let batches: Vec<Batch> = std::iter::from_fn(|| ns.poll_batch()).collect();
+                (ns, batches)
+            },
+            BatchSize::PerIteration,
+        );
+    });
     group.finish();
 }
 
@@ -93,6 +121,7 @@ fn scan(c: &mut Criterion) {
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     register(&mut c);
+    register_million(&mut c);
     scan(&mut c);
     c.final_summary();
 }

@@ -18,7 +18,8 @@
 //! 2. make **one** call to [`NameServer::handle`] with the current time and that [`Input`];
 //! 3. drain [`NameServer::poll_output`] until it returns `None`, acting on each [`Output`]
 //!    (send a reply, close a connection, log an event, persist KV or config bytes); or drain
-//!    [`NameServer::poll_batch`], the same outputs with each run of events as one `Vec`;
+//!    [`NameServer::poll_batch`], the same outputs with each run of events as one
+//!    [`event_run::EventRun`];
 //! 4. if it answers route queries from its own snapshot of the routes (as the daemon's
 //!    connection tasks do), call [`NameServer::poll_route_changes`] and rebuild the routes of
 //!    the topics it names (all of them on `None`); other drivers skip this step;
@@ -56,6 +57,7 @@ extern crate std;
 pub mod codec;
 pub mod config;
 pub mod event;
+pub mod event_run;
 #[cfg(test)]
 mod hash_fed;
 pub mod json;

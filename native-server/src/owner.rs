@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use nameserver_core::event::Severity;
+use nameserver_core::event_run::EventRun;
 use nameserver_core::protocol::RemotingCommand;
 use nameserver_core::server::Batch;
 use nameserver_core::{ConnId, Event, Input, NameServer, Output};
@@ -184,14 +185,14 @@ impl Owner {
         // (a large registration logs a line per topic, as Java does) are set apart, in the
         // runs the core hands over whole, and acted on only after the replies are on their way.
         let mut outputs = Vec::new();
-        let mut events: Vec<Vec<Event>> = Vec::new();
+        let mut events: Vec<EventRun> = Vec::new();
         let (mut kv, mut config) = (0, 0);
         while let Some(batch) = self.ns.poll_batch() {
             match batch {
                 Batch::Events(run) => events.push(run),
                 Batch::Output(Output::PersistKv(bytes)) => kv = self.kv_file.store(bytes),
                 Batch::Output(Output::PersistConfig(bytes)) => config = self.config_file.store(bytes),
-                Batch::Output(Output::Event(event)) => events.push(vec![event]),
+                Batch::Output(Output::Event(event)) => events.push([event].into_iter().collect()),
                 Batch::Output(output) => outputs.push(output),
             }
         }

@@ -45,6 +45,15 @@ pub fn topic(i: usize) -> String {
 
 /// The body of a broker serving topics `first..first + count` with 8 queues each.
 pub fn register_body(first: usize, count: usize, counter: i64) -> Vec<u8> {
+    broker_body(first, count, counter).to_json(JsonStyle::Plain)
+}
+
+/// [`register_body`] in the compressed form (4.9.x brokers with `compressedRegister=true`).
+pub fn register_body_compressed(first: usize, count: usize, counter: i64) -> Vec<u8> {
+    broker_body(first, count, counter).encode_compressed(479)
+}
+
+fn broker_body(first: usize, count: usize, counter: i64) -> RegisterBrokerBody {
     let table: TopicConfigTable = (first..first + count)
         .map(|i| {
             let config = TopicConfig::new(topic(i), 8);
@@ -60,7 +69,6 @@ pub fn register_body(first: usize, count: usize, counter: i64) -> Vec<u8> {
             mapping_data_version: Some(DataVersion::default()),
         },
     }
-    .to_json(JsonStyle::Plain)
 }
 
 /// REGISTER_BROKER from broker `i` (master of group `bench-broker-i`) carrying `body`.

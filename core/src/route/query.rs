@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 use super::queues::Rewrites;
 use super::{BrokerAddrInfo, RouteTable, TopicQueues};
 use crate::event::Event;
+use crate::event_run::EventRun;
 use crate::names::{BrokerId, BrokerName, ClusterName, TopicName};
 use crate::protocol::body::{BrokerMemberGroup, ClusterInfo, TopicList, TopicRouteData, perm};
 use crate::protocol::request::UnitList;
@@ -220,7 +221,7 @@ impl RouteTable {
 
     /// WIPE_WRITE_PERM_OF_BROKER (clear PERM_WRITE) or ADD_WRITE_PERM_OF_BROKER (set perm to
     /// read|write) on every topic of the group. Returns how many topics were touched.
-    pub fn change_write_perm(&mut self, broker_name: &BrokerName, add: bool, log: &mut Vec<Event>) -> u32 {
+    pub fn change_write_perm(&mut self, broker_name: &BrokerName, add: bool, log: &mut EventRun) -> u32 {
         let mut count = 0u32;
         let mut changed = Vec::new();
         let mut rewrites = Rewrites::new();
@@ -242,7 +243,7 @@ impl RouteTable {
     }
 
     /// DELETE_TOPIC_IN_NAMESRV: the whole topic, or only the queues of one cluster's groups.
-    pub fn delete_topic(&mut self, topic: &TopicName, cluster: Option<&ClusterName>, log: &mut Vec<Event>) {
+    pub fn delete_topic(&mut self, topic: &TopicName, cluster: Option<&ClusterName>, log: &mut EventRun) {
         match cluster {
             None => {
                 if self.topic_queue_table.remove(topic).is_some() {

@@ -146,23 +146,35 @@ impl<'a> IntoIterator for &'a TopicQueues {
 /// for another list while it is a key.
 pub(crate) struct Rewrites<K, V> {
     done: BTreeMap<(usize, K), (Option<TopicQueues>, V)>,
+    /// The last key asked for and its result: in a bulk change most topics ask for the same
+    /// one (a million new topics with equal queues), and this skips the map.
+    last: Option<((usize, K), V)>,
 }
 
-impl<K: Ord, V: Clone> Rewrites<K, V> {
+impl<K: Ord + Clone, V: Clone> Rewrites<K, V> {
     pub(crate) const fn new() -> Self {
-        Self { done: BTreeMap::new() }
+        Self { done: BTreeMap::new(), last: None }
     }
 
     /// The result of changing `list` by `change`: `apply(list)` the first time.
     pub(crate) fn get(&mut self, list: &TopicQueues, change: K, apply: impl FnOnce(&TopicQueues) -> V) -> V {
-        let (_, result) = self.done.entry((list.addr(), change)).or_insert_with(|| (Some(list.clone()), apply(list)));
-        result.clone()
+        self.lookup((list.addr(), change), || (Some(list.clone()), apply(list)))
     }
 
     /// The result of `change` for a topic without queues: `apply()` the first time.
     pub(crate) fn get_new(&mut self, change: K, apply: impl FnOnce() -> V) -> V {
         // No list lives at address 0.
-        let (_, result) = self.done.entry((0, change)).or_insert_with(|| (None, apply()));
+        self.lookup((0, change), || (None, apply()))
+    }
+
+    fn lookup(&mut self, key: (usize, K), first: impl FnOnce() -> (Option<TopicQueues>, V)) -> V {
+        if let Some((last, result)) = &self.last
+            && *last == key
+        {
+            return result.clone();
+        }
+        let (_, result) = self.done.entry(key.clone()).or_insert_with(first);
+        self.last = Some((key, result.clone()));
         result.clone()
     }
 }

@@ -8,6 +8,7 @@ use core::time::Duration;
 use super::queues::Rewrites;
 use super::{BrokerAddrInfo, BrokerLiveInfo, DEFAULT_BROKER_TIMEOUT, RouteTable, TopicQueues};
 use crate::event::Event;
+use crate::event_run::EventRun;
 use crate::names::{BrokerAddr, BrokerId, BrokerName, ConnId, TopicName};
 use crate::protocol::body::{BrokerData, QueueData, TopicConfig, TopicConfigTable, TopicConfigWrapper, perm};
 use crate::protocol::request::BrokerIdentity;
@@ -93,7 +94,7 @@ pub enum RegisterOutcome {
 
 impl RouteTable {
     /// `RouteInfoManager.registerBroker` (5.x).
-    pub fn register_broker(&mut self, reg: &Registration<'_>, log: &mut Vec<Event>) -> RegisterOutcome {
+    pub fn register_broker(&mut self, reg: &Registration<'_>, log: &mut EventRun) -> RegisterOutcome {
         let broker = reg.broker;
         let name = &broker.broker_name;
         let addr_info = BrokerAddrInfo { cluster: broker.cluster.clone(), broker_addr: broker.broker_addr.clone() };
@@ -270,7 +271,7 @@ impl RouteTable {
         topic: &TopicName,
         queue_data: QueueData,
         rewrites: &mut QueueRewrites,
-        log: &mut Vec<Event>,
+        log: &mut EventRun,
     ) -> bool {
         let event = match self.topic_queue_table.entry(topic.clone()) {
             Entry::Occupied(mut entry) => {
@@ -298,7 +299,7 @@ impl RouteTable {
         &mut self,
         configs: &TopicConfigTable,
         wanted: impl Fn(&TopicConfig, Option<&TopicQueues>) -> Option<QueueData>,
-        log: &mut Vec<Event>,
+        log: &mut EventRun,
     ) -> Vec<TopicName> {
         let mut rewrites = Rewrites::new();
         let mut touched = Vec::new();
@@ -331,7 +332,7 @@ impl RouteTable {
     }
 
     /// `deleteTopicWithBrokerRegistration`: drop this group's queues of topics it no longer lists.
-    fn delete_topics_not_in(&mut self, name: &BrokerName, listed: &TopicConfigTable, log: &mut Vec<Event>) {
+    fn delete_topics_not_in(&mut self, name: &BrokerName, listed: &TopicConfigTable, log: &mut EventRun) {
         let stale: Vec<TopicName> = self
             .topic_queue_table
             .iter()
@@ -369,7 +370,7 @@ impl RouteTable {
 
     /// `registerTopic` (REGISTER_TOPIC_IN_NAMESRV). An existing topic takes entries in order
     /// until one names an unknown group; a new topic is stored only if every group is known.
-    pub fn register_topic(&mut self, topic: &TopicName, queue_datas: &[QueueData], log: &mut Vec<Event>) {
+    pub fn register_topic(&mut self, topic: &TopicName, queue_datas: &[QueueData], log: &mut EventRun) {
         if queue_datas.is_empty() {
             return;
         }

@@ -14,6 +14,7 @@ use alloc::vec::Vec;
 use super::queues::Rewrites;
 use super::{BrokerAddrInfo, RouteTable};
 use crate::event::{Event, UnregisterReason};
+use crate::event_run::EventRun;
 use crate::names::{BrokerName, ConnId, TopicName};
 use crate::protocol::body::perm;
 use crate::protocol::request::BrokerIdentity;
@@ -44,7 +45,7 @@ pub struct UnregisterItem {
 impl RouteTable {
     /// Unregisters a batch of instances in one pass (Java's `BatchUnregistrationService`).
     /// Returns the groups whose lowest id changed (for NOTIFY_MIN_BROKER_ID_CHANGE).
-    pub fn unregister(&mut self, items: &[UnregisterItem], log: &mut Vec<Event>) -> BTreeSet<BrokerName> {
+    pub fn unregister(&mut self, items: &[UnregisterItem], log: &mut EventRun) -> BTreeSet<BrokerName> {
         let mut removed: BTreeSet<BrokerName> = BTreeSet::new();
         let mut reduced: BTreeSet<BrokerName> = BTreeSet::new();
         let mut min_changed = BTreeSet::new();
@@ -122,7 +123,7 @@ impl RouteTable {
 
     /// Unregisters every instance whose latest registration arrived on `conn`
     /// (`onChannelDestroy`). Returns how many there were.
-    pub fn on_channel_destroy(&mut self, conn: ConnId, idle: bool, log: &mut Vec<Event>) -> usize {
+    pub fn on_channel_destroy(&mut self, conn: ConnId, idle: bool, log: &mut EventRun) -> usize {
         let items = self.channel_items(conn, idle, log);
         self.unregister(&items, log);
         items.len()
@@ -130,7 +131,7 @@ impl RouteTable {
 
     /// What [`Self::on_channel_destroy`] unregisters, for callers that also need
     /// [`Self::unregister`]'s result (the groups whose lowest id changed).
-    pub(crate) fn channel_items(&mut self, conn: ConnId, idle: bool, log: &mut Vec<Event>) -> Vec<UnregisterItem> {
+    pub(crate) fn channel_items(&mut self, conn: ConnId, idle: bool, log: &mut EventRun) -> Vec<UnregisterItem> {
         // A closed connection sends nothing more: it needs no fence.
         self.superseded.retain(|_, old| {
             old.remove(&conn);
@@ -156,14 +157,14 @@ impl RouteTable {
 
     /// `scanNotActiveBroker`: unregisters every instance silent for longer than its timeout.
     /// Returns the connections of the expired instances; Java closes them.
-    pub fn scan_not_active_broker(&mut self, now: Instant, log: &mut Vec<Event>) -> Vec<ConnId> {
+    pub fn scan_not_active_broker(&mut self, now: Instant, log: &mut EventRun) -> Vec<ConnId> {
         let (items, conns) = self.expired_items(now, log);
         self.unregister(&items, log);
         conns
     }
 
     /// What [`Self::scan_not_active_broker`] unregisters, with the connections to close.
-    pub(crate) fn expired_items(&self, now: Instant, log: &mut Vec<Event>) -> (Vec<UnregisterItem>, Vec<ConnId>) {
+    pub(crate) fn expired_items(&self, now: Instant, log: &mut EventRun) -> (Vec<UnregisterItem>, Vec<ConnId>) {
         let mut conns = Vec::new();
         let items = self
             .broker_live_table
@@ -190,7 +191,7 @@ impl RouteTable {
         (items, conns)
     }
 
-    fn remove_topics_of(&mut self, removed: &BTreeSet<BrokerName>, log: &mut Vec<Event>) {
+    fn remove_topics_of(&mut self, removed: &BTreeSet<BrokerName>, log: &mut EventRun) {
         if removed.is_empty() {
             return;
         }

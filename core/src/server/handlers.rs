@@ -7,6 +7,7 @@ use super::route_reply::{RouteReply, route_reply};
 use super::{NameServer, Output};
 use crate::config::{Config, ConfigError, KeyEffect};
 use crate::event::Event;
+use crate::event_run::EventRun;
 use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvPut, ORDER_TOPIC_CONFIG};
 use crate::names::{BrokerAddr, BrokerName, ConnId, TopicName};
@@ -310,8 +311,8 @@ impl NameServer {
         self.out.push_event(event);
     }
 
-    fn with_log<T>(&mut self, f: impl FnOnce(&mut crate::route::RouteTable, &mut Vec<Event>) -> T) -> T {
-        let mut log = Vec::new();
+    fn with_log<T>(&mut self, f: impl FnOnce(&mut crate::route::RouteTable, &mut EventRun) -> T) -> T {
+        let mut log = EventRun::new();
         let result = f(&mut self.routes, &mut log);
         self.emit(log);
         result

@@ -20,6 +20,7 @@ use core::time::Duration;
 
 use crate::config::Config;
 use crate::event::Event;
+use crate::event_run::EventRun;
 use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvConfig, ORDER_TOPIC_CONFIG};
 use crate::limits::Limits;
@@ -317,7 +318,7 @@ impl NameServer {
         if self.now < self.next_scan {
             return;
         }
-        let mut log = Vec::new();
+        let mut log = EventRun::new();
         let (items, conns) = self.routes.expired_items(self.now, &mut log);
         self.emit(log);
         self.unregister(&items);
@@ -333,13 +334,13 @@ impl NameServer {
     }
 
     fn destroy_channel(&mut self, conn: ConnId, idle: bool) {
-        let mut log = Vec::new();
+        let mut log = EventRun::new();
         let items = self.routes.channel_items(conn, idle, &mut log);
         self.emit(log);
         self.unregister(&items);
     }
 
-    fn emit(&mut self, log: Vec<Event>) {
+    fn emit(&mut self, log: EventRun) {
         self.out.push_events(log);
     }
 }

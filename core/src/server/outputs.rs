@@ -1,10 +1,10 @@
 //! The queue of outputs a step leaves for the driver.
 //!
-//! A registration of a million topics logs a million events. They stay in the `Vec` the
-//! route table logged them into, as one run, instead of being moved one by one into the
-//! queue (and a driver that wants them together takes the run whole, [`Batch::Events`]).
-//! Everything else about the queue is as if each event were its own [`Output::Event`]: the
-//! same order, equality and hash.
+//! A registration of a million topics logs a million events. They stay in the [`EventRun`]
+//! the route table logged them into (a name per topic line), instead of being moved one by
+//! one into the queue, and a driver that wants them together takes the run whole
+//! ([`Batch::Events`]). Everything else about the queue is as if each event were its own
+//! [`Output::Event`]: the same order, equality, hash and debug form.
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
@@ -13,24 +13,25 @@ use core::hash::{Hash, Hasher};
 
 use super::Output;
 use crate::event::Event;
+use crate::event_run::EventRun;
 
 /// Room kept between inputs once the queue is drained.
 const KEPT: usize = 4096;
 
 /// What [`super::NameServer::poll_batch`] hands over.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Batch {
     /// One output (never [`Output::Event`]: events come in runs).
     Output(Output),
     /// Events logged one after another, in order, as [`Output::Event`]s would have come.
-    Events(Vec<Event>),
+    Events(EventRun),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 enum Queued {
     Output(Output),
     /// Never empty.
-    Events(VecDeque<Event>),
+    Events(EventRun),
 }
 
 /// Outputs in order; runs of events are kept as they were logged.
@@ -53,25 +54,22 @@ impl OutputQueue {
     }
 
     pub(super) fn push_event(&mut self, event: Event) {
-        self.len += 1;
-        // A large run is only added to while it has room: it is never moved to grow.
-        if let Some(Queued::Events(run)) = self.queue.back_mut()
-            && (run.len() < KEPT || run.len() < run.capacity())
-        {
-            run.push_back(event);
-        } else {
-            self.queue.push_back(Queued::Events(VecDeque::from([event])));
-        }
+        let mut run = EventRun::new();
+        run.push(event);
+        self.push_events(run);
     }
 
-    /// Appends `events` as one run, without moving them.
-    pub(super) fn push_events(&mut self, events: Vec<Event>) {
-        if events.len() < 2 {
-            events.into_iter().for_each(|event| self.push_event(event));
+    /// Appends `events` as they are (to the last run, if the queue ends with one).
+    pub(super) fn push_events(&mut self, mut events: EventRun) {
+        if events.is_empty() {
             return;
         }
         self.len += events.len();
-        self.queue.push_back(Queued::Events(VecDeque::from(events)));
+        if let Some(Queued::Events(run)) = self.queue.back_mut() {
+            run.append(&mut events);
+        } else {
+            self.queue.push_back(Queued::Events(events));
+        }
     }
 
     pub(super) fn pop(&mut self) -> Option<Output> {
@@ -101,7 +99,7 @@ impl OutputQueue {
             }
             Queued::Events(run) => {
                 self.len -= run.len();
-                Batch::Events(Vec::from(run))
+                Batch::Events(run)
             }
         };
         self.shrink_if_drained();
@@ -114,21 +112,26 @@ impl OutputQueue {
         }
     }
 
-    /// Every output in order (never an [`Output::Event`] among the `Ok`s: events come as `Err`).
-    fn items(&self) -> impl Iterator<Item = Result<&Output, &Event>> {
-        self.queue.iter().flat_map(|queued| {
-            let (one, run) = match queued {
-                Queued::Output(output) => (Some(output), None),
-                Queued::Events(run) => (None, Some(run)),
-            };
-            one.map(Ok).into_iter().chain(run.into_iter().flatten().map(Err))
-        })
+    /// Every output in order, each event as the [`Output::Event`] it stands for.
+    fn each(&self, mut f: impl FnMut(&Output)) {
+        for queued in &self.queue {
+            match queued {
+                Queued::Output(output) => f(output),
+                Queued::Events(run) => run.each(|event| f(&Output::Event(event.clone()))),
+            }
+        }
+    }
+
+    fn to_vec(&self) -> Vec<Output> {
+        let mut outputs = Vec::with_capacity(self.len);
+        self.each(|output| outputs.push(output.clone()));
+        outputs
     }
 }
 
 impl PartialEq for OutputQueue {
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.items().eq(other.items())
+        self.len == other.len && self.to_vec() == other.to_vec()
     }
 }
 
@@ -137,9 +140,7 @@ impl Eq for OutputQueue {}
 /// Shows the outputs as the `VecDeque<Output>` it replaced did.
 impl fmt::Debug for OutputQueue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.items().map(|item| item.map_or_else(|e| Output::Event(e.clone()), Output::clone)))
-            .finish()
+        f.debug_list().entries(self.to_vec()).finish()
     }
 }
 
@@ -148,12 +149,7 @@ impl fmt::Debug for OutputQueue {
 impl Hash for OutputQueue {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_usize(self.len);
-        for item in self.items() {
-            match item {
-                Ok(output) => output.hash(state),
-                Err(event) => Output::Event(event.clone()).hash(state),
-            }
-        }
+        self.each(|output| output.hash(state));
     }
 }
 
@@ -164,11 +160,24 @@ mod tests {
 
     use super::*;
     use crate::hash_fed::fed as hash;
-    use crate::names::{ConnId, TopicName};
+    use crate::names::{BrokerName, ConnId, TopicName};
     use crate::protocol::RemotingCommand;
+    use crate::protocol::body::QueueData;
 
+    /// Topic lines, most of them sharing their queues, and other events.
     fn event(i: u64) -> Event {
-        Event::TopicDeleted { topic: TopicName::new(alloc::format!("T{i}")), cluster: None }
+        let topic = TopicName::new(alloc::format!("T{i}"));
+        if i % 3 == 2 {
+            return Event::TopicDeleted { topic, cluster: None };
+        }
+        let queue_data = QueueData {
+            broker_name: BrokerName::from("b"),
+            read_queue_nums: i32::from(i > 4),
+            write_queue_nums: 1,
+            perm: 6,
+            topic_sys_flag: 0,
+        };
+        Event::TopicRegistered { topic, queue_data }
     }
 
     /// The same outputs pushed one way or another, and the plain queue they stand for.
@@ -181,8 +190,8 @@ mod tests {
         runs.push_event(event(5));
         runs.push(Output::Event(event(6)));
         runs.push(send.clone());
-        runs.push_events(vec![event(7)]);
-        runs.push_events(Vec::new());
+        runs.push_events([event(7)].into_iter().collect());
+        runs.push_events(EventRun::new());
         let mut plain = VecDeque::from([close(1)]);
         plain.extend((0..7).map(|i| Output::Event(event(i))));
         plain.extend([send, Output::Event(event(7))]);
@@ -212,7 +221,7 @@ mod tests {
     #[test]
     fn batches_hand_over_each_run_whole() {
         let (mut runs, _, plain) = queues();
-        let mut batches = Vec::new();
+        let mut batches: Vec<Batch> = Vec::new();
         while let Some(batch) = runs.pop_batch() {
             batches.push(batch);
         }
