@@ -248,6 +248,7 @@ pub async fn serve(
         ns: NameServer::new(namesrv, kv, clock.now()).with_limits(limits),
         clock,
         routes,
+        retired: Vec::new(),
         kv_file,
         config_file,
         shutdown: stop.clone(),

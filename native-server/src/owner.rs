@@ -44,6 +44,9 @@ pub(crate) struct Owner {
     pub(crate) ns: NameServer,
     pub(crate) clock: Clock,
     pub(crate) routes: Arc<ArcSwap<RouteSnapshot>>,
+    /// Replaced snapshots that a reader still held when they were replaced: freed here once
+    /// the readers are done, so that a connection never pays for freeing a snapshot.
+    pub(crate) retired: Vec<Arc<RouteSnapshot>>,
     pub(crate) kv_file: PersistTarget,
     pub(crate) config_file: PersistTarget,
     /// Cancelled when the server starts shutting down.
@@ -235,10 +238,16 @@ impl Owner {
         }
     }
 
+    /// Publishes the next snapshot if an answer changed, and frees the replaced ones nobody
+    /// reads any more (a snapshot of many topics takes a while to free: a connection that
+    /// happened to drop the last reference would hold its worker meanwhile).
     fn publish_routes(&mut self) {
         if let Some(next) = self.routes.load().advance(&mut self.ns) {
-            self.routes.store(Arc::new(next));
+            let replaced = self.routes.swap(Arc::new(next));
+            self.retired.push(replaced);
         }
+        // Out of the ArcSwap, a snapshot's count only falls: one alone is ours to free.
+        self.retired.retain(|snapshot| Arc::strong_count(snapshot) > 1);
     }
 
     fn act(&mut self, output: Output) {

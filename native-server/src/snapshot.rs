@@ -23,6 +23,8 @@
 //! errors, a NameServer not yet serving routes, whose wait only the owner's clock can end)
 //! is forwarded to the owner.
 
+mod topic_routes;
+
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
@@ -35,14 +37,16 @@ use nameserver_core::route::{RouteShape, ShapeKey};
 use nameserver_core::server::{RouteReply, RouteSource, route_reply};
 use nameserver_core::{NameServer, TopicName};
 
+use self::topic_routes::TopicRoutes;
+
 /// The route answers of one moment.
 #[derive(Clone, Debug, Default)]
 pub struct RouteSnapshot {
     version: u64,
     serving: bool,
-    /// Every topic with a route. Looked up once per route query: a fast hasher, seeded per
-    /// process.
-    routes: HashMap<TopicName, Arc<RouteBodies>, RandomState>,
+    /// Every topic with a route, in shards shared with the snapshots before and after (see
+    /// `topic_routes.rs`). Looked up once per route query.
+    routes: TopicRoutes,
 }
 
 /// The route of every topic of one [`RouteShape`] as of the snapshot that created it, with
@@ -120,13 +124,13 @@ impl RouteSnapshot {
 
     /// The topics with a route, in no particular order (read-only views).
     pub fn topic_names(&self) -> impl Iterator<Item = &str> {
-        self.routes.keys().map(TopicName::as_str)
+        self.routes.names()
     }
 
     /// Whether `topic` has a route.
     #[must_use]
     pub fn has_topic(&self, topic: &str) -> bool {
-        self.routes.contains_key(topic)
+        self.routes.get(topic).is_some()
     }
 
     /// `topic`'s route bodies (encoded when first read), if it has a route.
@@ -147,13 +151,13 @@ impl RouteSnapshot {
         let routes = match changes {
             None => {
                 let topics = ns.routes().topic_queue_table().len();
-                let mut routes = HashMap::with_capacity_and_hasher(topics, RandomState::default());
-                ns.for_each_route_shape(None, |topic, shape| {
-                    if let Some(bodies) = shapes.bodies(topic, shape) {
-                        routes.insert(topic.clone(), bodies);
-                    }
-                });
-                routes
+                TopicRoutes::empty(RandomState::default()).edit(topics, |routes| {
+                    ns.for_each_route_shape(None, |topic, shape| {
+                        if let Some(bodies) = shapes.bodies(topic, shape) {
+                            routes.set(topic.as_str(), bodies);
+                        }
+                    });
+                })
             }
             Some(changes) if changes.topics.is_empty() => {
                 if serving == self.serving {
@@ -161,19 +165,12 @@ impl RouteSnapshot {
                 }
                 self.routes.clone()
             }
-            Some(changes) => {
-                let mut routes = self.routes.clone();
-                routes.reserve(changes.topics.len().saturating_sub(routes.len()));
+            Some(changes) => self.routes.edit(changes.topics.len(), |routes| {
                 ns.for_each_route_shape(Some(&changes.topics), |topic, shape| match shapes.bodies(topic, shape) {
-                    Some(bodies) => {
-                        routes.insert(topic.clone(), bodies);
-                    }
-                    None => {
-                        routes.remove(topic);
-                    }
+                    Some(bodies) => routes.set(topic.as_str(), bodies),
+                    None => routes.remove(topic.as_str()),
                 });
-                routes
-            }
+            }),
         };
         Some(Self { version: self.version + 1, serving, routes })
     }
