@@ -4,7 +4,7 @@
 // replays what was sent slowly enough to be seen.
 import { t } from "./i18n.js";
 import { secs } from "./format.js";
-import { layout, edge } from "./layout.js";
+import { layout, route } from "./layout.js";
 import { NodeFace, font } from "./nodes.js";
 import { Traffic } from "./traffic.js";
 import { svgEl, shape, msgType, flightLabel, shortWord } from "./glyphs.js";
@@ -63,6 +63,7 @@ export class Diagram {
     this.width = width;
     const L = layout(meta, width);
     this.L = L;
+    this.routes = new Map();
     this.form = L.form;
     const svg = this.svg;
     svg.replaceChildren();
@@ -83,7 +84,9 @@ export class Diagram {
     this.gFlights = layer("flights", false);
     this.gTokens = layer("tokens");
     this.gLabels = layer("texts labels");
-    svg.append(this.gGroups, this.gLinks, this.gTraces, this.gNodes, this.gNodeText, this.gFlights, this.gTokens, this.gLabels);
+    // Messages travel under the boxes, as their links do: one whose path must cross another
+    // node (no clear route on a narrow screen) passes behind it instead of over its words.
+    svg.append(this.gGroups, this.gLinks, this.gTraces, this.gFlights, this.gTokens, this.gNodes, this.gNodeText, this.gLabels);
     this.obstacles = [];
     for (const g of L.groups) {
       this.gGroups.appendChild(svgEl("rect", { x: g.x, y: g.y, width: g.w, height: g.h, rx: 10, class: "group-box" }));
@@ -107,8 +110,10 @@ export class Diagram {
     this.brokerByAddr = Object.fromEntries(brokers.map((b) => [b.addr, b.name]));
   }
 
-  edgeOf(a, b, off) {
-    return edge(this.L.pos[a], this.L.pos[b], off);
+  edgeOf(a, b, off = 0) {
+    const key = `${a}|${b}|${off}`;
+    if (!this.routes.has(key)) this.routes.set(key, route(this.L.pos, a, b, off));
+    return this.routes.get(key);
   }
 
   render(snap, o) {

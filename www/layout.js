@@ -1,7 +1,7 @@
 // Where each node of the diagram goes, in CSS pixels (the SVG's viewBox is its own size, so
 // a font size in the stylesheet is the size on screen). A triangle: NameServers on top,
 // brokers down the left, clients down the right, so broker↔NameServer, client↔NameServer and
-// client↔broker lines each cross open space instead of other boxes.
+// client↔broker lines cross open space; `route` steers a line around a box still in its way.
 
 // Box sizes and gaps per form factor; `rowH` is one clock row inside a NameServer box.
 const FORMS = {
@@ -75,20 +75,91 @@ export function layout(meta, width, formName = formFor(width)) {
   return { pos, groups, width, height: Math.ceil(bottom + f.pad), form: formName, f };
 }
 
-// The segment between two boxes' borders along the line joining their centres, shifted
-// sideways by `off` (requests and answers travel on either side of the link).
-export function edge(A, B, off = 0) {
+// Room kept between a message's path and a box it passes: a glyph's half size (about 10 px)
+// and the sideways shift of requests and answers (7 px).
+const CLEARANCE = 17;
+// Where a line may leave a box: from its centre towards the other end, or from the middle of
+// one of its sides, outwards.
+const ANCHORS = [null, [-1, 0], [1, 0], [0, -1], [0, 1]];
+
+// The path between nodes `a` and `b` of a layout's `pos`: the line between their centres, or,
+// when that line runs over another node, the shortest one between side anchors that keeps clear
+// of every other box (so a moving message never covers a node's words). Shifted sideways by
+// `off`: requests and answers travel on either side of the link. Null when a node has no place.
+export function route(pos, a, b, off = 0) {
+  const seg = a <= b ? path(pos, a, b) : reverse(path(pos, b, a));
+  return seg && shift(seg, off);
+}
+
+function reverse(seg) {
+  return seg && { x1: seg.x2, y1: seg.y2, x2: seg.x1, y2: seg.y1, ux: -seg.ux, uy: -seg.uy };
+}
+
+function path(pos, a, b) {
+  const A = pos[a];
+  const B = pos[b];
   if (!A || !B) return null;
-  const dx = B.x - A.x;
-  const dy = B.y - A.y;
+  const others = Object.keys(pos).filter((n) => n !== a && n !== b).map((n) => pos[n]);
+  let best = null;
+  for (const sa of ANCHORS) {
+    for (const sb of ANCHORS) {
+      const seg = between(A, sa, B, sb);
+      if (!seg || others.some((o) => crosses(seg, o, CLEARANCE))) continue;
+      // The centres' line when it is clear; else fewest side anchors, then the shortest.
+      const cost = (sa ? 1e6 : 0) + (sb ? 1e6 : 0) + Math.hypot(seg.x2 - seg.x1, seg.y2 - seg.y1);
+      if (!best || cost < best.cost) best = { ...seg, cost };
+    }
+  }
+  return best || between(A, null, B, null);
+}
+
+function shift(seg, off) {
+  const nx = -seg.uy * off;
+  const ny = seg.ux * off;
+  return { x1: seg.x1 + nx, y1: seg.y1 + ny, x2: seg.x2 + nx, y2: seg.y2 + ny, ux: seg.ux, uy: seg.uy };
+}
+
+// From box A to box B, each end at an anchor (null: the centre). Messages start and end 10 px
+// clear of the boxes, so a glyph never covers its own ends' words. Null when the line from a
+// side anchor would run back over its own box.
+function between(A, sa, B, sb) {
+  const at = (box, side) => (side ? { x: box.x + side[0] * (box.w / 2 + 10), y: box.y + side[1] * (box.h / 2 + 10) } : box);
+  const pa = at(A, sa);
+  const pb = at(B, sb);
+  const dx = pb.x - pa.x;
+  const dy = pb.y - pa.y;
   const len = Math.hypot(dx, dy) || 1;
   const ux = dx / len;
   const uy = dy / len;
-  // Messages start and end clear of the boxes, so a glyph never covers a node's words.
   const leave = (box) => Math.min(box.w / 2 / Math.max(Math.abs(ux), 1e-6), box.h / 2 / Math.max(Math.abs(uy), 1e-6)) + 10;
-  const ra = leave(A);
-  const rb = leave(B);
-  const nx = -uy * off;
-  const ny = ux * off;
-  return { x1: A.x + ux * ra + nx, y1: A.y + uy * ra + ny, x2: B.x - ux * rb + nx, y2: B.y - uy * rb + ny, ux, uy };
+  const ra = sa ? 0 : leave(A);
+  const rb = sb ? 0 : leave(B);
+  if (ra + rb >= len) return null;
+  const seg = { x1: pa.x + ux * ra, y1: pa.y + uy * ra, x2: pb.x - ux * rb, y2: pb.y - uy * rb, ux, uy };
+  if ((sa && crosses(seg, A, 5)) || (sb && crosses(seg, B, 5))) return null;
+  return seg;
+}
+
+// Whether a segment comes within `margin` of a box (centre and size), by clipping the segment
+// to the grown box (Liang–Barsky).
+function crosses(seg, box, margin) {
+  const x0 = box.x - box.w / 2 - margin;
+  const x1 = box.x + box.w / 2 + margin;
+  const y0 = box.y - box.h / 2 - margin;
+  const y1 = box.y + box.h / 2 + margin;
+  const dx = seg.x2 - seg.x1;
+  const dy = seg.y2 - seg.y1;
+  let t0 = 0;
+  let t1 = 1;
+  for (const [p, q] of [[-dx, seg.x1 - x0], [dx, x1 - seg.x1], [-dy, seg.y1 - y0], [dy, y1 - seg.y1]]) {
+    if (p === 0) {
+      if (q < 0) return false;
+    } else {
+      const r = q / p;
+      if (p < 0) t0 = Math.max(t0, r);
+      else t1 = Math.min(t1, r);
+      if (t0 > t1) return false;
+    }
+  }
+  return true;
 }

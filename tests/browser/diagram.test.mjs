@@ -137,7 +137,8 @@ test("connection lines stay after a fault, a lesson start, a seek, a fork and a 
   await page.context().close();
 });
 
-// Every text of the diagram is drawn at 12 CSS px or more and no two overlap.
+// Every text of the diagram is drawn at 12 CSS px or more, no two overlap, and no message covers
+// a node's words.
 async function legible(page, label) {
   const r = await page.evaluate(() => {
     const out = { small: [], overlaps: [], count: 0 };
@@ -151,11 +152,26 @@ async function legible(page, label) {
       if (px < 11.95) out.small.push(`${t.textContent} ${px.toFixed(1)}px`);
       // The ink box of the glyphs: the text's box without the font's line gap.
       const r = t.getBoundingClientRect();
-      return { t: t.textContent, x0: r.left, x1: r.right, y0: r.top + 1, y1: r.bottom - 1 };
+      return { t: t.textContent, node: t.closest("[data-node-text]")?.dataset.nodeText, x0: r.left, x1: r.right, y0: r.top + 1, y1: r.bottom - 1 };
     });
     out.count = boxes.length;
     // The built-in scenarios' node names are short: none is cut to make room for its state.
     out.cut = [...document.querySelectorAll("#diagram text.name")].map((t) => t.textContent).filter((t) => t.endsWith("…"));
+    // A message's glyph never sits on a node's words (its name, state or clocks).
+    const nodeTexts = boxes.filter((b) => b.node);
+    out.covered = [];
+    for (const s of document.querySelectorAll("#diagram .flight .glyph .shape, #diagram .token .glyph .shape")) {
+      const g = s.closest(".flight, .token");
+      if (getComputedStyle(g).opacity === "0") continue;
+      const r = s.getBoundingClientRect();
+      if (!r.width) continue;
+      for (const b of nodeTexts) {
+        if (!(r.left < b.x1 - 0.5 && b.x0 < r.right - 0.5 && r.top < b.y1 - 0.5 && b.y0 < r.bottom - 0.5)) continue;
+        // One SVG paints in document order: a glyph before the node's opaque box is hidden by it.
+        const box = document.querySelector(`[data-testid="node-${b.node}"] .box`);
+        if (box.compareDocumentPosition(s) & Node.DOCUMENT_POSITION_FOLLOWING) out.covered.push(`${g.dataset.msgType || g.dataset.category} glyph × "${b.t}"`);
+      }
+    }
     for (let i = 0; i < boxes.length; i++) {
       for (let j = i + 1; j < boxes.length; j++) {
         const a = boxes[i];
@@ -169,6 +185,7 @@ async function legible(page, label) {
   assert.deepEqual(r.small, [], `${label}: texts under 12 px`);
   assert.deepEqual(r.overlaps, [], `${label}: overlapping texts`);
   assert.deepEqual(r.cut, [], `${label}: node names cut`);
+  assert.deepEqual(r.covered, [], `${label}: messages over a node's words`);
 }
 
 const SAMPLES = { S1: [0, 4016, 11001, 36014, 50000, 75000], S5: [75000, 81000, 190000, 192002, 214012], S7: [75000, 100000, 192500, 250000, 300000] };
