@@ -342,8 +342,13 @@ REPORT=()
 {
   echo
   echo "Results ($MODE run, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, loopback, generator on the same cores;"
-  echo "medians of $ROUTE_REPS runs for route QPS and latency, $REPS for ping-pong and memory, $BIG_REPS for the"
-  echo "large registration, 1 for the storms; niceness $NICE; load at end: $(cut -d' ' -f1-3 /proc/loadavg))"
+  if [ "$MODE" = large ]; then
+    echo "medians of $REPS runs for the route load through the registrations, one run each for memory and"
+    echo "the large registrations; niceness $NICE; load at end: $(cut -d' ' -f1-3 /proc/loadavg))"
+  else
+    echo "medians of $ROUTE_REPS runs for route QPS and latency, $REPS for ping-pong and memory, $BIG_REPS for the"
+    echo "large registration, 1 for the storms; niceness $NICE; load at end: $(cut -d' ' -f1-3 /proc/loadavg))"
+  fi
   echo
   "$LOADGEN" report "$OUT/raw.txt" "${REPORT[@]+"${REPORT[@]}"}" || die "loadgen report"
   echo
