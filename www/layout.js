@@ -75,12 +75,14 @@ export function layout(meta, width, formName = formFor(width)) {
   return { pos, groups, width, height: Math.ceil(bottom + f.pad), form: formName, f };
 }
 
-// Room kept between a message's path and a box it passes: a glyph's half size (about 10 px)
-// and the sideways shift of requests and answers (7 px).
-const CLEARANCE = 17;
-// Where a line may leave a box: from its centre towards the other end, or from the middle of
-// one of its sides, outwards.
-const ANCHORS = [null, [-1, 0], [1, 0], [0, -1], [0, 1]];
+// Room kept between a path and a box it passes: about a glyph's half size. (A glyph that comes
+// closer passes under the box's edge, never over its words.)
+const CLEARANCE = 10;
+// Where a line may leave a box: from its centre towards the other end (null), or from a point
+// on one side ([x, y] in half sizes from the centre), outwards: the middle of each side, and on
+// each side near both of its corners.
+const ANCHORS = [null];
+for (const f of [0, -0.7, 0.7]) ANCHORS.push([-1, f], [1, f], [f, -1], [f, 1]);
 
 // The path between nodes `a` and `b` of a layout's `pos`: the line between their centres, or,
 // when that line runs over another node, the shortest one between side anchors that keeps clear
@@ -123,7 +125,12 @@ function shift(seg, off) {
 // clear of the boxes, so a glyph never covers its own ends' words. Null when the line from a
 // side anchor would run back over its own box.
 function between(A, sa, B, sb) {
-  const at = (box, side) => (side ? { x: box.x + side[0] * (box.w / 2 + 10), y: box.y + side[1] * (box.h / 2 + 10) } : box);
+  // 10 px out from the side, along its normal.
+  const at = (box, side) => {
+    if (!side) return box;
+    const [nx, ny] = Math.abs(side[0]) === 1 ? [side[0], 0] : [0, side[1]];
+    return { x: box.x + (side[0] * box.w) / 2 + nx * 10, y: box.y + (side[1] * box.h) / 2 + ny * 10 };
+  };
   const pa = at(A, sa);
   const pb = at(B, sb);
   const dx = pb.x - pa.x;
