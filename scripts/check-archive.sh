@@ -48,6 +48,9 @@ done
 step "links and document references inside the archive"
 node scripts/check-links.mjs "$root" || fail "the archive's documents point at files it does not hold"
 
+step "no test hooks in the binary (native-server/src/test_hooks.rs)"
+! grep -aq nameserver-test-hooks-compiled-in "$root/nameserver" || fail "the binary was built with the test-hooks feature"
+
 version="$("$root/nameserver" --version)"
 step "$version"
 case "$(basename "$root")" in

@@ -10,6 +10,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
+use core::ops::RangeInclusive;
 use core::time::Duration;
 
 use crate::time::millis;
@@ -85,6 +86,52 @@ const NAMESRV_PASSTHROUGH: [(&str, &str); 7] = [
     ("unRegisterBrokerQueueCapacity", "3000"),
 ];
 
+/// The largest Java `int`: the type of the seconds keys (`serverChannelMaxIdleTimeSeconds`,
+/// `shutdownWaitTimeSeconds`, `waitSecondsForService`) and of every NettyServerConfig and
+/// NamesrvConfig number kept as text.
+const JAVA_INT: RangeInclusive<i64> = (i32::MIN as i64)..=(i32::MAX as i64);
+/// Seconds as a Java `int`, where a negative number means nothing here.
+const INT_SECONDS: RangeInclusive<i64> = 0..=(i32::MAX as i64);
+/// Milliseconds as a Java `long` that a scheduler accepts as a period.
+const LONG_PERIOD: RangeInclusive<i64> = 1..=i64::MAX;
+
+/// The range Java's type allows for a numeric key. Outside it a remote update is refused and a
+/// file read at start is clamped ([`Config::set_clamped`]): past it, deadlines overflow.
+fn java_range(key: &str) -> Option<RangeInclusive<i64>> {
+    match key {
+        "serverChannelMaxIdleTimeSeconds" | "shutdownWaitTimeSeconds" | "waitSecondsForService" => Some(INT_SECONDS),
+        "scanNotActiveBrokerInterval" => Some(LONG_PERIOD),
+        _ => match passthrough_default(key) {
+            Some(default) if default.parse::<i64>().is_ok() => Some(JAVA_INT),
+            _ => None,
+        },
+    }
+}
+
+/// What a numeric value is, against its key's range.
+enum Number {
+    In(i64),
+    /// An integer outside the range (also one too long for any integer type), with the end
+    /// of the range it lies beyond.
+    Out(i64),
+    NotInteger,
+}
+
+fn number_in(value: &str, range: &RangeInclusive<i64>) -> Number {
+    let digits = value.strip_prefix(['-', '+']).unwrap_or(value);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Number::NotInteger;
+    }
+    let below = value.starts_with('-');
+    match value.parse::<i64>() {
+        Ok(n) if range.contains(&n) => Number::In(n),
+        Ok(n) if n < *range.start() => Number::Out(*range.start()),
+        Ok(_) => Number::Out(*range.end()),
+        Err(_) if below => Number::Out(*range.start()),
+        Err(_) => Number::Out(*range.end()),
+    }
+}
+
 /// Why a configuration value was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -98,6 +145,17 @@ pub enum ConfigError {
         /// What was expected.
         expected: &'static str,
     },
+    /// An integer outside the range of the key's Java type.
+    OutOfRange {
+        /// The key.
+        key: String,
+        /// The offending value.
+        value: String,
+        /// The smallest value allowed.
+        min: i64,
+        /// The largest value allowed.
+        max: i64,
+    },
     /// A remote update named a black-listed key (Java's remark, word for word).
     BlackListed(String),
     /// A remote update named a key that is neither a NamesrvConfig nor a NettyServerConfig key.
@@ -109,6 +167,9 @@ impl fmt::Display for ConfigError {
         match self {
             Self::InvalidValue { key, value, expected } => {
                 write!(f, "invalid value `{value}` for {key}: expected {expected}")
+            }
+            Self::OutOfRange { key, value, min, max } => {
+                write!(f, "invalid value `{value}` for {key}: expected an integer from {min} to {max}")
             }
             Self::BlackListed(_) => f.write_str("Can not update config in black list."),
             Self::UnknownKey(key) => {
@@ -199,7 +260,8 @@ impl Config {
     /// Sets one key as a properties file would (unknown keys are remembered as text).
     ///
     /// # Errors
-    /// A value that does not parse as the key's type.
+    /// A value that does not parse as the key's type, or a number outside the range of its
+    /// Java type ([`ConfigError::OutOfRange`]).
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
         let value = value.trim();
         let invalid = |expected| ConfigError::InvalidValue { key: key.to_string(), value: value.to_string(), expected };
@@ -208,7 +270,20 @@ impl Config {
             "false" => Ok(false),
             _ => Err(invalid("true or false")),
         };
-        let number = |v: &str| v.parse::<u64>().map_err(|_| invalid("a non-negative integer"));
+        // Every number this type acts on has a range (`java_range`); the rest are text.
+        let number = |v: &str| -> Result<u64, ConfigError> {
+            let range = java_range(key).unwrap_or(0..=i64::MAX);
+            match number_in(v, &range) {
+                Number::In(n) => u64::try_from(n).map_err(|_| invalid("a non-negative integer")),
+                Number::Out(_) => Err(ConfigError::OutOfRange {
+                    key: key.to_string(),
+                    value: v.to_string(),
+                    min: *range.start(),
+                    max: *range.end(),
+                }),
+                Number::NotInteger => Err(invalid("an integer")),
+            }
+        };
         match key {
             "rocketmqHome" => self.rocketmq_home = value.to_string(),
             "kvConfigPath" => self.kv_config_path = value.to_string(),
@@ -218,11 +293,7 @@ impl Config {
             "orderMessageEnable" => self.order_message_enable = flag(value)?,
             "returnOrderTopicConfigToBroker" => self.return_order_topic_config_to_broker = flag(value)?,
             "scanNotActiveBrokerInterval" => {
-                let ms = number(value)?;
-                if ms == 0 {
-                    return Err(invalid("a positive number of milliseconds"));
-                }
-                self.scan_not_active_broker_interval = Duration::from_millis(ms);
+                self.scan_not_active_broker_interval = Duration::from_millis(number(value)?)
             }
             "supportActingMaster" => self.support_acting_master = flag(value)?,
             "enableAllTopicList" => self.enable_all_topic_list = flag(value)?,
@@ -234,11 +305,34 @@ impl Config {
             "listenPort" => self.listen_port = value.parse().map_err(|_| invalid("a port number"))?,
             "bindAddress" => self.bind_address = value.to_string(),
             "serverChannelMaxIdleTimeSeconds" => self.server_channel_max_idle_time_seconds = number(value)?,
+            "shutdownWaitTimeSeconds" => {
+                number(value)?;
+                self.passthrough.insert(key.to_string(), value.to_string());
+            }
             other => {
                 self.passthrough.insert(other.to_string(), value.to_string());
             }
         }
         Ok(())
+    }
+
+    /// [`Self::set`] for a file read at start: a number outside its key's Java range is
+    /// clamped into it rather than refused, since refusing to start is the same outage the
+    /// range prevents. Returns the value used when it was clamped, for a warning.
+    ///
+    /// # Errors
+    /// As [`Self::set`], except [`ConfigError::OutOfRange`].
+    pub fn set_clamped(&mut self, key: &str, value: &str) -> Result<Option<String>, ConfigError> {
+        match self.set(key, value) {
+            Err(ConfigError::OutOfRange { .. }) => {
+                let range = java_range(key).unwrap_or(0..=i64::MAX);
+                let Number::Out(end) = number_in(value.trim(), &range) else { unreachable!("set said out of range") };
+                let used = end.to_string();
+                self.set(key, &used)?;
+                Ok(Some(used))
+            }
+            other => other.map(|()| None),
+        }
     }
 
     /// Every key with its current value, as GET_NAMESRV_CONFIG lists them.
@@ -312,8 +406,20 @@ impl Config {
                 Some("true" | "false") if !matches!(value.trim().to_ascii_lowercase().as_str(), "true" | "false") => {
                     return Err(invalid("true or false"));
                 }
-                Some(default) if default.parse::<i64>().is_ok() && value.trim().parse::<i64>().is_err() => {
-                    return Err(invalid("an integer"));
+                Some(default) if default.parse::<i64>().is_ok() => {
+                    let range = java_range(key).unwrap_or(JAVA_INT);
+                    match number_in(value.trim(), &range) {
+                        Number::In(_) => {}
+                        Number::Out(_) => {
+                            return Err(ConfigError::OutOfRange {
+                                key: key.clone(),
+                                value: value.clone(),
+                                min: *range.start(),
+                                max: *range.end(),
+                            });
+                        }
+                        Number::NotInteger => return Err(invalid("an integer")),
+                    }
                 }
                 _ => {}
             }
@@ -394,6 +500,56 @@ mod tests {
         ));
         assert_eq!(c.update_remotely(&one("listenPrt", "1")), Err(ConfigError::UnknownKey(String::from("listenPrt"))));
         assert!(matches!(c.update_remotely(&one("productEnvName", "a\nb")), Err(ConfigError::InvalidValue { .. })));
+    }
+
+    #[test]
+    fn numbers_keep_to_their_java_types() {
+        let mut c = config();
+        let max_int = "2147483647";
+        for key in ["serverChannelMaxIdleTimeSeconds", "shutdownWaitTimeSeconds", "waitSecondsForService"] {
+            for value in ["18446744073709551615", "2147483648", "-1", "99999999999999999999999"] {
+                assert!(
+                    matches!(
+                        c.update_remotely(&one(key, value)),
+                        Err(ConfigError::OutOfRange { min: 0, max: 2147483647, .. })
+                    ),
+                    "{key}={value}"
+                );
+            }
+            c.update_remotely(&one(key, max_int)).unwrap();
+            assert_eq!(c.to_properties()[key], max_int);
+        }
+        let scan = "scanNotActiveBrokerInterval";
+        assert!(matches!(c.set(scan, "0"), Err(ConfigError::OutOfRange { min: 1, .. })));
+        assert!(matches!(c.set(scan, "9223372036854775808"), Err(ConfigError::OutOfRange { max: i64::MAX, .. })));
+        c.set(scan, "9223372036854775807").unwrap();
+        // Numbers kept as text are Java ints too.
+        assert!(matches!(
+            c.update_remotely(&one("serverWorkerThreads", "4294967296")),
+            Err(ConfigError::OutOfRange { .. })
+        ));
+        assert!(matches!(c.set("waitSecondsForService", "soon"), Err(ConfigError::InvalidValue { .. })));
+        let said = c.update_remotely(&one("waitSecondsForService", "2147483648")).unwrap_err().to_string();
+        assert_eq!(
+            said,
+            "invalid value `2147483648` for waitSecondsForService: expected an integer from 0 to 2147483647"
+        );
+    }
+
+    #[test]
+    fn a_file_read_at_start_is_clamped_into_range() {
+        let mut c = config();
+        assert_eq!(
+            c.set_clamped("serverChannelMaxIdleTimeSeconds", "18446744073709551615").unwrap().as_deref(),
+            Some("2147483647")
+        );
+        assert_eq!(c.server_channel_max_idle_time_seconds, 2_147_483_647);
+        assert_eq!(c.set_clamped("shutdownWaitTimeSeconds", "-5").unwrap().as_deref(), Some("0"));
+        assert_eq!(c.to_properties()["shutdownWaitTimeSeconds"], "0");
+        assert_eq!(c.set_clamped("scanNotActiveBrokerInterval", "0").unwrap().as_deref(), Some("1"));
+        assert_eq!(c.set_clamped("waitSecondsForService", "30").unwrap(), None);
+        assert_eq!(c.wait_seconds_for_service, 30);
+        assert!(c.set_clamped("waitSecondsForService", "soon").is_err(), "only numbers are clamped");
     }
 
     #[test]

@@ -231,15 +231,26 @@ impl Args {
     /// as given), every key of the `-c` file, then the flags. As in Java, the `-c` path
     /// becomes `configStorePath`, so runtime updates persist back into that file.
     ///
+    /// A number outside its key's Java range (a runtime update may have persisted one) is
+    /// clamped into it; each such key is in the warnings returned with the configuration.
+    ///
     /// # Errors
     /// The file cannot be read or parsed, or a value does not parse as its key's type.
-    pub fn namesrv_config(&self, home_dir: &str, rocketmq_home: &str) -> Result<Config, ArgsError> {
+    pub fn namesrv_config(&self, home_dir: &str, rocketmq_home: &str) -> Result<(Config, Vec<String>), ArgsError> {
         let mut config = Config::java_defaults(home_dir, rocketmq_home);
+        let mut warnings = Vec::new();
         if let Some(path) = &self.config_file {
             for (key, value) in read_properties(path)? {
-                config
-                    .set(&key, &value)
+                let clamped = config
+                    .set_clamped(&key, &value)
                     .map_err(|source| ArgsError::Value { origin: path.display().to_string(), source })?;
+                if let Some(used) = clamped {
+                    warnings.push(format!(
+                        "{}: {key}={} is outside the range of its Java type; using {used}",
+                        path.display(),
+                        value.trim()
+                    ));
+                }
             }
             config.config_store_path = path.display().to_string();
             crate::config_keys::shutdown_grace(&config)
@@ -253,7 +264,7 @@ impl Args {
                 .set("bindAddress", address)
                 .map_err(|source| ArgsError::Value { origin: "--bind-address".into(), source })?;
         }
-        Ok(config)
+        Ok((config, warnings))
     }
 
     /// The TLS settings: Java's defaults, the `-D` properties, then `tls.config.file` (Java's

@@ -10,6 +10,12 @@ use nameserver_core::Instant;
 /// How far ahead "never" is armed: far enough to never fire, small enough not to overflow.
 const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
 
+/// `start + wait`, or "never" (a century after `start`) for a longer wait: a wait comes from
+/// configuration (idle time, drain time) and must not overflow the clock.
+pub(crate) fn after(start: tokio::time::Instant, wait: Duration) -> tokio::time::Instant {
+    start + wait.min(FAR_FUTURE)
+}
+
 /// Converts between tokio instants and core instants, whose epoch is the moment of creation.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Clock {

@@ -93,6 +93,7 @@ impl Connection {
     pub(crate) async fn run(self) {
         let Self { conn, remote, stream, outbound, close, shared, permit } = self;
         tracing::debug!("NETTY SERVER PIPELINE: channelActive, the channel[{remote}]");
+        let mut goodbye = Goodbye { conn, owner: Some(shared.owner.clone()) };
         let mut session = Session {
             conn,
             outbound,
@@ -135,9 +136,40 @@ impl Connection {
             End::PeerClosed | End::ClosedByServer | End::Finished => {}
         }
         tracing::debug!("NETTY SERVER PIPELINE: channelInactive, the channel[{remote}]");
-        // The owner is gone only when the server has stopped; nothing is left to clean then.
-        let _ = session.shared.owner.send(Inbound::Disconnected { conn }).await;
+        goodbye.send().await;
         drop(permit);
+    }
+}
+
+/// Tells the owner that a connection has ended, also when its task panicked: otherwise its
+/// brokers would stay registered and the connection counted for the life of the process.
+struct Goodbye {
+    conn: ConnId,
+    /// `None` once sent.
+    owner: Option<mpsc::Sender<Inbound>>,
+}
+
+impl Goodbye {
+    async fn send(&mut self) {
+        if let Some(owner) = self.owner.take() {
+            // The owner is gone only when the server has stopped; nothing is left to clean then.
+            let _ = owner.send(Inbound::Disconnected { conn: self.conn }).await;
+        }
+    }
+}
+
+impl Drop for Goodbye {
+    fn drop(&mut self) {
+        let Some(owner) = self.owner.take() else { return };
+        let message = Inbound::Disconnected { conn: self.conn };
+        if std::thread::panicking() {
+            tracing::error!("connection {:?}: its task panicked; removing what it registered", self.conn);
+        }
+        if let Err(mpsc::error::TrySendError::Full(message)) = owner.try_send(message) {
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move { owner.send(message).await });
+            }
+        }
     }
 }
 
@@ -176,7 +208,7 @@ impl Session {
         W: AsyncWrite + Unpin,
     {
         let idle = self.shared.idle;
-        let idle_timer = tokio::time::sleep_until(self.last_io + idle.unwrap_or(Duration::ZERO));
+        let idle_timer = tokio::time::sleep_until(crate::clock::after(self.last_io, idle.unwrap_or(Duration::ZERO)));
         tokio::pin!(idle_timer);
         loop {
             if std::mem::take(&mut self.large_read) {
@@ -234,7 +266,7 @@ impl Session {
                     Err(error) => return End::Io(error),
                 },
                 () = &mut idle_timer, if idle.is_some() && !self.idle_sent => {
-                    let due = self.last_io + idle.unwrap_or(Duration::ZERO);
+                    let due = crate::clock::after(self.last_io, idle.unwrap_or(Duration::ZERO));
                     if Instant::now() >= due {
                         self.idle_sent = true;
                         if let Err(end) = self.forward(Inbound::Idle { conn: self.conn }).await {
@@ -283,6 +315,12 @@ impl Session {
     }
 
     async fn dispatch(&mut self, cmd: RemotingCommand) -> Result<(), End> {
+        #[cfg(feature = "test-hooks")]
+        assert!(
+            cmd.code != crate::test_hooks::PANIC_REQUEST_CODE,
+            "{}: a connection task panics",
+            crate::test_hooks::MARKER
+        );
         let at = self.shared.observe.start();
         if self.owner_pending == 0 {
             if let FastPath::Answered(response) = self.shared.routes.load().answer(&cmd, &self.limits, &mut self.out) {

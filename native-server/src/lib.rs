@@ -63,6 +63,7 @@ pub mod args;
 mod clock;
 pub mod config_keys;
 mod conn;
+pub mod exposure;
 mod handshake;
 pub mod http;
 pub mod listener;
@@ -75,6 +76,8 @@ pub mod persist;
 mod proxy;
 pub mod shutdown;
 pub mod snapshot;
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks;
 pub mod tls;
 pub mod version;
 
@@ -279,7 +282,7 @@ pub async fn serve(
         result = &mut owner => Some(result),
     };
     stop.cancel();
-    let deadline = tokio::time::Instant::now() + shutdown_grace;
+    let deadline = clock::after(tokio::time::Instant::now(), shutdown_grace);
     let owner_result = match finished_early {
         Some(result) => result,
         None => match tokio::time::timeout_at(deadline, &mut owner).await {

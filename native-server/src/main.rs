@@ -30,7 +30,7 @@ fn start(args: &Args) -> anyhow::Result<()> {
             .display()
             .to_string(),
     };
-    let namesrv = args.namesrv_config(&home_dir, &rocketmq_home)?;
+    let (namesrv, clamped) = args.namesrv_config(&home_dir, &rocketmq_home)?;
     let tls = args.tls_config().context("TLS")?;
     if args.print_config_item {
         // Java prints NamesrvConfig, NettyServerConfig and NettyClientConfig.
@@ -43,6 +43,9 @@ fn start(args: &Args) -> anyhow::Result<()> {
     }
     init_tracing(args.log_level.as_deref())?;
     tracing::info!("nameserver {}", nameserver::version::LONG);
+    for warning in clamped {
+        tracing::warn!("config: {warning}");
+    }
     for warning in nameserver::config_keys::unimplemented(&namesrv) {
         tracing::warn!("config: {warning}");
     }
@@ -72,6 +75,9 @@ fn start(args: &Args) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {bind_address}:{port}"))?;
         let address = listener.local_addr().context("the listener has no local address")?;
+        for warning in nameserver::exposure::warnings(address, &config.tls) {
+            tracing::warn!("{warning}");
+        }
         let console = bind_console(args).await?;
         let boot = format!("The Name Server boot success. serializeType=JSON, address {address}");
         tracing::info!("{boot}");

@@ -101,6 +101,16 @@ impl ClientAuth {
             _ => Self::None,
         }
     }
+
+    /// Java's word for it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Optional => "optional",
+            Self::Require => "require",
+        }
+    }
 }
 
 /// The TLS settings of the RocketMQ port (and of the HTTP console with `--http-tls`).

@@ -214,3 +214,18 @@ fn an_allowed_key_is_applied_and_persisted_over_tcp() {
     }
     assert!(get_config(&mut peer).contains("enableAllTopicList=false\n"));
 }
+
+/// A number its Java type cannot hold would be persisted and overflow a deadline at the next
+/// start (`hostile::startup`): refused with INVALID_PARAMETER, nothing changed.
+#[test]
+fn numbers_outside_their_java_type_are_refused_over_tcp() {
+    for (key, value, min, max) in [
+        ("serverChannelMaxIdleTimeSeconds", "18446744073709551615", 0, i64::from(i32::MAX)),
+        ("shutdownWaitTimeSeconds", "18446744073709551615", 0, i64::from(i32::MAX)),
+        ("waitSecondsForService", "2147483648", 0, i64::from(i32::MAX)),
+        ("scanNotActiveBrokerInterval", "0", 1, i64::MAX),
+    ] {
+        let remark = format!("invalid value `{value}` for {key}: expected an integer from {min} to {max}");
+        assert_refused_with(&[&format!("{key}={value}\n")], INVALID_PARAMETER, &remark);
+    }
+}

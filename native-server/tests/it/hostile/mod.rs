@@ -17,6 +17,8 @@ mod framing;
 mod peers;
 mod requests;
 mod sizes;
+mod startup;
+mod unwind;
 
 use std::io::Write as _;
 use std::time::{Duration, Instant};

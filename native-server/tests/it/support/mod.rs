@@ -297,18 +297,27 @@ impl FrozenClock {
 pub(crate) struct Daemon {
     pub(crate) child: std::process::Child,
     pub(crate) addr: SocketAddr,
+    /// Holds the file its standard error goes to.
+    logs: tempfile::TempDir,
 }
 
 impl Daemon {
     /// Starts the binary with `args` (plus `--bind-address 127.0.0.1 --listen-port 0`),
     /// `HOME` set to `home`, and waits for its boot line.
     pub(crate) fn start(home: &std::path::Path, args: &[&str]) -> Self {
+        Self::start_bound(home, "127.0.0.1", args)
+    }
+
+    /// [`Self::start`] listening on `bind` (port 0).
+    pub(crate) fn start_bound(home: &std::path::Path, bind: &str, args: &[&str]) -> Self {
         use std::io::BufRead as _;
+        let logs = tempfile::tempdir().unwrap();
+        let stderr = std::fs::File::create(logs.path().join("stderr")).unwrap();
         let mut child = nameserver_command(home)
             .args(args)
-            .args(["--bind-address", "127.0.0.1", "--listen-port", "0"])
+            .args(["--bind-address", bind, "--listen-port", "0"])
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let mut line = String::new();
@@ -317,7 +326,20 @@ impl Daemon {
             .trim()
             .strip_prefix("The Name Server boot success. serializeType=JSON, address ")
             .unwrap_or_else(|| panic!("no boot line, got {line:?}"));
-        Self { addr: address.parse().unwrap(), child }
+        Self { addr: address.parse().unwrap(), child, logs }
+    }
+
+    /// What it has written to standard error so far (its log; everything logged before the
+    /// boot line is there once [`Self::start`] returns).
+    pub(crate) fn log(&self) -> String {
+        std::fs::read_to_string(self.logs.path().join("stderr")).unwrap()
+    }
+
+    /// Sends SIGTERM and waits for the process to exit.
+    pub(crate) fn terminate(&mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        self.child.wait().unwrap()
     }
 
     pub(crate) fn connect(&self) -> std::net::TcpStream {

@@ -1,0 +1,60 @@
+//! What a start must survive and say. UPDATE_NAMESRV_CONFIG persists into the `-c` file, so a
+//! number its Java type cannot hold (refused over the wire since, see `security.rs`) may
+//! still sit in a file an older version or an operator wrote: it used to overflow the idle and
+//! drain deadlines, closing every connection with a panic and exiting 101 at SIGTERM.
+
+use super::*;
+
+const HUGE: &str = "18446744073709551615";
+
+#[test]
+fn numbers_past_their_java_type_in_the_file_are_clamped_with_a_warning() {
+    let mut server = Server::start(
+        &[
+            ("serverChannelMaxIdleTimeSeconds", HUGE),
+            ("enableShutdownGracefully", "true"),
+            ("shutdownWaitTimeSeconds", HUGE),
+            ("waitSecondsForService", "99999999999"),
+        ],
+        &[],
+    );
+    let log = server.daemon.log();
+    for (key, value) in [
+        ("serverChannelMaxIdleTimeSeconds", HUGE),
+        ("shutdownWaitTimeSeconds", HUGE),
+        ("waitSecondsForService", "99999999999"),
+    ] {
+        let said = format!("{key}={value} is outside the range of its Java type; using 2147483647");
+        assert!(log.contains(&said), "no warning {said:?} in:\n{log}");
+    }
+    let mut peer = server.peer();
+    assert_eq!(peer.call(&register("C", "b", "127.0.0.1:10911", &["T1", "T2"], 1)).code, 0);
+    for opaque in 2..5 {
+        let reply = peer.call(&route_query("T1", opaque));
+        assert_eq!((reply.code, reply.opaque), (0, opaque));
+    }
+    let status = server.daemon.terminate();
+    assert_eq!(status.code(), Some(0), "log:\n{}", server.daemon.log());
+}
+
+#[test]
+fn each_way_in_left_open_is_warned_about_at_start() {
+    let open_port = "serves anyone who reaches it";
+    let plaintext = "tls.server.need.client.auth=require, but tls.server.mode=permissive still serves plaintext";
+    let any_certificate = "without tls.server.trustCertPath any certificate passes";
+    let home = tempfile::tempdir().unwrap();
+
+    let quiet = support::Daemon::start(home.path(), &["--no-http"]);
+    let log = quiet.log();
+    assert!(![open_port, plaintext, any_certificate].iter().any(|w| log.contains(w)), "{log}");
+    drop(quiet);
+
+    let loopback = support::Daemon::start(home.path(), &["--no-http", "-Dtls.server.need.client.auth=require"]);
+    let log = loopback.log();
+    assert!(log.contains(plaintext) && log.contains(any_certificate) && !log.contains(open_port), "{log}");
+    drop(loopback);
+
+    let everywhere = support::Daemon::start_bound(home.path(), "0.0.0.0", &["--no-http"]);
+    let log = everywhere.log();
+    assert!(log.contains(open_port) && log.contains("WARN"), "{log}");
+}
