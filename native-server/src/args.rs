@@ -137,6 +137,20 @@ pub struct Args {
     #[arg(long, help_heading = "HTTP console")]
     pub http_tls: bool,
 
+    /// Host names the console answers besides IP addresses and localhost, e.g. 'nameserver-0.nameserver-headless,ns.example.com' (others get 421: no web page can read it by DNS rebinding; /rocketmq/nsaddr answers any name)
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        env = "NAMESERVER_HTTP_ALLOWED_HOSTS",
+        help_heading = "HTTP console"
+    )]
+    pub http_allowed_hosts: Vec<String>,
+
+    /// Console connections served at once; more wait until one closes (each holds a descriptor that port 9876 could use)
+    #[arg(long, value_name = "N", default_value_t = crate::http::DEFAULT_MAX_CONNECTIONS, help_heading = "HTTP console")]
+    pub http_max_connections: usize,
+
     /// A Java system property, as in mqnamesrv's JAVA_OPT: the TLS keys tls.server.mode (permissive, enforcing, disabled), tls.config.file, tls.test.mode.enable, tls.server.certPath, tls.server.keyPath, tls.server.keyPassword, tls.server.trustCertPath, tls.server.need.client.auth (none, optional, require), tls.server.authClient; repeatable, e.g. -Dtls.server.mode=enforcing
     #[arg(short = 'D', value_name = "KEY=VALUE", value_parser = parse_property, help_heading = "TLS")]
     pub system_properties: Vec<(String, String)>,
@@ -300,6 +314,14 @@ impl Args {
             allow_origins: self.http_allow_origin.clone(),
             peers: self.http_peers.clone(),
             tls: self.http_tls,
+            allowed_hosts: self
+                .http_allowed_hosts
+                .iter()
+                .map(|h| h.trim().to_string())
+                .filter(|h| !h.is_empty())
+                .collect(),
+            max_connections: self.http_max_connections.max(1),
+            ..HttpOptions::default()
         })
     }
 

@@ -138,6 +138,7 @@ async fn bind_console(args: &Args) -> anyhow::Result<Option<nameserver::http::Co
         }
         return Ok(None);
     };
+    options.check().map_err(anyhow::Error::msg)?;
     let port = args.http_port.unwrap_or(nameserver::http::DEFAULT_PORT);
     match nameserver::bind(&args.http_bind, port).await {
         Ok(listener) => Ok(Some(nameserver::http::Console { listener, options })),

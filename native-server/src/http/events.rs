@@ -9,8 +9,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use futures_util::Stream;
+use axum::response::{IntoResponse, Response};
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -34,6 +35,8 @@ impl Drop for Listening {
 /// What one `/api/events` reader still has to be sent.
 struct Reader {
     _listening: Listening,
+    /// One of the console's event-stream slots, given back when the stream ends.
+    _slot: tokio::sync::OwnedSemaphorePermit,
     ctx: Ctx,
     rx: broadcast::Receiver<Arc<LiveEvent>>,
     backlog: VecDeque<Arc<LiveEvent>>,
@@ -103,11 +106,15 @@ fn log_event(event: &LiveEvent) -> SseEvent {
 /// `GET /api/events`: server-sent events — `log` (one [`LiveEvent`]), `view` (the tables, on
 /// every change), `lagged` (`{"missed": n}` when this reader fell behind). The current view and
 /// the backlog come first.
-pub(crate) async fn stream(State(ctx): State<Ctx>) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+pub(crate) async fn stream(State(ctx): State<Ctx>) -> Response {
+    let Ok(slot) = Arc::clone(&ctx.event_streams).try_acquire_owned() else {
+        return super::api::error(StatusCode::SERVICE_UNAVAILABLE, "too many event streams are open; try again later");
+    };
     let observer = Arc::clone(&ctx.observer);
     let (rx, backlog) = observer.events.subscribe();
     let reader = Reader {
         _listening: Listening(Arc::clone(&observer)),
+        _slot: slot,
         views: observer.view_version.subscribe(),
         stop: ctx.stop.clone(),
         ctx,
@@ -124,7 +131,7 @@ pub(crate) async fn stream(State(ctx): State<Ctx>) -> Sse<impl Stream<Item = Res
     };
     let stream = futures_util::stream::unfold(reader, |mut reader| async move {
         let event = reader.next().await?;
-        Some((Ok(event), reader))
+        Some((Ok::<_, Infallible>(event), reader))
     });
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
 }

@@ -15,9 +15,12 @@
 //!   `Authorization: Bearer <token>`, sent to the owner as a console request
 //!   (`Inbound::Request`: PUT_KV_CONFIG / DELETE_KV_CONFIG with a reply channel, not a
 //!   connection);
-//! - on a loopback address it answers only requests addressed to an IP or `localhost` (421
-//!   otherwise), so that other web pages cannot read it by DNS rebinding; the address server
-//!   is exempt;
+//! - it answers only requests addressed to an IP, `localhost` or a name given with
+//!   `--http-allowed-hosts` (421 otherwise), so that other web pages cannot read it by DNS
+//!   rebinding; the address server is exempt;
+//! - it holds at most `--http-max-connections` connections and 32 event streams, and closes
+//!   a connection that has not sent a request's headers 10 s after connecting or after its
+//!   last response (`accept.rs`), so that it never takes port 9876's descriptors;
 //! - with [`HttpOptions::peers`], one task per peer reads that peer's console every second
 //!   (`peers.rs`) and publishes how the two differ; handlers and metrics read only that report.
 //!
@@ -42,6 +45,7 @@
 //! Static files, JSON and metrics are sent gzip- or brotli-compressed when the client accepts
 //! it (the event stream never is).
 
+mod accept;
 mod api;
 mod divergence;
 mod events;
@@ -55,6 +59,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::ops::Deref;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -64,7 +69,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tower_http::compression::CompressionLayer;
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -73,14 +78,22 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use crate::messages::Inbound;
 use crate::observe::Observer;
 
-pub use page::Page;
+pub use page::{CONTENT_SECURITY_POLICY, Page};
 pub use peers::PeerUrl;
 
 /// Default for the `--http-port` flag.
 pub const DEFAULT_PORT: u16 = 8080;
 
+/// Default for [`HttpOptions::max_connections`]: with [`DEFAULT_MAX_EVENT_STREAMS`], well
+/// inside the descriptors `open_files::MARGIN` keeps aside from port 9876.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 128;
+/// Default for [`HttpOptions::max_event_streams`].
+pub const DEFAULT_MAX_EVENT_STREAMS: usize = 32;
+/// Default for [`HttpOptions::header_timeout`].
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// What the HTTP console serves besides the API.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct HttpOptions {
     /// Where the page comes from.
     pub page: Page,
@@ -95,6 +108,50 @@ pub struct HttpOptions {
     pub peers: Vec<PeerUrl>,
     /// Serve HTTPS with the RocketMQ port's certificate (`--http-tls`).
     pub tls: bool,
+    /// Host names requests may be addressed to besides IP addresses and `localhost`
+    /// (`--http-allowed-hosts`); others get 421, so that a web page cannot read the console by
+    /// DNS rebinding. The address server (`/rocketmq/`) answers any name.
+    pub allowed_hosts: Vec<String>,
+    /// Connections served at once (`--http-max-connections`); more wait in the backlog.
+    pub max_connections: usize,
+    /// Event streams open at once; the next gets 503.
+    pub max_event_streams: usize,
+    /// How long a connection may take to send a request's headers, from connecting or from
+    /// its last response.
+    pub header_timeout: Duration,
+}
+
+impl HttpOptions {
+    /// Refuses settings that would open the console to every web page.
+    ///
+    /// # Errors
+    /// `*` among the allowed origins while a token makes KV writable: any page a browser
+    /// opens could then write with a token it finds or is given.
+    pub fn check(&self) -> Result<(), String> {
+        if self.token.is_some() && self.allow_origins.iter().any(|origin| origin.trim() == "*") {
+            return Err(String::from(
+                "--http-allow-origin '*' with a token would let every web page send KV writes to this console; name the origins that may",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            page: Page::default(),
+            token: None,
+            nsaddr: None,
+            allow_origins: Vec::new(),
+            peers: Vec::new(),
+            tls: false,
+            allowed_hosts: Vec::new(),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_event_streams: DEFAULT_MAX_EVENT_STREAMS,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+        }
+    }
 }
 
 /// The HTTP side of a server: its listener and options, handed to [`crate::serve`].
@@ -119,9 +176,8 @@ pub(crate) struct CtxInner {
     pub(crate) owner: mpsc::Sender<Inbound>,
     /// The RocketMQ listener's address.
     pub(crate) rocketmq: SocketAddr,
-    /// Whether the console listens on a loopback address only (then it answers only requests
-    /// addressed to an IP or `localhost`: a web page cannot reach it by DNS rebinding).
-    pub(crate) loopback: bool,
+    /// Event streams that may still open.
+    pub(crate) event_streams: Arc<Semaphore>,
     /// What is known of each peer (`--http-peers`).
     pub(crate) peers: Arc<peers::PeerBoard>,
 }
@@ -166,6 +222,7 @@ pub(crate) async fn serve(
     }
     let board = Arc::new(peers::PeerBoard::new(&options.peers));
     peers::spawn(&options.peers, &board, &observer, &quit);
+    let event_streams = Arc::new(Semaphore::new(options.max_event_streams));
     let ctx = Ctx(Arc::new(CtxInner {
         registry: metrics::registry(Arc::clone(&observer), Arc::clone(&board)),
         observer,
@@ -173,16 +230,18 @@ pub(crate) async fn serve(
         stop: stop.clone(),
         owner,
         rocketmq,
-        loopback: address.ip().is_loopback(),
+        event_streams,
         peers: board,
     }));
-    let app = router(ctx).into_make_service();
+    let slots = Arc::new(Semaphore::new(ctx.options.max_connections.max(1)));
+    let header_timeout = ctx.options.header_timeout;
+    let app = router(ctx);
     match tls {
         Some(port) => {
-            let listener = tls::TlsListener::new(listener, port, quit.clone())?;
-            axum::serve(listener, app).with_graceful_shutdown(async move { quit.cancelled().await }).await
+            let listener = tls::TlsListener::new(listener, Arc::clone(&slots), port, quit.clone())?;
+            accept::serve(listener, slots, app, header_timeout, quit).await
         }
-        None => axum::serve(listener, app).with_graceful_shutdown(async move { quit.cancelled().await }).await,
+        None => accept::serve(listener, slots, app, header_timeout, quit).await,
     }
 }
 
@@ -233,8 +292,11 @@ fn router(ctx: Ctx) -> Router {
 /// Refuses every method but GET and HEAD, except token-authorised KV writes.
 async fn read_only(State(ctx): State<Ctx>, request: Request, next: Next) -> Response {
     // The address server is exempt: clients reach it by rocketmq.namesrv.domain, a host name.
-    if ctx.loopback && !local_host(request.headers()) && !request.uri().path().starts_with("/rocketmq/") {
-        return api::error(StatusCode::MISDIRECTED_REQUEST, "this console answers only http://127.0.0.1 or localhost");
+    if !known_host(request.headers(), &ctx.options.allowed_hosts) && !request.uri().path().starts_with("/rocketmq/") {
+        return api::error(
+            StatusCode::MISDIRECTED_REQUEST,
+            "this console answers requests addressed to an IP address, localhost or a name given with --http-allowed-hosts",
+        );
     }
     let method = request.method();
     if method == Method::GET || method == Method::HEAD {
@@ -267,15 +329,18 @@ async fn read_only(State(ctx): State<Ctx>, request: Request, next: Next) -> Resp
     }
 }
 
-/// Whether the `Host` header names this machine: `localhost` or an IP address (a domain name
-/// pointing at 127.0.0.1 is how a web page would reach a local console by DNS rebinding).
-fn local_host(headers: &HeaderMap) -> bool {
+/// Whether the `Host` header names this machine: an IP address, `localhost` or one of
+/// `allowed` (a domain name pointing at this machine is how a web page would reach the console
+/// by DNS rebinding, whatever address it listens on).
+fn known_host(headers: &HeaderMap, allowed: &[String]) -> bool {
     let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else { return true };
     let name = match host.strip_prefix('[') {
         Some(rest) => return rest.split(']').next().is_some_and(|ip| ip.parse::<std::net::Ipv6Addr>().is_ok()),
         None => host.split(':').next().unwrap_or_default(),
     };
-    name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::Ipv4Addr>().is_ok()
+    name.eq_ignore_ascii_case("localhost")
+        || name.parse::<std::net::Ipv4Addr>().is_ok()
+        || allowed.iter().any(|a| a.eq_ignore_ascii_case(name))
 }
 
 /// Compares without stopping at the first difference (the length is not secret).
@@ -356,16 +421,25 @@ mod tests {
     }
 
     #[test]
-    fn only_local_host_names_pass() {
+    fn only_addresses_localhost_and_allowed_names_pass() {
+        let allowed = [String::from("nameserver-0.nameserver-headless")];
         let with = |host: &'static str| {
             let mut headers = HeaderMap::new();
             headers.insert(header::HOST, HeaderValue::from_static(host));
-            local_host(&headers)
+            known_host(&headers, &allowed)
         };
-        for ok in ["127.0.0.1:8080", "localhost:8080", "LOCALHOST", "[::1]:8080", "10.1.2.3"] {
+        for ok in [
+            "127.0.0.1:8080",
+            "localhost:8080",
+            "LOCALHOST",
+            "[::1]:8080",
+            "10.1.2.3",
+            "nameserver-0.nameserver-headless:8080",
+        ] {
             assert!(with(ok), "{ok}");
         }
-        for bad in ["evil.example:8080", "localhost.evil.example", "127.0.0.1.nip.io:8080", "[evil]:80"] {
+        for bad in ["evil.example:8080", "localhost.evil.example", "127.0.0.1.nip.io:8080", "[evil]:80", "nameserver-0"]
+        {
             assert!(!with(bad), "{bad}");
         }
     }

@@ -4,7 +4,9 @@
 //!
 //! Files carry cache validators (`ETag` for embedded files, `Last-Modified` from a directory),
 //! so a browser revalidating with `If-None-Match`/`If-Modified-Since` gets 304; compression
-//! is the router's (`mod.rs`).
+//! is the router's (`mod.rs`). Every response here carries [`CONTENT_SECURITY_POLICY`]: the
+//! live view shows names any RocketMQ client chose, so markup that slipped past escaping must
+//! still not run.
 
 use std::path::PathBuf;
 
@@ -13,8 +15,16 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
 use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::Ctx;
+
+/// The page's policy: its own scripts and WebAssembly only, styles inline (the page sets
+/// positions in `style` attributes), requests to any console (the live view compares peers),
+/// never framed. `tests/browser/lib/server.mjs` sends the same, and the browser tests check it.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+    style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' http: https:; \
+    object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// Where the page comes from.
 #[derive(Clone, Debug, Default)]
@@ -89,7 +99,7 @@ pub(crate) fn routes(page: &Page) -> Router<Ctx> {
     let app = Router::new()
         .route("/", get(|| async { Redirect::to("/www/") }))
         .route("/www", get(|| async { Redirect::to("/www/") }));
-    match page {
+    let app = match page {
         Page::Dir(root) | Page::SourceTree(root) => {
             // Only these two folders of the root are served; ServeDir refuses `..`.
             let files = ServeDir::new(root);
@@ -115,7 +125,12 @@ pub(crate) fn routes(page: &Page) -> Router<Ctx> {
             let missing = || async { missing() };
             app.route("/www/", get(missing)).route("/www/{*path}", get(missing)).route("/pkg/{*path}", get(missing))
         }
-    }
+    };
+    app.layer(SetResponseHeaderLayer::overriding(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    ))
+    .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
 }
 
 /// `/www/` of a binary without its page.

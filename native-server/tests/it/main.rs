@@ -24,6 +24,7 @@ mod hostile;
 mod http_address_server;
 mod http_api;
 mod http_daemon;
+mod http_limits;
 mod http_metrics;
 mod http_peers;
 mod http_static;
