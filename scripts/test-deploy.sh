@@ -77,6 +77,8 @@ trap 'rm -rf "$unit_dir"' EXIT
 sed "s#/usr/local/bin/nameserver#$(cd "$(dirname "$binary")" && pwd)/nameserver#" \
   deploy/systemd/nameserver.service > "$unit_dir/nameserver.service"
 systemd-analyze verify "$unit_dir/nameserver.service"
+step "systemd-analyze security: exposure at most 2.0"
+systemd-analyze security --offline=yes --threshold=20 --no-pager "$unit_dir/nameserver.service" | tail -n 1
 
 step "the image's binary, run as the image runs it"
 python3 scripts/deploy_check.py runtime "$binary"
