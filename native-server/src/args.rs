@@ -115,6 +115,16 @@ pub struct Args {
     )]
     pub http_token: Option<String>,
 
+    /// Read the console's token from FILE (first line; keep it 0600): unlike --http-token it is not in the process list
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "NAMESERVER_HTTP_TOKEN_FILE",
+        conflicts_with = "http_token",
+        help_heading = "HTTP console"
+    )]
+    pub http_token_file: Option<PathBuf>,
+
     /// What /rocketmq/nsaddr lists, e.g. '192.168.0.1:9876;192.168.0.2:9876' [default: this daemon's address]
     #[arg(long, value_name = "ADDRS", help_heading = "HTTP console")]
     pub http_nsaddr: Option<String>,
@@ -155,6 +165,9 @@ pub struct Args {
     #[arg(short = 'D', value_name = "KEY=VALUE", value_parser = parse_property, help_heading = "TLS")]
     pub system_properties: Vec<(String, String)>,
 }
+
+/// A token shorter than this is warned about: 16 random bytes resist online guessing.
+pub const MIN_TOKEN_BYTES: usize = 16;
 
 fn parse_property(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
@@ -302,14 +315,24 @@ impl Args {
     }
 
     /// The HTTP console's options; `None` with `--no-http`.
-    #[must_use]
-    pub fn http_options(&self) -> Option<HttpOptions> {
+    ///
+    /// # Errors
+    /// The `--http-token-file` cannot be read.
+    pub fn http_options(&self) -> Result<Option<HttpOptions>, ArgsError> {
         if self.no_http {
-            return None;
+            return Ok(None);
         }
-        Some(HttpOptions {
+        let token = match &self.http_token_file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|source| ArgsError::ReadFile { path: path.clone(), source })?;
+                Some(text.lines().next().unwrap_or_default().trim().to_string())
+            }
+            None => self.http_token.clone(),
+        };
+        Ok(Some(HttpOptions {
             page: self.http_root.clone().map_or_else(Page::builtin, Page::Dir),
-            token: self.http_token.clone().filter(|token| !token.is_empty()),
+            token: token.filter(|token| !token.is_empty()),
             nsaddr: self.http_nsaddr.clone(),
             allow_origins: self.http_allow_origin.clone(),
             peers: self.http_peers.clone(),
@@ -322,7 +345,29 @@ impl Args {
                 .collect(),
             max_connections: self.http_max_connections.max(1),
             ..HttpOptions::default()
-        })
+        }))
+    }
+
+    /// What to tell the operator about how the console's token was given.
+    #[must_use]
+    pub fn token_warnings(&self, options: &HttpOptions) -> Vec<String> {
+        let mut out = Vec::new();
+        let from_environment = std::env::var("NAMESERVER_HTTP_TOKEN").ok();
+        if self.http_token.is_some() && self.http_token != from_environment {
+            out.push(String::from(
+                "--http-token on the command line is visible to every user of this host (ps, /proc/<pid>/cmdline); \
+                 use --http-token-file or NAMESERVER_HTTP_TOKEN",
+            ));
+        }
+        if let Some(token) = &options.token {
+            if token.len() < MIN_TOKEN_BYTES {
+                out.push(format!(
+                    "the console's token has {} bytes; {MIN_TOKEN_BYTES} random bytes or more resist guessing (there is no limit on wrong tries)",
+                    token.len()
+                ));
+            }
+        }
+        out
     }
 
     /// The server settings for `namesrv` and the loaded KV table, with this command line's

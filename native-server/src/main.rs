@@ -130,7 +130,7 @@ fn open_files(max_connections: usize) -> usize {
 /// The HTTP console's listener. When the default port is taken the daemon runs without it;
 /// a port given with --http-port must be free.
 async fn bind_console(args: &Args) -> anyhow::Result<Option<nameserver::http::Console>> {
-    let Some(options) = args.http_options() else {
+    let Some(options) = args.http_options()? else {
         if !args.http_peers.is_empty() {
             tracing::warn!(
                 "--http-peers is ignored with --no-http: the console compares this NameServer with its peers"
@@ -139,6 +139,9 @@ async fn bind_console(args: &Args) -> anyhow::Result<Option<nameserver::http::Co
         return Ok(None);
     };
     options.check().map_err(anyhow::Error::msg)?;
+    for warning in args.token_warnings(&options) {
+        tracing::warn!("HTTP console: {warning}");
+    }
     let port = args.http_port.unwrap_or(nameserver::http::DEFAULT_PORT);
     match nameserver::bind(&args.http_bind, port).await {
         Ok(listener) => Ok(Some(nameserver::http::Console { listener, options })),

@@ -58,3 +58,34 @@ fn each_way_in_left_open_is_warned_about_at_start() {
     let log = everywhere.log();
     assert!(log.contains(open_port) && log.contains("WARN"), "{log}");
 }
+
+#[test]
+fn a_weak_or_visible_console_token_is_warned_about_and_any_origin_with_one_refused() {
+    let visible = "--http-token on the command line is visible";
+    let short = "the console's token has 5 bytes";
+    let home = tempfile::tempdir().unwrap();
+    let console = ["--http-bind", "127.0.0.1", "--http-port", "0"];
+
+    let on_the_line = support::Daemon::start(home.path(), &[&console[..], &["--http-token", "s3cr3"]].concat());
+    let log = on_the_line.log();
+    assert!(log.contains(visible) && log.contains(short), "{log}");
+    drop(on_the_line);
+
+    let file = home.path().join("token");
+    std::fs::write(&file, "0123456789abcdef0123456789abcdef\n").unwrap();
+    let from_file =
+        support::Daemon::start(home.path(), &[&console[..], &["--http-token-file", file.to_str().unwrap()]].concat());
+    let log = from_file.log();
+    assert!(!log.contains(visible) && !log.contains("the console's token has"), "{log}");
+    drop(from_file);
+
+    let any_origin = support::nameserver_command(home.path())
+        .args(console)
+        .args(["--bind-address", "127.0.0.1", "--listen-port", "0"])
+        .args(["--http-token-file", file.to_str().unwrap(), "--http-allow-origin", "*"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&any_origin.stderr);
+    assert!(!any_origin.status.success(), "started with '*' and a token: {said}");
+    assert!(said.contains("--http-allow-origin '*' with a token"), "{said}");
+}
