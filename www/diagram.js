@@ -9,6 +9,7 @@ import { NodeFace, font } from "./nodes.js";
 import { Traffic } from "./traffic.js";
 import { svgEl, shape, msgType, flightLabel, shortWord } from "./glyphs.js";
 import { textWidth, place, around } from "./labels.js";
+import { esc } from "./html.js";
 
 
 const MAX_FLIGHTS = 80;
@@ -177,7 +178,7 @@ export class Diagram {
       if (!e) continue;
       const s = state[key];
       const cls = `link ${s ? `link-${s}` : `link-${kind}`}${lit.has(key) ? " lit" : ""}`;
-      parts.push(`<line class="${cls}" data-link="${key}" x1="${e.x1.toFixed(1)}" y1="${e.y1.toFixed(1)}" x2="${e.x2.toFixed(1)}" y2="${e.y2.toFixed(1)}"/>`);
+      parts.push(`<line class="${cls}" data-link="${esc(key)}" x1="${e.x1.toFixed(1)}" y1="${e.y1.toFixed(1)}" x2="${e.x2.toFixed(1)}" y2="${e.y2.toFixed(1)}"/>`);
       if (s) this.linkLabels.push({ key, x: (e.x1 + e.x2) / 2, y: (e.y1 + e.y2) / 2, text: s === "cut" ? `✂ ${t("linkCut")}` : `⚡ ${t("linkReset")}` });
     }
     const html = parts.join("");

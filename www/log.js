@@ -3,6 +3,7 @@
 // stays in view without scripted scrolling (which would force a layout on every frame).
 import { t } from "./i18n.js";
 import { secs } from "./format.js";
+import { esc } from "./html.js";
 
 const KEEP = 300;
 
@@ -27,13 +28,13 @@ export class EventLog {
   // The kinds come from the model (`traceKinds()`), or in live mode from the daemon's lines.
   setKinds(kinds) {
     const cur = this.kindSel.value;
-    this.kindSel.innerHTML = `<option value="">${t("all")}</option>` + kinds.map((k) => `<option value="${k}">${k}</option>`).join("");
+    this.kindSel.innerHTML = `<option value="">${t("all")}</option>` + kinds.map((k) => `<option value="${esc(k)}">${esc(k)}</option>`).join("");
     if (kinds.includes(cur)) this.kindSel.value = cur;
   }
 
   setNodes(names) {
     const cur = this.nodeSel.value;
-    this.nodeSel.innerHTML = `<option value="">${t("all")}</option>` + names.map((n) => `<option>${n}</option>`).join("");
+    this.nodeSel.innerHTML = `<option value="">${t("all")}</option>` + names.map((n) => `<option>${esc(n)}</option>`).join("");
     if (names.includes(cur)) this.nodeSel.value = cur;
   }
 

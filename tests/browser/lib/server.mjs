@@ -20,6 +20,12 @@ const TYPES = {
   ".txt": "text/plain; charset=utf-8",
 };
 
+// The daemon's policy for /www/ and /pkg/ (native-server/src/http/page.rs), so the tests see the
+// page under the same rules; hostile.test.mjs checks the two are equal.
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self' http: https:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 export const ROOT = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
 
 // Brotli at quality 4, the default level of the daemon's compression layer (tower-http): the
@@ -64,7 +70,14 @@ export function serve(root = ROOT, port = 0) {
     }
     const etag = `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
     const type = TYPES[extname(file)] || "application/octet-stream";
-    const head = { "content-type": type, "cache-control": "no-cache", etag, vary: "accept-encoding" };
+    const head = {
+      "content-type": type,
+      "cache-control": "no-cache",
+      etag,
+      vary: "accept-encoding",
+      "content-security-policy": CONTENT_SECURITY_POLICY,
+      "referrer-policy": "no-referrer",
+    };
     if (req.headers["if-none-match"] === etag) {
       res.writeHead(304, head).end();
       return;
