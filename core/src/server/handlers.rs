@@ -291,13 +291,28 @@ impl NameServer {
         if let Some(ha) = ha {
             notice = notice.with_field("haBrokerAddr", ha);
         }
-        let targets: Vec<BrokerAddr> =
-            data.broker_addrs.values().filter(|addr| everyone || *addr != min_addr).cloned().collect();
+        let targets: Vec<BrokerAddr> = data
+            .broker_addrs
+            .values()
+            .filter(|addr| everyone || *addr != min_addr)
+            .filter(|addr| self.registered_from_its_host(addr))
+            .cloned()
+            .collect();
         let min_broker_id = *min_id;
         self.log(Event::MinBrokerIdChanged { min_broker_id, notify: targets.clone(), offline: offline.cloned() });
         for broker_addr in targets {
             self.out.push(Output::NotifyBroker { broker_addr, cmd: notice.clone() });
         }
+    }
+
+    /// Whether `addr` names the host its registration came from. A notice connects out to the
+    /// member's address, so a peer that registered a member at someone else's address must not
+    /// make this server connect there (a deliberate difference from Java, PROTOCOL.md §10.9).
+    fn registered_from_its_host(&self, addr: &BrokerAddr) -> bool {
+        self.routes.broker_live_table().iter().any(|(key, live)| {
+            key.broker_addr == *addr
+                && self.conns.get(&live.conn).is_some_and(|remote| same_host(remote, addr.as_str()))
+        })
     }
 
     fn kv_changed(&mut self, namespace: &str, key: &str) {
@@ -351,4 +366,29 @@ fn header_error_reply(cmd: &RemotingCommand, error: &HeaderError) -> RemotingCom
         _ => error.to_string(),
     };
     RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark(remark)
+}
+
+/// Whether two `host:port` texts name the same host (an IPv4 address seen through an IPv6
+/// socket, `[::ffff:1.2.3.4]`, is that IPv4 address).
+fn same_host(a: &str, b: &str) -> bool {
+    fn host(text: &str) -> &str {
+        let host = text.rsplit_once(':').map_or(text, |(host, _port)| host);
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        host.strip_prefix("::ffff:").unwrap_or(host)
+    }
+    host(a).eq_ignore_ascii_case(host(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_host;
+
+    #[test]
+    fn hosts_compare_without_ports_and_mapped_prefixes() {
+        assert!(same_host("127.0.0.1:53120", "127.0.0.1:10911"));
+        assert!(same_host("[::ffff:10.0.0.5]:4000", "10.0.0.5:10911"));
+        assert!(same_host("[::1]:4000", "[::1]:10911"));
+        assert!(!same_host("127.0.0.1:53120", "6.6.6.6:10911"));
+        assert!(!same_host("10.0.0.5:1", "10.0.0.50:10911"));
+    }
 }

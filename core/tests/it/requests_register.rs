@@ -338,6 +338,19 @@ fn min_broker_id_change_is_notified_when_enabled() {
     );
 }
 
+#[test]
+fn min_broker_id_change_is_never_sent_to_a_member_registered_from_another_host() {
+    let mut ns = Ns::with(|c| c.notify_min_broker_id_changed = true);
+    // A peer at 127.0.0.1 registers a slave at someone else's address: 905 would connect there.
+    let planted = Broker { acting: Some(true), addr: "6.6.6.6:10921", ..Broker::a1() };
+    ns.input(Input::Connected { conn: ConnId(planted.conn), remote: remote("127.0.0.1", planted.conn) });
+    assert_ok(&ns.check(planted.conn, planted.cmd()));
+    ns.register(&Broker { acting: Some(true), ..Broker::a0() });
+    assert_eq!(notices(&ns), [], "no notice connects to the planted address");
+    let logged = ns.events().iter().map(ToString::to_string).find(|e| e.starts_with("min broker id")).unwrap();
+    assert_eq!(logged, "min broker id changed to 0, notify [], offline broker addr null");
+}
+
 /// The NOTIFY_MIN_BROKER_ID_CHANGE notices the last input asked for, by broker address. No
 /// request ever goes out on a connection.
 fn notices(ns: &Ns) -> Vec<(&str, Vec<(&str, &str)>)> {

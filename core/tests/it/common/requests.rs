@@ -19,6 +19,8 @@ pub(crate) struct Ns {
     pub(crate) opaque: i32,
     /// Everything the last input produced, in order.
     pub(crate) out: Vec<Output>,
+    /// Connections opened with `Input::Connected`.
+    connected: std::collections::BTreeSet<ConnId>,
 }
 
 pub(crate) const ADMIN: u64 = 99;
@@ -35,7 +37,7 @@ impl Ns {
     }
 
     pub(crate) fn from(ns: NameServer) -> Self {
-        Self { ns, now: 0, opaque: 0, out: Vec::new() }
+        Self { ns, now: 0, opaque: 0, out: Vec::new(), connected: std::collections::BTreeSet::new() }
     }
 
     /// Moves the clock to `ms` (never backwards).
@@ -47,6 +49,9 @@ impl Ns {
 
     /// Feeds one input and keeps what it produced in `self.out`.
     pub(crate) fn input(&mut self, input: Input) -> &[Output] {
+        if let Input::Connected { conn, .. } = &input {
+            self.connected.insert(*conn);
+        }
         self.ns.handle(Instant::from_millis(self.now), input);
         self.out.clear();
         while let Some(o) = self.ns.poll_output() {
@@ -102,7 +107,13 @@ impl Ns {
     }
 
     /// Registers `broker` on its connection and returns the reply.
+    /// Registers `broker` over its connection, opened from its own host (as a real broker's is)
+    /// unless the test opened it.
     pub(crate) fn register(&mut self, broker: &Broker) -> RemotingCommand {
+        if !self.connected.contains(&ConnId(broker.conn)) {
+            let host = broker.addr.rsplit_once(':').map_or(broker.addr, |(host, _)| host);
+            self.input(Input::Connected { conn: ConnId(broker.conn), remote: remote(host, broker.conn) });
+        }
         self.check(broker.conn, broker.cmd())
     }
 
@@ -306,3 +317,8 @@ impl Broker {
 }
 
 pub(crate) const NOT_EXIST: &str = "No topic route info in name server for the topic: TopicTest\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.";
+
+/// The `host:port` a connection numbered `conn` comes from.
+pub(crate) fn remote(host: &str, conn: u64) -> String {
+    format!("{host}:{}", 40_000 + conn)
+}
