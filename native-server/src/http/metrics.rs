@@ -193,8 +193,15 @@ impl Collector for Scrape {
     }
 }
 
+/// Most series of one per-broker or per-cluster family: 20 × the 100-broker benchmark. Names
+/// come from any peer of 9876, so without a bound a flood of registrations would make every
+/// scrape, and Prometheus, as large as the flood; the rest are counted in
+/// `nameserver_metric_series_dropped`.
+pub(crate) const MAX_SERIES: usize = 2_000;
+
 /// `brokerLiveTable` in RocketMQ's labels: heartbeat age and timeout per broker instance, and
-/// live instances per cluster (0 for a cluster whose brokers are all gone).
+/// live instances per cluster (0 for a cluster whose brokers are all gone), each family at
+/// most [`MAX_SERIES`] series.
 fn brokers(enc: &mut DescriptorEncoder<'_>, view: &View, now_ms: u64) -> fmt::Result {
     #[allow(clippy::cast_precision_loss)]
     let seconds = |ms: u64| ms as f64 / 1000.0;
@@ -213,7 +220,7 @@ fn brokers(enc: &mut DescriptorEncoder<'_>, view: &View, now_ms: u64) -> fmt::Re
         Some(&Unit::Seconds),
         MetricType::Gauge,
     )?;
-    for (broker, id) in view.brokers.iter().zip(&ids) {
+    for (broker, id) in view.brokers.iter().zip(&ids).take(MAX_SERIES) {
         let value = seconds(now_ms.saturating_sub(broker.last_update));
         ConstGauge::new(value).encode(age.encode_family(&labels(broker, id))?)?;
     }
@@ -223,7 +230,7 @@ fn brokers(enc: &mut DescriptorEncoder<'_>, view: &View, now_ms: u64) -> fmt::Re
         Some(&Unit::Seconds),
         MetricType::Gauge,
     )?;
-    for (broker, id) in view.brokers.iter().zip(&ids) {
+    for (broker, id) in view.brokers.iter().zip(&ids).take(MAX_SERIES) {
         ConstGauge::new(seconds(broker.timeout_ms)).encode(timeout.encode_family(&labels(broker, id))?)?;
     }
     let mut live: std::collections::BTreeMap<&str, i64> =
@@ -237,8 +244,19 @@ fn brokers(enc: &mut DescriptorEncoder<'_>, view: &View, now_ms: u64) -> fmt::Re
         None,
         MetricType::Gauge,
     )?;
-    for (cluster, count) in live {
+    let clusters = live.len();
+    for (cluster, count) in live.into_iter().take(MAX_SERIES) {
         ConstGauge::new(count).encode(family.encode_family(&[("cluster", cluster)])?)?;
+    }
+    let mut dropped = enc.encode_descriptor(
+        "nameserver_metric_series_dropped",
+        "Series left out of a per-broker (broker) or per-cluster (cluster) family past its bound of 2000",
+        None,
+        MetricType::Gauge,
+    )?;
+    for (family_name, count) in [("broker", view.brokers.len()), ("cluster", clusters)] {
+        let over = i64::try_from(count.saturating_sub(MAX_SERIES)).unwrap_or(i64::MAX);
+        ConstGauge::new(over).encode(dropped.encode_family(&[("family", family_name)])?)?;
     }
     Ok(())
 }
@@ -322,4 +340,53 @@ pub(crate) async fn handler(State(ctx): State<Ctx>, headers: HeaderMap) -> Respo
         return (axum::http::StatusCode::INTERNAL_SERVER_ERROR, body).into_response();
     }
     ([(header::CONTENT_TYPE, HeaderValue::from_static(content_type))], body).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only the broker families, over a view the test builds.
+    #[derive(Debug)]
+    struct Brokers(View);
+
+    impl Collector for Brokers {
+        fn encode(&self, mut enc: DescriptorEncoder<'_>) -> fmt::Result {
+            brokers(&mut enc, &self.0, 0)
+        }
+    }
+
+    #[test]
+    fn per_broker_and_per_cluster_families_stop_at_their_bound_and_count_the_rest() {
+        let count = MAX_SERIES + 1;
+        let view = View {
+            brokers: (0..count)
+                .map(|i| LiveBroker {
+                    cluster: format!("C{i}"),
+                    broker_addr: format!("10.0.0.1:{i}"),
+                    broker_name: format!("b{i}"),
+                    broker_id: 0,
+                    ha_server_addr: String::new(),
+                    last_update: 0,
+                    timeout_ms: 120_000,
+                    expires_at: 120_000,
+                    data_version: crate::observe::DataVersion { counter: 1, state_version: 0, timestamp: 0 },
+                    scan_expire_at: 125_000,
+                    last_io: None,
+                })
+                .collect(),
+            cluster_addr_table: (0..count).map(|i| (format!("C{i}"), vec![format!("b{i}")])).collect(),
+            ..View::default()
+        };
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(Brokers(view)));
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        let series = |family: &str| text.lines().filter(|l| l.starts_with(family)).count();
+        assert_eq!(series("nameserver_broker_heartbeat_age_seconds{"), 2000);
+        assert_eq!(series("nameserver_broker_heartbeat_timeout_seconds{"), 2000);
+        assert_eq!(series("nameserver_live_brokers{"), 2000);
+        assert!(text.contains("\nnameserver_metric_series_dropped{family=\"broker\"} 1\n"), "{text}");
+        assert!(text.contains("\nnameserver_metric_series_dropped{family=\"cluster\"} 1\n"), "{text}");
+    }
 }

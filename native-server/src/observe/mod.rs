@@ -17,4 +17,6 @@ pub(crate) use activity::LastIo;
 pub(crate) use events::LiveEvent;
 pub(crate) use hooks::OwnerHooks;
 pub(crate) use observer::Observer;
+#[cfg(test)]
+pub(crate) use view::DataVersion;
 pub(crate) use view::{BrokerGroup, BrokerRow, LiveBroker, View, wall_ms};
