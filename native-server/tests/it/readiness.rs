@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use http_support::ConsoleServer;
 use nameserver::http::HttpOptions;
 use support::{CloggedPeer, decode, eventually, register_broker_frame, route_query, within};
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::AsyncWriteExt as _;
 
 fn status_of(body: &[u8]) -> String {
     let value: serde_json::Value = serde_json::from_slice(body).unwrap();
@@ -110,20 +110,16 @@ async fn not_ready_from_the_start_of_a_shutdown_until_the_drain_ends() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_console_answers_through_a_drain_that_reaches_the_deadline() {
+async fn a_drain_that_reaches_the_deadline_closes_the_console_too() {
+    // Nothing here races the 1 s deadline: the peer never reads, the console client never
+    // finishes its request, and both are in place before the stop.
     let (server, peer) = clogged_console_server(Duration::from_secs(1)).await;
     let (http, tcp) = (server.http, server.tcp);
+    let mut stuck = tokio::net::TcpStream::connect(http).await.unwrap();
+    stuck.write_all(format!("GET /readyz HTTP/1.1\r\nHost: {http}\r\n").as_bytes()).await.unwrap();
     let stopped = begin_stop(server).await;
-    assert_shutting_down(http).await;
-    // A request the console has accepted but not yet received whole when the deadline comes.
-    let mut late = tokio::net::TcpStream::connect(http).await.unwrap();
-    late.write_all(format!("GET /readyz HTTP/1.1\r\nHost: {http}\r\n").as_bytes()).await.unwrap();
     within("the deadline closes the peer that never reads", peer.wait_closed_by_server()).await;
-    late.write_all(b"Connection: close\r\n\r\n").await.unwrap();
-    let mut raw = Vec::new();
-    within("the accepted request is answered", late.read_to_end(&mut raw)).await.unwrap();
-    let text = String::from_utf8_lossy(&raw);
-    assert!(text.starts_with("HTTP/1.1 503") && text.contains("SHUTTING_DOWN"), "{text:?}");
     within("run returns after the deadline", stopped).await.unwrap().unwrap();
     assert_console_closed(http, tcp).await;
+    drop(stuck);
 }
