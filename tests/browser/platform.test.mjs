@@ -7,6 +7,7 @@ import { Simulation, builtInScenarios } from "./lib/oracle.mjs";
 import { toBase64Url } from "../../www/url.js";
 import { join } from "node:path";
 import { PATIENCE } from "./lib/patience.mjs";
+import { BIG_CLUSTER } from "./lib/big-cluster.mjs";
 
 let b;
 before(async () => (b = await launch()));
@@ -35,7 +36,7 @@ test("T9 export/import", async () => {
   await page.context().close();
 });
 
-const BIG = "profile 4.9;idle on;latency 2 1;autocreate on;nameserver NS-1 start 0;nameserver NS-2 start 0.5;nameserver NS-3 start 1;broker broker-a group broker-a id 0 start 1;broker broker-a-s group broker-a id 1 start 1.5;broker broker-b group broker-b id 0 start 2;broker broker-b-s group broker-b id 1 start 2.5;topic TopicTest queues 4 on broker-a broker-b;producer P1 ns NS-1 start 4 topic TopicTest every 1;producer P2 ns NS-2 start 4 topic TopicTest every 1;consumer C1 group CG1 ns NS-3 start 6 topic TopicTest;consumer C2 group CG1 ns NS-1 start 6 topic TopicTest;at 100 freeze broker-b";
+const BIG = BIG_CLUSTER;
 
 test("T29 performance", async () => {
   const page = await b.page({ hash: `#v=1&seed=42&sc=${toBase64Url(BIG)}&t=0` });
