@@ -140,5 +140,6 @@ for name in "${run[@]}"; do
   started=$(date +%s)
   "step_${name//-/_}"
   timings+=("$name $(($(date +%s) - started))")
+  awk -v n="$name" -v s="$(($(date +%s) - started))" 'BEGIN { printf "== %s passed in %.1f min\n", n, s / 60 }'
   current=""
 done
