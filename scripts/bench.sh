@@ -334,6 +334,18 @@ if [ "$MODE" = full ]; then
 fi
 
 # ---------------------------------------------------------------------------------------------
+# The page in headless Chromium: frame times, T2's speed, live mode's delay (BENCHMARKS.md, "The
+# page"). A benchmark of the machine, so not among the tests.
+if [ "$MODE" = full ]; then
+  log "the page in headless Chromium: frame times (S1 at 1x, T29's cluster at 300x), speed at 60x, live registration to row"
+  scripts/install-chromium.sh
+  [ -f pkg/nameserver_wasm_bg.wasm ] || scripts/build-wasm.sh
+  [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
+  NAMESERVER_BIN="$BIN/nameserver" node scripts/bench-page.mjs --json "$OUT/page.json" >"$OUT/page.md" 2>"$OUT/page.log" ||
+    die "scripts/bench-page.mjs; see $OUT/page.log"
+fi
+
+# ---------------------------------------------------------------------------------------------
 # The tables: `loadgen report` takes the medians of the repetitions in raw.txt, the ratios
 # ours / peer and ours / floor, and checks the targets.
 REPORT=()
@@ -352,6 +364,10 @@ REPORT=()
   echo
   "$LOADGEN" report "$OUT/raw.txt" "${REPORT[@]+"${REPORT[@]}"}" || die "loadgen report"
   echo
+  if [ -f "$OUT/page.md" ]; then
+    cat "$OUT/page.md"
+    echo
+  fi
   if [ "$MODE" = smoke ] && [ -z "${BENCH_OUT:-}" ]; then
     echo "Errors in $ERRORS measurement(s); the smoke run's logs are removed (set BENCH_OUT to keep them)."
   else

@@ -14,16 +14,20 @@
 #   scripts/crash-loop.sh [ROUNDS]     default 200 rounds (about 2 minutes)
 #
 # Listens on 127.0.0.1 only; every process it starts is killed by pid; the work directory is
-# removed at the end. CARGO_TARGET_DIR is honoured.
+# removed at the end. CARGO_TARGET_DIR and RELIABILITY_PROFILE (cargo profile, default
+# release) are honoured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROUNDS=${1:-200}
 KEYS=300
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release --locked -q -p nameserver --bin nameserver --example reliability
-BIN=$TARGET_DIR/release/nameserver
-TOOL=$TARGET_DIR/release/examples/reliability
+# RELIABILITY_PROFILE=dev (the test command's smoke runs) takes the debug build the tests made.
+PROFILE=${RELIABILITY_PROFILE:-release}
+cargo build --profile "$PROFILE" --locked -q -p nameserver --bin nameserver --example reliability
+PROFILE_DIR=$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
+BIN=$TARGET_DIR/$PROFILE_DIR/nameserver
+TOOL=$TARGET_DIR/$PROFILE_DIR/examples/reliability
 HTTP_OFF=()
 if "$BIN" --help | grep -q -- '--no-http'; then HTTP_OFF=(--no-http); fi
 

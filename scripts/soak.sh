@@ -20,7 +20,8 @@
 #
 # Environment: SOAK_SECS, SOAK_CONN_SECS, SOAK_CONNS, SOAK_BROKERS, SOAK_CLIENTS, SOAK_OUT (a
 # directory for the logs; default a fresh mktemp directory, printed at the end),
-# CARGO_TARGET_DIR. Every process started here is killed by pid; work directories are removed.
+# RELIABILITY_PROFILE (cargo profile, default release), CARGO_TARGET_DIR. Every process
+# started here is killed by pid; work directories are removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,9 +39,12 @@ KEEP_OUT=${SOAK_OUT:-}
 OUT=${SOAK_OUT:-$(mktemp -d /tmp/nameserver-soak.XXXXXX)}
 mkdir -p "$OUT"
 
-cargo build --release --locked -q -p nameserver --bin nameserver --example reliability
-BIN=$TARGET_DIR/release/nameserver
-TOOL=$TARGET_DIR/release/examples/reliability
+# RELIABILITY_PROFILE=dev (the test command's smoke runs) takes the debug build the tests made.
+PROFILE=${RELIABILITY_PROFILE:-release}
+cargo build --profile "$PROFILE" --locked -q -p nameserver --bin nameserver --example reliability
+PROFILE_DIR=$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
+BIN=$TARGET_DIR/$PROFILE_DIR/nameserver
+TOOL=$TARGET_DIR/$PROFILE_DIR/examples/reliability
 HTTP_OFF=()
 if "$BIN" --help | grep -q -- '--no-http'; then HTTP_OFF=(--no-http); fi
 

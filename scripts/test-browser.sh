@@ -13,12 +13,9 @@ cargo build -p nameserver --locked
 export NAMESERVER_BIN="${NAMESERVER_BIN:-${CARGO_TARGET_DIR:-$PWD/target}/debug/nameserver}"
 [ -d node_modules/playwright-core ] && [ -d node_modules/axe-core ] || npm ci --no-audit --no-fund
 
-log=$(mktemp)
-node tests/browser/lib/server.mjs 0 >"$log" &
+# The server prints its address once it listens: read that line (with a hang guard).
+exec 3< <(exec node tests/browser/lib/server.mjs 0)
 server=$!
-trap 'kill "$server" 2>/dev/null || true; rm -f "$log"' EXIT
-for _ in $(seq 100); do
-  [ -s "$log" ] && break
-  sleep 0.1
-done
-BASE_URL=$(head -n1 "$log") node --test --test-concurrency=1 tests/browser/
+trap 'kill "$server" 2>/dev/null || true' EXIT
+read -r -t 30 base <&3 || { echo "test-browser: the page server did not start" >&2; exit 1; }
+BASE_URL=$base node --test --test-concurrency=1 tests/browser/

@@ -1,67 +1,145 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine, installing what it needs first.
+#
+#   scripts/test.sh             every step, in order
+#   scripts/test.sh STEP…       the named steps alone, in the order given (each installs what it needs)
+#   scripts/test.sh --list      the steps, one a line: name and what it runs
+#
+# At the end, pass or fail, it prints the minutes each step took and the step that failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
+# name|what it checks (the functions below are named step_<name>, with - as _)
+STEPS=(
+  "fmt|formatting (cargo fmt --check)"
+  "links|docs: every cited section, mentioned document and relative link resolves inside the repository"
+  "waits|tests wait on events: no sleep, waitForTimeout or wall-clock bound outside tests/waits-allowed.txt"
+  "clippy|clippy, the whole workspace and every target"
+  "daemon|cargo test -p nameserver (the daemon's unit, integration and doc tests)"
+  "workspace|cargo test for the other crates (core, wasm on the host, bench, fuzz helpers)"
+  "doc|API docs build without warnings (broken intra-doc links fail)"
+  "bench|benchmark tools: load generator, floor and bench script (smoke, tiny counts, no peer)"
+  "reliability|reliability tools: soak driver and kill -9 crash loop (smoke; full runs in RELIABILITY.md)"
+  "nostd|core builds without std (no-std target and wasm32)"
+  "wasm|WebAssembly module and bindings (pkg/)"
+  "deploy|deploy files offline: Dockerfile lint, systemd unit, Kubernetes manifests, alert rules, and the image's binary run as the image runs it"
+  "wasm-node|wasm-bindgen tests in Node (clippy and tests for the wasm32 target)"
+  "js|JavaScript tests of the package, the link check and the wait check (node --test tests/js/)"
+  "browser|browser tests of the page (www/, headless chromium)"
+  "interop|interop: the ali-ons npm client gets routes from the daemon"
+  "package|npm package from a clean clone: pack (builds pkg/), contents, Node, types, vite bundle in Chromium, playground bin"
+)
 
-step "toolchain targets"
-for target in wasm32-unknown-unknown thumbv7em-none-eabihf; do
-  rustup target list --installed | grep -qx "$target" || rustup target add "$target"
-done
+names() { for s in "${STEPS[@]}"; do printf '%s\n' "${s%%|*}"; done; }
+list() { for s in "${STEPS[@]}"; do printf '%-12s %s\n' "${s%%|*}" "${s#*|}"; done; }
 
-step "formatting"
-cargo fmt --all -- --check
+targets() {
+  for target in "$@"; do
+    rustup target list --installed | grep -qx "$target" || rustup target add "$target"
+  done
+}
+npm_packages() {
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund
+  fi
+}
+# The daemon's debug binary, which the browser, interop and deploy steps run.
+daemon_bin() {
+  cargo build -p nameserver --locked
+  export NAMESERVER_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/nameserver"
+}
 
-step "docs: every cited section, mentioned document and relative link resolves inside the repository"
-node scripts/check-links.mjs
+step_fmt() { cargo fmt --all -- --check; }
+step_links() { node scripts/check-links.mjs; }
+step_waits() { node scripts/check-waits.mjs; }
+step_clippy() { cargo clippy --workspace --all-targets --locked -- -D warnings; }
+step_daemon() { cargo test -p nameserver --locked; }
+step_workspace() { cargo test --workspace --exclude nameserver --locked; }
+step_doc() { RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked; }
+step_bench() { scripts/bench.sh --smoke; }
+# The smoke runs check the tools, not the speed: the debug build the daemon's tests make will do
+# (a release build of the same binary took minutes of the run).
+step_reliability() {
+  RELIABILITY_PROFILE=dev scripts/soak.sh --smoke
+  RELIABILITY_PROFILE=dev scripts/crash-loop.sh 5
+}
+step_nostd() {
+  targets wasm32-unknown-unknown thumbv7em-none-eabihf
+  cargo build -p nameserver-core --no-default-features --locked --target thumbv7em-none-eabihf
+  cargo build -p nameserver-core --no-default-features --locked --target wasm32-unknown-unknown
+}
+step_wasm() { scripts/build-wasm.sh; }
+step_deploy() { scripts/test-deploy.sh; }
+step_wasm_node() {
+  targets wasm32-unknown-unknown
+  cargo clippy -p nameserver-wasm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
+  cargo test -p nameserver-wasm --target wasm32-unknown-unknown --locked
+}
+step_js() {
+  npm_packages
+  node --test tests/js/
+}
+step_browser() { scripts/test-browser.sh; }
+step_interop() {
+  npm_packages
+  daemon_bin
+  node --test --test-force-exit tests/interop/
+}
+step_package() { scripts/test-package.sh; }
 
-step "clippy"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+case "${1:-}" in
+  --list)
+    list
+    exit 0
+    ;;
+  -h | --help)
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+esac
 
-step "unit, integration and doc tests"
-cargo test --workspace --locked
-
-step "API docs build without warnings (broken intra-doc links fail)"
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
-
-step "benchmark tools: load generator, floor and bench script (smoke, tiny counts, no peer)"
-scripts/bench.sh --smoke
-
-step "reliability tools: soak driver and kill -9 crash loop (smoke; full runs in RELIABILITY.md)"
-scripts/soak.sh --smoke
-scripts/crash-loop.sh 5
-
-step "core builds without std (no-std target and wasm32)"
-cargo build -p nameserver-core --no-default-features --locked --target thumbv7em-none-eabihf
-cargo build -p nameserver-core --no-default-features --locked --target wasm32-unknown-unknown
-
-step "WebAssembly module and bindings (pkg/)"
-scripts/build-wasm.sh
-
-step "deploy files offline: Dockerfile lint, systemd unit, Kubernetes manifests, alert rules, and the image's binary run as the image runs it"
-scripts/test-deploy.sh
-
-step "wasm-bindgen tests in Node"
-cargo clippy -p nameserver-wasm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
-cargo test -p nameserver-wasm --target wasm32-unknown-unknown --locked
-
-step "npm packages"
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
+run=()
+if [ "$#" -eq 0 ]; then
+  mapfile -t run < <(names)
+else
+  for name in "$@"; do
+    if ! names | grep -qx -- "$name"; then
+      printf 'scripts/test.sh: no step named %q; the steps are:\n' "$name" >&2
+      list >&2
+      exit 2
+    fi
+    run+=("$name")
+  done
 fi
 
-step "JavaScript tests of the package and of the link check"
-node --test tests/js/
+timings=()
+current=""
+started=0
+report() {
+  local status=$?
+  [ -n "$current" ] && timings+=("$current $(($(date +%s) - started))")
+  printf '\n== minutes per step\n'
+  local total=0 entry
+  for entry in "${timings[@]}"; do
+    set -- $entry
+    total=$((total + $2))
+    awk -v n="$1" -v s="$2" 'BEGIN { printf "%-12s %5.1f\n", n, s / 60 }'
+  done
+  awk -v s="$total" 'BEGIN { printf "%-12s %5.1f\n", "total", s / 60 }'
+  if [ "$status" -eq 0 ]; then
+    printf '\n== all %d steps passed\n' "${#timings[@]}"
+  else
+    printf '\n== FAILED in step %s (exit %d)\n' "${current:-?}" "$status"
+  fi
+}
+trap report EXIT
 
-step "browser tests of the page (www/, headless chromium)"
-scripts/test-browser.sh
-
-step "interop: the ali-ons npm client gets routes from the daemon"
-cargo build -p nameserver --locked
-NAMESERVER_BIN="${CARGO_TARGET_DIR:-target}/debug/nameserver" node --test --test-force-exit tests/interop/
-
-step "npm package from a clean clone: pack (builds pkg/), contents, Node, types, vite bundle in Chromium, playground bin"
-scripts/test-package.sh
-
-step "all tests passed"
+for name in "${run[@]}"; do
+  for s in "${STEPS[@]}"; do [ "${s%%|*}" = "$name" ] && printf '\n== %s: %s\n' "$name" "${s#*|}"; done
+  current=$name
+  started=$(date +%s)
+  "step_${name//-/_}"
+  timings+=("$name $(($(date +%s) - started))")
+  awk -v n="$name" -v s="$(($(date +%s) - started))" 'BEGIN { printf "== %s passed in %.1f min\n", n, s / 60 }'
+  current=""
+done

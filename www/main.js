@@ -41,6 +41,8 @@ class App {
     this.tableView = false;
     this.frameTimes = [];
     this.rafCount = 0;
+    // The clock's last (wall, target) pairs, for the tests and the page benchmark.
+    this.clockTrace = [];
     this.reducedQuery = matchMedia("(prefers-reduced-motion: reduce)");
     this.announcer = new Announcer($("announcer"));
     this.glossary = new Glossary($("glossary"), $("glossary-list"), $("term-pop"));
@@ -387,10 +389,13 @@ class App {
       }
       let target = this.base.sim + (now - this.base.wall) * speed;
       const cap = this.snap.time + MAX_FRAME_SIM_MS(speed);
-      if (target > cap) {
+      const capped = target > cap;
+      if (capped) {
         target = cap;
         this.base = { sim: cap, wall: now };
       }
+      this.clockTrace.push({ wall: now, target, speed, capped });
+      if (this.clockTrace.length > 600) this.clockTrace.shift();
       this.pending = true;
       this.pendingRun = this.client.call("runTo", { ms: Math.floor(target), gate: this.lesson.gate || undefined }).then((r) => {
         this.pending = false;
@@ -683,8 +688,10 @@ window.__rmqsim = {
   offlineReady: () => app.offline || Promise.resolve(0),
   frameStats: () => {
     const sorted = app.frameTimes.slice().sort((a, b) => a - b);
-    return { count: sorted.length, p95: sorted[Math.floor(sorted.length * 0.95)] || 0, rafCount: app.rafCount };
+    const at = (q) => sorted[Math.floor(sorted.length * q)] || 0;
+    return { count: sorted.length, p50: at(0.5), p95: at(0.95), rafCount: app.rafCount };
   },
+  clockTrace: () => app.clockTrace.slice(),
 };
 app.start().catch((e) => {
   document.body.dataset.error = String(e.message || e);

@@ -56,8 +56,10 @@
 //! reading (after taking in what had already arrived), the owner answers all of it, each
 //! connection writes what it is owed and closes, the last file contents are written, and
 //! [`run`] returns. Connections still busy after [`ServerConfig::shutdown_grace`] are closed.
-//! The HTTP console answers until the connections are done, `/readyz` with 503 from the
-//! moment shutdown begins.
+//! The HTTP console answers throughout, `/readyz` with 503 from the moment shutdown begins
+//! until the connections are done and the last file is written, whether the drain ended by
+//! itself or at the deadline; then it stops accepting, answers what it took (up to a second)
+//! and closes.
 
 pub mod args;
 mod clock;
@@ -108,6 +110,9 @@ pub use crate::persist::load_kv;
 pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 /// Default for [`ServerConfig::outbound_queue`].
 pub const DEFAULT_OUTBOUND_QUEUE: usize = 1024;
+/// How long the console may take, once the rest has stopped, to answer the requests it accepted.
+const CONSOLE_FINISH: Duration = Duration::from_secs(1);
+
 /// Default for [`ServerConfig::shutdown_grace`].
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// Messages that may wait for the owner before connection tasks stop reading.
@@ -214,7 +219,7 @@ pub async fn serve(
     let clock = Clock::start();
     let write_failures = vec![("kvConfig", kv_file.failures()), ("config", config_file.failures())];
     let observe = Arc::new(observe::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures));
-    // The console outlives the stop: /readyz says 503 while the connections drain.
+    // The console outlives the stop: /readyz says 503 until the drain and the files are done.
     let http_quit = CancellationToken::new();
     let http = match console {
         Some(console) => {
@@ -283,12 +288,18 @@ pub async fn serve(
     };
     stop.cancel();
     let deadline = clock::after(tokio::time::Instant::now(), shutdown_grace);
+    let close_the_rest = || {
+        if !force_close.is_cancelled() {
+            tracing::warn!("shutdown: connections still busy after {shutdown_grace:?}, closing them");
+            force_close.cancel();
+        }
+    };
     let owner_result = match finished_early {
         Some(result) => result,
         None => match tokio::time::timeout_at(deadline, &mut owner).await {
             Ok(result) => result,
             Err(_elapsed) => {
-                force_close.cancel();
+                close_the_rest();
                 owner.await
             }
         },
@@ -296,21 +307,23 @@ pub async fn serve(
     acceptor.await.map_err(io::Error::other)?;
     // The owner has handed every connection its replies; let them write those out.
     if tokio::time::timeout_at(deadline, limit.acquire_many(permits)).await.is_err() {
-        tracing::warn!("shutdown: connections still busy after {shutdown_grace:?}, closing them");
-        force_close.cancel();
+        close_the_rest();
         let _ = limit.acquire_many(permits).await;
     }
+    // The last file contents go out before the console stops saying 503.
+    let writers = (kv_writer.await, config_writer.await);
     http_quit.cancel();
-    owner_result.map_err(io::Error::other)?;
     if let Some(mut http) = http {
-        // Its event streams end at the stop; give slow readers the rest of the grace period.
-        match tokio::time::timeout_at(deadline, &mut http).await {
+        // It stops accepting at once; the requests it took get a moment to be answered,
+        // whether the drain ended by itself or at the deadline.
+        match tokio::time::timeout(CONSOLE_FINISH, &mut http).await {
             Ok(result) => result.map_err(io::Error::other)??,
             Err(_elapsed) => http.abort(),
         }
     }
-    kv_writer.await.map_err(io::Error::other)?;
-    config_writer.await.map_err(io::Error::other)?;
+    owner_result.map_err(io::Error::other)?;
+    writers.0.map_err(io::Error::other)?;
+    writers.1.map_err(io::Error::other)?;
     tracing::info!("the NameServer has shut down");
     Ok(())
 }

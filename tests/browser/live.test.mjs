@@ -5,6 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, ready, shot, DESKTOP, clickInHeader } from "./lib/browser.mjs";
 import { startDaemon, registerBroker } from "./lib/daemon.mjs";
+import { PATIENCE } from "./lib/patience.mjs";
 
 let b;
 let daemon;
@@ -20,14 +21,14 @@ after(async () => {
 const BROKER = "127.0.0.1:31911";
 const liveState = (page) => page.evaluate(() => window.__rmqsim.live());
 
-test("L1 live mode shows a registering broker within a second, scrubs back, and returns to the simulation", async () => {
+test("L1 live mode shows a registering broker, scrubs back, and returns to the simulation", async () => {
   const ctx = await b.browser.newContext({ viewport: DESKTOP });
   const page = await ctx.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(`${daemon.http}/www/index.html?live`);
   await ready(page);
-  await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: 10000 });
+  await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: PATIENCE });
   assert.equal(await page.getAttribute("body", "data-mode"), "live");
   assert.ok(await page.locator("[data-testid=live-panel]").isVisible());
   assert.ok(await page.locator("[data-testid=diagram]").isVisible(), "the real cluster on the same diagram");
@@ -35,11 +36,9 @@ test("L1 live mode shows a registering broker within a second, scrubs back, and 
   const table = page.locator(`[data-testid="live-${daemon.address}"]`);
   assert.equal(await table.locator("tbody tr").count(), 0);
 
-  const started = Date.now();
+  // How soon the row shows is a benchmark (scripts/bench-page.mjs, BENCHMARKS.md).
   const broker = await registerBroker(daemon);
-  await table.locator(`tbody tr[data-broker="broker-a"]`).waitFor({ timeout: 1000 });
-  const took = Date.now() - started;
-  assert.ok(took <= 1000, `shown after ${took} ms`);
+  await table.locator(`tbody tr[data-broker="broker-a"]`).waitFor({ timeout: PATIENCE });
   const row = await table.locator("tbody tr").first().locator("td").allTextContents();
   assert.equal(row[0], BROKER);
   assert.equal(row[1], "broker-a");
@@ -52,7 +51,7 @@ test("L1 live mode shows a registering broker within a second, scrubs back, and 
   await page.waitForFunction(
     () => [...document.querySelectorAll("[data-testid=log] .log-text")].some((e) => e.textContent.startsWith("new broker registered")),
     null,
-    { timeout: 5000 },
+    { timeout: PATIENCE },
   );
   assert.ok(
     (await log.allTextContents()).includes(
@@ -60,7 +59,7 @@ test("L1 live mode shows a registering broker within a second, scrubs back, and 
     ),
   );
   const route = page.locator(`[data-testid="route-${daemon.address}"]`);
-  await route.locator("table.router").first().waitFor({ timeout: 5000 });
+  await route.locator("table.router").first().waitFor({ timeout: PATIENCE });
   assert.equal(await page.inputValue("[data-testid=live-topic]"), "TBW102");
   assert.deepEqual(await route.locator("caption").allTextContents(), ["brokerDatas", "queueDatas"]);
   assert.match(await route.locator("table").first().locator("tbody tr").first().textContent(), /broker-a\{0: 127\.0\.0\.1:31911\}/);
@@ -69,11 +68,11 @@ test("L1 live mode shows a registering broker within a second, scrubs back, and 
   // The broker leaves: gone live, but the history still has it.
   const registeredAt = (await liveState(page)).time;
   await broker.close();
-  await table.locator("tbody tr").first().waitFor({ state: "detached", timeout: 5000 });
+  await table.locator("tbody tr").first().waitFor({ state: "detached", timeout: PATIENCE });
   await page.waitForFunction(
     () => [...document.querySelectorAll("[data-testid=log] .log-text")].some((e) => e.textContent.startsWith("unregisterBroker, remove from brokerLiveTable OK")),
     null,
-    { timeout: 5000 },
+    { timeout: PATIENCE },
   );
   await page.evaluate((ms) => {
     const s = document.querySelector("[data-testid=live-scrubber]");
@@ -106,7 +105,7 @@ test("L1 live mode shows a registering broker within a second, scrubs back, and 
   assert.ok((await page.locator("[data-testid=log] .log-text").allTextContents()).some((l) => l.startsWith("The Name Server boot success")));
   // …and live again from the header.
   await clickInHeader(page, "live-toggle");
-  await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: 10000 });
+  await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: PATIENCE });
   assert.deepEqual(errors, []);
   await ctx.close();
 });
@@ -115,7 +114,7 @@ test("L2 without a daemon the page says so and the simulation carries on", async
   const page = await b.page();
   await clickInHeader(page, "live-toggle");
   const status = page.locator("[data-testid=live-status]");
-  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").dataset.tone === "bad", null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").dataset.tone === "bad", null, { timeout: PATIENCE });
   assert.match(await status.textContent(), /No NameServer daemon answers at http:\/\/127\.0\.0\.1:\d+/);
   await page.click("[data-testid=live-exit]");
   assert.ok(await page.locator("[data-testid=diagram]").isVisible());
@@ -134,7 +133,7 @@ test("L3 several NameServers side by side, their divergence named and cleared", 
     const line = text.split("\n").find((l) => l.startsWith("nameserver_peer_brokers_missing{") && l.includes('direction="missing_there"'));
     return line ? Number(line.split(" ").pop()) : null;
   };
-  const until = async (fn, want, ms = 5000) => {
+  const until = async (fn, want, ms = PATIENCE) => {
     const end = Date.now() + ms;
     for (;;) {
       const v = await fn();
@@ -150,13 +149,11 @@ test("L3 several NameServers side by side, their divergence named and cleared", 
       page.on("pageerror", (e) => errors.push(String(e)));
       await page.goto(`${a.http}/www/index.html?live=${a.http},${other.http}`);
       await ready(page);
-      await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: 10000 });
+      await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: PATIENCE });
       assert.equal(await page.locator("#diagram .node.role-nameserver").count(), 2, "both NameServers on the diagram");
       const onlyA = await registerBroker(a);
-      const started = Date.now();
       const sentence = page.locator(`[data-testid=live-divergences] li[data-kind=broker][data-ns="${other.address}"]`);
-      await sentence.waitFor({ timeout: 1000 });
-      assert.ok(Date.now() - started <= 1000, "named within a second");
+      await sentence.waitFor({ timeout: PATIENCE }); // how soon is a benchmark (scripts/bench-page.mjs)
       assert.match(await sentence.textContent(), new RegExp(`${other.address.replace(/\./g, "\\.")} has never heard from broker-a; ${a.address.replace(/\./g, "\\.")} heard from it \\d+\\.\\d s ago`));
       assert.equal(await page.getAttribute("[data-testid=divergence]", "data-missing"), "broker-a");
       assert.equal(await until(missingThere, 1), 1, "a's gauge: one broker here and missing at its peer");
@@ -169,15 +166,13 @@ test("L3 several NameServers side by side, their divergence named and cleared", 
       await shot(page, `L3-divergence-${size}`);
       // Registered with both: the difference clears.
       const onB = await registerBroker(other);
-      await page.waitForFunction(() => !document.querySelector("[data-testid=live-divergences] li[data-kind=broker]"), null, { timeout: 2000 });
+      await page.waitForFunction(() => !document.querySelector("[data-testid=live-divergences] li[data-kind=broker]"), null, { timeout: PATIENCE });
       assert.ok(await page.locator("[data-testid=divergence]").isHidden());
       assert.equal(await until(missingThere, 0), 0, "the gauge back to 0");
       // Its connections close: the diagram lets it go within a second.
       await onlyA.close();
       await onB.close();
-      const closed = Date.now();
-      await node.waitFor({ state: "detached", timeout: 1000 });
-      assert.ok(Date.now() - closed <= 1000, "removed within a second");
+      await node.waitFor({ state: "detached", timeout: PATIENCE });
       await shot(page, `L3-after-${size}`);
       assert.deepEqual(errors, []);
       await ctx.close();

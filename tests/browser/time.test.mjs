@@ -3,6 +3,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, seek, settle, simTime, shot } from "./lib/browser.mjs";
 import { Simulation } from "./lib/oracle.mjs";
+import { PATIENCE } from "./lib/patience.mjs";
 
 let b;
 before(async () => (b = await launch()));
@@ -17,9 +18,8 @@ test("T1 play/pause", async () => {
   assert.equal(await play.getAttribute("aria-pressed"), "false");
   await blur(page);
   await page.keyboard.press("Space");
-  await page.waitForTimeout(1000);
   assert.equal(await play.getAttribute("aria-pressed"), "true");
-  assert.ok((await simTime(page)) > 0, "advances while playing");
+  await page.waitForFunction(() => window.__rmqsim.time() > 0, null, { timeout: PATIENCE }); // advances while playing
   await page.keyboard.press("Space");
   await settle(page);
   assert.equal(await play.getAttribute("aria-pressed"), "false");
@@ -27,8 +27,7 @@ test("T1 play/pause", async () => {
   await page.waitForTimeout(1000);
   assert.equal(await simTime(page), a, "unchanged while paused");
   await page.keyboard.press("Space");
-  await page.waitForTimeout(1000);
-  assert.ok((await simTime(page)) > a, "advances again");
+  await page.waitForFunction((at) => window.__rmqsim.time() > at, a, { timeout: PATIENCE }); // advances again
   await page.keyboard.press("Space");
   await page.context().close();
 });
@@ -39,17 +38,21 @@ test("T2 speed", async () => {
   await page.click("[data-testid=speed-60]");
   await blur(page);
   await page.keyboard.press("Space");
-  const r = await page.evaluate(async () => {
-    const read = () => Number(document.querySelector("[data-testid=clock]").dataset.simMs);
-    await new Promise((ok) => setTimeout(ok, 300));
-    const s0 = read();
-    const w0 = performance.now();
-    await new Promise((ok) => setTimeout(ok, 2000));
-    return { sim: read() - s0, wall: performance.now() - w0 };
-  });
+  // The clock rule on the page's own (wall, target) pairs, frame to frame: the target moves
+  // 60 ms per wall millisecond, or less where a long frame is capped. How close the page
+  // comes to 60× on a machine is a benchmark (scripts/bench-page.mjs).
+  const at60 = () => window.__rmqsim.clockTrace().filter((e) => e.speed === 60).length >= 30;
+  await page.waitForFunction(at60, null, { timeout: PATIENCE });
   await page.keyboard.press("Space");
-  const perTwoSeconds = (r.sim / r.wall) * 2000;
-  assert.ok(Math.abs(perTwoSeconds - 120000) <= 6000, `60×: ${perTwoSeconds} ms of sim per 2 s`);
+  const trace = (await page.evaluate(() => window.__rmqsim.clockTrace())).filter((e) => e.speed === 60);
+  assert.ok(trace.length >= 30, `${trace.length} frames at 60×`);
+  for (let i = 1; i < trace.length; i++) {
+    const [a, z] = [trace[i - 1], trace[i]];
+    const free = a.target + (z.wall - a.wall) * 60;
+    assert.ok(z.wall > a.wall, `frame ${i}: wall time goes forward`);
+    if (z.capped) assert.ok(z.target <= free + 1e-6 * free, `frame ${i}: capped at ${z.target}, above ${free}`);
+    else assert.ok(Math.abs(z.target - free) <= 1e-6 * Math.max(1, free), `frame ${i}: target ${z.target}, the rule says ${free}`);
+  }
   await page.keyboard.press("+");
   assert.ok(Number(await page.getAttribute("[data-testid=speed]", "data-speed")) > 60, "+ is faster");
   await page.keyboard.press("-");

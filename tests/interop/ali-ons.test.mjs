@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import net from "node:net";
+import { PATIENCE } from "../browser/lib/patience.mjs";
 
 const require = createRequire(import.meta.url);
 const MQClient = require("ali-ons/lib/mq_client");
@@ -36,7 +37,7 @@ before(async () => {
       if (m) resolve(m[1]);
     });
     daemon.on("exit", (code) => reject(new Error(`daemon exited with ${code}: ${out}`)));
-    setTimeout(() => reject(new Error(`daemon did not start: ${out}`)), 10_000);
+    setTimeout(() => reject(new Error(`daemon did not start: ${out}`)), PATIENCE);
   });
 });
 

@@ -5,7 +5,6 @@
 use crate::support;
 
 use std::fs;
-use std::time::Duration;
 
 use nameserver_core::properties;
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
@@ -29,12 +28,7 @@ async fn an_update_applies_at_once_persists_and_survives_a_restart() {
     assert!(String::from_utf8_lossy(&shown.body).contains("\nenableAllTopicList=false\n"));
 
     let path = server.config_path();
-    for _ in 0..500 {
-        if path.exists() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    support::eventually("the configuration file is written", || async { path.exists().then_some(()) }).await;
     let written = properties::parse(&fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(written["enableAllTopicList"], "false");
     assert_eq!(written["configStorePath"], path.display().to_string());
@@ -73,12 +67,7 @@ async fn a_restart_only_key_is_accepted_persisted_and_said_to_need_a_restart() {
     assert_eq!(reply.code, 0, "{reply:?}");
     assert!(reply.remark.as_deref().is_some_and(|r| r.contains("after a restart: listenPort")), "{reply:?}");
     let path = server.config_path();
-    for _ in 0..500 {
-        if path.exists() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    support::eventually("the configuration file is written", || async { path.exists().then_some(()) }).await;
     let written = properties::parse(&fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(written["listenPort"], "19876");
 }

@@ -8,7 +8,9 @@ use std::io::{BufRead as _, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use support::{call_blocking, clogged_peer, decode, encode, nameserver_command, register_broker_frame, route_query};
+use support::{
+    CloggedPeer, call_blocking, decode, encode, nameserver_command, register_broker_frame, route_query, within,
+};
 
 #[test]
 fn version_names_the_version_and_the_commit() {
@@ -65,7 +67,7 @@ async fn unimplemented_keys_warn_and_the_drain_time_is_honoured() {
     stream.set_read_timeout(Some(support::PATIENCE)).unwrap();
     assert_eq!(decode(&call_blocking(&mut stream, &register_broker_frame())).code, 0);
     assert_eq!(decode(&call_blocking(&mut stream, &encode(&route_query("TBW102", 1)))).code, 0);
-    let flood = clogged_peer(addr, "TBW102").await;
+    let flood = CloggedPeer::flood(addr, "TBW102").await;
 
     let started = Instant::now();
     std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
@@ -75,8 +77,9 @@ async fn unimplemented_keys_warn_and_the_drain_time_is_honoured() {
     let text = lines.join("\n");
     assert!(exit.success(), "{exit}\n{text}");
     assert!(took >= Duration::from_millis(900), "the clogged connection held the drain: {took:?}\n{text}");
-    assert!(took < Duration::from_secs(4), "1 s drain, not the 5 s default: {took:?}\n{text}");
+    // 1 s, not the 5 s default: the drain reached the deadline the file sets.
     assert!(text.contains("connections get up to 1s"), "{text}");
+    assert!(text.contains("connections still busy after 1s, closing them"), "{text}");
     let warned = |key: &str| lines.iter().any(|l| l.contains("WARN") && l.contains(&format!("config: {key}")));
     for key in ["enableControllerInNamesrv=true", "tls.server.mode=enforcing", "serverWorkerThreads=32"] {
         assert!(warned(key), "no warning for {key}:\n{text}");
@@ -84,5 +87,5 @@ async fn unimplemented_keys_warn_and_the_drain_time_is_honoured() {
     for key in ["orderMessageEnable", "enableShutdownGracefully", "shutdownWaitTimeSeconds"] {
         assert!(!warned(key), "{key} is implemented:\n{text}");
     }
-    flood.await.unwrap();
+    within("the peer is closed", flood.wait_closed_by_server()).await;
 }

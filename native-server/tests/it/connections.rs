@@ -4,7 +4,7 @@
 use crate::support;
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nameserver_core::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode};
 use support::{
@@ -122,7 +122,6 @@ async fn a_frame_of_many_reads_is_read_whole_in_turn_with_other_connections() {
     let mut other = server.client().await;
     for (i, piece) in bytes.chunks(200 * 1024).enumerate() {
         broker.send(piece).await;
-        tokio::time::sleep(Duration::from_millis(2)).await;
         let reply =
             within("the other connection, meanwhile", other.request(&route_query("Nope", 100 + i as i32))).await;
         assert_eq!((reply.opaque, reply.code), (100 + i as i32, 17));
@@ -171,9 +170,8 @@ async fn a_slow_reader_does_not_delay_other_clients() {
     });
 
     let mut client = server.client().await;
-    let mut slowest = Duration::ZERO;
+    // Each answer within the patience of `within`: none waits for the slow reader.
     for opaque in 0..200 {
-        let started = Instant::now();
         let reply = within("route reply next to a slow reader", client.request(&route_query("TBW102", opaque))).await;
         assert_eq!((reply.code, reply.opaque), (0, opaque));
         if opaque % 20 == 0 {
@@ -184,9 +182,7 @@ async fn a_slow_reader_does_not_delay_other_clients() {
             .await;
             assert_eq!(cluster.code, 0);
         }
-        slowest = slowest.max(started.elapsed());
     }
-    assert!(slowest < Duration::from_secs(2), "slowest route answer took {slowest:?}");
 
     // Its replies pile up in its queue until the owner gives up on it and closes it.
     let mut slow = within("the slow reader is closed", flood).await.unwrap();

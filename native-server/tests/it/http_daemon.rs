@@ -127,15 +127,10 @@ fn peers_come_from_the_flag_or_the_environment_and_bad_ones_are_refused() {
     stdout.read_line(&mut line).unwrap();
     stdout.read_line(&mut line).unwrap();
     let a_http: SocketAddr = format!("127.0.0.1:{a_port}").parse().unwrap();
-    let started = std::time::Instant::now();
-    let peers = loop {
+    let peers = support::eventually_blocking("both peers reachable", || {
         let peers: serde_json::Value = serde_json::from_str(&get(a_http, "/api/peers").1).unwrap();
-        if peers["peers"].as_array().unwrap().iter().all(|p| p["reachable"] == true) {
-            break peers;
-        }
-        assert!(started.elapsed() < PATIENCE, "{peers}");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+        peers["peers"].as_array().unwrap().iter().all(|p| p["reachable"] == true).then_some(peers)
+    });
     let urls: Vec<(&str, bool)> =
         peers["peers"].as_array().unwrap().iter().map(|p| (p["url"].as_str().unwrap(), p["self"] == true)).collect();
     let (b_url, a_url) = (format!("http://{b_http}"), format!("http://127.0.0.1:{a_port}"));

@@ -454,15 +454,11 @@ async fn peer_series_are_valid_exposition_text() {
     let peers = [peer.http, closed].map(|addr| PeerUrl::parse(&format!("http://{addr}")).unwrap()).to_vec();
     let server = ConsoleServer::start_with(HttpOptions { peers, ..HttpOptions::default() }, |_| {}).await;
     let up = |addr| format!("nameserver_peer_up{{peer=\"http://{addr}\"}}");
-    let mut samples = scrape(&server).await;
-    for _ in 0..200 {
-        if samples.get(&up(peer.http)) == Some(&1.0) && samples.get(&up(closed)) == Some(&0.0) {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        samples = scrape(&server).await;
-    }
-    assert_eq!((samples.get(&up(peer.http)), samples.get(&up(closed))), (Some(&1.0), Some(&0.0)), "{samples:#?}");
+    let samples = crate::support::eventually("one peer up, the other down", || async {
+        let samples = scrape(&server).await;
+        (samples.get(&up(peer.http)) == Some(&1.0) && samples.get(&up(closed)) == Some(&0.0)).then_some(samples)
+    })
+    .await;
     for family in ["brokers", "topics"] {
         for direction in ["missing_here", "missing_there"] {
             let series =

@@ -137,10 +137,8 @@ async fn with_a_token_kv_entries_can_be_put_and_deleted_and_nothing_else() {
     let got = admin.request(&tcp_request(RequestCode::GetKvConfig, 1, &[("namespace", "ns"), ("key", "key")])).await;
     assert_eq!(got.field("value"), Some("v1"));
     let file = std::path::PathBuf::from(&server.config.namesrv.kv_config_path);
-    support::within("kvConfig.json written", async {
-        while !std::fs::read_to_string(&file).is_ok_and(|text| text.contains("\"key\":\"v1\"")) {
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
+    support::eventually("kvConfig.json written", || async {
+        std::fs::read_to_string(&file).is_ok_and(|text| text.contains("\"key\":\"v1\"")).then_some(())
     })
     .await;
 

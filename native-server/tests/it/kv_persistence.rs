@@ -5,7 +5,6 @@ use crate::support;
 
 use std::fs;
 use std::path::Path;
-use std::time::Duration;
 
 use nameserver::load_kv;
 use nameserver_core::protocol::RequestCode;
@@ -21,13 +20,9 @@ fn get(opaque: i32, key: &str) -> nameserver_core::protocol::RemotingCommand {
 
 /// Waits until the file holds `expected` (writes happen off the owner, a moment later).
 async fn file_becomes(path: &Path, expected: &str) {
-    for _ in 0..500 {
-        if fs::read_to_string(path).is_ok_and(|text| text == expected) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("{} never became {expected}, it is {:?}", path.display(), fs::read_to_string(path));
+    let what = format!("{} becomes {expected}", path.display());
+    support::eventually(&what, || async { fs::read_to_string(path).is_ok_and(|text| text == expected).then_some(()) })
+        .await;
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { PATIENCE } from "./patience.mjs";
 import { ROOT } from "./server.mjs";
 
 function binary() {
@@ -25,7 +26,7 @@ export async function startDaemon(args = []) {
   const lines = createInterface({ input: child.stdout });
   const found = {};
   await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the daemon did not start")), 30000);
+    const timer = setTimeout(() => reject(new Error("the daemon did not start")), PATIENCE);
     child.once("exit", (code) => reject(new Error(`the daemon exited (${code})`)));
     lines.on("line", (line) => {
       const boot = line.match(/^The Name Server boot success\. serializeType=JSON, address (\S+)$/);

@@ -117,9 +117,8 @@ fn h15_http_on_the_rocketmq_port_closes() {
         b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
         b"HEAD / HTTP/1.0\r\n\r\n",
     ] {
-        let started = Instant::now();
+        // Closed at all (the default idle close is 120 s away): on the first four bytes.
         assert_closes(&server, &String::from_utf8_lossy(request), request);
-        assert!(started.elapsed() < Duration::from_secs(2), "closed on the first four bytes");
     }
     witness.finish();
 }

@@ -16,8 +16,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-/// How long a test waits for something that should happen at once (real time).
-pub(crate) const PATIENCE: Duration = Duration::from_secs(10);
+/// How long a test waits for something that should happen at once (real time): a hang
+/// guard, never a measure of speed, so generous enough for a loaded 2-core machine.
+pub(crate) const PATIENCE: Duration = Duration::from_secs(30);
 
 /// One captured request frame.
 #[derive(Clone, Debug)]
@@ -235,6 +236,34 @@ impl Client {
     }
 }
 
+/// How often [`eventually`] looks again.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Polls `check` until it gives a value, failing the test after [`PATIENCE`]: for a state
+/// nothing announces (a file written off the owner, a peer's view refreshed by its own timer).
+pub(crate) async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, mut check: impl FnMut() -> F) -> T {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "timed out: {what}");
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// [`eventually`] on a thread of its own (no runtime).
+pub(crate) fn eventually_blocking<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+        std::thread::sleep(POLL);
+    }
+}
+
 /// Fails the test if `future` takes longer than [`PATIENCE`] of real time.
 pub(crate) async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
     tokio::time::timeout(PATIENCE, future).await.unwrap_or_else(|_| panic!("timed out: {what}"))
@@ -380,20 +409,53 @@ pub(crate) fn read_frame_blocking(stream: &mut std::net::TcpStream) -> Vec<u8> {
     frame
 }
 
-/// A peer that floods route queries for `topic` (answered on its connection, never by the
-/// owner) and never reads the replies, with a tiny receive window: its connection task soon
-/// blocks writing, so a shutdown has to wait the grace period for it. The task ends when
-/// the server closes the connection.
-pub(crate) async fn clogged_peer(addr: SocketAddr, topic: &str) -> JoinHandle<()> {
-    let socket = tokio::net::TcpSocket::new_v4().unwrap();
-    socket.set_recv_buffer_size(4096).unwrap();
-    let mut peer = socket.connect(addr).await.unwrap();
-    let mut burst = Vec::new();
-    for opaque in 0..5000 {
-        burst.extend_from_slice(&encode(&route_query(topic, opaque)));
+/// A peer that sends route queries for `topic` (answered on its connection, never by the
+/// owner) through a tiny receive window and reads none of the replies, until its non-blocking
+/// write returns `WouldBlock`: the server has stopped reading it, so its connection cannot
+/// finish until the peer reads (or the server gives up on it).
+pub(crate) struct CloggedPeer {
+    stream: TcpStream,
+}
+
+impl CloggedPeer {
+    pub(crate) async fn flood(addr: SocketAddr, topic: &str) -> Self {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        // A std handle on the same non-blocking socket: its write reports the socket's own
+        // state, not tokio's cached readiness.
+        let stream = socket.connect(addr).await.unwrap().into_std().unwrap();
+        let burst: Vec<u8> = (0..1000).flat_map(|opaque| encode(&route_query(topic, opaque))).collect();
+        let mut at = 0;
+        loop {
+            match io::Write::write(&mut &stream, &burst[at..]) {
+                // Whole frames only: the burst is sent in order and starts again at its end.
+                Ok(n) => at = (at + n) % burst.len(),
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => break,
+                Err(error) => panic!("the clogged peer's write failed: {error}"),
+            }
+        }
+        Self { stream: TcpStream::from_std(stream).unwrap() }
     }
-    let task = tokio::spawn(async move { while peer.write_all(&burst).await.is_ok() {} });
-    // Let the replies back up to the server's high-water mark.
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    task
+
+    /// Reads every reply until the server closes the connection; the number of bytes read.
+    pub(crate) async fn read_to_end(mut self) -> usize {
+        let mut replies = Vec::new();
+        let _ = self.stream.read_to_end(&mut replies).await;
+        replies.len()
+    }
+
+    /// Waits, still reading nothing, until the server closes the connection: the peer's
+    /// stalled write then fails.
+    pub(crate) async fn wait_closed_by_server(self) {
+        loop {
+            if self.stream.writable().await.is_err() {
+                return;
+            }
+            match self.stream.try_write(b"\0") {
+                Ok(_) => {}
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
+                Err(_) => return,
+            }
+        }
+    }
 }

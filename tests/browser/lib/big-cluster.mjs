@@ -1,0 +1,4 @@
+// T29's cluster (docs/TEACHING.md): 3 NameServers, 4 brokers, 2 producers, 2 consumers, as a
+// scenario text for the page's `sc=` parameter. The browser test and scripts/bench-page.mjs use it.
+export const BIG_CLUSTER =
+  "profile 4.9;idle on;latency 2 1;autocreate on;nameserver NS-1 start 0;nameserver NS-2 start 0.5;nameserver NS-3 start 1;broker broker-a group broker-a id 0 start 1;broker broker-a-s group broker-a id 1 start 1.5;broker broker-b group broker-b id 0 start 2;broker broker-b-s group broker-b id 1 start 2.5;topic TopicTest queues 4 on broker-a broker-b;producer P1 ns NS-1 start 4 topic TopicTest every 1;producer P2 ns NS-2 start 4 topic TopicTest every 1;consumer C1 group CG1 ns NS-3 start 6 topic TopicTest;consumer C2 group CG1 ns NS-1 start 6 topic TopicTest;at 100 freeze broker-b";
