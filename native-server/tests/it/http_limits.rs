@@ -11,7 +11,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::http_support::ConsoleServer;
-use crate::support::{PATIENCE, TestServer, server_config};
+use crate::support::{PATIENCE, TestServer, eventually, server_config};
 
 /// Sends `head` as it is and returns the status code of the response.
 async fn status(addr: std::net::SocketAddr, head: &str) -> u16 {
@@ -41,15 +41,11 @@ async fn the_event_stream_past_the_cap_gets_503_and_a_closed_one_frees_its_slot(
     assert_eq!(server.get("/healthz").await.status, 200, "everything else is still served");
     drop(open.pop());
     // The slot comes back once the server sees the stream end.
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        let head = format!("GET /api/events HTTP/1.1\r\nHost: {}\r\n\r\n", server.http);
-        if status(server.http, &head).await == 200 {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "the closed stream's slot never came back");
-        tokio::task::yield_now().await;
-    }
+    let head = format!("GET /api/events HTTP/1.1\r\nHost: {}\r\n\r\n", server.http);
+    eventually("the closed stream's slot comes back", || async {
+        (status(server.http, &head).await == 200).then_some(())
+    })
+    .await;
     server.stop().await.unwrap();
 }
 
@@ -82,10 +78,10 @@ async fn on_every_interface_an_unknown_host_name_gets_421() {
     let http: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let get = |path: &str, host: &str| format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
     // Let the console publish its first view (it answers nothing before).
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    while status(http, &get("/healthz", "127.0.0.1")).await != 200 {
-        assert!(tokio::time::Instant::now() < deadline);
-    }
+    eventually("the console answers", || async {
+        (status(http, &get("/healthz", "127.0.0.1")).await == 200).then_some(())
+    })
+    .await;
     assert_eq!(status(http, &get("/api/view", "evil.example")).await, 421);
     assert_eq!(status(http, &get("/www/", "evil.example:8080")).await, 421);
     assert_eq!(status(http, &get("/api/view", "10.0.0.7:8080")).await, 200, "an IP address");

@@ -6,7 +6,7 @@ use nameserver::test_hooks::PANIC_REQUEST_CODE;
 use nameserver_core::protocol::RemotingCommand;
 
 use crate::http_support::ConsoleServer;
-use crate::support::{self, PATIENCE};
+use crate::support;
 
 async fn connections(server: &ConsoleServer) -> f64 {
     let text = server.get("/metrics").await.text();
@@ -28,25 +28,20 @@ async fn a_panicking_connection_task_still_removes_its_broker_and_its_count() {
         peers.push(peer);
     }
     let brokers = |v: serde_json::Value| v["brokers"].as_array().map_or(usize::MAX, Vec::len);
-    assert_eq!(brokers(server.get_json("/api/brokers").await), 5);
+    support::eventually("the view lists the 5 brokers", || async {
+        (brokers(server.get_json("/api/brokers").await) == 5).then_some(())
+    })
+    .await;
     for peer in &mut peers {
         let mut boom = RemotingCommand::request(PANIC_REQUEST_CODE.into());
         boom.opaque = 2;
         peer.send(&support::encode(&boom)).await;
         assert!(peer.is_closed_by_server().await, "the panicking task's socket closes");
     }
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
+    support::eventually("the panicked connections' brokers removed and the gauge at its baseline", || async {
         let left = brokers(server.get_json("/api/brokers").await);
-        let open = connections(&server).await;
-        if left == 0 && open == baseline {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "still {open} connections (baseline {baseline}), {left} brokers"
-        );
-        tokio::task::yield_now().await;
-    }
+        (left == 0 && connections(&server).await == baseline).then_some(())
+    })
+    .await;
     server.stop().await.unwrap();
 }
