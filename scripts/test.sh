@@ -5,6 +5,14 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
+# The Java oracle's jars (Apache RocketMQ from Maven Central) download while the Rust steps run.
+java_versions="5.5.0 5.3.3 4.9.7"
+java_fetch_log="$(mktemp "${TMPDIR:-/tmp}/nameserver-java-fetch.XXXXXX")"
+if [ "${NAMESERVER_SKIP_JAVA:-}" != 1 ]; then
+  (for v in $java_versions; do scripts/java/fetch.sh "$v" || exit 1; done) >"$java_fetch_log" 2>&1 &
+  java_fetch_pid=$!
+fi
+
 step "toolchain targets"
 for target in wasm32-unknown-unknown thumbv7em-none-eabihf; do
   rustup target list --installed | grep -qx "$target" || rustup target add "$target"
@@ -21,6 +29,19 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "unit, integration and doc tests"
 cargo test --workspace --locked
+
+step "Java oracle: the same requests to Apache RocketMQ's own NameServer ($java_versions, from Maven Central) and to ours; differences outside docs/PROTOCOL.md §18 fail"
+if [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ]; then
+  echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): the Java oracle"
+else
+  if ! wait "$java_fetch_pid"; then
+    echo "cannot fetch Apache RocketMQ from Maven Central (NAMESERVER_SKIP_JAVA=1 skips the Java steps):" >&2
+    tail -n 8 "$java_fetch_log" >&2
+    exit 1
+  fi
+  JAVA_ORACLE_VERSIONS="${java_versions// /,}" cargo test -p nameserver --test java_oracle --locked -- --ignored --nocapture
+fi
+rm -f "$java_fetch_log"
 
 step "API docs build without warnings (broken intra-doc links fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
