@@ -16,6 +16,7 @@ STEPS=(
   "waits|tests wait on events: no sleep, waitForTimeout or wall-clock bound outside tests/waits-allowed.txt"
   "clippy|clippy, the whole workspace and every target"
   "daemon|cargo test -p nameserver (the daemon's unit, integration and doc tests)"
+  "java|Java oracle: the same requests to Apache RocketMQ's own NameServer (5.5.0, 5.3.3, 4.9.7 from Maven Central) and to ours; differences outside docs/PROTOCOL.md §18 fail"
   "workspace|cargo test for the other crates (core, wasm on the host, bench, fuzz helpers)"
   "doc|API docs build without warnings (broken intra-doc links fail)"
   "bench|benchmark tools: load generator, floor and bench script (smoke, tiny counts, no peer)"
@@ -54,6 +55,31 @@ step_links() { node scripts/check-links.mjs; }
 step_waits() { node scripts/check-waits.mjs; }
 step_clippy() { cargo clippy --workspace --all-targets --locked -- -D warnings; }
 step_daemon() { cargo test -p nameserver --locked; }
+# Apache RocketMQ's jars download in the background from the start of the run (java_fetch,
+# below), while the Rust steps build.
+JAVA_VERSIONS="5.5.0 5.3.3 4.9.7"
+java_fetch_pid=""
+java_fetch_log=""
+java_fetch() {
+  [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ] && return 0
+  java_fetch_log="$(mktemp "${TMPDIR:-/tmp}/nameserver-java-fetch.XXXXXX")"
+  (for v in $JAVA_VERSIONS; do scripts/java/fetch.sh "$v" || exit 1; done) >"$java_fetch_log" 2>&1 &
+  java_fetch_pid=$!
+}
+step_java() {
+  if [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ]; then
+    echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): the Java oracle"
+    return 0
+  fi
+  [ -n "$java_fetch_pid" ] || java_fetch
+  if ! wait "$java_fetch_pid"; then
+    echo "cannot fetch Apache RocketMQ from Maven Central (NAMESERVER_SKIP_JAVA=1 skips the Java steps):" >&2
+    tail -n 8 "$java_fetch_log" >&2
+    return 1
+  fi
+  rm -f "$java_fetch_log"
+  JAVA_ORACLE_VERSIONS="${JAVA_VERSIONS// /,}" cargo test -p nameserver --test java_oracle --locked -- --ignored --nocapture
+}
 step_workspace() { cargo test --workspace --exclude nameserver --locked; }
 step_doc() { RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked; }
 step_bench() { scripts/bench.sh --smoke; }
@@ -134,6 +160,9 @@ report() {
 }
 trap report EXIT
 
+for name in "${run[@]}"; do
+  if [ "$name" = java ]; then java_fetch; fi
+done
 for name in "${run[@]}"; do
   for s in "${STEPS[@]}"; do [ "${s%%|*}" = "$name" ] && printf '\n== %s: %s\n' "$name" "${s#*|}"; done
   current=$name

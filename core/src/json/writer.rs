@@ -191,106 +191,40 @@ fn push_display(out: &mut Vec<u8>, n: i64) {
     out.extend_from_slice(&digits[i..]);
 }
 
-/// Writes `s` as a quoted JSON string with fastjson's escaping for `style`.
-pub fn write_string(out: &mut Vec<u8>, s: &str, style: JsonStyle) {
+/// Writes `s` as a quoted JSON string as fastjson2 (RocketMQ 5.5.0) does in both styles:
+/// `"` and `\\` escaped, control characters below 0x20 as `\b \f \n \r \t` or `\u00xx` with
+/// lowercase hex, everything else raw UTF-8 (`/`, DEL, the C1 controls, U+2028/U+2029 included;
+/// fastjson 1.x, in 5.3.3 and 4.9.7, escaped those: PROTOCOL.md §8.1). `style` only matters for
+/// map keys and big numbers.
+pub fn write_string(out: &mut Vec<u8>, s: &str, _style: JsonStyle) {
     out.push(b'"');
     let bytes = s.as_bytes();
-    let table = match style {
-        JsonStyle::Standard => &STANDARD,
-        JsonStyle::Plain => &PLAIN,
-    };
     let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        // Names and addresses are plain ASCII: one table lookup per byte is the common path.
-        let special = match table[usize::from(b)] {
-            COPY => false,
-            ESCAPE => true,
-            _ => plain_escaped_char(&bytes[i..]),
-        };
-        if !special {
-            i += 1;
+    for (i, &b) in bytes.iter().enumerate() {
+        // Names and addresses are plain ASCII: one comparison per byte is the common path.
+        if b >= 0x20 && b != b'"' && b != b'\\' {
             continue;
         }
         out.extend_from_slice(&bytes[start..i]);
-        if b >= 0x7F {
-            // A non-ASCII char to escape: as UTF-16 escapes. `i` is a char boundary
-            // because every byte before it in this run was ASCII or a complete char.
-            let ch = s[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
-            let mut units = [0u16; 2];
-            for unit in ch.encode_utf16(&mut units) {
-                push_unicode_escape(out, *unit);
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            8 => out.extend_from_slice(b"\\b"),
+            12 => out.extend_from_slice(b"\\f"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 0xF)]);
             }
-            i += ch.len_utf8();
-        } else {
-            match b {
-                b'"' => out.extend_from_slice(b"\\\""),
-                b'\\' => out.extend_from_slice(b"\\\\"),
-                b'/' => out.extend_from_slice(b"\\/"),
-                8 => out.extend_from_slice(b"\\b"),
-                12 => out.extend_from_slice(b"\\f"),
-                b'\n' => out.extend_from_slice(b"\\n"),
-                b'\r' => out.extend_from_slice(b"\\r"),
-                b'\t' => out.extend_from_slice(b"\\t"),
-                _ => push_unicode_escape(out, u16::from(b)),
-            }
-            i += 1;
         }
-        start = i;
+        start = i + 1;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
-}
-
-/// What [`write_string`] does with a byte: copy it, escape the char it starts, or look at
-/// the bytes after it ([`plain_escaped_char`]: the lead bytes of U+0080–U+009F and U+2028/9).
-const COPY: u8 = 0;
-const ESCAPE: u8 = 1;
-const LOOK: u8 = 2;
-
-const fn byte_classes(standard: bool) -> [u8; 256] {
-    let mut table = [COPY; 256];
-    let mut b = 0;
-    while b < 256 {
-        let byte = b as u8;
-        table[b] = if byte < 0x20 || byte == b'"' || byte == b'\\' {
-            ESCAPE
-        } else if standard {
-            if byte == b'/' || byte >= 0x7F { ESCAPE } else { COPY }
-        } else if byte == 0x7F {
-            ESCAPE
-        } else if byte == 0xC2 || byte == 0xE2 {
-            LOOK
-        } else {
-            COPY
-        };
-        b += 1;
-    }
-    table
-}
-
-static STANDARD: [u8; 256] = byte_classes(true);
-static PLAIN: [u8; 256] = byte_classes(false);
-
-/// Whether the char starting at `rest[0]` is one plain-style fastjson 1.2.83 still writes as
-/// `\\uXXXX`: U+007F–U+009F (DEL and the C1 controls) and U+2028/U+2029 (the line and
-/// paragraph separators, which break JavaScript string literals).
-fn plain_escaped_char(rest: &[u8]) -> bool {
-    match rest {
-        [0x7F, ..] => true,
-        [0xC2, second, ..] => (0x80..=0x9F).contains(second),
-        [0xE2, 0x80, third, ..] => matches!(third, 0xA8 | 0xA9),
-        _ => false,
-    }
-}
-
-fn push_unicode_escape(out: &mut Vec<u8>, unit: u16) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    out.extend_from_slice(b"\\u");
-    for shift in [12, 8, 4, 0] {
-        out.push(HEX[usize::from((unit >> shift) & 0xF)]);
-    }
 }
 
 #[cfg(test)]
@@ -305,23 +239,22 @@ mod tests {
     }
 
     #[test]
-    fn escaping_matches_fastjson_in_both_styles() {
-        // PROTOCOL.md §8.3: orderTopicConf `a/bé中`.
-        assert_eq!(render(JsonStyle::Plain, |w| w.string("a/bé中")), "\"a/bé中\"");
-        assert_eq!(render(JsonStyle::Standard, |w| w.string("a/bé中")), "\"a\\/b\\u00E9\\u4E2D\"");
-        assert_eq!(render(JsonStyle::Plain, |w| w.string("q\"\\\n\t\u{1}")), "\"q\\\"\\\\\\n\\t\\u0001\"");
-        assert_eq!(render(JsonStyle::Standard, |w| w.string("😀")), "\"\\uD83D\\uDE00\"");
-        assert_eq!(render(JsonStyle::Standard, |w| w.string("\u{7f}")), "\"\\u007F\"");
-    }
-
-    #[test]
-    fn plain_style_escapes_c1_controls_and_line_separators_as_fastjson_does() {
-        // fastjson 1.2.83 SerializeWriter: U+007F–U+009F and U+2028/U+2029 become \uXXXX even
-        // without BrowserCompatible; U+00A0 and everything else non-ASCII stay raw.
-        assert_eq!(
-            render(JsonStyle::Plain, |w| w.string("a\u{7f}b\u{80}\u{9f}\u{a0}\u{2027}\u{2028}\u{2029}\u{202a}é")),
-            "\"a\\u007Fb\\u0080\\u009F\u{a0}\u{2027}\\u2028\\u2029\u{202a}é\""
-        );
+    fn escaping_matches_fastjson2_in_both_styles() {
+        // The bytes Java 5.5.0 (fastjson2 2.0.59) answered in the Java oracle (KV values in
+        // GET_KVLIST_BY_NAMESPACE, broker names in plain and standard routes).
+        for style in [JsonStyle::Plain, JsonStyle::Standard] {
+            assert_eq!(render(style, |w| w.string("a/bé中")), "\"a/bé中\"");
+            assert_eq!(
+                render(style, |w| w.string("q\"\\\n\t\u{1}\u{8}\u{c}\r")),
+                "\"q\\\"\\\\\\n\\t\\u0001\\b\\f\\r\""
+            );
+            assert_eq!(render(style, |w| w.string("x\u{1f}y")), "\"x\\u001fy\"");
+            assert_eq!(render(style, |w| w.string("😀\u{feff}\u{ffff}")), "\"😀\u{feff}\u{ffff}\"");
+            assert_eq!(
+                render(style, |w| w.string("a\u{7f}b\u{80}\u{9f}\u{a0}\u{2028}\u{2029}é")),
+                "\"a\u{7f}b\u{80}\u{9f}\u{a0}\u{2028}\u{2029}é\""
+            );
+        }
     }
 
     #[test]

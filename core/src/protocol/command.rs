@@ -11,9 +11,10 @@ pub const FLAG_RESPONSE: i32 = 1;
 /// Flag bit 1: the sender expects no response.
 pub const FLAG_ONEWAY: i32 = 2;
 
-/// The `version` this NameServer writes into its responses: `V5_3_3`, like the Java
-/// NameServer it replaces (the launcher sets `rocketmq.remoting.version`).
-pub const SERVER_VERSION: i32 = 479;
+/// The `version` this NameServer writes into its responses: `V5_5_0`, like the Java 5.5.0
+/// NameServer it replaces (the launcher sets `rocketmq.remoting.version`; 5.3.3 answers 479,
+/// 4.9.7 answers 407).
+pub const SERVER_VERSION: i32 = 513;
 
 /// One RocketMQ remoting command: the logical header fields plus the body bytes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]

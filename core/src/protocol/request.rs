@@ -102,7 +102,7 @@ pub enum Request {
     /// `GET_NAMESRV_CONFIG` (319).
     GetNamesrvConfig,
     /// `QUERY_DATA_VERSION` (322). Java reads only the cluster and address; either missing
-    /// matches no broker (the answer is "changed").
+    /// fails (SYSTEM_ERROR, as Java 5.5.0's NullPointerException).
     QueryDataVersion {
         /// The broker asking, by its live-table key.
         broker: Option<(ClusterName, BrokerAddr)>,
@@ -117,7 +117,7 @@ pub enum Request {
         broker_name: Option<BrokerName>,
     },
     /// `BROKER_HEARTBEAT` (904). Java reads only the cluster and address; either missing
-    /// refreshes nothing.
+    /// fails (SYSTEM_ERROR, as Java 5.5.0's NullPointerException).
     BrokerHeartbeat {
         /// The broker, by its live-table key.
         broker: Option<(ClusterName, BrokerAddr)>,

@@ -12,7 +12,7 @@ use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvPut, ORDER_TOPIC_CONFIG};
 use crate::names::{BrokerAddr, BrokerName, ConnId, TopicName};
 use crate::properties;
-use crate::protocol::body::KvTable;
+use crate::protocol::body::{BodyError, KvTable};
 use crate::protocol::request::{GetRouteInfo, HeaderError, IgnoredField, RegisterBroker, Request};
 use crate::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode, ResponseCode};
 use crate::route::{RegisterOutcome, Registration, UnregisterItem, UnregisterSource};
@@ -132,6 +132,7 @@ impl NameServer {
             Request::GetNamesrvConfig => {
                 ok().with_body(properties::to_plain_text(&self.config.to_properties()).into_bytes())
             }
+            Request::QueryDataVersion { broker: None, .. } => live_key_missing(cmd),
             Request::QueryDataVersion { broker, data_version } => {
                 let live = broker.as_ref().and_then(|(c, a)| self.routes.live(c, a)).map(|l| l.data_version);
                 let changed = live.is_none() || live != data_version;
@@ -145,12 +146,13 @@ impl NameServer {
                 }
             }
             Request::GetBrokerMemberGroup { cluster, broker_name } => {
-                ok().with_body(self.routes.broker_member_group(cluster, broker_name).to_json(JsonStyle::Plain))
+                // Java's response starts as "not set any response code" and only its code is set.
+                ok().with_remark("not set any response code")
+                    .with_body(self.routes.broker_member_group(cluster, broker_name).to_json(JsonStyle::Plain))
             }
             Request::BrokerHeartbeat { broker } => {
-                if let Some((cluster, addr)) = broker {
-                    self.routes.refresh(&cluster, &addr, self.now);
-                }
+                let Some((cluster, addr)) = broker else { return Some(live_key_missing(cmd)) };
+                self.routes.refresh(&cluster, &addr, self.now);
                 ok()
             }
             Request::Unsupported(code) => RemotingCommand::response_to(cmd, ResponseCode::RequestCodeNotSupported)
@@ -354,6 +356,13 @@ fn java_null(value: Option<&str>) -> &str {
     value.unwrap_or("null")
 }
 
+/// QUERY_DATA_VERSION or BROKER_HEARTBEAT without `clusterName` or `brokerAddr`: Java fails
+/// (SYSTEM_ERROR, a NullPointerException's text as the remark); so do we, with our words.
+fn live_key_missing(cmd: &RemotingCommand) -> RemotingCommand {
+    RemotingCommand::response_to(cmd, ResponseCode::SystemError)
+        .with_remark("the custom fields <clusterName> and <brokerAddr> are required")
+}
+
 fn disabled(cmd: &RemotingCommand) -> RemotingCommand {
     RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark("disable")
 }
@@ -363,9 +372,30 @@ fn header_error_reply(cmd: &RemotingCommand, error: &HeaderError) -> RemotingCom
         (RequestCode::PutKvConfig, HeaderError::Missing("namespace" | "key")) => {
             String::from("namespace or key is null")
         }
+        // Java 5.5.0 looks the missing topic up as `null` (its header check is gone).
+        (RequestCode::GetRouteInfoByTopic, HeaderError::Missing("topic")) => {
+            return RemotingCommand::response_to(cmd, ResponseCode::TopicNotExist).with_remark(alloc::format!(
+                "No topic route info in name server for the topic: null\nSee {} for further details.",
+                super::route_reply::FAQ_URL
+            ));
+        }
+        // Java 5.5.0's words for a body it cannot read, its stack frame included; our own
+        // limits (a zip bomb, too many topics) keep our words.
+        (_, HeaderError::RegisterBody(e))
+            if !matches!(e, BodyError::TooManyTopics { .. } | BodyError::TooLarge { .. }) =>
+        {
+            String::from(REGISTER_BODY_REMARK)
+        }
         _ => error.to_string(),
     };
-    RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark(remark)
+    let reply = RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark(remark);
+    match error {
+        // Java made this reply with RegisterBrokerResponseHeader: extFields `{}`. A header or
+        // body it cannot read fails in the remoting layer (the exception leaves the handler):
+        // no extFields. (As Java 5.5.0 answered in the oracle.)
+        HeaderError::CrcMismatch => reply.with_header_fields(),
+        _ => reply,
+    }
 }
 
 /// Whether two `host:port` texts name the same host (an IPv4 address seen through an IPv6
@@ -392,3 +422,5 @@ mod tests {
         assert!(!same_host("10.0.0.5:1", "10.0.0.50:10911"));
     }
 }
+/// The remark of Java 5.5.0's REGISTER_BROKER reply to a body it cannot decode.
+const REGISTER_BODY_REMARK: &str = "org.apache.rocketmq.remoting.exception.RemotingCommandException: Failed to decode RegisterBrokerBody, org.apache.rocketmq.namesrv.processor.DefaultRequestProcessor.extractRegisterBrokerBodyFromRequest(DefaultRequestProcessor.java:305)";

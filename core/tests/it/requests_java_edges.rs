@@ -60,15 +60,26 @@ fn kv_requests_without_namespace_or_key_find_nothing_as_in_java() {
 }
 
 /// QUERY_DATA_VERSION and BROKER_HEARTBEAT read only clusterName and brokerAddr in Java; with
-/// either missing no live entry matches: "changed" and no body, and nothing is refreshed.
-/// brokerName and brokerId are never read, so they may be missing or not numbers.
+/// either missing Java 5.5.0 fails. brokerName and brokerId are never read, so they may be
+/// missing or not numbers.
 #[test]
-fn data_version_and_heartbeat_without_some_fields_go_on_as_in_java() {
+fn data_version_and_heartbeat_without_their_live_key_fail_as_in_java_5_5_0() {
+    // Java 5.5.0 in the oracle: BrokerAddrInfo.hashCode throws on a null clusterName or
+    // brokerAddr, so the reply is SYSTEM_ERROR (its remark is the exception's text; ours names
+    // the fields).
     let mut ns = Ns::new();
     ns.register(&Broker::a0());
-    let reply = ns.ask(RequestCode::QueryDataVersion, &[("clusterName", "DefaultCluster")]);
-    assert_eq!(reply.field("changed"), Some("true"));
-    assert!(reply.body.is_empty());
+    for code in [RequestCode::QueryDataVersion, RequestCode::BrokerHeartbeat] {
+        for fields in [&[("clusterName", "DefaultCluster")][..], &[("brokerAddr", "127.0.0.1:10911")][..], &[][..]] {
+            let reply = ns.ask(code, fields);
+            assert_reply(
+                &reply,
+                ResponseCode::SystemError,
+                Some("the custom fields <clusterName> and <brokerAddr> are required"),
+            );
+            assert_eq!(reply.ext_fields, None);
+        }
+    }
     // Without brokerName/brokerId the broker is still found by its live-table key.
     let reply = ns.ask(
         RequestCode::QueryDataVersion,
@@ -95,7 +106,7 @@ fn broker_member_group_without_names_is_an_empty_group_as_in_java() {
     let mut ns = Ns::new();
     ns.register(&Broker::a0());
     let reply = ns.ask(RequestCode::GetBrokerMemberGroup, &[]);
-    assert_ok(&reply);
+    assert_reply(&reply, ResponseCode::Success, Some("not set any response code"));
     assert_eq!(text(&reply), r#"{"brokerMemberGroup":{"brokerAddrs":{}}}"#);
     let reply = ns.ask(RequestCode::GetBrokerMemberGroup, &[("brokerName", "broker-a")]);
     assert_eq!(text(&reply), r#"{"brokerMemberGroup":{"brokerAddrs":{0:"127.0.0.1:10911"},"brokerName":"broker-a"}}"#);
@@ -131,16 +142,18 @@ fn fields_that_would_corrupt_the_tables_stay_required() {
 /// fastjson 1.2.83 writes U+007F–U+009F and U+2028/U+2029 as `\uXXXX` even in its default
 /// (non-browser) style, in bodies and in the JSON header alike.
 #[test]
-fn c1_controls_and_line_separators_are_escaped_in_headers_and_bodies_as_fastjson_does() {
+fn c1_controls_and_line_separators_are_raw_in_headers_and_bodies_as_fastjson2_writes_them() {
+    // Java 5.5.0 (fastjson2) in the Java oracle: only `"`, `\\` and controls below 0x20 are
+    // escaped, with lowercase hex; fastjson 1.x (5.3.3, 4.9.7) wrote `\u0085\u2028\u007F`.
     let mut ns = Ns::new();
-    let value = "a\u{85}b\u{2028}c\u{7f}é";
+    let value = "a\u{85}b\u{2028}c\u{7f}é\u{1f}";
     assert_ok(&ns.ask(RequestCode::PutKvConfig, &[("namespace", "ns"), ("key", "k"), ("value", value)]));
     let reply = ns.ask(RequestCode::GetKvConfig, &[("namespace", "ns"), ("key", "k")]);
     let frame = codec::encode_to_vec(&reply).unwrap();
     let header = String::from_utf8_lossy(&frame[8..]).into_owned();
-    assert!(header.contains(r#""value":"a\u0085b\u2028c\u007Fé""#), "{header}");
+    assert!(header.contains("\"value\":\"a\u{85}b\u{2028}c\u{7f}é\\u001f\""), "{header}");
     let list = ns.ask(RequestCode::GetKvlistByNamespace, &[("namespace", "ns")]);
-    assert_eq!(text(&list), r#"{"table":{"k":"a\u0085b\u2028c\u007Fé"}}"#);
+    assert_eq!(text(&list), "{\"table\":{\"k\":\"a\u{85}b\u{2028}c\u{7f}é\\u001f\"}}");
 }
 
 /// DefaultRequestProcessor.registerBroker makes its reply from RegisterBrokerResponseHeader,

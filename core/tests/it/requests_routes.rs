@@ -72,7 +72,8 @@ fn route_escaping_follows_the_style() {
     let plain = ns.check(ADMIN, route_query("TopicTest", 400));
     assert!(text(&plain).contains(r#""orderTopicConf":"a/bé中","#), "{}", text(&plain));
     let standard = ns.check(ADMIN, route_query("TopicTest", 479));
-    assert!(text(&standard).contains(r#""orderTopicConf":"a\/b\u00E9\u4E2D","#), "{}", text(&standard));
+    // fastjson2 (5.5.0) writes `/` and non-ASCII raw in the standard style too.
+    assert!(text(&standard).contains(r#""orderTopicConf":"a/bé中","#), "{}", text(&standard));
     assert_eq!(
         serde_json::from_slice::<TopicRouteData>(&standard.body).unwrap().order_topic_conf.as_deref(),
         Some("a/bé中")
@@ -210,7 +211,8 @@ fn broker_member_group() {
     protocol_8_3_cluster(&mut ns);
     let reply =
         ns.ask(RequestCode::GetBrokerMemberGroup, &[("clusterName", "DefaultCluster"), ("brokerName", "broker-a")]);
-    assert_ok(&reply);
+    // Java's response starts as "not set any response code" and only its code is set after.
+    assert_reply(&reply, ResponseCode::Success, Some("not set any response code"));
     assert_eq!(
         text(&reply),
         r#"{"brokerMemberGroup":{"brokerAddrs":{0:"127.0.0.1:10911",1:"127.0.0.1:10921"},"brokerName":"broker-a","cluster":"DefaultCluster"}}"#

@@ -22,7 +22,7 @@ async fn unknown_topic_gets_code_17_with_javas_remark() {
     let reply = within("route reply", client.call(&ali_ons_route_query())).await;
     let expected = frame(
         "000000f9 000000f5",
-        r#"{"code":17,"flag":1,"language":"JAVA","opaque":1,"remark":"No topic route info in name server for the topic: TopicTest\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.","serializeTypeCurrentRPC":"JSON","version":479}"#,
+        r#"{"code":17,"flag":1,"language":"JAVA","opaque":1,"remark":"No topic route info in name server for the topic: TopicTest\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.","serializeTypeCurrentRPC":"JSON","version":513}"#,
     );
     assert_eq!(String::from_utf8_lossy(&reply), String::from_utf8_lossy(&expected));
     assert_eq!(reply, expected);
@@ -37,7 +37,7 @@ async fn unknown_request_code_gets_code_3_and_the_connection_stays_open() {
     let reply = within("code 3 reply", client.call(&encode(&unknown))).await;
     let expected = frame(
         "00000090 0000008c",
-        r#"{"code":3,"flag":1,"language":"JAVA","opaque":77,"remark":" request type 4242 not supported","serializeTypeCurrentRPC":"JSON","version":479}"#,
+        r#"{"code":3,"flag":1,"language":"JAVA","opaque":77,"remark":" request type 4242 not supported","serializeTypeCurrentRPC":"JSON","version":513}"#,
     );
     assert_eq!(String::from_utf8_lossy(&reply), String::from_utf8_lossy(&expected));
     assert_eq!(reply, expected);

@@ -1,0 +1,307 @@
+//! Apache RocketMQ from Maven Central, run beside ours: a NameServer, a broker and mqadmin.
+//!
+//! Jars come only through Maven, by artifact name (`scripts/java/fetch.sh VERSION`, cached in
+//! `~/.cache/nameserver-java/VERSION/lib`). Each process gets a temporary `ROCKETMQ_HOME` that
+//! is also its `user.home`, so every file it writes stays there, and a small heap. Only
+//! `NAMESERVER_SKIP_JAVA=1` skips Java tests ([`skip_requested`]); a missing JDK or an
+//! unreachable Maven Central is a [`PeerError::Missing`], which fails a test.
+
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use crate::peer::{ExternalPeer, PeerError, PeerSpec, Ready, free_port};
+
+/// The Apache RocketMQ releases the project compares itself with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Version {
+    /// 4.9.7: the classic line most brokers still run (fastjson 1.2.69).
+    V4_9_7,
+    /// 5.3.3: the last 5.x release writing bodies with fastjson 1.2.83.
+    V5_3_3,
+    /// 5.5.0: "Java" for this project (bodies by fastjson2).
+    V5_5_0,
+}
+
+impl Version {
+    /// Every version, oldest first.
+    pub const ALL: [Self; 3] = [Self::V4_9_7, Self::V5_3_3, Self::V5_5_0];
+
+    /// The release as Maven spells it.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::V4_9_7 => "4.9.7",
+            Self::V5_3_3 => "5.3.3",
+            Self::V5_5_0 => "5.5.0",
+        }
+    }
+
+    /// The release by name.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == text)
+    }
+
+    /// Whether this is a 4.x release (logback files under `$ROCKETMQ_HOME/conf`, no bind address).
+    #[must_use]
+    pub const fn is_4x(self) -> bool {
+        matches!(self, Self::V4_9_7)
+    }
+}
+
+/// The repository's root (the test kit lives in `testkit/`).
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// True when `NAMESERVER_SKIP_JAVA=1`: the caller should skip, and this says so on stderr.
+#[must_use]
+pub fn skip_requested(what: &str) -> bool {
+    let skip = std::env::var("NAMESERVER_SKIP_JAVA").is_ok_and(|v| v == "1");
+    if skip {
+        eprintln!("SKIPPED (NAMESERVER_SKIP_JAVA=1): {what}");
+    }
+    skip
+}
+
+/// The `java` to run: `$JAVA_HOME/bin/java`, else `java` on the PATH.
+#[must_use]
+pub fn java_program() -> PathBuf {
+    match std::env::var_os("JAVA_HOME") {
+        Some(home) if !home.is_empty() => Path::new(&home).join("bin").join("java"),
+        _ => PathBuf::from("java"),
+    }
+}
+
+/// `java -version`'s text.
+///
+/// # Errors
+/// [`PeerError::Missing`] when no JDK runs.
+pub fn java_version() -> Result<String, PeerError> {
+    let out = Command::new(java_program()).arg("-version").output().map_err(|e| missing_jdk(&e.to_string()))?;
+    if !out.status.success() {
+        return Err(missing_jdk(&out.status.to_string()));
+    }
+    Ok(String::from_utf8_lossy(&out.stderr).trim().to_string())
+}
+
+fn missing_jdk(why: &str) -> PeerError {
+    PeerError::Missing {
+        what: format!("a Java runtime ({} failed: {why})", java_program().display()),
+        how_to_get: String::from("install OpenJDK 17 (apt-get install openjdk-17-jdk-headless) or set JAVA_HOME"),
+    }
+}
+
+/// The directory holding `version`'s jars, fetched through Maven if they are not cached yet.
+///
+/// # Errors
+/// [`PeerError::Missing`] when Maven cannot fetch them.
+pub fn fetch(version: Version) -> Result<PathBuf, PeerError> {
+    let script = repo_root().join("scripts/java/fetch.sh");
+    let missing = |why: String| PeerError::Missing {
+        what: format!("Apache RocketMQ {} jars ({why})", version.as_str()),
+        how_to_get: format!(
+            "scripts/java/fetch.sh {} (needs Maven and Maven Central), or NAMESERVER_SKIP_JAVA=1 to skip Java tests",
+            version.as_str()
+        ),
+    };
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(version.as_str())
+        .output()
+        .map_err(|e| missing(format!("cannot run {}: {e}", script.display())))?;
+    if !out.status.success() {
+        return Err(missing(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+    }
+    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+/// A fresh `ROCKETMQ_HOME` with the logging configuration each version needs: 4.9.x reads
+/// `conf/logback_{namesrv,broker,tools}.xml` and does not start without them; 5.x is pointed at
+/// a small file of ours (its own parses for seconds). Logs go to `logs/` inside it.
+fn rocketmq_home(name: &str) -> Result<tempfile::TempDir, PeerError> {
+    let spawn = |error| PeerError::Spawn { name: name.to_string(), error };
+    let dir = tempfile::Builder::new().prefix("nameserver-java-").tempdir().map_err(spawn)?;
+    let conf = dir.path().join("conf");
+    std::fs::create_dir_all(&conf).map_err(spawn)?;
+    std::fs::create_dir_all(dir.path().join("home")).map_err(spawn)?;
+    for (file, package) in [
+        ("logback_namesrv.xml", "ch.qos.logback"),
+        ("logback_broker.xml", "ch.qos.logback"),
+        ("logback_tools.xml", "ch.qos.logback"),
+        ("rmq.logback.xml", "org.apache.rocketmq.logging.ch.qos.logback"),
+    ] {
+        std::fs::write(
+            conf.join(file),
+            logback_xml(package, &dir.path().join("logs").join(file.replace(".xml", ".log"))),
+        )
+        .map_err(spawn)?;
+    }
+    Ok(dir)
+}
+
+/// One file appender for everything at INFO.
+fn logback_xml(package: &str, log: &Path) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<configuration>
+  <appender name="FILE" class="{package}.core.FileAppender">
+    <file>{}</file>
+    <append>true</append>
+    <encoder><pattern>%d{{yyy-MM-dd HH:mm:ss,SSS}} %-5level %logger{{32}} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="INFO"><appender-ref ref="FILE"/></root>
+</configuration>
+"#,
+        log.display()
+    )
+}
+
+/// `java` with the test heap, the classpath of `version`, and every path inside `home`.
+fn java_command(lib: &Path, home: &Path, jvm_extra: &[&str], main_class: &str) -> Command {
+    let mut command = Command::new(java_program());
+    let user_home = home.join("home");
+    command
+        .args(jvm_extra)
+        .current_dir(home)
+        .env("ROCKETMQ_HOME", home)
+        .env("HOME", &user_home)
+        .args(["-Xms128m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Djava.net.preferIPv4Stack=true"])
+        .arg(format!("-Duser.home={}", user_home.display()))
+        .arg(format!("-Drocketmq.home.dir={}", home.display()))
+        .arg(format!("-Drmq.logback.configurationFile={}", home.join("conf/rmq.logback.xml").display()))
+        .arg("-Drocketmq.client.logUseSlf4j=true")
+        .arg("-cp")
+        .arg(format!("{}/*", lib.display()))
+        .arg(main_class);
+    command
+}
+
+/// Writes `key=value` lines.
+fn properties(entries: &[(String, String)]) -> String {
+    let mut text = String::new();
+    for (key, value) in entries {
+        let _ = writeln!(text, "{key}={value}");
+    }
+    text
+}
+
+/// How long a JVM may take to listen: 10–20 s on a busy 2-core machine, so a generous guard.
+pub const START_GUARD: Duration = Duration::from_secs(180);
+
+/// Starts a Java NameServer of `version` on a free port of 127.0.0.1, configured by `extra`
+/// properties on top of the test defaults; ready when its port accepts.
+///
+/// # Errors
+/// Missing jars or JDK, or the JVM exits or does not listen in time.
+pub fn start_namesrv(version: Version, extra: &[(&str, &str)]) -> Result<ExternalPeer, PeerError> {
+    let lib = fetch(version)?;
+    let name = format!("java-namesrv-{}", version.as_str());
+    let home = rocketmq_home(&name)?;
+    let port = free_port().map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
+    let mut entries = vec![
+        (String::from("listenPort"), port.to_string()),
+        (String::from("rocketmqHome"), home.path().display().to_string()),
+        (String::from("kvConfigPath"), home.path().join("home/namesrv/kvConfig.json").display().to_string()),
+        (String::from("configStorePath"), home.path().join("home/namesrv/namesrv.properties").display().to_string()),
+    ];
+    if !version.is_4x() {
+        entries.push((String::from("bindAddress"), String::from("127.0.0.1")));
+    }
+    entries.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let file = home.path().join("namesrv.properties");
+    std::fs::write(&file, properties(&entries)).map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
+    let mut command = java_command(&lib, home.path(), &[], "org.apache.rocketmq.namesrv.NamesrvStartup");
+    command.arg("-c").arg(&file);
+    ExternalPeer::start(PeerSpec {
+        name,
+        command,
+        dir: home,
+        ready: Ready::Port(SocketAddr::from(([127, 0, 0, 1], port))),
+        hang_guard: START_GUARD,
+        grace: Duration::from_secs(10),
+    })
+}
+
+/// Java 17 closes the JDK internals 4.9.x brokers reach into; these open them again.
+const JAVA17_OPENS_FOR_4X: [&str; 6] = [
+    "--add-exports",
+    "java.base/jdk.internal.ref=ALL-UNNAMED",
+    "--add-opens",
+    "java.base/java.nio=ALL-UNNAMED",
+    "--add-exports",
+    "java.base/sun.nio.ch=ALL-UNNAMED",
+];
+
+/// Starts a Java broker of `version` registering with `namesrv`, configured by a `broker.conf`
+/// of the test defaults (its own free ports, store under its home) and `extra`; ready when its
+/// port accepts.
+///
+/// # Errors
+/// Missing jars or JDK, or the JVM exits or does not listen in time.
+pub fn start_broker(version: Version, namesrv: SocketAddr, extra: &[(&str, &str)]) -> Result<ExternalPeer, PeerError> {
+    let lib = fetch(version)?;
+    let name = format!("java-broker-{}", version.as_str());
+    let home = rocketmq_home(&name)?;
+    let spawn = |error| PeerError::Spawn { name: name.clone(), error };
+    // The broker also listens on port-2 (fast remoting) and port+1 (HA).
+    let port = loop {
+        let port = free_port().map_err(spawn)?;
+        if port > 1024 && port < 65000 {
+            break port;
+        }
+    };
+    let store = home.path().join("store");
+    let mut entries = vec![
+        (String::from("brokerClusterName"), String::from("TestCluster")),
+        (String::from("brokerName"), String::from("broker-a")),
+        (String::from("brokerId"), String::from("0")),
+        (String::from("listenPort"), port.to_string()),
+        (String::from("brokerIP1"), String::from("127.0.0.1")),
+        (String::from("namesrvAddr"), namesrv.to_string()),
+        (String::from("storePathRootDir"), store.display().to_string()),
+        (String::from("storePathCommitLog"), store.join("commitlog").display().to_string()),
+        (String::from("mappedFileSizeCommitLog"), String::from("67108864")),
+        (String::from("mappedFileSizeConsumeQueue"), String::from("300000")),
+        (String::from("diskMaxUsedSpaceRatio"), String::from("95")),
+    ];
+    entries.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let file = home.path().join("broker.conf");
+    std::fs::write(&file, properties(&entries)).map_err(spawn)?;
+    let opens: &[&str] = if version.is_4x() { &JAVA17_OPENS_FOR_4X } else { &[] };
+    let mut command = java_command(&lib, home.path(), opens, "org.apache.rocketmq.broker.BrokerStartup");
+    command.arg("-c").arg(&file).arg("-n").arg(namesrv.to_string());
+    ExternalPeer::start(PeerSpec {
+        name,
+        command,
+        dir: home,
+        ready: Ready::Port(SocketAddr::from(([127, 0, 0, 1], port))),
+        hang_guard: START_GUARD,
+        grace: Duration::from_secs(20),
+    })
+}
+
+/// Runs `mqadmin args... -n namesrv` of `version` to completion; returns its exit code and output.
+///
+/// # Errors
+/// Missing jars or JDK, or it does not finish within the hang guard.
+pub fn mqadmin(version: Version, namesrv: SocketAddr, args: &[&str]) -> Result<(Option<i32>, String), PeerError> {
+    let lib = fetch(version)?;
+    let name = format!("java-mqadmin-{}", version.as_str());
+    let home = rocketmq_home(&name)?;
+    let mut command = java_command(&lib, home.path(), &[], "org.apache.rocketmq.tools.command.MQAdminStartup");
+    command.args(args).arg("-n").arg(namesrv.to_string());
+    let mut peer = ExternalPeer::start(PeerSpec {
+        name,
+        command,
+        dir: home,
+        ready: Ready::Started,
+        hang_guard: START_GUARD,
+        grace: Duration::from_secs(5),
+    })?;
+    let code = peer.wait_exit(START_GUARD);
+    Ok((code, peer.log_text()))
+}
