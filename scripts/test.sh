@@ -152,7 +152,8 @@ report() {
     awk -v n="$1" -v s="$2" 'BEGIN { printf "%-12s %5.1f\n", n, s / 60 }'
   done
   awk -v s="$total" 'BEGIN { printf "%-12s %5.1f\n", "total", s / 60 }'
-  if [ "$status" -eq 0 ]; then
+  # A step still current did not finish (a failure, or the run was stopped).
+  if [ "$status" -eq 0 ] && [ -z "$current" ]; then
     printf '\n== all %d steps passed\n' "${#timings[@]}"
   else
     printf '\n== FAILED in step %s (exit %d)\n' "${current:-?}" "$status"
