@@ -409,6 +409,9 @@ fn same_host(a: &str, b: &str) -> bool {
     host(a).eq_ignore_ascii_case(host(b))
 }
 
+/// The remark of Java 5.5.0's REGISTER_BROKER reply to a body it cannot decode.
+const REGISTER_BODY_REMARK: &str = "org.apache.rocketmq.remoting.exception.RemotingCommandException: Failed to decode RegisterBrokerBody, org.apache.rocketmq.namesrv.processor.DefaultRequestProcessor.extractRegisterBrokerBodyFromRequest(DefaultRequestProcessor.java:305)";
+
 #[cfg(test)]
 mod tests {
     use super::same_host;
@@ -422,5 +425,3 @@ mod tests {
         assert!(!same_host("10.0.0.5:1", "10.0.0.50:10911"));
     }
 }
-/// The remark of Java 5.5.0's REGISTER_BROKER reply to a body it cannot decode.
-const REGISTER_BODY_REMARK: &str = "org.apache.rocketmq.remoting.exception.RemotingCommandException: Failed to decode RegisterBrokerBody, org.apache.rocketmq.namesrv.processor.DefaultRequestProcessor.extractRegisterBrokerBodyFromRequest(DefaultRequestProcessor.java:305)";
