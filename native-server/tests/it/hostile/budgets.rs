@@ -20,7 +20,7 @@ fn value_of(len: usize, round: usize) -> String {
 }
 
 #[test]
-fn h20_kv_values_over_the_budget_are_refused_and_change_nothing() {
+fn h23_kv_values_over_the_budget_are_refused_and_change_nothing() {
     let (server, witness) = start(&[]);
     let mut peer = server.peer();
     for round in 0..60 {
@@ -38,7 +38,7 @@ fn h20_kv_values_over_the_budget_are_refused_and_change_nothing() {
 }
 
 #[test]
-fn h20_kv_puts_of_4_mib_within_a_raised_budget_cost_one_value_in_memory_and_an_excerpt_in_the_log() {
+fn h23_kv_puts_of_4_mib_within_a_raised_budget_cost_one_value_in_memory_and_an_excerpt_in_the_log() {
     let server = Server::start(&[], &["--max-kv-value-bytes", "4MiB"]);
     let witness = Witness::start(&server);
     let mut peer = server.peer();
@@ -65,7 +65,7 @@ fn h20_kv_puts_of_4_mib_within_a_raised_budget_cost_one_value_in_memory_and_an_e
 }
 
 #[test]
-fn h20_a_kv_table_over_the_budget_on_disk_still_loads_with_a_warning() {
+fn h23_a_kv_table_over_the_budget_on_disk_still_loads_with_a_warning() {
     let home = tempfile::tempdir().unwrap();
     let kv = home.path().join("kvConfig.json");
     std::fs::write(&kv, format!(r#"{{"configTable":{{"Hostile":{{"big":"{}"}}}}}}"#, "x".repeat(2 * MIB))).unwrap();
@@ -88,7 +88,7 @@ fn h20_a_kv_table_over_the_budget_on_disk_still_loads_with_a_warning() {
 }
 
 #[test]
-fn h21_a_peer_that_reads_none_of_its_large_replies_is_closed_before_they_take_the_memory() {
+fn h24_a_peer_that_reads_none_of_its_large_replies_is_closed_before_they_take_the_memory() {
     let (server, witness) = start(&[("enableAllTopicList", "true")]);
     let mut broker = server.peer();
     assert_eq!(broker.call(&support::big_broker_register(1, sizes::many_topics_body(5000))).code, 0);
@@ -127,7 +127,7 @@ fn h21_a_peer_that_reads_none_of_its_large_replies_is_closed_before_they_take_th
 }
 
 #[test]
-fn h22_a_failed_kv_write_answers_system_error_and_keeps_the_change_in_memory() {
+fn h25_a_failed_kv_write_answers_system_error_and_keeps_the_change_in_memory() {
     let server = Server::start(&[], &[]);
     // Its directory becomes a regular file: no write can succeed, whatever the user.
     std::fs::write(server.kv.parent().unwrap(), "a file, not a directory").unwrap();
