@@ -360,3 +360,20 @@ fn read_properties(path: &Path) -> Result<std::collections::BTreeMap<String, Str
         String::from_utf8(bytes).unwrap_or_else(|error| error.into_bytes().iter().map(|&b| char::from(b)).collect());
     properties::parse(&text).map_err(|source| ArgsError::Properties { path: path.to_path_buf(), source })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_bytes_or_binary_units() {
+        assert_eq!(parse_byte_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_byte_size("4MiB"), Ok(4 << 20));
+        assert_eq!(parse_byte_size("64 KiB"), Ok(64 << 10));
+        assert_eq!(parse_byte_size("1GiB"), Ok(1 << 30));
+        assert!(parse_byte_size("0").is_err());
+        assert!(parse_byte_size("4MB").is_err());
+        assert!(parse_byte_size("MiB").is_err());
+        assert!(parse_byte_size("99999999999999999999GiB").is_err());
+    }
+}
