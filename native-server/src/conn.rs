@@ -12,7 +12,8 @@
 //! wait for a peer that does not read, this task stops reading from it and stops taking
 //! replies off its queue; once that queue is full, or holds more than
 //! [`MAX_UNWRITTEN_REPLY_BYTES`](crate::messages::MAX_UNWRITTEN_REPLY_BYTES), the owner closes
-//! the connection instead of waiting. A decode error closes this connection only ("decode exception", as Java logs it).
+//! the connection instead of waiting. A decode error closes this connection only ("decode
+//! exception", as Java logs it).
 
 use std::io;
 use std::sync::Arc;
@@ -71,7 +72,8 @@ pub(crate) struct Connection {
     pub(crate) remote: String,
     pub(crate) stream: Stream,
     pub(crate) outbound: mpsc::Receiver<RemotingCommand>,
-    /// Bytes of replies waiting for the peer (the owner's [`crate::messages::ConnHandle`] shares it).
+    /// Bytes of replies waiting for the peer, shared with the owner's
+    /// [`crate::messages::ConnHandle`].
     pub(crate) unwritten: ReplyBytes,
     pub(crate) close: CancellationToken,
     pub(crate) shared: Arc<Shared>,
