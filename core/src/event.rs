@@ -11,6 +11,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::excerpt::Excerpt;
 use crate::names::{BrokerAddr, BrokerId, BrokerName, ClusterName, ConnId, TopicName};
 use crate::protocol::RequestCode;
 use crate::protocol::body::QueueData;
@@ -335,11 +336,16 @@ impl EventKind {
     }
 }
 
+/// Client text as a log line shows it.
+fn x(text: &(impl AsRef<str> + ?Sized)) -> Excerpt<'_> {
+    Excerpt::of(text)
+}
+
 struct AddrInfo<'a>(&'a ClusterName, &'a BrokerAddr);
 
 impl fmt::Display for AddrInfo<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "BrokerAddrInfo [clusterName={}, brokerAddr={}]", self.0, self.1)
+        write!(f, "BrokerAddrInfo [clusterName={}, brokerAddr={}]", x(self.0), x(self.1))
     }
 }
 
@@ -351,7 +357,11 @@ impl fmt::Display for Queue<'_> {
         write!(
             f,
             "QueueData [brokerName={}, readQueueNums={}, writeQueueNums={}, perm={}, topicSysFlag={}]",
-            q.broker_name, q.read_queue_nums, q.write_queue_nums, q.perm, q.topic_sys_flag
+            x(&q.broker_name),
+            q.read_queue_nums,
+            q.write_queue_nums,
+            q.perm,
+            q.topic_sys_flag
         )
     }
 }
@@ -360,67 +370,78 @@ impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::BrokerRegistered { cluster, broker_addr, ha_server_addr, .. } => {
-                write!(f, "new broker registered, {} HAService: {ha_server_addr}", AddrInfo(cluster, broker_addr))
+                write!(f, "new broker registered, {} HAService: {}", AddrInfo(cluster, broker_addr), x(ha_server_addr))
             }
             Self::RegistrationRejected { broker_addr, broker_name } => write!(
                 f,
-                "register broker failed: {broker_name} {broker_addr} sent a single-topic registration before a full one"
+                "register broker failed: {} {} sent a single-topic registration before a full one",
+                x(broker_name),
+                x(broker_addr)
             ),
             Self::RegistrationConflict { broker_addr, holder } => {
                 write!(
                     f,
-                    "Registering broker {broker_addr} conflicts with the existing broker {holder}, it has a higher state version"
+                    "Registering broker {} conflicts with the existing broker {}, it has a higher state version",
+                    x(broker_addr),
+                    x(holder)
                 )
             }
             Self::TopicRegistered { topic, queue_data } => {
-                write!(f, "new topic registered, {topic} {}", Queue(queue_data))
+                write!(f, "new topic registered, {} {}", x(topic), Queue(queue_data))
             }
             Self::TopicChanged { topic, old, new } => {
-                write!(f, "topic changed, {topic} OLD: {} NEW: {}", Queue(old), Queue(new))
+                write!(f, "topic changed, {} OLD: {} NEW: {}", x(topic), Queue(old), Queue(new))
             }
             Self::BrokerExpired { cluster, broker_addr, timeout_ms } => {
                 write!(f, "The broker channel expired, {} {timeout_ms}ms", AddrInfo(cluster, broker_addr))
             }
             Self::ChannelDestroyed { broker_addr, .. } => {
-                write!(f, "the broker's channel destroyed, {broker_addr}, clean it's data structure at once")
+                write!(f, "the broker's channel destroyed, {}, clean it's data structure at once", x(broker_addr))
             }
-            Self::ChannelIdle { remote, .. } => write!(f, "NETTY SERVER PIPELINE: IDLE exception [{remote}]"),
+            Self::ChannelIdle { remote, .. } => write!(f, "NETTY SERVER PIPELINE: IDLE exception [{}]", x(remote)),
             Self::BrokerUnregistered { cluster, broker_addr, .. } => {
                 write!(f, "unregisterBroker, remove from brokerLiveTable OK, {}", AddrInfo(cluster, broker_addr))
             }
             Self::StaleUnregisterIgnored { broker_addr, from, live_on } => write!(
                 f,
-                "unregisterBroker ignored, {broker_addr} from {from} is stale: the broker re-registered on {live_on}"
+                "unregisterBroker ignored, {} from {from} is stale: the broker re-registered on {live_on}",
+                x(broker_addr)
             ),
             Self::BrokerNameRemoved { broker_name } => {
-                write!(f, "unregisterBroker, remove name from brokerAddrTable OK, {broker_name}")
+                write!(f, "unregisterBroker, remove name from brokerAddrTable OK, {}", x(broker_name))
             }
             Self::ClusterRemoved { cluster } => {
-                write!(f, "unregisterBroker, remove cluster from clusterAddrTable {cluster}")
+                write!(f, "unregisterBroker, remove cluster from clusterAddrTable {}", x(cluster))
             }
             Self::TopicRemovedWithBroker { topic, broker_name } => {
-                write!(f, "removeTopicByBrokerName, remove one broker's topic {topic} {broker_name}")
+                write!(f, "removeTopicByBrokerName, remove one broker's topic {} {}", x(topic), x(broker_name))
             }
             Self::TopicDeleted { topic, cluster: Some(cluster) } => {
-                write!(f, "delete topic {topic} of cluster {cluster}")
+                write!(f, "delete topic {} of cluster {}", x(topic), x(cluster))
             }
-            Self::TopicDeleted { topic, cluster: None } => write!(f, "delete topic {topic}"),
+            Self::TopicDeleted { topic, cluster: None } => write!(f, "delete topic {}", x(topic)),
             Self::WritePermChanged { broker_name, added: true, topics } => {
-                write!(f, "add write perm of broker {broker_name}, {topics} topics")
+                write!(f, "add write perm of broker {}, {topics} topics", x(broker_name))
             }
             Self::WritePermChanged { broker_name, added: false, topics } => {
-                write!(f, "wipe write perm of broker {broker_name}, {topics} topics")
+                write!(f, "wipe write perm of broker {}, {topics} topics", x(broker_name))
             }
             Self::KvPut { namespace, key, value } => {
-                write!(f, "putKVConfig create new config item, Namespace: {namespace} Key: {key} Value: {value}")
+                write!(
+                    f,
+                    "putKVConfig create new config item, Namespace: {} Key: {} Value: {}",
+                    x(namespace),
+                    x(key),
+                    x(value)
+                )
             }
             Self::KvDeleted { namespace, key } => {
-                write!(f, "deleteKVConfig delete a config item, Namespace: {namespace} Key: {key}")
+                write!(f, "deleteKVConfig delete a config item, Namespace: {} Key: {}", x(namespace), x(key))
             }
-            Self::ConfigUpdated { entries } => write!(f, "updateConfig, {entries}"),
-            Self::ConfigUpdateRefused { reason } => write!(f, "updateConfig refused: {reason}"),
+            Self::ConfigUpdated { entries } => write!(f, "updateConfig, {}", x(entries)),
+            Self::ConfigUpdateRefused { reason } => write!(f, "updateConfig refused: {}", x(reason)),
             Self::HeaderFieldIgnored { request, field, value } => {
-                let value = value.as_deref().map_or_else(|| String::from("missing"), |v| alloc::format!("`{v}`"));
+                let value = value.as_deref().map_or_else(|| String::from("missing"), |v| alloc::format!("`{}`", x(v)));
                 write!(
                     f,
                     "Failed field [{field}] decoding in {}: {value}; going on without it, as Java does",
@@ -430,10 +451,10 @@ impl fmt::Display for Event {
             Self::MinBrokerIdChanged { min_broker_id, notify, offline } => {
                 write!(f, "min broker id changed to {min_broker_id}, notify [")?;
                 for (i, addr) in notify.iter().enumerate() {
-                    write!(f, "{}{addr}", if i == 0 { "" } else { ", " })?;
+                    write!(f, "{}{}", if i == 0 { "" } else { ", " }, x(addr))?;
                 }
                 match offline {
-                    Some(addr) => write!(f, "], offline broker addr {addr}"),
+                    Some(addr) => write!(f, "], offline broker addr {}", x(addr)),
                     None => f.write_str("], offline broker addr null"),
                 }
             }

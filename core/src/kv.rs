@@ -14,11 +14,23 @@ use crate::json::{JsonError, JsonStyle, JsonWriter, WriteJson, from_fastjson};
 /// The namespace whose keys are topics and whose values are `brokerName:queues;…`.
 pub const ORDER_TOPIC_CONFIG: &str = "ORDER_TOPIC_CONFIG";
 
+/// What one entry costs in [`KvConfig::bytes`] besides its namespace, key and value: a rough
+/// share of the maps' nodes and string headers, so that many tiny entries count too.
+pub const ENTRY_OVERHEAD: usize = 64;
+
 /// All KV entries.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KvConfig {
     config_table: BTreeMap<String, BTreeMap<String, String>>,
+    /// [`Self::bytes`], kept up to date by every change.
+    bytes: usize,
+}
+
+/// The table alone: `bytes` follows from it (and states hashed before it existed hash alike).
+impl core::hash::Hash for KvConfig {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.config_table.hash(state);
+    }
 }
 
 /// What a put did, for the log.
@@ -54,7 +66,9 @@ impl KvConfig {
                 (ns, entries.unwrap_or_default().into_iter().filter_map(|(k, v)| Some((k, v?))).collect())
             })
             .collect();
-        Ok(Self { config_table })
+        let mut kv = Self { config_table, bytes: 0 };
+        kv.bytes = kv.config_table.iter().map(|(ns, table)| namespace_cost(ns, table)).sum();
+        Ok(kv)
     }
 
     /// The `kvConfig.json` bytes (fastjson plain style).
@@ -65,6 +79,7 @@ impl KvConfig {
 
     /// Sets one entry.
     pub fn put(&mut self, namespace: &str, key: &str, value: &str) -> KvPut {
+        self.bytes = self.bytes_after_put(namespace, key, Some(value));
         let Some(table) = self.config_table.get_mut(namespace) else {
             let mut table = BTreeMap::new();
             table.insert(String::from(key), String::from(value));
@@ -81,7 +96,39 @@ impl KvConfig {
     /// PUT_KV_CONFIG without a value: Java stores null, so the namespace exists afterwards and
     /// the key reads as absent (and is not written to the file). Returns whether an entry went.
     pub fn put_null(&mut self, namespace: &str, key: &str) -> bool {
+        self.bytes = self.bytes_after_put(namespace, key, None);
         self.config_table.entry(String::from(namespace)).or_default().remove(key).is_some()
+    }
+
+    /// The table's size as the KV budget counts it: namespace + key + value +
+    /// [`ENTRY_OVERHEAD`] per entry, and an empty namespace (Java keeps one after a put
+    /// without a value, or once its last key is deleted) as an entry of its name alone.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// [`Self::bytes`] after `put(namespace, key, value)` (`None`: [`Self::put_null`]),
+    /// without changing anything.
+    #[must_use]
+    pub fn bytes_after_put(&self, namespace: &str, key: &str, value: Option<&str>) -> usize {
+        let entry = |value: &str| namespace.len() + key.len() + value.len() + ENTRY_OVERHEAD;
+        let empty = namespace.len() + ENTRY_OVERHEAD;
+        let (before, after) = match self.config_table.get(namespace) {
+            None => (0, value.map_or(empty, entry)),
+            Some(table) => {
+                let before = namespace_cost(namespace, table);
+                let old = table.get(key).map_or(0, |old| entry(old));
+                let rest = if table.is_empty() { 0 } else { before - old };
+                let after = match value {
+                    Some(value) => rest + entry(value),
+                    None if rest == 0 => empty,
+                    None => rest,
+                };
+                (before, after)
+            }
+        };
+        self.bytes - before + after
     }
 
     /// One value.
@@ -92,6 +139,9 @@ impl KvConfig {
 
     /// Removes one entry, returning its value. An emptied namespace stays, as in Java.
     pub fn delete(&mut self, namespace: &str, key: &str) -> Option<String> {
+        let table = self.config_table.get(namespace)?;
+        table.get(key)?;
+        self.bytes = self.bytes_after_put(namespace, key, None);
         self.config_table.get_mut(namespace)?.remove(key)
     }
 
@@ -117,6 +167,14 @@ impl KvConfig {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// What `namespace` with `table` adds to [`KvConfig::bytes`].
+fn namespace_cost(namespace: &str, table: &BTreeMap<String, String>) -> usize {
+    if table.is_empty() {
+        return namespace.len() + ENTRY_OVERHEAD;
+    }
+    table.iter().map(|(key, value)| namespace.len() + key.len() + value.len() + ENTRY_OVERHEAD).sum()
 }
 
 impl WriteJson for KvConfig {
@@ -165,5 +223,37 @@ mod tests {
         assert_eq!(kv.delete("n", "j"), None);
         assert!(kv.namespace("n").is_some());
         assert_eq!(kv.len(), 1);
+    }
+
+    /// The running count equals a count from scratch after every kind of change.
+    #[test]
+    fn bytes_follow_every_change() {
+        let recount = |kv: &KvConfig| KvConfig::from_json(&kv.to_json()).unwrap().bytes;
+        let mut kv = KvConfig::default();
+        let steps: [(&str, &str, Option<&str>); 9] = [
+            ("ns", "k", Some("value")),
+            ("ns", "k", Some("v")),
+            ("ns", "j", Some("vvvv")),
+            ("ns", "k", None),
+            ("ns", "j", None),
+            ("other", "x", None),
+            ("other", "x", Some("1")),
+            ("ns", "k", Some("again")),
+            ("ns", "absent", None),
+        ];
+        for (ns, key, value) in steps {
+            let predicted = kv.bytes_after_put(ns, key, value);
+            match value {
+                Some(value) => drop(kv.put(ns, key, value)),
+                None => drop(kv.put_null(ns, key)),
+            }
+            assert_eq!(kv.bytes(), predicted, "after {ns}/{key}={value:?}");
+            assert_eq!(kv.bytes(), recount(&kv), "after {ns}/{key}={value:?}");
+        }
+        assert_eq!(kv.bytes(), (2 + 1 + 5 + 64) + (5 + 1 + 1 + 64));
+        kv.delete("ns", "k");
+        assert_eq!(kv.bytes(), (2 + 64) + (5 + 1 + 1 + 64), "an emptied namespace counts as its name");
+        assert_eq!(kv.delete("none", "k"), None);
+        assert_eq!(kv.bytes(), (2 + 64) + (5 + 1 + 1 + 64));
     }
 }

@@ -58,6 +58,7 @@ pub mod codec;
 pub mod config;
 pub mod event;
 pub mod event_run;
+pub mod excerpt;
 #[cfg(test)]
 mod hash_fed;
 pub mod json;

@@ -74,6 +74,14 @@ pub struct Args {
           value_parser = parse_inflate_limit)]
     pub max_register_body_bytes: usize,
 
+    /// Largest KV value a PUT_KV_CONFIG (or the console's PUT /api/kv) may set; a larger one is refused (INVALID_PARAMETER, saying so) and changes nothing (bytes, or with KiB, MiB, GiB) [Java: no limit]
+    #[arg(long, value_name = "BYTES", default_value = "1MiB", value_parser = parse_byte_size)]
+    pub max_kv_value_bytes: usize,
+
+    /// Largest the KV table may grow to, counting namespace + key + value + 64 bytes per entry; a put beyond it is refused (INVALID_PARAMETER) and changes nothing; a larger table on disk still loads, with a warning (bytes, or with KiB, MiB, GiB) [Java: no limit]
+    #[arg(long, value_name = "BYTES", default_value = "16MiB", value_parser = parse_byte_size)]
+    pub max_kv_bytes: usize,
+
     /// Most connections served at once; further peers wait in the listen backlog
     #[arg(long, value_name = "N", default_value_t = crate::DEFAULT_MAX_CONNECTIONS,
           value_parser = parse_connection_limit)]
@@ -181,6 +189,28 @@ fn parse_frame_limit(text: &str) -> Result<usize, String> {
     const LARGEST: usize = 4 + i32::MAX as usize;
     let bytes: usize = text.parse().map_err(|_| format!("`{text}` is not a number of bytes"))?;
     if (1024..=LARGEST).contains(&bytes) { Ok(bytes) } else { Err(format!("must be between 1024 and {LARGEST}")) }
+}
+
+/// A size in bytes: a number, optionally followed by `KiB`, `MiB` or `GiB`.
+fn parse_byte_size(text: &str) -> Result<usize, String> {
+    let trimmed = text.trim();
+    let (digits, unit) = match trimmed.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => trimmed.split_at(at),
+        None => (trimmed, ""),
+    };
+    let unit: usize = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        _ => return Err(format!("`{text}` is not a size: give bytes, or a number with KiB, MiB or GiB")),
+    };
+    let number: usize = digits.parse().map_err(|_| format!("`{text}` is not a size"))?;
+    match number.checked_mul(unit) {
+        Some(0) => Err(String::from("must be at least 1 byte")),
+        Some(bytes) => Ok(bytes),
+        None => Err(format!("`{text}` is too large")),
+    }
 }
 
 fn parse_topic_limit(text: &str) -> Result<usize, String> {
@@ -379,6 +409,8 @@ impl Args {
                 max_frame: self.max_frame_bytes,
                 max_decompressed: self.max_register_body_bytes,
                 max_register_topics: self.max_topics_per_registration,
+                max_kv_value: self.max_kv_value_bytes,
+                max_kv_bytes: self.max_kv_bytes,
             },
             max_connections: self.max_connections,
             shutdown_grace: crate::config_keys::shutdown_grace(&namesrv).unwrap_or(crate::DEFAULT_SHUTDOWN_GRACE),
@@ -394,4 +426,21 @@ fn read_properties(path: &Path) -> Result<std::collections::BTreeMap<String, Str
     let text =
         String::from_utf8(bytes).unwrap_or_else(|error| error.into_bytes().iter().map(|&b| char::from(b)).collect());
     properties::parse(&text).map_err(|source| ArgsError::Properties { path: path.to_path_buf(), source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_bytes_or_binary_units() {
+        assert_eq!(parse_byte_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_byte_size("4MiB"), Ok(4 << 20));
+        assert_eq!(parse_byte_size("64 KiB"), Ok(64 << 10));
+        assert_eq!(parse_byte_size("1GiB"), Ok(1 << 30));
+        assert!(parse_byte_size("0").is_err());
+        assert!(parse_byte_size("4MB").is_err());
+        assert!(parse_byte_size("MiB").is_err());
+        assert!(parse_byte_size("99999999999999999999GiB").is_err());
+    }
 }

@@ -147,8 +147,11 @@ mod tests {
         // Java's default wait (30 s) applies once graceful shutdown is on.
         let default_wait = [(ENABLE_SHUTDOWN_GRACEFULLY, "true")];
         assert_eq!(shutdown_grace(&config(&default_wait)).unwrap(), Duration::from_secs(30));
-        let bad = [(ENABLE_SHUTDOWN_GRACEFULLY, "true"), (SHUTDOWN_WAIT_TIME_SECONDS, "soon")];
-        assert!(shutdown_grace(&config(&bad)).unwrap_err().to_string().contains("shutdownWaitTimeSeconds"));
+        // `Config::set` refuses a wait that is not a number; one put in by hand is refused here.
+        assert!(Config::java_defaults("/h", "/r").set(SHUTDOWN_WAIT_TIME_SECONDS, "soon").is_err());
+        let mut bad = config(&[(ENABLE_SHUTDOWN_GRACEFULLY, "true")]);
+        bad.passthrough.insert(SHUTDOWN_WAIT_TIME_SECONDS.into(), "soon".into());
+        assert!(shutdown_grace(&bad).unwrap_err().to_string().contains("shutdownWaitTimeSeconds"));
         assert!(shutdown_grace(&config(&[(ENABLE_SHUTDOWN_GRACEFULLY, "yes")])).is_err());
     }
 

@@ -10,8 +10,10 @@
 //!
 //! Back-pressure never reaches other peers. When more than [`HIGH_WATER`] bytes of replies
 //! wait for a peer that does not read, this task stops reading from it and stops taking
-//! replies off its queue; once that queue is full the owner closes the connection instead of
-//! waiting. A decode error closes this connection only ("decode exception", as Java logs it).
+//! replies off its queue; once that queue is full, or holds more than
+//! [`MAX_UNWRITTEN_REPLY_BYTES`](crate::messages::MAX_UNWRITTEN_REPLY_BYTES), the owner closes
+//! the connection instead of waiting. A decode error closes this connection only ("decode
+//! exception", as Java logs it).
 
 use std::io;
 use std::sync::Arc;
@@ -29,7 +31,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::handshake::Stream;
-use crate::messages::Inbound;
+use crate::messages::{Inbound, ReplyBytes, queued_size};
 use crate::snapshot::{FastPath, RouteSnapshot};
 
 /// Bytes of encoded replies a peer may leave unread before this task stops reading from it.
@@ -70,6 +72,9 @@ pub(crate) struct Connection {
     pub(crate) remote: String,
     pub(crate) stream: Stream,
     pub(crate) outbound: mpsc::Receiver<RemotingCommand>,
+    /// Bytes of replies waiting for the peer, shared with the owner's
+    /// [`crate::messages::ConnHandle`].
+    pub(crate) unwritten: ReplyBytes,
     pub(crate) close: CancellationToken,
     pub(crate) shared: Arc<Shared>,
     /// Held for the life of the connection (the connection limit).
@@ -91,12 +96,14 @@ enum End {
 impl Connection {
     /// Serves the connection until it closes, then tells the owner.
     pub(crate) async fn run(self) {
-        let Self { conn, remote, stream, outbound, close, shared, permit } = self;
+        let Self { conn, remote, stream, outbound, unwritten, close, shared, permit } = self;
         tracing::debug!("NETTY SERVER PIPELINE: channelActive, the channel[{remote}]");
         let mut goodbye = Goodbye { conn, owner: Some(shared.owner.clone()) };
         let mut session = Session {
             conn,
             outbound,
+            unwritten,
+            published: 0,
             close,
             channel: shared.observe.last_io(conn),
             limits: shared.limits,
@@ -177,6 +184,10 @@ impl Drop for Goodbye {
 struct Session {
     conn: ConnId,
     outbound: mpsc::Receiver<RemotingCommand>,
+    /// Shared with the owner: its queue's bytes plus `published`.
+    unwritten: ReplyBytes,
+    /// The unwritten bytes of `out` as last added to `unwritten`.
+    published: usize,
     close: CancellationToken,
     shared: Arc<Shared>,
     limits: Limits,
@@ -324,6 +335,7 @@ impl Session {
         let at = self.shared.observe.start();
         if self.owner_pending == 0 {
             if let FastPath::Answered(response) = self.shared.routes.load().answer(&cmd, &self.limits, &mut self.out) {
+                self.publish_unwritten();
                 self.shared.observe.route_answered(self.conn, &cmd, response.map(i32::from), at);
                 return Ok(());
             }
@@ -346,7 +358,11 @@ impl Session {
         if cmd.is_response() {
             self.owner_pending = self.owner_pending.saturating_sub(1);
         }
-        codec::encode(cmd, &mut self.out).map_err(|error| End::Encode(error.to_string()))
+        let encoded = codec::encode(cmd, &mut self.out).map_err(|error| End::Encode(error.to_string()));
+        // Off the queue and into `out`: counted once, as what `out` holds.
+        self.publish_unwritten();
+        self.unwritten.sub(queued_size(cmd));
+        encoded
     }
 
     fn wrote(&mut self, n: usize) {
@@ -359,6 +375,18 @@ impl Session {
             self.out.drain(..self.written);
             self.written = 0;
         }
+        self.publish_unwritten();
+    }
+
+    /// Brings the shared count up to date with what `out` holds unwritten.
+    fn publish_unwritten(&mut self) {
+        let now = self.out.len() - self.written;
+        if now > self.published {
+            self.unwritten.add(now - self.published);
+        } else {
+            self.unwritten.sub(self.published - now);
+        }
+        self.published = now;
     }
 
     /// A read or a write: the idle close counts from now.

@@ -17,7 +17,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::conn::{Connection, Shared};
 use crate::handshake;
-use crate::messages::{ConnHandle, Inbound};
+use crate::messages::{ConnHandle, Inbound, ReplyBytes};
 
 /// Java's `serverSocketBacklog`.
 const BACKLOG: u32 = 1024;
@@ -114,7 +114,8 @@ async fn start(
     }
     let (outbound, replies) = mpsc::channel(queue.max(1));
     let close = shared.force_close.child_token();
-    let handle = ConnHandle { outbound, close: close.clone(), remote: remote.clone() };
+    let unwritten = ReplyBytes::default();
+    let handle = ConnHandle { outbound, close: close.clone(), remote: remote.clone(), unwritten: unwritten.clone() };
     // Before the task starts: it may answer (and report) route queries before the owner hears of it.
     shared.observe.connected(conn, &remote);
     if shared.owner.send(Inbound::Connected { conn, remote: remote.clone(), handle }).await.is_err() {
@@ -125,6 +126,7 @@ async fn start(
         remote,
         stream: opened.stream,
         outbound: replies,
+        unwritten,
         close,
         shared: Arc::clone(&shared),
         permit,

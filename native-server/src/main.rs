@@ -61,6 +61,15 @@ fn start(args: &Args) -> anyhow::Result<()> {
     }
     let kv = nameserver::load_kv(namesrv.kv_config_path.as_ref())?;
     tracing::info!("load KV config table OK, {} entries from {}", kv.len(), namesrv.kv_config_path);
+    if kv.bytes() > args.max_kv_bytes {
+        tracing::warn!(
+            "the KV table loaded from {} holds {} bytes (namespace + key + value + 64 per entry), more than \
+             --max-kv-bytes ({}): it is served, and puts that would grow it are refused",
+            namesrv.kv_config_path,
+            kv.bytes(),
+            args.max_kv_bytes
+        );
+    }
     let (bind_address, port) = (namesrv.bind_address.clone(), namesrv.listen_port);
     let mut config = args.server_config(namesrv, kv);
     config.tls = tls;

@@ -5,6 +5,9 @@
 //! This module sits below the owner, the connections and the console, and imports none of
 //! them.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use nameserver_core::ConnId;
 use nameserver_core::protocol::RemotingCommand;
 use tokio::sync::{mpsc, oneshot};
@@ -41,4 +44,40 @@ pub(crate) struct ConnHandle {
     pub(crate) close: CancellationToken,
     /// The peer, for log lines.
     pub(crate) remote: String,
+    /// Bytes of replies waiting for the peer, shared with the connection task.
+    pub(crate) unwritten: ReplyBytes,
+}
+
+/// Most bytes of replies a connection may have waiting (in its queue, and encoded but not
+/// written) before one more closes it, besides the queue's count: a peer that asks for large
+/// answers and reads none holds this much of the daemon's memory at most. A reply larger than
+/// this alone still goes to a connection with nothing waiting.
+pub(crate) const MAX_UNWRITTEN_REPLY_BYTES: usize = 4 * 1024 * 1024;
+
+/// The bytes of replies waiting for one peer: the owner adds each reply's
+/// [`queued_size`] as it queues it, the connection task takes it off when it takes the reply,
+/// and counts what it has encoded and not yet written.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ReplyBytes(Arc<AtomicUsize>);
+
+impl ReplyBytes {
+    pub(crate) fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn add(&self, bytes: usize) {
+        self.0.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// Takes off bytes added before (never more than were added).
+    pub(crate) fn sub(&self, bytes: usize) {
+        self.0.fetch_sub(bytes, Ordering::Relaxed);
+    }
+}
+
+/// About the encoded size of `cmd` (a little over it: the JSON header's fixed fields are
+/// counted generously), cheap to compute on the owner's core.
+pub(crate) fn queued_size(cmd: &RemotingCommand) -> usize {
+    let fields: usize = cmd.ext_fields.iter().flatten().map(|(key, value)| key.len() + value.len() + 6).sum();
+    256 + cmd.body.len() + cmd.remark.as_ref().map_or(0, String::len) + fields
 }

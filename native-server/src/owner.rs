@@ -4,10 +4,11 @@
 //! [`NameServer::poll_timeout`], the ten-minute KV print or the shutdown — makes one
 //! [`NameServer::handle`] call, publishes a new route snapshot if a route answer changed, and
 //! then acts on every [`Output`]. It never waits for a peer: replies go to each connection's
-//! bounded queue with `try_send`, and a full queue closes that connection. File writes are
-//! handed to the persistence tasks, which run them on the blocking pool; the replies of a
-//! step that changed a file wait until that file is written, so an answered KV put or config
-//! update survives a crash (Java writes before it answers too).
+//! bounded queue with `try_send`, and a full queue (in replies or in bytes) closes that
+//! connection. File writes are handed to the persistence tasks, which run them on the
+//! blocking pool; the replies of a step that changed a file wait until that file is written,
+//! so an answered KV put or config update survives a crash (Java writes before it answers
+//! too).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -16,7 +17,8 @@ use std::time::Duration;
 use arc_swap::ArcSwap;
 use nameserver_core::event::Severity;
 use nameserver_core::event_run::EventRun;
-use nameserver_core::protocol::RemotingCommand;
+use nameserver_core::excerpt::Excerpt;
+use nameserver_core::protocol::{RemotingCommand, ResponseCode};
 use nameserver_core::server::Batch;
 use nameserver_core::{ConnId, Event, Input, NameServer, Output};
 use tokio::sync::mpsc::{self, error::TrySendError};
@@ -25,7 +27,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
-use crate::messages::{ConnHandle, Inbound};
+use crate::messages::{ConnHandle, Inbound, MAX_UNWRITTEN_REPLY_BYTES, queued_size};
 use crate::notify::Notifier;
 use crate::observe::OwnerHooks;
 use crate::persist::PersistTarget;
@@ -222,11 +224,28 @@ impl Owner {
         response
     }
 
-    /// Sends the held replies whose files are written, in order.
+    /// Sends the held replies whose files are written, in order; a success whose file could
+    /// not be written becomes SYSTEM_ERROR (the change is in effect, but in memory only).
     fn release(&mut self) {
-        let (kv, config) = (self.kv_file.written(), self.config_file.written());
-        while self.held.front().is_some_and(|held| held.kv <= kv && held.config <= config) {
-            let Some(Held { conn, cmd, .. }) = self.held.pop_front() else { break };
+        let (kv, config) = (self.kv_file.progress(), self.config_file.progress());
+        while self.held.front().is_some_and(|held| held.kv <= kv.done && held.config <= config.done) {
+            let Some(Held { conn, mut cmd, kv: kv_generation, config: config_generation }) = self.held.pop_front()
+            else {
+                break;
+            };
+            let failed = [("kvConfig", kv_generation, &kv), ("config", config_generation, &config)]
+                .into_iter()
+                .find(|(_, generation, progress)| *generation > progress.on_disk);
+            if let Some((what, _, progress)) = failed
+                && cmd.is_response()
+                && cmd.response_code() == ResponseCode::Success
+            {
+                let why = progress.error.map_or_else(|| String::from("unknown error"), |kind| kind.to_string());
+                cmd = RemotingCommand::response_to(&cmd, ResponseCode::SystemError).with_remark(format!(
+                    "the change holds in memory only: the {what} file could not be written ({why}); it is lost \
+                     when the NameServer stops unless a later write succeeds"
+                ));
+            }
             self.send(conn, cmd);
         }
         let held = &self.held;
@@ -275,13 +294,28 @@ impl Owner {
             return;
         }
         let Some(handle) = self.conns.get(&conn) else { return };
-        if let Err(TrySendError::Full(_)) = handle.outbound.try_send(cmd) {
+        let (waiting, size) = (handle.unwritten.get(), queued_size(&cmd));
+        if waiting > 0 && waiting + size > MAX_UNWRITTEN_REPLY_BYTES {
             tracing::warn!(
-                "closeChannel: the channel[{}] does not read its replies ({} waiting), closing it",
-                handle.remote,
-                handle.outbound.max_capacity()
+                "closeChannel: the channel[{}] does not read its replies ({waiting} bytes waiting, {size} more \
+                 would pass {MAX_UNWRITTEN_REPLY_BYTES}), closing it",
+                handle.remote
             );
             self.close(conn);
+            return;
+        }
+        // Counted before it is queued: the connection takes it off when it takes the reply.
+        handle.unwritten.add(size);
+        if let Err(error) = handle.outbound.try_send(cmd) {
+            handle.unwritten.sub(size);
+            if let TrySendError::Full(_) = error {
+                tracing::warn!(
+                    "closeChannel: the channel[{}] does not read its replies ({} waiting), closing it",
+                    handle.remote,
+                    handle.outbound.max_capacity()
+                );
+                self.close(conn);
+            }
         }
     }
 
@@ -300,7 +334,12 @@ impl Owner {
         tracing::info!("configTable SIZE: {}", kv.iter().count());
         for (namespace, table) in kv.iter() {
             for (key, value) in table {
-                tracing::info!("configTable NS: {namespace} Key: {key} Value: {value}");
+                tracing::info!(
+                    "configTable NS: {} Key: {} Value: {}",
+                    Excerpt(namespace),
+                    Excerpt(key),
+                    Excerpt(value)
+                );
             }
         }
     }

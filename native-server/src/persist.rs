@@ -8,11 +8,12 @@
 //! Each hand-over gets a generation number and the writer reports the last generation it has
 //! written, so that the owner can hold a reply until what it answers for is on disk.
 //!
-//! A failed write is handled as Java handles it: logged at ERROR (and counted), the file keeps
-//! its previous content, the change stays in effect in memory, and the reply waiting for the
-//! write is sent (PROTOCOL.md §11 says why). When the writer stops it tries the latest bytes
-//! once more if they were never written, and says at ERROR when they are lost. A failed write
-//! never changes the daemon's exit status, which reports the shutdown.
+//! A failed write is logged at ERROR (and counted), the file keeps its previous content and
+//! the change stays in effect in memory, as in Java; unlike Java, the reply waiting for the
+//! write says so: SYSTEM_ERROR, "the change holds in memory only" (PROTOCOL.md §11: an
+//! answered change is on disk). When the writer stops it tries the latest bytes once more if
+//! they were never written, and says at ERROR when they are lost. A failed write never changes
+//! the daemon's exit status, which reports the shutdown.
 
 use std::fmt;
 use std::fs::{self, File};
@@ -121,14 +122,24 @@ fn sync_dir(_dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// How far a writer has got.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Progress {
+    /// The generation of the last bytes the writer is done with (written or failed).
+    pub(crate) done: u64,
+    /// The last generation the file holds: every generation up to it is on disk.
+    pub(crate) on_disk: u64,
+    /// Why the last failed write failed, for the replies it fails.
+    pub(crate) error: Option<io::ErrorKind>,
+}
+
 /// The writer of one file: hand it bytes with [`Self::store`]; drop it to flush and stop.
 #[derive(Debug)]
 pub(crate) struct PersistTarget {
     latest: watch::Sender<Option<(u64, Vec<u8>)>>,
     /// The generation of the last bytes handed over.
     stored: u64,
-    /// The generation of the last bytes the writer is done with.
-    written: watch::Receiver<u64>,
+    written: watch::Receiver<Progress>,
     /// Writes that failed (the file kept its previous content).
     failures: Arc<AtomicU64>,
 }
@@ -138,7 +149,7 @@ impl PersistTarget {
     /// the last bytes are written (or their loss is logged).
     pub(crate) fn spawn(path: PathBuf, what: &'static str) -> (Self, JoinHandle<()>) {
         let (latest, pending) = watch::channel(None);
-        let (done, written) = watch::channel(0);
+        let (done, written) = watch::channel(Progress::default());
         let failures = Arc::new(AtomicU64::new(0));
         let writer = tokio::spawn(write_latest(path, what, pending, done, Arc::clone(&failures)));
         (Self { latest, stored: 0, written, failures }, writer)
@@ -152,10 +163,10 @@ impl PersistTarget {
         self.stored
     }
 
-    /// The last generation whose write has finished (or failed, which is logged): every
-    /// generation up to it needs nothing more from the writer.
-    pub(crate) fn written(&self) -> u64 {
-        *self.written.borrow()
+    /// How far the writer has got: every generation up to `done` needs nothing more from it,
+    /// and those up to `on_disk` are in the file.
+    pub(crate) fn progress(&self) -> Progress {
+        self.written.borrow().clone()
     }
 
     /// The count of failed writes, shared with whoever reports it.
@@ -163,8 +174,8 @@ impl PersistTarget {
         Arc::clone(&self.failures)
     }
 
-    /// A receiver that changes whenever [`Self::written`] does.
-    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+    /// A receiver that changes whenever [`Self::progress`] does.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<Progress> {
         self.written.clone()
     }
 }
@@ -173,7 +184,7 @@ async fn write_latest(
     path: PathBuf,
     what: &'static str,
     mut pending: watch::Receiver<Option<(u64, Vec<u8>)>>,
-    done: watch::Sender<u64>,
+    done: watch::Sender<Progress>,
     failures: Arc<AtomicU64>,
 ) {
     // Whether the file lacks the latest bytes (which stay in the channel).
@@ -182,8 +193,15 @@ async fn write_latest(
     // bytes are written before the loop ends.
     while pending.changed().await.is_ok() {
         let Some((generation, bytes)) = pending.borrow_and_update().clone() else { continue };
-        stale = !write(&path, what, bytes, &failures).await;
-        done.send_replace(generation);
+        let outcome = write(&path, what, bytes, &failures).await;
+        stale = outcome.is_err();
+        done.send_modify(|progress| {
+            progress.done = generation;
+            match outcome {
+                Ok(()) => progress.on_disk = generation,
+                Err(kind) => progress.error = Some(kind),
+            }
+        });
     }
     // One more try at the stop: the cause may have passed (a full disk, a remount).
     if !stale {
@@ -191,7 +209,7 @@ async fn write_latest(
     }
     let latest = pending.borrow().clone();
     let Some((_, bytes)) = latest else { return };
-    if !write(&path, what, bytes, &failures).await {
+    if write(&path, what, bytes, &failures).await.is_err() {
         tracing::error!(
             "persist {what}: the daemon stops and {} does not hold the latest {what}: \
              the changes since its last successful write are lost",
@@ -200,9 +218,9 @@ async fn write_latest(
     }
 }
 
-/// Writes `bytes` to `path` on the blocking pool; a failure is logged and counted. Returns
-/// whether the file holds `bytes`.
-async fn write(path: &Path, what: &str, bytes: Vec<u8>, failures: &AtomicU64) -> bool {
+/// Writes `bytes` to `path` on the blocking pool; a failure is logged and counted. `Ok` when
+/// the file holds `bytes`.
+async fn write(path: &Path, what: &str, bytes: Vec<u8>, failures: &AtomicU64) -> Result<(), io::ErrorKind> {
     let target = path.to_path_buf();
     let outcome = tokio::task::spawn_blocking(move || write_atomically(&target, &bytes))
         .await
@@ -210,16 +228,16 @@ async fn write(path: &Path, what: &str, bytes: Vec<u8>, failures: &AtomicU64) ->
     match outcome {
         Ok(()) => {
             tracing::debug!("persist {what} to {} OK", path.display());
-            true
+            Ok(())
         }
         Err(error) => {
             failures.fetch_add(1, Ordering::Relaxed);
             tracing::error!(
                 "persist {what} to {} failed: {error}; the file keeps its previous content, \
-                 the change is in effect until the daemon stops",
+                 the change is in effect until the daemon stops, and its reply says so",
                 path.display()
             );
-            false
+            Err(error.kind())
         }
     }
 }
@@ -248,9 +266,10 @@ mod tests {
         let (mut target, writer) = PersistTarget::spawn(path.clone(), "config");
         let mut written = target.subscribe();
         let generation = target.store(b"a=1\n".to_vec());
-        written.wait_for(|done| *done >= generation).await.unwrap();
+        let progress = written.wait_for(|progress| progress.done >= generation).await.unwrap().clone();
         assert_eq!(target.failures().load(Ordering::Relaxed), 1);
         assert!(!path.exists());
+        assert_eq!((progress.on_disk, progress.error.is_some()), (0, true), "{progress:?}");
 
         // The cause passes before the stop: the latest bytes are written then.
         fs::remove_dir(&blocker).unwrap();
@@ -268,7 +287,8 @@ mod tests {
         let (mut target, writer) = PersistTarget::spawn(path.clone(), "kvConfig");
         let mut written = target.subscribe();
         let generation = target.store(b"{}".to_vec());
-        written.wait_for(|done| *done >= generation).await.unwrap();
+        let progress = written.wait_for(|progress| progress.done >= generation).await.unwrap().clone();
+        assert_eq!(progress.on_disk, generation);
         // Were it written again, the write would fail and count.
         fs::create_dir(dir.path().join("kvConfig.json.tmp")).unwrap();
         let failures = target.failures();

@@ -38,6 +38,11 @@ impl NameServer {
         }
         let ok = || RemotingCommand::response_to(cmd, ResponseCode::Success);
         Some(match request {
+            Request::PutKvConfig { namespace, key, value }
+                if let Some(refusal) = self.kv_refusal(&namespace, &key, value.as_deref()) =>
+            {
+                RemotingCommand::response_to(cmd, ResponseCode::InvalidParameter).with_remark(refusal)
+            }
             Request::PutKvConfig { namespace, key, value: Some(value) } => {
                 if self.kv.put(&namespace, &key, &value) != KvPut::Unchanged {
                     self.kv_changed(&namespace, &key);
@@ -314,6 +319,26 @@ impl NameServer {
         self.routes.broker_live_table().iter().any(|(key, live)| {
             key.broker_addr == *addr
                 && self.conns.get(&live.conn).is_some_and(|remote| same_host(remote, addr.as_str()))
+        })
+    }
+
+    /// Why a PUT_KV_CONFIG is over the KV budget ([`crate::Limits`]), if it is. A table
+    /// already larger (loaded at start, or a lowered limit) takes puts that do not grow it.
+    fn kv_refusal(&self, namespace: &str, key: &str, value: Option<&str>) -> Option<String> {
+        let (max_value, max_table) = (self.limits.max_kv_value, self.limits.max_kv_bytes);
+        if let Some(value) = value.filter(|value| value.len() > max_value) {
+            return Some(alloc::format!(
+                "the value is {} bytes, more than --max-kv-value-bytes ({max_value}); nothing changed",
+                value.len()
+            ));
+        }
+        let (now, after) = (self.kv.bytes(), self.kv.bytes_after_put(namespace, key, value));
+        (after > max_table && after > now).then(|| {
+            alloc::format!(
+                "the KV table would hold {after} bytes (namespace + key + value + {} per entry; it holds {now}), more \
+                 than --max-kv-bytes ({max_table}); nothing changed",
+                crate::kv::ENTRY_OVERHEAD
+            )
         })
     }
 

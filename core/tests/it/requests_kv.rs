@@ -94,3 +94,58 @@ fn kv_loaded_at_start_is_served() {
     let reply = ns.ask(RequestCode::GetKvConfig, &[("namespace", "ORDER_TOPIC_CONFIG"), ("key", "TopicTest")]);
     assert_eq!(fields(&reply), [("value", "broker-a:4")]);
 }
+
+/// The KV budget (a deliberate difference from Java, PROTOCOL.md §11): a value over
+/// `max_kv_value` or a put that grows the table over `max_kv_bytes` gets INVALID_PARAMETER
+/// naming the flag and the sizes, and changes nothing; a table already over the budget takes
+/// puts that do not grow it.
+#[test]
+fn kv_puts_over_the_budget_are_refused_and_change_nothing() {
+    use nameserver_core::Limits;
+    let limits = Limits { max_kv_value: 8, max_kv_bytes: 2 * (2 + 1 + 8 + 64), ..Limits::DEFAULT };
+    let mut ns = Ns::from(
+        NameServer::new(Config::java_defaults("/home/rmq", "/opt/rocketmq"), KvConfig::default(), Instant::ZERO)
+            .with_limits(limits),
+    );
+    let put = |ns: &mut Ns, key: &str, value: &str| {
+        ns.ask(RequestCode::PutKvConfig, &[("namespace", "ns"), ("key", key), ("value", value)])
+    };
+    let reply = put(&mut ns, "a", "123456789");
+    assert_eq!(reply.code, ResponseCode::InvalidParameter.raw());
+    assert_eq!(
+        reply.remark.as_deref(),
+        Some("the value is 9 bytes, more than --max-kv-value-bytes (8); nothing changed")
+    );
+    assert!(ns.out.iter().all(|o| !matches!(o, Output::PersistKv(_) | Output::Event(_))), "{:?}", ns.out);
+    assert_ok(&put(&mut ns, "a", "12345678"));
+    assert_ok(&put(&mut ns, "b", "12345678"));
+    let reply = put(&mut ns, "c", "1");
+    assert_eq!(reply.code, ResponseCode::InvalidParameter.raw());
+    assert_eq!(
+        reply.remark.as_deref(),
+        Some(
+            "the KV table would hold 218 bytes (namespace + key + value + 64 per entry; it holds 150), more than \
+             --max-kv-bytes (150); nothing changed"
+        )
+    );
+    assert!(ns.out.iter().all(|o| !matches!(o, Output::PersistKv(_))));
+    assert_eq!(ns.ns.kv().get("ns", "c"), None);
+    // A put without a value may create an empty namespace: it counts too.
+    let reply = ns.ask(RequestCode::PutKvConfig, &[("namespace", "other"), ("key", "k")]);
+    assert_eq!(reply.code, ResponseCode::InvalidParameter.raw(), "{reply:?}");
+    assert!(ns.ns.kv().namespace("other").is_none());
+    // Shrinking and deleting are always allowed.
+    assert_ok(&put(&mut ns, "b", "1"));
+    assert_ok(&ns.ask(RequestCode::DeleteKvConfig, &[("namespace", "ns"), ("key", "a")]));
+    assert_ok(&put(&mut ns, "c", "1"));
+
+    // A table loaded over the budget keeps working for puts that do not grow it.
+    let mut kv = KvConfig::default();
+    kv.put("ns", "big", &"x".repeat(500));
+    let mut ns = Ns::from(
+        NameServer::new(Config::java_defaults("/home/rmq", "/opt/rocketmq"), kv, Instant::ZERO).with_limits(limits),
+    );
+    assert_eq!(ns.ask(RequestCode::GetKvConfig, &[("namespace", "ns"), ("key", "big")]).code, 0);
+    assert_ok(&put(&mut ns, "big", "small"));
+    assert_eq!(put(&mut ns, "more", "1").code, 0, "the table is now under the budget");
+}

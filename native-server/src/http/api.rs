@@ -211,6 +211,10 @@ async fn write(ctx: &Ctx, cmd: RemotingCommand) -> Response {
         Ok(reply) if reply.response_code() == ResponseCode::Success => {
             to_json(&serde_json::json!({ "ok": true, "code": reply.code }))
         }
+        // Applied, but not on disk.
+        Ok(reply) if reply.response_code() == ResponseCode::SystemError => {
+            error(StatusCode::INTERNAL_SERVER_ERROR, reply.remark.as_deref().unwrap_or("system error"))
+        }
         Ok(reply) => error(StatusCode::BAD_REQUEST, reply.remark.as_deref().unwrap_or("refused")),
         Err(response) => response,
     }

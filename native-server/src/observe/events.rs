@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use nameserver_core::event::{Event, EventKind, Severity};
+use nameserver_core::excerpt::Excerpt;
 use nameserver_core::{ConnId, Instant};
 use serde::Serialize;
 use tokio::sync::broadcast;
@@ -145,7 +146,7 @@ impl EventBus {
             "route-query",
             None,
             Severity::Info,
-            format!("GET_ROUTEINFO_BY_TOPIC {topic} from {remote}: {result}"),
+            format!("GET_ROUTEINFO_BY_TOPIC {} from {remote}: {result}", Excerpt(topic)),
         );
     }
 

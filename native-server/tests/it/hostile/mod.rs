@@ -13,6 +13,7 @@
 use crate::{reliability, support};
 
 mod bodies;
+mod budgets;
 mod framing;
 mod peers;
 mod requests;
