@@ -91,7 +91,7 @@ for ROUND in $(seq 1 "$ROUNDS"); do
   stop
   wait "$PUT" || fail "the writer failed: $(cat "$WORK/put") (daemon at $ADDR: $(grep -c . "$WORK/err") log lines)"
   answered=$(sed -n 's/^answered //p' "$WORK/put")
-  if compgen -G "$KV.tmp" >/dev/null; then TMP_LEFT=$((TMP_LEFT + 1)); fi
+  if compgen -G "$(dirname "$KV")/.$(basename "$KV").*.tmp" >/dev/null; then TMP_LEFT=$((TMP_LEFT + 1)); fi
   sum=$(cksum "$KV" 2>/dev/null | cut -d' ' -f1 || true)
   if [ "$sum" != "$PREV_SUM" ]; then CHANGED=$((CHANGED + 1)); fi
   PREV_SUM=$sum

@@ -1,6 +1,6 @@
 //! Files: `kvConfig.json` loaded at start, KV and configuration bytes written crash-safely.
 //!
-//! Every write goes to `<path>.tmp` in the same directory, is fsynced, renamed over `<path>`
+//! Every write goes to a new file of a random name in the same directory, is fsynced, renamed over `<path>`
 //! and the directory is fsynced, so after a crash the file holds either the previous or the
 //! new content, never a torn mix. Writes run on tokio's blocking pool, one writer per file,
 //! in order, and the latest content wins: bytes handed over while a write is running replace
@@ -90,8 +90,13 @@ pub fn load_kv(path: &Path) -> Result<KvConfig, LoadError> {
 
 /// Replaces `path` with `bytes` so that a crash at any point leaves the old or the new file.
 ///
+/// The bytes go to a new file of a random name beside `path` (`.<name>.XXXXXX.tmp`, created
+/// with O_EXCL: nothing already there, a symlink included, is opened or followed) with the
+/// mode of the file it replaces (0600 for a new one), so a configuration kept private stays
+/// private.
+///
 /// # Errors
-/// Any I/O error; `path` is then unchanged (a stale `<path>.tmp` may remain).
+/// Any I/O error; `path` is then unchanged.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -101,15 +106,33 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", path.display())));
     };
     fs::create_dir_all(dir)?;
-    let mut tmp_name = name.to_os_string();
-    tmp_name.push(".tmp");
-    let tmp = dir.join(tmp_name);
-    let mut file = File::create(&tmp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    drop(file);
-    fs::rename(&tmp, path)?;
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(name);
+    prefix.push(".");
+    let mut tmp = tempfile::Builder::new().prefix(&prefix).suffix(".tmp").tempfile_in(dir)?;
+    if let Ok(old) = fs::metadata(path) {
+        tmp.as_file().set_permissions(old.permissions())?;
+    }
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|error| error.error)?;
     sync_dir(dir)
+}
+
+/// Removes the temporary files a process killed in the middle of [`write_atomically`] left
+/// beside `path` (regular files only: anything else of that name is not ours).
+fn remove_stale_temporaries(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let ours = file.starts_with(&prefix) && file.ends_with(".tmp");
+        if ours && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 #[cfg(unix)]
@@ -148,6 +171,7 @@ impl PersistTarget {
     /// Starts the writer task for `path`. Its handle resolves once the target is dropped and
     /// the last bytes are written (or their loss is logged).
     pub(crate) fn spawn(path: PathBuf, what: &'static str) -> (Self, JoinHandle<()>) {
+        remove_stale_temporaries(&path);
         let (latest, pending) = watch::channel(None);
         let (done, written) = watch::channel(Progress::default());
         let failures = Arc::new(AtomicU64::new(0));
@@ -253,26 +277,55 @@ mod tests {
         write_atomically(&path, b"one").unwrap();
         write_atomically(&path, b"two").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
-        assert!(!dir.path().join("sub").join("kvConfig.json.tmp").exists());
+        assert_eq!(fs::read_dir(dir.path().join("sub")).unwrap().count(), 1, "no temporary file is left");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_write_keeps_the_files_mode_never_follows_a_link_and_stale_temporaries_go() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("namesrv.properties");
+        fs::write(&path, "a=1\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        // A link planted where a fixed temporary name would be, pointing at a file to protect.
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join("namesrv.properties.tmp")).unwrap();
+        write_atomically(&path, b"a=2\n").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"a=2\n");
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600, "a 0600 file stays 0600");
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep", "the link's target is untouched");
+        assert!(fs::symlink_metadata(dir.path().join("namesrv.properties.tmp")).unwrap().file_type().is_symlink());
+        // What a killed writer left is removed at the next start; a link of that name is not ours.
+        fs::write(dir.path().join(".namesrv.properties.a1B2c3.tmp"), "torn").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join(".namesrv.properties.link.tmp")).unwrap();
+        remove_stale_temporaries(&path);
+        assert!(!dir.path().join(".namesrv.properties.a1B2c3.tmp").exists());
+        assert!(fs::symlink_metadata(dir.path().join(".namesrv.properties.link.tmp")).is_ok());
+        let fresh = dir.path().join("new.json");
+        write_atomically(&fresh, b"{}").unwrap();
+        assert_eq!(fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o600, "a new file is private");
     }
 
     #[tokio::test]
     async fn a_failed_write_is_counted_and_tried_again_at_the_stop() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("namesrv.properties");
-        // A directory where the temporary file goes: every write fails, even as root.
-        let blocker = dir.path().join("namesrv.properties.tmp");
+        // A directory, not empty, where the file goes: every rename fails, even as root.
+        let blocker = path.clone();
         fs::create_dir(&blocker).unwrap();
+        fs::write(blocker.join("in-the-way"), "").unwrap();
         let (mut target, writer) = PersistTarget::spawn(path.clone(), "config");
         let mut written = target.subscribe();
         let generation = target.store(b"a=1\n".to_vec());
         let progress = written.wait_for(|progress| progress.done >= generation).await.unwrap().clone();
         assert_eq!(target.failures().load(Ordering::Relaxed), 1);
-        assert!(!path.exists());
+        assert!(path.is_dir());
         assert_eq!((progress.on_disk, progress.error.is_some()), (0, true), "{progress:?}");
 
         // The cause passes before the stop: the latest bytes are written then.
-        fs::remove_dir(&blocker).unwrap();
+        fs::remove_dir_all(&blocker).unwrap();
         let failures = target.failures();
         drop(target);
         writer.await.unwrap();
@@ -290,7 +343,9 @@ mod tests {
         let progress = written.wait_for(|progress| progress.done >= generation).await.unwrap().clone();
         assert_eq!(progress.on_disk, generation);
         // Were it written again, the write would fail and count.
-        fs::create_dir(dir.path().join("kvConfig.json.tmp")).unwrap();
+        fs::remove_file(&path).unwrap();
+        fs::create_dir(&path).unwrap();
+        fs::write(path.join("in-the-way"), "").unwrap();
         let failures = target.failures();
         drop(target);
         writer.await.unwrap();

@@ -88,7 +88,6 @@ fn a_failed_config_write_is_answered_system_error_logged_counted_and_the_stop_st
     let home = tempfile::tempdir().unwrap();
     let file = home.path().join("namesrv.properties");
     fs::write(&file, "enableAllTopicList=true\n").unwrap();
-    fs::create_dir(home.path().join("namesrv.properties.tmp")).unwrap();
     let mut child = nameserver_command(home.path())
         .args(["-c", &file.display().to_string(), "--bind-address", "127.0.0.1", "--listen-port", "0"])
         .args(["--http-port", "0"])
@@ -109,6 +108,11 @@ fn a_failed_config_write_is_answered_system_error_logged_counted_and_the_stop_st
         text
     });
 
+    // Read at start; now a directory, not empty, stands where it goes: every write fails, even
+    // as root, and what is in the way is left as it was.
+    fs::remove_file(&file).unwrap();
+    fs::create_dir(&file).unwrap();
+    fs::write(file.join("kept"), "enableAllTopicList=true\n").unwrap();
     let mut stream = std::net::TcpStream::connect(tcp).unwrap();
     stream.set_read_timeout(Some(PATIENCE)).unwrap();
     let reply = decode(&call_blocking(&mut stream, &encode(&update(1, "enableAllTopicList=false\n"))));
@@ -138,5 +142,5 @@ fn a_failed_config_write_is_answered_system_error_logged_counted_and_the_stop_st
     assert!(failed.contains("ERROR") && failed.contains(&file.display().to_string()), "{failed}");
     let lost = log.lines().find(|l| l.contains("does not hold the latest config")).unwrap_or_else(|| panic!("{log}"));
     assert!(lost.contains("ERROR") && lost.contains("lost"), "{lost}");
-    assert_eq!(fs::read_to_string(&file).unwrap(), "enableAllTopicList=true\n", "the file keeps its content");
+    assert_eq!(fs::read_to_string(file.join("kept")).unwrap(), "enableAllTopicList=true\n", "nothing was written over");
 }
