@@ -10,10 +10,10 @@ use nameserver_core::json::from_fastjson;
 use nameserver_core::protocol::RequestCode;
 use nameserver_core::protocol::body::ClusterInfo;
 
-use crate::FleetArgs;
-use crate::conn::{Conn, ask_route, register, request};
-use crate::monitor::{conclude, monitor, usage};
-use crate::stats::{Dice, Gauge, Stats, pause};
+use super::FleetArgs;
+use super::conn::{Conn, ask_route, register, request};
+use super::monitor::{conclude, monitor, usage};
+use super::stats::{Dice, Gauge, Stats, pause};
 
 /// What one simulated broker is doing, as the auditor needs to know it.
 #[derive(Clone, Copy, Debug)]
@@ -161,7 +161,7 @@ async fn broker(b: usize, args: &FleetArgs, stats: &Stats, live: &AtomicU64, fle
                         ("brokerId", &id.to_string()),
                     ],
                 );
-                if let Err(error) = conn.oneway(hb).await {
+                if let Err(error) = conn.send(hb).await {
                     stats.error(format!("{name}/{id} heartbeat: {error}"));
                 }
                 stats.heartbeats.add();

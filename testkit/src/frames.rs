@@ -1,4 +1,5 @@
-//! Request frames, built once with the core codec and reused.
+//! Request frames: built one by one ([`request`], [`register_broker`]), or built once with the
+//! core codec and reused (the load generator's).
 //!
 //! A route query differs from the next only in its `opaque`, so it is encoded once per topic
 //! with a 10-digit placeholder and patched in place ([`Template`]): the generator then spends
@@ -199,6 +200,51 @@ pub fn register_command(broker: &BrokerSpec, body: &[u8], compressed: bool, opaq
     cmd.language = LanguageCode::Java;
     cmd.version = CLIENT_VERSION;
     cmd.opaque = opaque;
+    cmd
+}
+
+/// A request of `code` with `fields` as its extFields.
+#[must_use]
+pub fn request(code: RequestCode, fields: &[(&str, &str)]) -> RemotingCommand {
+    fields.iter().fold(RemotingCommand::request(code), |cmd, (k, v)| cmd.with_field(k, *v))
+}
+
+/// REGISTER_BROKER of `name`/`id` at `addr` in `cluster`, serving `topics` (4 queues each) at
+/// data version `counter`, with `heartbeatTimeoutMillis` when given.
+#[must_use]
+pub fn register_broker(
+    cluster: &str,
+    name: &str,
+    id: i64,
+    addr: &str,
+    topics: &[String],
+    counter: i64,
+    timeout_ms: Option<u64>,
+) -> RemotingCommand {
+    let mut body = RegisterBrokerBody::default();
+    body.topic_config_wrapper.data_version.counter = counter;
+    body.topic_config_wrapper.data_version.timestamp = 1_700_000_000_000 + counter;
+    for topic in topics {
+        body.topic_config_wrapper
+            .topic_config_table
+            .insert(TopicName::from(topic.as_str()), TopicConfig::new(topic.as_str(), 4));
+    }
+    let id_text = id.to_string();
+    let mut cmd = request(
+        RequestCode::RegisterBroker,
+        &[
+            ("clusterName", cluster),
+            ("brokerName", name),
+            ("brokerAddr", addr),
+            ("brokerId", &id_text),
+            ("haServerAddr", addr),
+            ("enableActingMaster", "false"),
+        ],
+    )
+    .with_body(body.to_json(JsonStyle::Plain));
+    if let Some(ms) = timeout_ms {
+        cmd = cmd.with_field("heartbeatTimeoutMillis", ms.to_string());
+    }
     cmd
 }
 

@@ -1,0 +1,107 @@
+//! An async RocketMQ connection that decodes every frame with the core codec: one request at
+//! a time ([`AsyncClient::call`]), or a burst written at once and its replies read back
+//! ([`AsyncClient::next_frame`]).
+
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use nameserver_core::codec::{self, Limits};
+use nameserver_core::protocol::{FLAG_ONEWAY, RemotingCommand};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::frames::CLIENT_VERSION;
+
+/// How long [`AsyncClient::call`] waits for its reply: a hang guard, not a speed limit.
+pub const REPLY_PATIENCE: Duration = Duration::from_secs(10);
+
+/// One connection; opaques count up from 1.
+#[derive(Debug)]
+pub struct AsyncClient {
+    /// The socket (a burst may be written to it directly).
+    pub stream: TcpStream,
+    /// What was read and not yet decoded.
+    pub buf: Vec<u8>,
+    opaque: i32,
+}
+
+impl AsyncClient {
+    /// Connects with `TCP_NODELAY`, as RocketMQ peers do.
+    ///
+    /// # Errors
+    /// The connection is refused.
+    pub async fn connect(addr: SocketAddr) -> io::Result<Self> {
+        let stream = TcpStream::connect(addr).await?;
+        stream.set_nodelay(true)?;
+        Ok(Self { stream, buf: Vec::with_capacity(8192), opaque: 0 })
+    }
+
+    /// `cmd` with the next opaque, and [`CLIENT_VERSION`] unless it names a version.
+    pub fn prepare(&mut self, mut cmd: RemotingCommand) -> RemotingCommand {
+        self.opaque = self.opaque.wrapping_add(1);
+        cmd.opaque = self.opaque;
+        cmd.version = if cmd.version == 0 { CLIENT_VERSION } else { cmd.version };
+        cmd
+    }
+
+    /// Sends `cmd` and waits for the reply with its opaque (requests the server sends are
+    /// skipped; a response to another opaque is an error).
+    ///
+    /// # Errors
+    /// Writing or reading fails, the reply does not decode, or none came within
+    /// [`REPLY_PATIENCE`].
+    pub async fn call(&mut self, cmd: RemotingCommand) -> Result<RemotingCommand, String> {
+        let cmd = self.prepare(cmd);
+        let frame = codec::encode_to_vec(&cmd).map_err(|e| e.to_string())?;
+        let exchange = async {
+            self.stream.write_all(&frame).await.map_err(|e| format!("write: {e}"))?;
+            loop {
+                let reply = self.next_frame().await?.ok_or("the server closed the connection")?;
+                if reply.is_response() && reply.opaque == cmd.opaque {
+                    return Ok(reply);
+                }
+                if reply.is_response() {
+                    return Err(format!("reply with opaque {} to request {}", reply.opaque, cmd.opaque));
+                }
+            }
+        };
+        tokio::time::timeout(REPLY_PATIENCE, exchange)
+            .await
+            .unwrap_or_else(|_| Err(format!("no reply to code {} within {REPLY_PATIENCE:?}", cmd.code)))
+    }
+
+    /// Sends `cmd` one-way: no reply comes.
+    ///
+    /// # Errors
+    /// The write fails.
+    pub async fn send(&mut self, cmd: RemotingCommand) -> Result<(), String> {
+        let mut cmd = self.prepare(cmd);
+        cmd.flag = FLAG_ONEWAY;
+        let frame = codec::encode_to_vec(&cmd).map_err(|e| e.to_string())?;
+        self.stream.write_all(&frame).await.map_err(|e| format!("write: {e}"))
+    }
+
+    /// The next frame the server sends; `None` once it closed the connection.
+    ///
+    /// # Errors
+    /// Reading fails or a frame does not decode.
+    pub async fn next_frame(&mut self) -> Result<Option<RemotingCommand>, String> {
+        loop {
+            match codec::decode(&self.buf, &Limits::DEFAULT) {
+                Ok(Some((frame, used))) => {
+                    self.buf.drain(..used);
+                    return Ok(Some(frame));
+                }
+                Ok(None) => {}
+                Err(error) => return Err(format!("undecodable reply: {error}")),
+            }
+            self.buf.reserve(8192);
+            match self.stream.read_buf(&mut self.buf).await {
+                Ok(0) => return Ok(None),
+                Ok(_) => {}
+                Err(error) => return Err(format!("read: {error}")),
+            }
+        }
+    }
+}
