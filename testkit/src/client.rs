@@ -1,6 +1,6 @@
 //! An async RocketMQ connection that decodes every frame with the core codec: one request at
 //! a time ([`AsyncClient::call`]), or a burst written at once and its replies read back
-//! ([`AsyncClient::next_frame`]).
+//! ([`AsyncClient::next_frame`]); and one request over any stream, plaintext or TLS ([`call`]).
 
 use std::io;
 use std::net::SocketAddr;
@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::protocol::{FLAG_ONEWAY, RemotingCommand};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::frames::CLIENT_VERSION;
+use crate::wait::PATIENCE;
 
 /// How long [`AsyncClient::call`] waits for its reply: a hang guard, not a speed limit.
 pub const REPLY_PATIENCE: Duration = Duration::from_secs(10);
@@ -102,6 +103,35 @@ impl AsyncClient {
                 Ok(_) => {}
                 Err(error) => return Err(format!("read: {error}")),
             }
+        }
+    }
+}
+
+/// Writes `cmd` to any stream (plaintext or TLS) and reads one frame back; `None` if the
+/// connection ends first.
+///
+/// # Panics
+/// `cmd` does not encode, or neither a frame nor the end came within [`PATIENCE`].
+pub async fn call<S: AsyncRead + AsyncWrite + Unpin>(stream: &mut S, cmd: &RemotingCommand) -> Option<RemotingCommand> {
+    stream.write_all(&codec::encode_to_vec(cmd).unwrap()).await.ok()?;
+    read_frame(stream).await
+}
+
+/// Reads one whole frame; `None` if the connection ends (or fails) first.
+///
+/// # Panics
+/// Neither a frame nor the end came within [`PATIENCE`].
+pub async fn read_frame<S: AsyncRead + Unpin>(stream: &mut S) -> Option<RemotingCommand> {
+    let mut buf = Vec::new();
+    loop {
+        if let Ok(Some((cmd, _))) = codec::decode(&buf, &Limits::DEFAULT) {
+            return Some(cmd);
+        }
+        let mut chunk = [0u8; 4096];
+        match tokio::time::timeout(PATIENCE, stream.read(&mut chunk)).await {
+            Ok(Ok(0) | Err(_)) => return None,
+            Ok(Ok(n)) => buf.extend_from_slice(&chunk[..n]),
+            Err(_) => panic!("no frame and no close within {PATIENCE:?}"),
         }
     }
 }
