@@ -1,6 +1,8 @@
-//! An async RocketMQ connection that decodes every frame with the core codec: one request at
-//! a time ([`AsyncClient::call`]), or a burst written at once and its replies read back
-//! ([`AsyncClient::next_frame`]); and one request over any stream, plaintext or TLS ([`call`]).
+//! Async RocketMQ connections: [`Client`] speaks raw frames (what a test sends may not be a
+//! frame at all); [`AsyncClient`] decodes every frame with the core codec and numbers its
+//! requests: one request at a time ([`AsyncClient::call`]), or a burst written at once and its
+//! replies read back ([`AsyncClient::next_frame`]); and one request over any stream, plaintext
+//! or TLS ([`call`]).
 
 use std::io;
 use std::net::SocketAddr;
@@ -13,6 +15,84 @@ use tokio::net::TcpStream;
 
 use crate::frames::CLIENT_VERSION;
 use crate::wait::PATIENCE;
+
+/// A peer that speaks raw frames; every failure fails the test.
+#[derive(Debug)]
+pub struct Client {
+    /// The socket.
+    pub stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl Client {
+    /// Connects with `TCP_NODELAY`.
+    ///
+    /// # Panics
+    /// The connection is refused.
+    pub async fn connect(addr: SocketAddr) -> Self {
+        let stream = TcpStream::connect(addr).await.unwrap();
+        stream.set_nodelay(true).unwrap();
+        Self { stream, buf: Vec::new() }
+    }
+
+    /// Writes `bytes` (a frame, or something that is not one).
+    ///
+    /// # Panics
+    /// The write fails.
+    pub async fn send(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.unwrap();
+    }
+
+    /// The next whole frame, prefix included; `None` if the server closed the connection.
+    pub async fn next_frame(&mut self) -> Option<Vec<u8>> {
+        loop {
+            if let Ok(Some(len)) = codec::frame_len(&self.buf, &Limits::DEFAULT) {
+                if self.buf.len() >= len {
+                    return Some(self.buf.drain(..len).collect());
+                }
+            }
+            self.buf.reserve(64 * 1024);
+            match self.stream.read_buf(&mut self.buf).await {
+                Ok(0) | Err(_) => return None,
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// The next whole frame.
+    ///
+    /// # Panics
+    /// The server closed the connection.
+    pub async fn read_frame(&mut self) -> Vec<u8> {
+        self.next_frame().await.expect("the server closed the connection")
+    }
+
+    /// Sends one frame and returns the reply frame.
+    ///
+    /// # Panics
+    /// Writing fails or the server closed the connection.
+    pub async fn call(&mut self, bytes: &[u8]) -> Vec<u8> {
+        self.send(bytes).await;
+        self.read_frame().await
+    }
+
+    /// Sends `cmd` and decodes the reply.
+    ///
+    /// # Panics
+    /// As [`Self::call`], or the reply is not one whole frame.
+    pub async fn request(&mut self, cmd: &RemotingCommand) -> RemotingCommand {
+        let frame = self.call(&codec::encode_to_vec(cmd).unwrap()).await;
+        let (reply, used) = codec::decode(&frame, &Limits::DEFAULT).unwrap().expect("a whole frame");
+        assert_eq!(used, frame.len());
+        reply
+    }
+
+    /// Whether the server closes this connection (reading and discarding anything before).
+    pub async fn is_closed_by_server(&mut self) -> bool {
+        while self.next_frame().await.is_some() {}
+        true
+    }
+}
 
 /// How long [`AsyncClient::call`] waits for its reply: a hang guard, not a speed limit.
 pub const REPLY_PATIENCE: Duration = Duration::from_secs(10);

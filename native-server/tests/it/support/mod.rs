@@ -9,12 +9,14 @@ use nameserver::ServerConfig;
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
 use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, Output};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 // logs.rs and open_files.rs include this module too and use few of these.
+#[allow(unused_imports)]
+pub(crate) use nameserver_testkit::client::Client;
 #[allow(unused_imports)]
 pub(crate) use nameserver_testkit::{PATIENCE, eventually, eventually_blocking, within};
 
@@ -177,60 +179,6 @@ impl TestServer {
         self.stop.take().unwrap().send(()).unwrap();
         let result = self.task.take().unwrap().await.unwrap();
         (result, self.dir, self.config)
-    }
-}
-
-/// A peer that speaks raw frames.
-pub(crate) struct Client {
-    pub(crate) stream: TcpStream,
-    buf: Vec<u8>,
-}
-
-impl Client {
-    pub(crate) async fn connect(addr: SocketAddr) -> Self {
-        let stream = TcpStream::connect(addr).await.unwrap();
-        stream.set_nodelay(true).unwrap();
-        Self { stream, buf: Vec::new() }
-    }
-
-    pub(crate) async fn send(&mut self, bytes: &[u8]) {
-        self.stream.write_all(bytes).await.unwrap();
-    }
-
-    /// The next whole frame, prefix included; `None` if the server closed the connection.
-    pub(crate) async fn next_frame(&mut self) -> Option<Vec<u8>> {
-        loop {
-            if let Ok(Some(len)) = codec::frame_len(&self.buf, &Limits::DEFAULT) {
-                if self.buf.len() >= len {
-                    return Some(self.buf.drain(..len).collect());
-                }
-            }
-            self.buf.reserve(64 * 1024);
-            match self.stream.read_buf(&mut self.buf).await {
-                Ok(0) | Err(_) => return None,
-                Ok(_) => {}
-            }
-        }
-    }
-
-    pub(crate) async fn read_frame(&mut self) -> Vec<u8> {
-        self.next_frame().await.expect("the server closed the connection")
-    }
-
-    /// Sends one frame and returns the reply frame.
-    pub(crate) async fn call(&mut self, bytes: &[u8]) -> Vec<u8> {
-        self.send(bytes).await;
-        self.read_frame().await
-    }
-
-    pub(crate) async fn request(&mut self, cmd: &RemotingCommand) -> RemotingCommand {
-        decode(&self.call(&encode(cmd)).await)
-    }
-
-    /// Whether the server closes this connection (reading and discarding anything before).
-    pub(crate) async fn is_closed_by_server(&mut self) -> bool {
-        while self.next_frame().await.is_some() {}
-        true
     }
 }
 
