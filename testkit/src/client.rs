@@ -1,19 +1,19 @@
 //! Async RocketMQ connections: [`Client`] speaks raw frames (what a test sends may not be a
 //! frame at all); [`AsyncClient`] decodes every frame with the core codec and numbers its
 //! requests: one request at a time ([`AsyncClient::call`]), or a burst written at once and its
-//! replies read back ([`AsyncClient::next_frame`]); and one request over any stream, plaintext
-//! or TLS ([`call`]).
+//! replies read back ([`AsyncClient::next_frame`]); [`CloggedPeer`] floods and stops reading;
+//! and one request over any stream, plaintext or TLS ([`call`]).
 
 use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use nameserver_core::codec::{self, Limits};
-use nameserver_core::protocol::{FLAG_ONEWAY, RemotingCommand};
+use nameserver_core::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::frames::CLIENT_VERSION;
+use crate::frames::{CLIENT_VERSION, request};
 use crate::wait::PATIENCE;
 
 /// A peer that speaks raw frames; every failure fails the test.
@@ -91,6 +91,69 @@ impl Client {
     pub async fn is_closed_by_server(&mut self) -> bool {
         while self.next_frame().await.is_some() {}
         true
+    }
+}
+
+/// A peer that sends route queries for `topic` (answered on its connection, never by the
+/// owner) through a tiny receive window and reads none of the replies, until its non-blocking
+/// write returns `WouldBlock`: the server has stopped reading it, so its connection cannot
+/// finish until the peer reads (or the server gives up on it).
+#[derive(Debug)]
+pub struct CloggedPeer {
+    stream: TcpStream,
+}
+
+impl CloggedPeer {
+    /// Connects and floods until the server stops reading.
+    ///
+    /// # Panics
+    /// The connection or a write fails.
+    pub async fn flood(addr: SocketAddr, topic: &str) -> Self {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        // A std handle on the same non-blocking socket: its write reports the socket's own
+        // state, not tokio's cached readiness.
+        let stream = socket.connect(addr).await.unwrap().into_std().unwrap();
+        let burst: Vec<u8> = (0..1000)
+            .flat_map(|opaque| {
+                let mut cmd = request(RequestCode::GetRouteInfoByTopic, &[("topic", topic)]);
+                cmd.version = CLIENT_VERSION;
+                cmd.opaque = opaque;
+                codec::encode_to_vec(&cmd).unwrap()
+            })
+            .collect();
+        let mut at = 0;
+        loop {
+            match io::Write::write(&mut &stream, &burst[at..]) {
+                // Whole frames only: the burst is sent in order and starts again at its end.
+                Ok(n) => at = (at + n) % burst.len(),
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => break,
+                Err(error) => panic!("the clogged peer's write failed: {error}"),
+            }
+        }
+        Self { stream: TcpStream::from_std(stream).unwrap() }
+    }
+
+    /// Reads every reply until the server closes the connection; the number of bytes read.
+    pub async fn read_to_end(mut self) -> usize {
+        let mut replies = Vec::new();
+        let _ = self.stream.read_to_end(&mut replies).await;
+        replies.len()
+    }
+
+    /// Waits, still reading nothing, until the server closes the connection: the peer's
+    /// stalled write then fails.
+    pub async fn wait_closed_by_server(self) {
+        loop {
+            if self.stream.writable().await.is_err() {
+                return;
+            }
+            match self.stream.try_write(b"\0") {
+                Ok(_) => {}
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
+                Err(_) => return,
+            }
+        }
     }
 }
 

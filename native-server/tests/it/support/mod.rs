@@ -9,14 +9,13 @@ use nameserver::ServerConfig;
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
 use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, Output};
-use tokio::io::AsyncReadExt;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 // logs.rs and open_files.rs include this module too and use few of these.
 #[allow(unused_imports)]
-pub(crate) use nameserver_testkit::client::Client;
+pub(crate) use nameserver_testkit::client::{Client, CloggedPeer};
 #[allow(unused_imports)]
 pub(crate) use nameserver_testkit::{PATIENCE, eventually, eventually_blocking, within};
 
@@ -286,55 +285,4 @@ pub(crate) fn read_frame_blocking(stream: &mut std::net::TcpStream) -> Vec<u8> {
     frame.resize(4 + usize::try_from(i32::from_be_bytes(prefix)).unwrap(), 0);
     stream.read_exact(&mut frame[4..]).unwrap();
     frame
-}
-
-/// A peer that sends route queries for `topic` (answered on its connection, never by the
-/// owner) through a tiny receive window and reads none of the replies, until its non-blocking
-/// write returns `WouldBlock`: the server has stopped reading it, so its connection cannot
-/// finish until the peer reads (or the server gives up on it).
-pub(crate) struct CloggedPeer {
-    stream: TcpStream,
-}
-
-impl CloggedPeer {
-    pub(crate) async fn flood(addr: SocketAddr, topic: &str) -> Self {
-        let socket = tokio::net::TcpSocket::new_v4().unwrap();
-        socket.set_recv_buffer_size(4096).unwrap();
-        // A std handle on the same non-blocking socket: its write reports the socket's own
-        // state, not tokio's cached readiness.
-        let stream = socket.connect(addr).await.unwrap().into_std().unwrap();
-        let burst: Vec<u8> = (0..1000).flat_map(|opaque| encode(&route_query(topic, opaque))).collect();
-        let mut at = 0;
-        loop {
-            match io::Write::write(&mut &stream, &burst[at..]) {
-                // Whole frames only: the burst is sent in order and starts again at its end.
-                Ok(n) => at = (at + n) % burst.len(),
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => break,
-                Err(error) => panic!("the clogged peer's write failed: {error}"),
-            }
-        }
-        Self { stream: TcpStream::from_std(stream).unwrap() }
-    }
-
-    /// Reads every reply until the server closes the connection; the number of bytes read.
-    pub(crate) async fn read_to_end(mut self) -> usize {
-        let mut replies = Vec::new();
-        let _ = self.stream.read_to_end(&mut replies).await;
-        replies.len()
-    }
-
-    /// Waits, still reading nothing, until the server closes the connection: the peer's
-    /// stalled write then fails.
-    pub(crate) async fn wait_closed_by_server(self) {
-        loop {
-            if self.stream.writable().await.is_err() {
-                return;
-            }
-            match self.stream.try_write(b"\0") {
-                Ok(_) => {}
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
-                Err(_) => return,
-            }
-        }
-    }
 }
