@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Fails when a test waits on the clock instead of an event. In test code (every file under a
-// `tests/` directory) and in the scripts the test command runs (scripts/test.sh and what it
+// `tests/` directory, and the test kit `testkit/`) and in the scripts the test command runs (scripts/test.sh and what it
 // names, followed), it reports each line that
 //   - sleeps: a sleep call in Rust, Python or JavaScript, or a shell `sleep N`;
 //   - waits a fixed time in a browser: Playwright's waitForTimeout;
@@ -43,7 +43,7 @@ function isComment(line) {
 export function scanned(root) {
   const files = repoFiles(root);
   const have = new Set(files);
-  const picked = new Set(files.filter((f) => /(^|\/)tests\//.test(f) && CODE.has(extname(f))));
+  const picked = new Set(files.filter((f) => /(^|\/)tests\/|^testkit\//.test(f) && CODE.has(extname(f))));
   const queue = have.has(ENTRY) ? [ENTRY] : [];
   const seen = new Set(queue);
   while (queue.length) {

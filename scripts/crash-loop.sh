@@ -24,10 +24,10 @@ KEYS=300
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 # RELIABILITY_PROFILE=dev (the test command's smoke runs) takes the debug build the tests made.
 PROFILE=${RELIABILITY_PROFILE:-release}
-cargo build --profile "$PROFILE" --locked -q -p nameserver --bin nameserver --example reliability
+cargo build --profile "$PROFILE" --locked -q -p nameserver -p nameserver-bench --bin nameserver --bin loadgen
 PROFILE_DIR=$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
 BIN=$TARGET_DIR/$PROFILE_DIR/nameserver
-TOOL=$TARGET_DIR/$PROFILE_DIR/examples/reliability
+TOOL=$TARGET_DIR/$PROFILE_DIR/loadgen
 HTTP_OFF=()
 if "$BIN" --help | grep -q -- '--no-http'; then HTTP_OFF=(--no-http); fi
 

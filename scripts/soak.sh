@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Load and soak runs of the NameServer (release build) on 127.0.0.1 (RELIABILITY.md, "Load and
-# soak"), driven by the `reliability` example of native-server:
+# soak"), driven by `loadgen` (bench/; its connections and fleet modes):
 #
 #   1. connections: SOAK_CONNS connections held open (default 8000) while 16 connections ask
 #      for routes back to back, for SOAK_CONN_SECS seconds (default 120);
@@ -41,10 +41,10 @@ mkdir -p "$OUT"
 
 # RELIABILITY_PROFILE=dev (the test command's smoke runs) takes the debug build the tests made.
 PROFILE=${RELIABILITY_PROFILE:-release}
-cargo build --profile "$PROFILE" --locked -q -p nameserver --bin nameserver --example reliability
+cargo build --profile "$PROFILE" --locked -q -p nameserver -p nameserver-bench --bin nameserver --bin loadgen
 PROFILE_DIR=$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
 BIN=$TARGET_DIR/$PROFILE_DIR/nameserver
-TOOL=$TARGET_DIR/$PROFILE_DIR/examples/reliability
+TOOL=$TARGET_DIR/$PROFILE_DIR/loadgen
 HTTP_OFF=()
 if "$BIN" --help | grep -q -- '--no-http'; then HTTP_OFF=(--no-http); fi
 

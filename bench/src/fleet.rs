@@ -10,8 +10,8 @@ use anyhow::{Context as _, bail};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::frames::{self, BrokerSpec, OPAQUE_BASE, OPAQUE_SPAN, Template};
-use crate::wire::Conn;
+use nameserver_testkit::frames::{self, BrokerSpec, OPAQUE_BASE, OPAQUE_SPAN, Template};
+use nameserver_testkit::scan::Conn;
 
 /// What a fleet is made of.
 #[derive(Clone, Debug)]

@@ -6,10 +6,13 @@
 //! - [`storm`]: many brokers registering at once, and one very large registration;
 //! - [`startup`]: exec → listening;
 //! - [`floor`]: a server that frames each request and answers a fixed, route-sized body with
-//!   no routing work, the ceiling of the protocol on the machine.
+//!   no routing work, the ceiling of the protocol on the machine;
+//! - [`reliability`]: long runs that count every error, leak and change of memory (held
+//!   connections, a churning fleet with an auditor, the crash loop's KV writer and checker).
 //!
-//! Frames are built with the core codec ([`frames`]); replies are read just enough to match
-//! them to their requests ([`wire`]); latencies go into HDR histograms ([`stats`]). Each
+//! Frames are built with the core codec (`nameserver_testkit::frames`); replies are read just
+//! enough to match them to their requests (`nameserver_testkit::scan`); latencies go into HDR
+//! histograms ([`stats`]). Each
 //! measurement is printed as a [`measurement::Measurement`]; [`report`] turns a run's raw
 //! lines into the comparison tables. The
 //! binaries are `loadgen` and `floor`; `scripts/bench.sh` runs them against this NameServer,
@@ -17,24 +20,18 @@
 
 pub mod fleet;
 pub mod floor;
-pub mod frames;
 pub mod measurement;
+pub mod reliability;
 pub mod report;
 pub mod route;
 pub mod startup;
 pub mod stats;
 pub mod storm;
-pub mod wire;
 
-/// Resident memory of process `pid` in KiB (`VmRSS` of `/proc/PID/status`).
+/// Resident memory of process `pid` in KiB (`VmRSS`).
 ///
 /// # Errors
-/// The process does not exist or the line is missing (not Linux).
+/// The process does not exist or is not readable (not Linux).
 pub fn rss_kib(pid: u32) -> std::io::Result<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| std::io::Error::other(format!("no VmRSS for pid {pid}")))
+    nameserver_testkit::ProcSample::of(pid).map(|sample| sample.rss_kib)
 }

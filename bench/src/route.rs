@@ -15,9 +15,9 @@ use bytes::{Buf, BytesMut};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::frames::{OPAQUE_BASE, OPAQUE_SPAN, Template};
 use crate::stats::Latencies;
-use crate::wire::{Conn, WireError, next_reply};
+use nameserver_testkit::frames::{OPAQUE_BASE, OPAQUE_SPAN, Template};
+use nameserver_testkit::scan::{Conn, WireError, next_reply};
 
 /// The shape of a route load.
 #[derive(Clone, Debug)]
@@ -417,7 +417,7 @@ impl RouteConn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frames::route_templates;
+    use nameserver_testkit::frames::route_templates;
 
     /// Against the floor: connections opened ahead answer from the first measured request on,
     /// and a phase's slowest request is reported with its time.

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 
-use crate::frames::{Template, route_query};
-use crate::wire::next_reply;
+use nameserver_testkit::frames::{Template, route_query};
+use nameserver_testkit::scan::next_reply;
 
 /// One start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub fn measure_once(
     let args: Vec<String> = args.iter().map(|a| a.replace("{port}", &port.to_string())).collect();
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     let mut query = Vec::new();
-    Template::new(&route_query("BenchStartupTopic")).append(crate::frames::OPAQUE_BASE, &mut query);
+    Template::new(&route_query("BenchStartupTopic")).append(nameserver_testkit::frames::OPAQUE_BASE, &mut query);
 
     let start = Instant::now();
     let mut child = Command::new(program)

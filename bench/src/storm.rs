@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use tokio::sync::Barrier;
 
-use crate::frames::{self, BrokerSpec};
 use crate::stats::{Latencies, median};
-use crate::wire::Conn;
+use nameserver_testkit::frames::{self, BrokerSpec};
+use nameserver_testkit::scan::Conn;
 
 /// What a storm measured.
 #[derive(Clone, Debug, Default)]

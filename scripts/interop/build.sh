@@ -10,7 +10,7 @@
 #   $INTEROP_CACHE/namesrv/bin/rocketmq-namesrv-rust   (crate rocketmq-namesrv 1.0.0)
 #   $INTEROP_CACHE/broker/bin/rocketmq-broker-rust     (crate rocketmq-broker 1.0.0)
 #   $INTEROP_CACHE/broker-tls/bin/rocketmq-broker-rust (the same, --features tls)
-#   $INTEROP_CACHE/client/bin/interop-{producer,consumer,routebench}  (./client)
+#   $INTEROP_CACHE/client/bin/interop-{producer,consumer}  (./client)
 #   $INTEROP_CACHE/target                              shared CARGO_TARGET_DIR
 #   $INTEROP_CACHE/logs/<piece>.log                    build logs
 set -euo pipefail
@@ -66,9 +66,9 @@ build_client() {
   local locked=()
   [ -f "$src/Cargo.lock" ] && locked=(--locked)
   timed client cargo build --release "${locked[@]}" --manifest-path "$src/Cargo.toml" \
-    --bin interop-producer --bin interop-consumer --bin interop-routebench
+    --bin interop-producer --bin interop-consumer
   mkdir -p "$out"
-  cp -f "$CARGO_TARGET_DIR"/release/interop-{producer,consumer,routebench} "$out/"
+  cp -f "$CARGO_TARGET_DIR"/release/interop-{producer,consumer} "$out/"
   echo "$stamp" >"$out/.stamp"
 }
 

@@ -1,21 +1,18 @@
 // A client nobody here wrote: the ali-ons npm client (protocol version 121, JSON headers
 // without serializeTypeCurrentRPC, plain-fastjson routes) gets a route from our daemon after a
-// real broker's frames register a topic. Needs the daemon binary: NAMESERVER_BIN or target/debug/nameserver.
+// real broker's frames register a topic. The daemon: NAMESERVER_BIN or target/debug/nameserver
+// (tests/browser/lib/daemon.mjs, which the live-mode browser tests start it with too).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import net from "node:net";
-import { PATIENCE } from "../browser/lib/patience.mjs";
+import { startDaemon } from "../browser/lib/daemon.mjs";
 
 const require = createRequire(import.meta.url);
 const MQClient = require("ali-ons/lib/mq_client");
 const ClientConfig = require("ali-ons/lib/client_config");
 
-const bin = process.env.NAMESERVER_BIN ?? new URL("../../target/debug/nameserver", import.meta.url).pathname;
 const vectors = readFileSync(new URL("../../core/tests/testdata/real-client-requests.jsonl", import.meta.url), "utf8")
   .split("\n")
   .filter(Boolean)
@@ -23,28 +20,14 @@ const vectors = readFileSync(new URL("../../core/tests/testdata/real-client-requ
 const frame = (code) => Buffer.from(vectors.find((v) => v.code === code).frame_hex, "hex");
 
 let daemon;
-let home;
 let address;
 
 before(async () => {
-  home = mkdtempSync(join(tmpdir(), "ns-ali-ons-"));
-  daemon = spawn(bin, ["--listen-port", "0", "--bind-address", "127.0.0.1"], { env: { ...process.env, HOME: home, RUST_LOG: "warn" } });
-  address = await new Promise((resolve, reject) => {
-    let out = "";
-    daemon.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/address (127\.0\.0\.1:\d+)/);
-      if (m) resolve(m[1]);
-    });
-    daemon.on("exit", (code) => reject(new Error(`daemon exited with ${code}: ${out}`)));
-    setTimeout(() => reject(new Error(`daemon did not start: ${out}`)), PATIENCE);
-  });
+  daemon = await startDaemon([], { http: false });
+  address = daemon.address;
 });
 
-after(() => {
-  daemon?.kill("SIGTERM");
-  rmSync(home, { recursive: true, force: true });
-});
+after(() => daemon?.stop());
 
 /** Sends real broker frames (REGISTER_BROKER, then REGISTER_TOPIC_IN_NAMESRV for TopicTest) and waits for both replies. */
 async function registerBroker() {

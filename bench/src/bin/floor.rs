@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use clap::Parser;
-use nameserver_bench::{floor, frames};
+use nameserver_bench::floor;
+use nameserver_testkit::frames;
 
 /// A RocketMQ remoting server that does no routing work.
 #[derive(Debug, Parser)]

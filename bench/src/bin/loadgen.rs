@@ -12,7 +12,14 @@
 //! loadgen startup      --reps 20 -- target/release/nameserver --listen-port {port} --bind-address 127.0.0.1
 //! loadgen port
 //! loadgen report       RAW_FILE [--smoke] [--criterion target/criterion]
+//! loadgen connections  --addr 127.0.0.1:9876 --pid SERVER_PID --secs 600 --conns 5000
+//! loadgen fleet        --addr 127.0.0.1:9876 --pid SERVER_PID --secs 1800 --brokers 300
+//! loadgen kv-put       --addr 127.0.0.1:9876 --round 3
+//! loadgen kv-check     --addr 127.0.0.1:9876 --round 3 --state FILE
 //! ```
+//!
+//! The last four are the soak and crash-loop drivers (`nameserver_bench::reliability`,
+//! RELIABILITY.md): they print progress lines and a `RESULT` line rather than measurements.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -25,9 +32,10 @@ use nameserver_bench::fleet::{Fleet, FleetSpec};
 use nameserver_bench::measurement::Measurement;
 use nameserver_bench::route::{self, Phases, RouteLoad, RouteResult};
 use nameserver_bench::stats::{median, ms};
-use nameserver_bench::wire::Conn;
-use nameserver_bench::{frames, report, rss_kib, startup, storm};
+use nameserver_bench::{reliability, report, rss_kib, startup, storm};
 use nameserver_core::codec;
+use nameserver_testkit::frames;
+use nameserver_testkit::scan::Conn;
 
 /// Load generator for RocketMQ NameServers (loopback only).
 #[derive(Debug, Parser)]
@@ -158,6 +166,8 @@ enum Mode {
     },
     /// Prints a loopback port that is free now
     Port,
+    #[command(flatten)]
+    Drive(reliability::Drive),
     /// Prints the Markdown comparison tables of a bench run from its raw file (lines of
     /// `MEASURE KIND rc=N load=X RESULT`, RESULT as printed by the other modes)
     Report {
@@ -240,6 +250,7 @@ fn main() -> ExitCode {
             *reregister_ms,
             (cli.threads, *fleet_threads),
         ),
+        Mode::Drive(drive) => reliability::run(drive.clone()).context("cannot start the driver's runtime"),
         _ => runtime("loadgen", cli.threads).and_then(|runtime| runtime.block_on(run(&cli))),
     };
     match outcome {
@@ -360,7 +371,7 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
             query_each,
         } => {
             let (addr, timeout) = loopback(target)?;
-            let idle = rss_kib(*pid).with_context(|| format!("reading /proc/{pid}/status"))?;
+            let idle = rss_kib(*pid).with_context(|| format!("reading the VmRSS of process {pid}"))?;
             let spec = FleetSpec {
                 addr,
                 brokers: *brokers,
@@ -400,6 +411,7 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
             Ok(report.errors == 0 && not_found == 0)
         }
         Mode::Report { .. } => bail!("the report runs without a runtime, from main"),
+        Mode::Drive(_) => bail!("the reliability modes start a runtime of their own, from main"),
         Mode::Port => {
             println!("{}", startup::free_port()?);
             Ok(true)

@@ -1,5 +1,6 @@
-// The real `nameserver` daemon for live-mode tests: started on 127.0.0.1 with ephemeral ports
-// (RocketMQ and HTTP), serving this repository's page, plus a raw-frame broker over TCP.
+// The real `nameserver` daemon for the live-mode and interop tests: started on 127.0.0.1 with
+// ephemeral ports (RocketMQ and HTTP), serving this repository's page, plus a raw-frame broker
+// over TCP.
 import { spawn, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
@@ -15,12 +16,14 @@ function binary() {
   return bin;
 }
 
-// Starts the daemon; resolves once it printed its RocketMQ and HTTP addresses.
-export async function startDaemon(args = []) {
+// Starts the daemon; resolves once it printed its RocketMQ address and, unless `http` is
+// false (then it runs with --no-http), its HTTP console's.
+export async function startDaemon(args = [], { http: withHttp = true } = {}) {
   const home = mkdtempSync(join(tmpdir(), "nameserver-live-"));
+  const httpArgs = withHttp ? ["--http-bind", "127.0.0.1", "--http-port", "0", "--http-root", ROOT] : ["--no-http"];
   const child = spawn(
     binary(),
-    ["--bind-address", "127.0.0.1", "--listen-port", "0", "--http-bind", "127.0.0.1", "--http-port", "0", "--http-root", ROOT, ...args],
+    ["--bind-address", "127.0.0.1", "--listen-port", "0", ...httpArgs, ...args],
     { env: { ...process.env, HOME: home, ROCKETMQ_HOME: home, RUST_LOG: "warn" }, stdio: ["ignore", "pipe", "inherit"] },
   );
   const lines = createInterface({ input: child.stdout });
@@ -33,7 +36,7 @@ export async function startDaemon(args = []) {
       const http = line.match(/^HTTP console: (http:\/\/\S+?)\/? /);
       if (boot) found.tcp = boot[1];
       if (http) found.http = http[1];
-      if (found.tcp && found.http) {
+      if (found.tcp && (found.http || !withHttp)) {
         clearTimeout(timer);
         resolve();
       }

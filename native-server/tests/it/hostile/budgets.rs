@@ -174,8 +174,7 @@ fn h25_a_failed_kv_write_answers_system_error_and_keeps_the_change_in_memory() {
 
 /// The bytes the daemon has written (`wchar` in `/proc/<pid>/io`: files, sockets and its log).
 fn written_bytes(server: &Server) -> u64 {
-    let io = std::fs::read_to_string(format!("/proc/{}/io", server.pid())).unwrap();
-    io.lines().find_map(|line| line.strip_prefix("wchar:")).and_then(|n| n.trim().parse().ok()).expect("wchar")
+    nameserver_testkit::proc::written_bytes(server.pid()).unwrap()
 }
 
 #[test]

@@ -80,16 +80,8 @@ pub(crate) struct Usage {
 
 impl Usage {
     pub(crate) fn of(pid: u32) -> Self {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-        let field = |name: &str| -> u64 {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix(name))
-                .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-                .unwrap_or_else(|| panic!("no {name} in /proc/{pid}/status"))
-        };
-        let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().count();
-        Self { rss_kib: field("VmRSS:"), peak_kib: field("VmHWM:"), threads: field("Threads:"), fds }
+        let sample = nameserver_testkit::ProcSample::of(pid).unwrap();
+        Self { rss_kib: sample.rss_kib, peak_kib: sample.hwm_kib, threads: sample.threads, fds: sample.fds }
     }
 
     pub(crate) fn rss_mib(self) -> f64 {

@@ -1,24 +1,23 @@
 //! Shared by the integration tests: the real client frames, a server on 127.0.0.1:0 with its
 //! files in a temporary directory, a raw-frame client, and the core's own answers.
 
-use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use nameserver::ServerConfig;
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
 use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, Output};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-/// How long a test waits for something that should happen at once (real time): a hang
-/// guard, never a measure of speed, so generous enough for a loaded 2-core machine.
-pub(crate) const PATIENCE: Duration = Duration::from_secs(30);
+// logs.rs and open_files.rs include this module too and use few of these.
+#[allow(unused_imports)]
+pub(crate) use nameserver_testkit::client::{Client, CloggedPeer};
+#[allow(unused_imports)]
+pub(crate) use nameserver_testkit::{PATIENCE, eventually, eventually_blocking, within};
 
 /// One captured request frame.
 #[derive(Clone, Debug)]
@@ -182,93 +181,6 @@ impl TestServer {
     }
 }
 
-/// A peer that speaks raw frames.
-pub(crate) struct Client {
-    pub(crate) stream: TcpStream,
-    buf: Vec<u8>,
-}
-
-impl Client {
-    pub(crate) async fn connect(addr: SocketAddr) -> Self {
-        let stream = TcpStream::connect(addr).await.unwrap();
-        stream.set_nodelay(true).unwrap();
-        Self { stream, buf: Vec::new() }
-    }
-
-    pub(crate) async fn send(&mut self, bytes: &[u8]) {
-        self.stream.write_all(bytes).await.unwrap();
-    }
-
-    /// The next whole frame, prefix included; `None` if the server closed the connection.
-    pub(crate) async fn next_frame(&mut self) -> Option<Vec<u8>> {
-        loop {
-            if let Ok(Some(len)) = codec::frame_len(&self.buf, &Limits::DEFAULT) {
-                if self.buf.len() >= len {
-                    return Some(self.buf.drain(..len).collect());
-                }
-            }
-            self.buf.reserve(64 * 1024);
-            match self.stream.read_buf(&mut self.buf).await {
-                Ok(0) | Err(_) => return None,
-                Ok(_) => {}
-            }
-        }
-    }
-
-    pub(crate) async fn read_frame(&mut self) -> Vec<u8> {
-        self.next_frame().await.expect("the server closed the connection")
-    }
-
-    /// Sends one frame and returns the reply frame.
-    pub(crate) async fn call(&mut self, bytes: &[u8]) -> Vec<u8> {
-        self.send(bytes).await;
-        self.read_frame().await
-    }
-
-    pub(crate) async fn request(&mut self, cmd: &RemotingCommand) -> RemotingCommand {
-        decode(&self.call(&encode(cmd)).await)
-    }
-
-    /// Whether the server closes this connection (reading and discarding anything before).
-    pub(crate) async fn is_closed_by_server(&mut self) -> bool {
-        while self.next_frame().await.is_some() {}
-        true
-    }
-}
-
-/// How often [`eventually`] looks again.
-const POLL: Duration = Duration::from_millis(20);
-
-/// Polls `check` until it gives a value, failing the test after [`PATIENCE`]: for a state
-/// nothing announces (a file written off the owner, a peer's view refreshed by its own timer).
-pub(crate) async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, mut check: impl FnMut() -> F) -> T {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "timed out: {what}");
-        tokio::time::sleep(POLL).await;
-    }
-}
-
-/// [`eventually`] on a thread of its own (no runtime).
-pub(crate) fn eventually_blocking<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
-    let deadline = std::time::Instant::now() + PATIENCE;
-    loop {
-        if let Some(value) = check() {
-            return value;
-        }
-        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
-        std::thread::sleep(POLL);
-    }
-}
-
-/// Fails the test if `future` takes longer than [`PATIENCE`] of real time.
-pub(crate) async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(PATIENCE, future).await.unwrap_or_else(|_| panic!("timed out: {what}"))
-}
-
 /// The core's own answers, from a fresh `NameServer` with the same configuration, fed the
 /// same frames on one connection.
 pub(crate) struct CoreModel {
@@ -322,13 +234,9 @@ impl FrozenClock {
     }
 }
 
-/// The `nameserver` binary, started on 127.0.0.1 with an ephemeral port.
-pub(crate) struct Daemon {
-    pub(crate) child: std::process::Child,
-    pub(crate) addr: SocketAddr,
-    /// Holds the file its standard error goes to.
-    logs: tempfile::TempDir,
-}
+/// The `nameserver` binary, started on 127.0.0.1 with an ephemeral port
+/// ([`nameserver_testkit::Daemon`], with this crate's binary).
+pub(crate) struct Daemon(nameserver_testkit::Daemon);
 
 impl Daemon {
     /// Starts the binary with `args` (plus `--bind-address 127.0.0.1 --listen-port 0`),
@@ -339,57 +247,27 @@ impl Daemon {
 
     /// [`Self::start`] listening on `bind` (port 0).
     pub(crate) fn start_bound(home: &std::path::Path, bind: &str, args: &[&str]) -> Self {
-        use std::io::BufRead as _;
-        let logs = tempfile::tempdir().unwrap();
-        let stderr = std::fs::File::create(logs.path().join("stderr")).unwrap();
-        let mut child = nameserver_command(home)
-            .args(args)
-            .args(["--bind-address", bind, "--listen-port", "0"])
-            .stdout(std::process::Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let address = line
-            .trim()
-            .strip_prefix("The Name Server boot success. serializeType=JSON, address ")
-            .unwrap_or_else(|| panic!("no boot line, got {line:?}"));
-        Self { addr: address.parse().unwrap(), child, logs }
-    }
-
-    /// What it has written to standard error so far (its log; everything logged before the
-    /// boot line is there once [`Self::start`] returns).
-    pub(crate) fn log(&self) -> String {
-        std::fs::read_to_string(self.logs.path().join("stderr")).unwrap()
-    }
-
-    /// Sends SIGTERM and waits for the process to exit.
-    pub(crate) fn terminate(&mut self) -> std::process::ExitStatus {
-        let pid = self.child.id().to_string();
-        assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-        self.child.wait().unwrap()
-    }
-
-    pub(crate) fn connect(&self) -> std::net::TcpStream {
-        let stream = std::net::TcpStream::connect(self.addr).unwrap();
-        stream.set_read_timeout(Some(PATIENCE)).unwrap();
-        stream
+        Self(nameserver_testkit::Daemon::spawn(nameserver_command(home), bind, args))
     }
 }
 
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+impl std::ops::Deref for Daemon {
+    type Target = nameserver_testkit::Daemon;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Daemon {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
     }
 }
 
 /// The `nameserver` binary with a clean environment: `HOME` is `home`, no `RUST_LOG`.
 pub(crate) fn nameserver_command(home: &std::path::Path) -> std::process::Command {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_nameserver"));
-    command.env("HOME", home).env("ROCKETMQ_HOME", "/opt/rocketmq").env_remove("RUST_LOG");
-    command
+    nameserver_testkit::daemon::nameserver_command(std::path::Path::new(env!("CARGO_BIN_EXE_nameserver")), home)
 }
 
 /// Sends one frame on a blocking socket and reads the reply frame.
@@ -407,55 +285,4 @@ pub(crate) fn read_frame_blocking(stream: &mut std::net::TcpStream) -> Vec<u8> {
     frame.resize(4 + usize::try_from(i32::from_be_bytes(prefix)).unwrap(), 0);
     stream.read_exact(&mut frame[4..]).unwrap();
     frame
-}
-
-/// A peer that sends route queries for `topic` (answered on its connection, never by the
-/// owner) through a tiny receive window and reads none of the replies, until its non-blocking
-/// write returns `WouldBlock`: the server has stopped reading it, so its connection cannot
-/// finish until the peer reads (or the server gives up on it).
-pub(crate) struct CloggedPeer {
-    stream: TcpStream,
-}
-
-impl CloggedPeer {
-    pub(crate) async fn flood(addr: SocketAddr, topic: &str) -> Self {
-        let socket = tokio::net::TcpSocket::new_v4().unwrap();
-        socket.set_recv_buffer_size(4096).unwrap();
-        // A std handle on the same non-blocking socket: its write reports the socket's own
-        // state, not tokio's cached readiness.
-        let stream = socket.connect(addr).await.unwrap().into_std().unwrap();
-        let burst: Vec<u8> = (0..1000).flat_map(|opaque| encode(&route_query(topic, opaque))).collect();
-        let mut at = 0;
-        loop {
-            match io::Write::write(&mut &stream, &burst[at..]) {
-                // Whole frames only: the burst is sent in order and starts again at its end.
-                Ok(n) => at = (at + n) % burst.len(),
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => break,
-                Err(error) => panic!("the clogged peer's write failed: {error}"),
-            }
-        }
-        Self { stream: TcpStream::from_std(stream).unwrap() }
-    }
-
-    /// Reads every reply until the server closes the connection; the number of bytes read.
-    pub(crate) async fn read_to_end(mut self) -> usize {
-        let mut replies = Vec::new();
-        let _ = self.stream.read_to_end(&mut replies).await;
-        replies.len()
-    }
-
-    /// Waits, still reading nothing, until the server closes the connection: the peer's
-    /// stalled write then fails.
-    pub(crate) async fn wait_closed_by_server(self) {
-        loop {
-            if self.stream.writable().await.is_err() {
-                return;
-            }
-            match self.stream.try_write(b"\0") {
-                Ok(_) => {}
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
-                Err(_) => return,
-            }
-        }
-    }
 }

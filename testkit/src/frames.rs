@@ -1,4 +1,6 @@
-//! Request frames, built once with the core codec and reused.
+//! Request frames: built one by one ([`request`], [`register_broker`], [`heartbeat`],
+//! [`unregister_broker`], [`route_query`], [`put_kv`], [`get_kv`], [`cluster_info`]), or built once with the
+//! core codec and reused (the load generator's).
 //!
 //! A route query differs from the next only in its `opaque`, so it is encoded once per topic
 //! with a 10-digit placeholder and patched in place ([`Template`]): the generator then spends
@@ -202,6 +204,87 @@ pub fn register_command(broker: &BrokerSpec, body: &[u8], compressed: bool, opaq
     cmd
 }
 
+/// A request of `code` with `fields` as its extFields.
+#[must_use]
+pub fn request(code: RequestCode, fields: &[(&str, &str)]) -> RemotingCommand {
+    fields.iter().fold(RemotingCommand::request(code), |cmd, (k, v)| cmd.with_field(k, *v))
+}
+
+/// REGISTER_BROKER of `name`/`id` at `addr` in `cluster`, serving `topics` (4 queues each) at
+/// data version `counter`, with `heartbeatTimeoutMillis` when given.
+#[must_use]
+pub fn register_broker(
+    cluster: &str,
+    name: &str,
+    id: i64,
+    addr: &str,
+    topics: &[String],
+    counter: i64,
+    timeout_ms: Option<u64>,
+) -> RemotingCommand {
+    let mut body = RegisterBrokerBody::default();
+    body.topic_config_wrapper.data_version.counter = counter;
+    body.topic_config_wrapper.data_version.timestamp = 1_700_000_000_000 + counter;
+    for topic in topics {
+        body.topic_config_wrapper
+            .topic_config_table
+            .insert(TopicName::from(topic.as_str()), TopicConfig::new(topic.as_str(), 4));
+    }
+    let id_text = id.to_string();
+    let mut cmd = request(
+        RequestCode::RegisterBroker,
+        &[
+            ("clusterName", cluster),
+            ("brokerName", name),
+            ("brokerAddr", addr),
+            ("brokerId", &id_text),
+            ("haServerAddr", addr),
+            ("enableActingMaster", "false"),
+        ],
+    )
+    .with_body(body.to_json(JsonStyle::Plain));
+    if let Some(ms) = timeout_ms {
+        cmd = cmd.with_field("heartbeatTimeoutMillis", ms.to_string());
+    }
+    cmd
+}
+
+/// The fields that name one broker in BROKER_HEARTBEAT and UNREGISTER_BROKER.
+fn broker_request(code: RequestCode, cluster: &str, name: &str, id: i64, addr: &str) -> RemotingCommand {
+    let id = id.to_string();
+    request(code, &[("clusterName", cluster), ("brokerAddr", addr), ("brokerName", name), ("brokerId", &id)])
+}
+
+/// BROKER_HEARTBEAT of `name`/`id` at `addr` in `cluster` (5.x brokers send it one-way).
+#[must_use]
+pub fn heartbeat(cluster: &str, name: &str, id: i64, addr: &str) -> RemotingCommand {
+    broker_request(RequestCode::BrokerHeartbeat, cluster, name, id, addr)
+}
+
+/// UNREGISTER_BROKER of `name`/`id` at `addr` in `cluster`.
+#[must_use]
+pub fn unregister_broker(cluster: &str, name: &str, id: i64, addr: &str) -> RemotingCommand {
+    broker_request(RequestCode::UnregisterBroker, cluster, name, id, addr)
+}
+
+/// PUT_KV_CONFIG of `key` = `value` in `namespace`.
+#[must_use]
+pub fn put_kv(namespace: &str, key: &str, value: &str) -> RemotingCommand {
+    request(RequestCode::PutKvConfig, &[("namespace", namespace), ("key", key), ("value", value)])
+}
+
+/// GET_KV_CONFIG of `key` in `namespace`.
+#[must_use]
+pub fn get_kv(namespace: &str, key: &str) -> RemotingCommand {
+    request(RequestCode::GetKvConfig, &[("namespace", namespace), ("key", key)])
+}
+
+/// GET_BROKER_CLUSTER_INFO.
+#[must_use]
+pub fn cluster_info() -> RemotingCommand {
+    request(RequestCode::GetBrokerClusterInfo, &[])
+}
+
 /// The whole REGISTER_BROKER frame.
 ///
 /// # Panics
@@ -291,6 +374,21 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn broker_requests_name_the_broker() {
+        for (cmd, code) in [
+            (heartbeat("C", "b", 1, "127.0.0.1:1"), RequestCode::BrokerHeartbeat),
+            (unregister_broker("C", "b", 1, "127.0.0.1:1"), RequestCode::UnregisterBroker),
+        ] {
+            let (decoded, _) = decode(&codec::encode_to_vec(&cmd).unwrap(), &Limits::DEFAULT).unwrap().unwrap();
+            assert_eq!(decoded.code, RemotingCommand::request(code).code);
+            let fields = ["clusterName", "brokerName", "brokerId", "brokerAddr"].map(|k| decoded.field(k));
+            assert_eq!(fields, [Some("C"), Some("b"), Some("1"), Some("127.0.0.1:1")]);
+        }
+        assert_eq!(put_kv("n", "k", "v").field("value"), Some("v"));
+        assert_eq!(get_kv("n", "k").field("key"), Some("k"));
     }
 
     #[test]

@@ -7,8 +7,8 @@ use nameserver_core::json::from_fastjson;
 use nameserver_core::protocol::RequestCode;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::KvArgs;
-use crate::conn::{Conn, request};
+use super::KvArgs;
+use super::conn::{Conn, request};
 
 const KV_NAMESPACE: &str = "crash";
 

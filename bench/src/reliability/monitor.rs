@@ -5,27 +5,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::Common;
-use crate::stats::{Stats, pause};
+use super::Common;
+use super::stats::{Stats, pause};
 
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Usage {
-    rss_kib: u64,
-    threads: u64,
-    fds: usize,
-}
+pub(crate) use nameserver_testkit::ProcSample as Usage;
 
 pub(crate) fn usage(pid: u32) -> io::Result<Usage> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix(name))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            .ok_or_else(|| io::Error::other(format!("no {name} for pid {pid}")))
-    };
-    let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))?.count();
-    Ok(Usage { rss_kib: field("VmRSS:")?, threads: field("Threads:")?, fds })
+    Usage::of(pid)
 }
 
 /// Prints a sample line every `sample_secs` until the run stops; returns the samples.

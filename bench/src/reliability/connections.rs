@@ -4,12 +4,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use nameserver_testkit::client::REPLY_PATIENCE;
+use nameserver_testkit::frames;
 use tokio::sync::Semaphore;
 
-use crate::ConnectionsArgs;
-use crate::conn::{Conn, ask_route, register};
-use crate::monitor::{conclude, monitor, usage};
-use crate::stats::{Dice, Gauge, Stats, pause};
+use super::ConnectionsArgs;
+use super::conn::{Conn, ask_route};
+use super::monitor::{conclude, monitor, usage};
+use super::stats::{Dice, Gauge, Stats, pause};
+use crate::fleet::{Fleet, FleetSpec};
 
 pub(crate) async fn connections(args: ConnectionsArgs) -> bool {
     let common = args.common.clone();
@@ -20,36 +23,36 @@ pub(crate) async fn connections(args: ConnectionsArgs) -> bool {
         "connections: {} held, {} querying, {} topics, {}s against {} (daemon {:?})",
         args.conns, args.queriers, args.topics, common.secs, common.addr, baseline
     );
-    let topics: Vec<String> = (0..args.topics).map(|i| format!("HeldTopic{i}")).collect();
+    let topics: Vec<String> = (0..args.topics).map(frames::topic_name).collect();
     let mut tasks = Vec::new();
     // Four brokers serve the topics and re-register every 20 s, as real ones do every 30 s.
-    for b in 0..4 {
-        let (stats, live, topics) = (Arc::clone(&stats), Arc::clone(&live), topics.clone());
-        let addr = common.addr;
-        tasks.push(tokio::spawn(async move {
-            let Ok(mut conn) = Conn::connect(addr).await else {
-                stats.error("broker connect failed");
-                return;
-            };
-            let _live = Gauge::up(&live);
-            let name = format!("held-broker-{b}");
-            let mut counter = 1;
-            loop {
-                let cmd =
-                    register("HeldCluster", &name, 0, &format!("127.0.0.1:{}", 20_000 + b), &topics, counter, None);
-                match conn.call(cmd).await {
-                    Ok(reply) if reply.code == 0 => stats.registrations.add(),
-                    Ok(reply) => stats.error(format!("{name} register: code {} {:?}", reply.code, reply.remark)),
-                    Err(error) => stats.error(format!("{name} register: {error}")),
+    let spec = FleetSpec {
+        addr: common.addr,
+        brokers: 4,
+        topics: args.topics,
+        queue_spread: 1,
+        compressed: false,
+        period: Duration::from_secs(20),
+        timeout: REPLY_PATIENCE,
+        in_flight: 4,
+    };
+    match Fleet::start(&spec).await {
+        Ok(brokers) => {
+            let (stats, live) = (Arc::clone(&stats), Arc::clone(&live));
+            tasks.push(tokio::spawn(async move {
+                let _live: Vec<Gauge<'_>> = (0..spec.brokers).map(|_| Gauge::up(&live)).collect();
+                while pause(&stats, Duration::from_secs(3600)).await {}
+                let report = brokers.stop().await;
+                for _ in 0..report.registrations {
+                    stats.registrations.add();
                 }
-                counter += 1;
-                if !pause(&stats, Duration::from_secs(20)).await {
-                    break;
+                if report.errors > 0 {
+                    stats.error(format!("{} broker registrations failed", report.errors));
                 }
-            }
-        }));
+            }));
+        }
+        Err(error) => stats.error(format!("the brokers did not register: {error:#}")),
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
     let monitor_task = tokio::spawn(monitor(common.clone(), Arc::clone(&stats), Arc::clone(&live)));
 
     // The held connections: connect (200 at a time), ask once, then every 20-60 s.

@@ -9,11 +9,12 @@ use nameserver_core::BrokerId;
 use nameserver_core::json::from_fastjson;
 use nameserver_core::protocol::RequestCode;
 use nameserver_core::protocol::body::ClusterInfo;
+use nameserver_testkit::frames;
 
-use crate::FleetArgs;
-use crate::conn::{Conn, ask_route, register, request};
-use crate::monitor::{conclude, monitor, usage};
-use crate::stats::{Dice, Gauge, Stats, pause};
+use super::FleetArgs;
+use super::conn::{Conn, ask_route, register, request};
+use super::monitor::{conclude, monitor, usage};
+use super::stats::{Dice, Gauge, Stats, pause};
 
 /// What one simulated broker is doing, as the auditor needs to know it.
 #[derive(Clone, Copy, Debug)]
@@ -152,16 +153,8 @@ async fn broker(b: usize, args: &FleetArgs, stats: &Stats, live: &AtomicU64, fle
                     }
                 }
             } else {
-                let hb = request(
-                    RequestCode::BrokerHeartbeat,
-                    &[
-                        ("clusterName", &cluster),
-                        ("brokerAddr", &addr),
-                        ("brokerName", &name),
-                        ("brokerId", &id.to_string()),
-                    ],
-                );
-                if let Err(error) = conn.oneway(hb).await {
+                let hb = frames::heartbeat(&cluster, &name, id, &addr);
+                if let Err(error) = conn.send(hb).await {
                     stats.error(format!("{name}/{id} heartbeat: {error}"));
                 }
                 stats.heartbeats.add();
@@ -207,18 +200,7 @@ async fn broker(b: usize, args: &FleetArgs, stats: &Stats, live: &AtomicU64, fle
                         }
                     }
                     // Unregister, wait, come back.
-                    50..=64 => match conn
-                        .call(request(
-                            RequestCode::UnregisterBroker,
-                            &[
-                                ("clusterName", &cluster),
-                                ("brokerAddr", &addr),
-                                ("brokerName", &name),
-                                ("brokerId", &id.to_string()),
-                            ],
-                        ))
-                        .await
-                    {
+                    50..=64 => match conn.call(frames::unregister_broker(&cluster, &name, id, &addr)).await {
                         Ok(reply) if reply.code == 0 => {
                             stats.unregisters.add();
                             fleet.set(b, Phase::Unregistered { at: Instant::now() });
@@ -268,10 +250,8 @@ async fn client(c: usize, args: &FleetArgs, stats: &Stats, live: &AtomicU64) {
         let ok = if n % 200 == 0 {
             let value = format!("{c}-{n}");
             let key = format!("client-{c}");
-            let put = conn
-                .call(request(RequestCode::PutKvConfig, &[("namespace", "soak"), ("key", &key), ("value", &value)]))
-                .await;
-            let get = conn.call(request(RequestCode::GetKvConfig, &[("namespace", "soak"), ("key", &key)])).await;
+            let put = conn.call(frames::put_kv("soak", &key, &value)).await;
+            let get = conn.call(frames::get_kv("soak", &key)).await;
             stats.owner_requests.add();
             stats.owner_requests.add();
             match (put, get) {
@@ -323,7 +303,7 @@ async fn auditor(args: &FleetArgs, stats: &Stats, live: &AtomicU64, fleet: &Flee
     while pause(stats, Duration::from_secs(2)).await {
         let before: Vec<Tracked> = (0..fleet.names.len()).map(|b| fleet.get(b)).collect();
         let asked = Instant::now();
-        let reply = match conn.call(request(RequestCode::GetBrokerClusterInfo, &[])).await {
+        let reply = match conn.call(frames::cluster_info()).await {
             Ok(reply) if reply.code == 0 => reply,
             other => {
                 stats.error(format!("auditor: cluster info {other:?}"));

@@ -1,0 +1,109 @@
+//! The built `nameserver` binary as a child process: started on an ephemeral port, its
+//! address read from its boot line, its log kept in a file, stopped by SIGTERM.
+
+use std::io::BufRead as _;
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+
+use crate::proc::ProcSample;
+use crate::wait::PATIENCE;
+
+/// What the daemon prints on standard output once it listens (Java's line), before its address.
+pub const BOOT_LINE: &str = "The Name Server boot success. serializeType=JSON, address ";
+
+/// A running daemon; killed when dropped, so a failing test stops it too.
+#[derive(Debug)]
+pub struct Daemon {
+    /// The process.
+    pub child: Child,
+    /// Its RocketMQ address.
+    pub addr: SocketAddr,
+    /// Holds the file its standard error goes to.
+    logs: tempfile::TempDir,
+}
+
+impl Daemon {
+    /// Runs `command` (a `nameserver`, see [`nameserver_command`]) with `args` plus
+    /// `--bind-address bind --listen-port 0`, and waits for its boot line.
+    ///
+    /// # Panics
+    /// It does not start, or its first line is not the boot line.
+    #[must_use]
+    pub fn spawn(mut command: Command, bind: &str, args: &[&str]) -> Self {
+        let logs = tempfile::tempdir().unwrap();
+        let stderr = std::fs::File::create(logs.path().join("stderr")).unwrap();
+        let mut child = command
+            .args(args)
+            .args(["--bind-address", bind, "--listen-port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let address = line.trim().strip_prefix(BOOT_LINE).unwrap_or_else(|| panic!("no boot line, got {line:?}"));
+        Self { addr: address.parse().unwrap(), child, logs }
+    }
+
+    /// What it has written to standard error so far (its log; everything logged before the
+    /// boot line is there once [`Self::spawn`] returns).
+    ///
+    /// # Panics
+    /// The file is gone.
+    #[must_use]
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.logs.path().join("stderr")).unwrap()
+    }
+
+    /// Sends SIGTERM and waits for the process to exit.
+    ///
+    /// # Panics
+    /// The signal cannot be sent or the wait fails.
+    pub fn terminate(&mut self) -> ExitStatus {
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        self.child.wait().unwrap()
+    }
+
+    /// A blocking connection whose reads wait at most [`PATIENCE`].
+    ///
+    /// # Panics
+    /// The connection fails.
+    #[must_use]
+    pub fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(self.addr).unwrap();
+        stream.set_read_timeout(Some(PATIENCE)).unwrap();
+        stream
+    }
+
+    /// Its process id.
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Its resident memory, threads and descriptors now.
+    ///
+    /// # Panics
+    /// It has exited.
+    #[must_use]
+    pub fn sample(&self) -> ProcSample {
+        ProcSample::of(self.pid()).unwrap()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `program` (the built `nameserver`) with a clean environment: `HOME` is `home`, no `RUST_LOG`.
+#[must_use]
+pub fn nameserver_command(program: &Path, home: &Path) -> Command {
+    let mut command = Command::new(program);
+    command.env("HOME", home).env("ROCKETMQ_HOME", "/opt/rocketmq").env_remove("RUST_LOG");
+    command
+}
