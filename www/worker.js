@@ -29,12 +29,18 @@ function runTo(s, ms, gate) {
     if (to > s.time) s.seek(to);
     return s.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
   }
-  const before = s.traceLength();
-  if (ms > s.time) s.seek(ms);
-  const lines = s.trace(before);
-  const hit = lines.find((l) => lineMatches(gate, l));
-  if (hit && hit.at < s.time) s.seek(hit.at);
-  return hit || null;
+  // In growing chunks, so that a near event costs a short run (and a short trace to read),
+  // not the whole window and a replay back to the event.
+  for (let chunk = 1000; s.time < ms; chunk *= 2) {
+    const before = s.traceLength();
+    s.seek(Math.min(ms, s.time + chunk));
+    const hit = s.trace(before).find((l) => lineMatches(gate, l));
+    if (hit) {
+      if (hit.at < s.time) s.seek(hit.at);
+      return hit;
+    }
+  }
+  return null;
 }
 
 function optional(fn) {

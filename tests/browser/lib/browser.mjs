@@ -94,6 +94,7 @@ export async function seek(page, ms) {
   await settle(page);
 }
 
+// JPEG: encoding a PNG took as long as the step it shows; these are for a person to look at.
 export async function shot(page, name) {
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: false });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.jpg`), type: "jpeg", quality: 80, fullPage: false });
 }
