@@ -35,6 +35,12 @@ export class Announcer {
     this.timer = setTimeout(() => this.flush(), wait);
   }
 
+  // When the learner pauses: what is pending is said now, so a paused page stays still.
+  flushNow() {
+    clearTimeout(this.timer);
+    this.flush();
+  }
+
   flush() {
     this.timer = null;
     if (!this.pending.length) return;

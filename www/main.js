@@ -264,6 +264,8 @@ class App {
       const msg = announceFor(l);
       if (msg) this.announcer.say(msg);
     }
+    // A run that lands after a pause is announced at once: a paused page does not change later.
+    if (!this.playing) this.announcer.flushNow();
     this.checkGate(r.hit, newLines);
     if (!this.playing) this.base = { sim: s.time, wall: performance.now() };
   }
@@ -358,6 +360,7 @@ class App {
     cancelAnimationFrame(this.raf);
     this.updatePlay();
     this.render();
+    this.announcer.flushNow();
     updateUrl(this);
   }
 
