@@ -30,7 +30,7 @@ use crate::clock::Clock;
 use crate::messages::{ConnHandle, Inbound, MAX_UNWRITTEN_REPLY_BYTES, queued_size};
 use crate::notify::Notifier;
 use crate::observe::OwnerHooks;
-use crate::persist::PersistTarget;
+use crate::persist::{KvJournal, PersistTarget};
 use crate::snapshot::RouteSnapshot;
 
 /// Java prints the KV table one minute after start, then every ten minutes.
@@ -49,7 +49,7 @@ pub(crate) struct Owner {
     /// Replaced snapshots that a reader still held when they were replaced: freed here once
     /// the readers are done, so that a connection never pays for freeing a snapshot.
     pub(crate) retired: Vec<Arc<RouteSnapshot>>,
-    pub(crate) kv_file: PersistTarget,
+    pub(crate) kv_file: KvJournal,
     pub(crate) config_file: PersistTarget,
     /// Cancelled when the server starts shutting down.
     pub(crate) shutdown: CancellationToken,
@@ -117,6 +117,8 @@ impl Owner {
                 () = self.force_close.cancelled() => break,
             }
         }
+        // A clean stop leaves the whole table in kvConfig.json, as Java's NameServer reads it.
+        self.kv_file.finish(self.ns.kv());
     }
 
     fn next_deadline(&self) -> Instant {
@@ -195,7 +197,7 @@ impl Owner {
         while let Some(batch) = self.ns.poll_batch() {
             match batch {
                 Batch::Events(run) => events.push(run),
-                Batch::Output(Output::PersistKv(bytes)) => kv = self.kv_file.store(bytes),
+                Batch::Output(Output::KvChanged(change)) => kv = self.kv_file.change(&change, self.ns.kv()),
                 Batch::Output(Output::PersistConfig(bytes)) => config = self.config_file.store(bytes),
                 Batch::Output(Output::Event(event)) => events.push([event].into_iter().collect()),
                 Batch::Output(output) => outputs.push(output),
@@ -278,8 +280,8 @@ impl Owner {
                 log_event(&event);
                 self.console.event(&event, self.ns.now());
             }
-            Output::PersistKv(bytes) => {
-                self.kv_file.store(bytes);
+            Output::KvChanged(change) => {
+                self.kv_file.change(&change, self.ns.kv());
             }
             Output::PersistConfig(bytes) => {
                 self.config_file.store(bytes);
