@@ -72,6 +72,7 @@ mod handshake;
 pub mod http;
 pub mod listener;
 mod messages;
+mod name_warnings;
 mod notify;
 mod observe;
 pub mod open_files;
@@ -272,6 +273,7 @@ pub async fn serve(
         held: VecDeque::new(),
         draining: HashSet::new(),
         notifier: notify::Notifier::spawn(),
+        names: name_warnings::NameWarnings::default(),
     };
     // On a multi-thread runtime the owner gets a thread of its own: one long `handle` call (a
     // registration of a million topics takes seconds) must not hold a worker, or I/O

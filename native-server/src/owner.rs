@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::messages::{ConnHandle, Inbound, MAX_UNWRITTEN_REPLY_BYTES, queued_size};
+use crate::name_warnings::NameWarnings;
 use crate::notify::Notifier;
 use crate::observe::OwnerHooks;
 use crate::persist::{KvJournal, PersistTarget};
@@ -67,6 +68,8 @@ pub(crate) struct Owner {
     pub(crate) draining: HashSet<ConnId>,
     /// Sends NOTIFY_MIN_BROKER_ID_CHANGE to brokers' addresses.
     pub(crate) notifier: Notifier,
+    /// Broker and cluster names outside Java's charset, warned about once each.
+    pub(crate) names: NameWarnings,
 }
 
 /// A reply held until the files it answers for are written.
@@ -278,6 +281,7 @@ impl Owner {
             Output::NotifyBroker { broker_addr, cmd } => self.notifier.notify(broker_addr, cmd),
             Output::Event(event) => {
                 log_event(&event);
+                self.names.event(&event);
                 self.console.event(&event, self.ns.now());
             }
             Output::KvChanged(change) => {
