@@ -84,8 +84,9 @@ for ROUND in $(seq 1 "$ROUNDS"); do
   "$TOOL" kv-put --addr "$ADDR" --keys "$KEYS" --round "$ROUND" >"$WORK/put" 2>&1 &
   PUT=$!
   # Once the burst is on its way, kill after 0-250 ms, while the daemon applies the puts and
-  # rewrites the file.
-  for _ in $(seq 1 400); do
+  # writes them. The writer may take seconds to connect on a loaded machine (killed before it
+  # did, it failed a run with "connection refused"): wait up to 20 s for it.
+  for _ in $(seq 1 4000); do
     grep -q '^sent' "$WORK/put" 2>/dev/null && break
     kill -0 "$PUT" 2>/dev/null || break
     sleep 0.005
