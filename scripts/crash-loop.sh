@@ -3,13 +3,16 @@
 # kvConfig.json (RELIABILITY.md, "Crash safety").
 #
 # Each round: start the daemon (release build) on the file, send a burst of PUT_KV_CONFIG
-# (300 puts of about 2 KB; every put makes the daemon rewrite the whole file: temp file,
-# fsync, rename, fsync the directory), kill -9 it 0-250 ms after the burst is sent, while it
-# applies the puts and rewrites the file, then start it again on the file. It must load (the daemon refuses to start on
-# a corrupt file) and the table read back must be whole: every value exactly as some put
-# wrote it, keys in the order the puts went, and nothing older than the previous round's
+# (300 puts of about 2 KB; each put is appended to kvConfig.json.journal and fsynced, and
+# once the journal outgrows the file the daemon writes kvConfig.json whole: temp file, fsync,
+# rename, fsync the directory), kill -9 it 0-250 ms after the burst is sent, while it applies
+# the puts and writes them, then start it again on the file. It must load (the daemon refuses
+# to start on a corrupt file or a journal damaged before its last record; a torn last record
+# is dropped with a WARN) and the table read back must be whole: every value exactly as some
+# put wrote it, keys in the order the puts went, and nothing older than the previous round's
 # check saw — the old content or a newer one, never a torn mix — and every put the daemon
-# answered before the kill.
+# answered before the kill. The check ends with a clean stop, which leaves kvConfig.json whole
+# and no journal.
 #
 #   scripts/crash-loop.sh [ROUNDS]     default 200 rounds (about 2 minutes)
 #
@@ -74,15 +77,16 @@ stop() {
   PID=
 }
 
-TMP_LEFT=0 PARTIAL=0 CHANGED=0 ANSWERED=0 PREV_SUM=
+TMP_LEFT=0 PARTIAL=0 CHANGED=0 ANSWERED=0 PREV_SUM= JOURNALS=0 TORN=0
 started=$(date +%s)
 for ROUND in $(seq 1 "$ROUNDS"); do
   start
   "$TOOL" kv-put --addr "$ADDR" --keys "$KEYS" --round "$ROUND" >"$WORK/put" 2>&1 &
   PUT=$!
   # Once the burst is on its way, kill after 0-250 ms, while the daemon applies the puts and
-  # rewrites the file.
-  for _ in $(seq 1 400); do
+  # writes them. The writer may take seconds to connect on a loaded machine (killed before it
+  # did, it failed a run with "connection refused"): wait up to 20 s for it.
+  for _ in $(seq 1 4000); do
     grep -q '^sent' "$WORK/put" 2>/dev/null && break
     kill -0 "$PUT" 2>/dev/null || break
     sleep 0.005
@@ -92,6 +96,7 @@ for ROUND in $(seq 1 "$ROUNDS"); do
   wait "$PUT" || fail "the writer failed: $(cat "$WORK/put") (daemon at $ADDR: $(grep -c . "$WORK/err") log lines)"
   answered=$(sed -n 's/^answered //p' "$WORK/put")
   if compgen -G "$(dirname "$KV")/.$(basename "$KV").*.tmp" >/dev/null; then TMP_LEFT=$((TMP_LEFT + 1)); fi
+  if [ -s "$KV.journal" ]; then JOURNALS=$((JOURNALS + 1)); fi
   sum=$(cksum "$KV" 2>/dev/null | cut -d' ' -f1 || true)
   if [ "$sum" != "$PREV_SUM" ]; then CHANGED=$((CHANGED + 1)); fi
   PREV_SUM=$sum
@@ -99,18 +104,21 @@ for ROUND in $(seq 1 "$ROUNDS"); do
   # The file must load, and hold the old or a newer whole table.
   start
   check=$("$TOOL" kv-check --addr "$ADDR" --keys "$KEYS" --round "$ROUND" --state "$WORK/state" 2>&1) || fail "$check"
+  if grep -q 'ends in a torn record' "$WORK/err"; then TORN=$((TORN + 1)); fi
   kill -TERM "$PID" 2>/dev/null || true
   wait "$PID" 2>/dev/null || true
   PID=
+  [ ! -e "$KV.journal" ] || fail "a clean stop left $KV.journal behind"
   # How many of this round's puts reached the file, against how many were answered.
   persisted=$(tr ' ' '\n' <"$WORK/state" | grep -cx "$ROUND" || true)
   if [ "$persisted" -gt 0 ] && [ "$persisted" -lt "$KEYS" ]; then PARTIAL=$((PARTIAL + 1)); fi
-  # A put is answered only once the file holds it: every answered put must be there.
+  # A put is answered only once it is on disk (journal or file): every answered put must be there.
   lost=$((answered - persisted))
   [ "$lost" -le 0 ] || fail "$lost answered puts are not in the file ($answered answered, $persisted persisted)"
   ANSWERED=$((ANSWERED + answered))
   printf 'round %3d: %3d answered, %3d persisted, file %s\n' "$ROUND" "$answered" "$persisted" "${check#ok }"
 done
-echo "CRASH LOOP ok: $ROUNDS rounds of kill -9 in $(($(date +%s) - started))s; the file loaded and held a whole table" \
-  "every time; $CHANGED rounds changed it, $PARTIAL stopped part-way through a round's puts, $TMP_LEFT left a" \
-  "temp file behind (killed mid-write); all $ANSWERED answered puts were in the file"
+echo "CRASH LOOP ok: $ROUNDS rounds of kill -9 in $(($(date +%s) - started))s; the file and its journal loaded and held" \
+  "a whole table every time; $CHANGED rounds changed the file, $PARTIAL stopped part-way through a round's puts," \
+  "$JOURNALS left a journal to replay, $TORN a torn last record (dropped), $TMP_LEFT a temp file (killed in the" \
+  "middle of a whole write); all $ANSWERED answered puts were there"

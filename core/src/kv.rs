@@ -33,6 +33,29 @@ impl core::hash::Hash for KvConfig {
     }
 }
 
+/// One change to the table, as a driver records it between whole files (the daemon appends
+/// it to `kvConfig.json.journal`; [`KvConfig::apply`] replays it).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum KvChange {
+    /// The key holds this value now.
+    Put {
+        /// The namespace.
+        namespace: String,
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+    },
+    /// The key is gone (DELETE_KV_CONFIG, or PUT_KV_CONFIG without a value); its namespace
+    /// stays, as in Java.
+    Delete {
+        /// The namespace.
+        namespace: String,
+        /// The key.
+        key: String,
+    },
+}
+
 /// What a put did, for the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KvPut {
@@ -131,6 +154,19 @@ impl KvConfig {
         self.bytes - before + after
     }
 
+    /// Applies a change recorded earlier. Applying a run of changes to a table that already
+    /// holds them leaves it as it is: each sets its key to what the last change to it says.
+    pub fn apply(&mut self, change: &KvChange) {
+        match change {
+            KvChange::Put { namespace, key, value } => {
+                self.put(namespace, key, value);
+            }
+            KvChange::Delete { namespace, key } => {
+                self.put_null(namespace, key);
+            }
+        }
+    }
+
     /// One value.
     #[must_use]
     pub fn get(&self, namespace: &str, key: &str) -> Option<&str> {
@@ -210,6 +246,28 @@ mod tests {
         assert_eq!(KvConfig::from_json(&kv.to_json()).unwrap(), kv);
         assert!(KvConfig::from_json(b"{\"configTable\":[").is_err());
         assert!(KvConfig::from_json(b"not json").is_err());
+    }
+
+    #[test]
+    fn changes_apply_in_order_and_again_without_effect() {
+        let change = |ns: &str, key: &str, value: Option<&str>| match value {
+            Some(value) => KvChange::Put { namespace: ns.into(), key: key.into(), value: value.into() },
+            None => KvChange::Delete { namespace: ns.into(), key: key.into() },
+        };
+        let run = [
+            change("n", "a", Some("1")),
+            change("n", "b", Some("2")),
+            change("n", "a", Some("3")),
+            change("n", "b", None),
+            change("m", "c", Some("4")),
+        ];
+        let mut kv = KvConfig::default();
+        run.iter().for_each(|c| kv.apply(c));
+        assert_eq!(kv.to_json(), br#"{"configTable":{"m":{"c":"4"},"n":{"a":"3"}}}"#);
+        let whole = kv.clone();
+        run.iter().for_each(|c| kv.apply(c));
+        assert_eq!(kv, whole, "a replay over a table that holds it changes nothing");
+        assert_eq!(kv.bytes(), whole.bytes());
     }
 
     #[test]

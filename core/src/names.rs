@@ -123,6 +123,17 @@ name_type!(
     BrokerAddr
 );
 
+/// Java's charset for topic names, as `TopicValidator` writes it.
+pub const JAVA_NAME_CHARSET: &str = "^[%|a-zA-Z0-9_-]+$";
+
+/// Whether `name` matches [`JAVA_NAME_CHARSET`]. Java checks topics against it; broker and
+/// cluster names it takes as sent, and so does this NameServer (the daemon warns once per
+/// name outside it: such a name breaks tools and pages that assume it).
+#[must_use]
+pub fn in_java_charset(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'%' | b'|' | b'_' | b'-'))
+}
+
 /// A broker's id within its group: 0 is the master, anything greater a slave.
 ///
 /// Java carries it as a `Long`; negative values are kept rather than rejected.
@@ -160,6 +171,16 @@ impl fmt::Display for ConnId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn javas_charset_is_letters_digits_and_four_signs() {
+        for name in ["broker-a", "DefaultCluster", "%RETRY%group", "a|b", "_x_", "0"] {
+            assert!(in_java_charset(name), "{name}");
+        }
+        for name in ["", "<b>x</b>", "c l", "a.b", "é", "a\nb", "a/b"] {
+            assert!(!in_java_charset(name), "{name}");
+        }
+    }
 
     #[test]
     fn the_empty_name_is_shared_and_equal_to_an_empty_text() {

@@ -10,10 +10,10 @@
 //!
 //! ```text
 //!                        ┌─────────────── owner (one task) ────────────────┐
-//!  acceptor ──Connected─▶│ the only NameServer: handle, poll_output, timers │──PersistKv─────▶ KV writer
+//!  acceptor ──Connected─▶│ the only NameServer: handle, poll_output, timers │──KvChanged─────▶ KV writer (journal)
 //!  connection ─Received─▶│ publishes a RouteSnapshot after every change     │──PersistConfig─▶ config writer
-//!  connection ◀─replies──│ try_send into bounded per-connection queues      │  (blocking pool, in order,
-//!                        └────────────────────────┬─────────────────────────┘   latest content wins)
+//!  connection ◀─replies──│ try_send into bounded per-connection queues      │  (blocking pool, in order;
+//!                        └────────────────────────┬─────────────────────────┘   config: latest wins)
 //!                                                 ▼ ArcSwap<RouteSnapshot>
 //!  connection tasks answer GET_ROUTEINFO_BY_TOPIC from the snapshot, on every core, without the owner
 //! ```
@@ -30,7 +30,9 @@
 //!   never waits for a peer: a full reply queue closes that peer; a reply to a request that
 //!   changed a file waits until the file is written. On a multi-thread runtime it has a
 //!   thread of its own, so a long step (a huge registration) never holds a worker.
-//! - **writers** ([`persist`], one per file): crash-safe writes of `kvConfig.json` and of the
+//! - **writers** ([`persist`], one per file): the KV changes appended to
+//!   `kvConfig.json.journal` (one fsync per group) and `kvConfig.json` written whole when the
+//!   journal outgrows it, at start after a replay and at a clean stop; crash-safe writes of the
 //!   configuration file.
 //! - **HTTP console** ([`http`], optional, its own listener): the page, read-only JSON views
 //!   and an event stream built from a view the owner publishes after each change, metrics
@@ -70,6 +72,7 @@ mod handshake;
 pub mod http;
 pub mod listener;
 mod messages;
+mod name_warnings;
 mod notify;
 mod observe;
 pub mod open_files;
@@ -100,7 +103,7 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::Clock;
 use crate::conn::Shared;
 use crate::owner::Owner;
-use crate::persist::PersistTarget;
+use crate::persist::{KvJournal, PersistTarget};
 use crate::snapshot::RouteSnapshot;
 
 pub use crate::listener::bind;
@@ -212,13 +215,15 @@ pub async fn serve(
     }
     let force_close = CancellationToken::new();
     let routes = Arc::new(ArcSwap::from_pointee(RouteSnapshot::empty()));
-    let (kv_file, kv_writer) = PersistTarget::spawn(PathBuf::from(&namesrv.kv_config_path), "kvConfig");
+    let (kv_file, kv_writer) = KvJournal::spawn(PathBuf::from(&namesrv.kv_config_path), &kv);
     let (config_file, config_writer) = PersistTarget::spawn(PathBuf::from(&namesrv.config_store_path), "config");
     let (inbound, inbound_rx) = mpsc::channel(INBOUND_QUEUE);
     let idle = Some(Duration::from_secs(namesrv.server_channel_max_idle_time_seconds)).filter(|d| !d.is_zero());
     let clock = Clock::start();
     let write_failures = vec![("kvConfig", kv_file.failures()), ("config", config_file.failures())];
-    let observe = Arc::new(observe::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures));
+    let mut observer = observe::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures);
+    observer.kv_journal = kv_file.stats();
+    let observe = Arc::new(observer);
     // The console outlives the stop: /readyz says 503 until the drain and the files are done.
     let http_quit = CancellationToken::new();
     let http = match console {
@@ -268,6 +273,7 @@ pub async fn serve(
         held: VecDeque::new(),
         draining: HashSet::new(),
         notifier: notify::Notifier::spawn(),
+        names: name_warnings::NameWarnings::default(),
     };
     // On a multi-thread runtime the owner gets a thread of its own: one long `handle` call (a
     // registration of a million topics takes seconds) must not hold a worker, or I/O

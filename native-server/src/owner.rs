@@ -28,9 +28,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::messages::{ConnHandle, Inbound, MAX_UNWRITTEN_REPLY_BYTES, queued_size};
+use crate::name_warnings::NameWarnings;
 use crate::notify::Notifier;
 use crate::observe::OwnerHooks;
-use crate::persist::PersistTarget;
+use crate::persist::{KvJournal, PersistTarget};
 use crate::snapshot::RouteSnapshot;
 
 /// Java prints the KV table one minute after start, then every ten minutes.
@@ -49,7 +50,7 @@ pub(crate) struct Owner {
     /// Replaced snapshots that a reader still held when they were replaced: freed here once
     /// the readers are done, so that a connection never pays for freeing a snapshot.
     pub(crate) retired: Vec<Arc<RouteSnapshot>>,
-    pub(crate) kv_file: PersistTarget,
+    pub(crate) kv_file: KvJournal,
     pub(crate) config_file: PersistTarget,
     /// Cancelled when the server starts shutting down.
     pub(crate) shutdown: CancellationToken,
@@ -67,6 +68,8 @@ pub(crate) struct Owner {
     pub(crate) draining: HashSet<ConnId>,
     /// Sends NOTIFY_MIN_BROKER_ID_CHANGE to brokers' addresses.
     pub(crate) notifier: Notifier,
+    /// Broker and cluster names outside Java's charset, warned about once each.
+    pub(crate) names: NameWarnings,
 }
 
 /// A reply held until the files it answers for are written.
@@ -117,6 +120,8 @@ impl Owner {
                 () = self.force_close.cancelled() => break,
             }
         }
+        // A clean stop leaves the whole table in kvConfig.json, as Java's NameServer reads it.
+        self.kv_file.finish(self.ns.kv());
     }
 
     fn next_deadline(&self) -> Instant {
@@ -195,7 +200,7 @@ impl Owner {
         while let Some(batch) = self.ns.poll_batch() {
             match batch {
                 Batch::Events(run) => events.push(run),
-                Batch::Output(Output::PersistKv(bytes)) => kv = self.kv_file.store(bytes),
+                Batch::Output(Output::KvChanged(change)) => kv = self.kv_file.change(&change, self.ns.kv()),
                 Batch::Output(Output::PersistConfig(bytes)) => config = self.config_file.store(bytes),
                 Batch::Output(Output::Event(event)) => events.push([event].into_iter().collect()),
                 Batch::Output(output) => outputs.push(output),
@@ -276,10 +281,11 @@ impl Owner {
             Output::NotifyBroker { broker_addr, cmd } => self.notifier.notify(broker_addr, cmd),
             Output::Event(event) => {
                 log_event(&event);
+                self.names.event(&event);
                 self.console.event(&event, self.ns.now());
             }
-            Output::PersistKv(bytes) => {
-                self.kv_file.store(bytes);
+            Output::KvChanged(change) => {
+                self.kv_file.change(&change, self.ns.kv());
             }
             Output::PersistConfig(bytes) => {
                 self.config_file.store(bytes);

@@ -1,19 +1,25 @@
-//! Files: `kvConfig.json` loaded at start, KV and configuration bytes written crash-safely.
+//! Files: `kvConfig.json` and its journal loaded at start, KV changes and configuration bytes
+//! written crash-safely.
 //!
-//! Every write goes to a new file of a random name in the same directory, is fsynced, renamed over `<path>`
-//! and the directory is fsynced, so after a crash the file holds either the previous or the
-//! new content, never a torn mix. Writes run on tokio's blocking pool, one writer per file,
-//! in order, and the latest content wins: bytes handed over while a write is running replace
-//! any older pending bytes (a `watch` channel), so a burst of KV puts costs one or two writes.
-//! Each hand-over gets a generation number and the writer reports the last generation it has
-//! written, so that the owner can hold a reply until what it answers for is on disk.
+//! The KV table is kept as `kvConfig.json` (Java's file) plus `kvConfig.json.journal`, the
+//! changes since it was last written whole ([`kv`] writes them, [`journal`] is their format);
+//! the configuration file is written whole on each change by a [`PersistTarget`].
+//!
+//! Every whole write ([`write_atomically`]) goes to a new file of a random name in the same
+//! directory, is fsynced, renamed over `<path>` and the directory is fsynced, so after a crash
+//! the file holds either the previous or the new content, never a torn mix. Writes run on
+//! tokio's blocking pool, one writer per file, in order. For the configuration the latest
+//! content wins: bytes handed over while a write is running replace any older pending bytes (a
+//! `watch` channel), so a burst of updates costs one or two writes. Each hand-over gets a
+//! generation number and the writer reports the last generation it has written, so that the
+//! owner can hold a reply until what it answers for is on disk.
 //!
 //! A failed write is logged at ERROR (and counted), the file keeps its previous content and
 //! the change stays in effect in memory, as in Java; unlike Java, the reply waiting for the
 //! write says so: SYSTEM_ERROR, "the change holds in memory only" (PROTOCOL.md §11: an
 //! answered change is on disk). When the writer stops it tries the latest bytes once more if
-//! they were never written, and says at ERROR when they are lost. A failed write never changes
-//! the daemon's exit status, which reports the shutdown.
+//! they were never written (the KV writer: the whole table), and says at ERROR when they are
+//! lost. A failed write never changes the daemon's exit status, which reports the shutdown.
 
 use std::fmt;
 use std::fs::{self, File};
@@ -25,6 +31,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use nameserver_core::KvConfig;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+
+mod journal;
+mod kv;
+
+pub use kv::journal_path;
+pub(crate) use kv::{JournalStats, KvJournal};
 
 /// Why the KV file could not be loaded at start-up. The server refuses to start rather than
 /// start empty and overwrite the file at the first put.
@@ -45,6 +57,14 @@ pub enum LoadError {
         /// What the JSON reader said.
         reason: String,
     },
+    /// The journal beside it has a bad record with more after it: not a crash's torn
+    /// append, which is only ever the last record.
+    CorruptJournal {
+        /// The journal.
+        path: PathBuf,
+        /// Which record, where, and what is wrong with it.
+        reason: String,
+    },
 }
 
 impl fmt::Display for LoadError {
@@ -57,6 +77,13 @@ impl fmt::Display for LoadError {
                  repair the file or move it away (kvConfigPath sets its location)",
                 path.display()
             ),
+            Self::CorruptJournal { path, reason } => write!(
+                f,
+                "the KV journal {} is corrupt ({reason}); refusing to start so that the changes it holds are not \
+                 lost: a crash only ever tears its last record, so something else damaged it. Repair it, or move it \
+                 away to start from the KV config file alone, without those changes",
+                path.display()
+            ),
         }
     }
 }
@@ -65,17 +92,48 @@ impl std::error::Error for LoadError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::Read { source, .. } => Some(source),
-            Self::Corrupt { .. } => None,
+            Self::Corrupt { .. } | Self::CorruptJournal { .. } => None,
         }
     }
 }
 
-/// Loads `kvConfig.json` (Java's or ours). A missing or empty file is an empty table, as in
-/// Java; anything unreadable or unparsable is an error.
+/// Loads `kvConfig.json` (Java's or ours), then replays the journal beside it
+/// ([`journal_path`]). A missing or empty file is an empty table, as in Java; anything
+/// unreadable or unparsable is an error. A torn last record of the journal (an append a crash
+/// cut short, never answered) is dropped with a warning; a bad record before others is an
+/// error.
 ///
 /// # Errors
-/// The file exists but cannot be read or is not a KV file.
+/// The file or the journal exists but cannot be read, or is corrupt.
 pub fn load_kv(path: &Path) -> Result<KvConfig, LoadError> {
+    let mut kv = load_kv_file(path)?;
+    let journal = journal_path(path);
+    let bytes = match fs::read(&journal) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(kv),
+        Err(source) => return Err(LoadError::Read { path: journal, source }),
+    };
+    let read = journal::decode(&bytes)
+        .map_err(|corrupt| LoadError::CorruptJournal { path: journal.clone(), reason: corrupt.to_string() })?;
+    for change in &read.changes {
+        kv.apply(change);
+    }
+    if read.torn > 0 {
+        tracing::warn!(
+            "the KV journal {} ends in a torn record ({} bytes after {} whole ones: an append cut short by a crash, \
+             never answered); dropped",
+            journal.display(),
+            read.torn,
+            read.changes.len()
+        );
+    }
+    if !read.changes.is_empty() {
+        tracing::info!("replayed {} KV changes from {}", read.changes.len(), journal.display());
+    }
+    Ok(kv)
+}
+
+fn load_kv_file(path: &Path) -> Result<KvConfig, LoadError> {
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(KvConfig::default()),

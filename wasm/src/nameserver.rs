@@ -147,7 +147,8 @@ impl NameServer {
     /// connection to the broker's address and write the oneway frame), `{type: "event", kind,
     /// category, level, text}` (the core's event vocabulary: `EventKind`, `EventCategory`,
     /// `Severity`),
-    /// `{type: "persistKv", text}`, `{type: "persistConfig", text}`.
+    /// `{type: "persistKv", text}` (the whole `kvConfig.json` after a KV change),
+    /// `{type: "persistConfig", text}`.
     #[wasm_bindgen(js_name = pollOutput, unchecked_return_type = "NameServerOutput | undefined")]
     pub fn poll_output(&mut self) -> Result<JsValue, JsError> {
         let Some(out) = self.inner.poll_output() else { return Ok(JsValue::UNDEFINED) };
@@ -172,7 +173,10 @@ impl NameServer {
                     text: e.to_string(),
                 }
             }
-            Output::PersistKv(bytes) => OutputDto::PersistKv { text: String::from_utf8_lossy(&bytes).into_owned() },
+            // The whole file, as a JS driver writes it (the daemon journals the change instead).
+            Output::KvChanged(_) => {
+                OutputDto::PersistKv { text: String::from_utf8_lossy(&self.inner.kv().to_json()).into_owned() }
+            }
             Output::PersistConfig(bytes) => {
                 OutputDto::PersistConfig { text: String::from_utf8_lossy(&bytes).into_owned() }
             }

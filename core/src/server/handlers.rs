@@ -9,7 +9,7 @@ use crate::config::{Config, ConfigError, KeyEffect};
 use crate::event::Event;
 use crate::event_run::EventRun;
 use crate::json::{JsonStyle, WriteJson};
-use crate::kv::{KvPut, ORDER_TOPIC_CONFIG};
+use crate::kv::{KvChange, KvPut, ORDER_TOPIC_CONFIG};
 use crate::names::{BrokerAddr, BrokerName, ConnId, TopicName};
 use crate::properties;
 use crate::protocol::body::{BodyError, KvTable};
@@ -45,7 +45,11 @@ impl NameServer {
             }
             Request::PutKvConfig { namespace, key, value: Some(value) } => {
                 if self.kv.put(&namespace, &key, &value) != KvPut::Unchanged {
-                    self.kv_changed(&namespace, &key);
+                    self.kv_changed(KvChange::Put {
+                        namespace: namespace.clone(),
+                        key: key.clone(),
+                        value: value.clone(),
+                    });
                     self.log(Event::KvPut { namespace, key, value });
                 }
                 ok()
@@ -53,7 +57,7 @@ impl NameServer {
             Request::PutKvConfig { namespace, key, value: None } => {
                 // Java stores null: the namespace exists, the key reads as absent.
                 if self.kv.put_null(&namespace, &key) {
-                    self.kv_changed(&namespace, &key);
+                    self.kv_changed(KvChange::Delete { namespace: namespace.clone(), key: key.clone() });
                     self.log(Event::KvDeleted { namespace, key });
                 }
                 ok()
@@ -72,7 +76,7 @@ impl NameServer {
             }
             Request::DeleteKvConfig { namespace: Some(namespace), key: Some(key) } => {
                 if self.kv.delete(&namespace, &key).is_some() {
-                    self.kv_changed(&namespace, &key);
+                    self.kv_changed(KvChange::Delete { namespace: namespace.clone(), key: key.clone() });
                     self.log(Event::KvDeleted { namespace, key });
                 }
                 ok()
@@ -342,11 +346,12 @@ impl NameServer {
         })
     }
 
-    fn kv_changed(&mut self, namespace: &str, key: &str) {
+    fn kv_changed(&mut self, change: KvChange) {
+        let (KvChange::Put { namespace, key, .. } | KvChange::Delete { namespace, key }) = &change;
         if namespace == ORDER_TOPIC_CONFIG {
-            self.extra_changes.topics.insert(TopicName::from(key));
+            self.extra_changes.topics.insert(TopicName::from(key.as_str()));
         }
-        self.out.push(Output::PersistKv(self.kv.to_json()));
+        self.out.push(Output::KvChanged(change));
     }
 
     fn log(&mut self, event: Event) {

@@ -92,8 +92,11 @@ pub enum Output {
     },
     /// Log this.
     Event(Event),
-    /// Write these bytes to `kvConfigPath` (crash-safely).
-    PersistKv(Vec<u8>),
+    /// The KV table changed (the change is in effect): make it durable. `kvConfigPath` holds
+    /// the whole table as [`crate::KvConfig::to_json`] of [`NameServer::kv`] writes it; a
+    /// driver may write that file after each change or record the changes and write it now
+    /// and then (the daemon's journal).
+    KvChanged(crate::kv::KvChange),
     /// Write these bytes (properties text) to `configStorePath` (crash-safely).
     PersistConfig(Vec<u8>),
 }

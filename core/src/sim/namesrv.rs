@@ -71,7 +71,7 @@ impl Sim {
                 }
                 // The model's brokers have no server side, and no scenario turns on
                 // notifyMinBrokerIdChanged: nothing would take the notice.
-                Output::NotifyBroker { .. } | Output::PersistKv(_) | Output::PersistConfig(_) => {}
+                Output::NotifyBroker { .. } | Output::KvChanged(_) | Output::PersistConfig(_) => {}
             }
         }
         self.sync_ns_timer(node);

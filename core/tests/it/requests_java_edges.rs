@@ -15,11 +15,9 @@ use nameserver_core::{Event, Output};
 
 use common::requests::*;
 
+/// The table as `kvConfig.json` if the last request changed it.
 fn persisted_kv(ns: &Ns) -> Option<String> {
-    ns.out.iter().find_map(|o| match o {
-        Output::PersistKv(bytes) => Some(String::from_utf8(bytes.clone()).unwrap()),
-        _ => None,
-    })
+    ns.out.iter().any(|o| matches!(o, Output::KvChanged(_))).then(|| String::from_utf8(ns.ns.kv().to_json()).unwrap())
 }
 
 /// KVConfigManager.putKVConfig stores a null value when the request has none: the namespace

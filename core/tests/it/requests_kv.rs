@@ -12,8 +12,13 @@ use crate::common;
 
 use std::collections::BTreeMap;
 
+use nameserver_core::kv::KvChange;
 use nameserver_core::protocol::{RequestCode, ResponseCode};
 use nameserver_core::{Config, Instant, KvConfig, NameServer, Output};
+
+fn put(namespace: &str, key: &str, value: &str) -> KvChange {
+    KvChange::Put { namespace: namespace.into(), key: key.into(), value: value.into() }
+}
 
 use common::requests::*;
 
@@ -24,23 +29,23 @@ use common::requests::*;
 #[test]
 fn kv_put_get_delete_and_list() {
     let mut ns = Ns::new();
-    // 100 PUT_KV_CONFIG: SUCCESS, and the whole kvConfig.json to persist.
+    // 100 PUT_KV_CONFIG: SUCCESS, and the change to persist.
     let reply = ns.ask(RequestCode::PutKvConfig, &[("namespace", "ns"), ("key", "k"), ("value", "v")]);
     assert_ok(&reply);
     assert_eq!(reply.ext_fields, None);
-    assert!(ns.out.contains(&Output::PersistKv(br#"{"configTable":{"ns":{"k":"v"}}}"#.to_vec())));
+    assert!(ns.out.contains(&Output::KvChanged(put("ns", "k", "v"))));
+    assert_eq!(ns.ns.kv().to_json(), br#"{"configTable":{"ns":{"k":"v"}}}"#);
     assert_ok(
         &ns.ask(
             RequestCode::PutKvConfig,
             &[("namespace", "ORDER_TOPIC_CONFIG"), ("key", "T"), ("value", "broker-a:4")],
         ),
     );
-    assert!(ns.out.contains(&Output::PersistKv(
-        br#"{"configTable":{"ORDER_TOPIC_CONFIG":{"T":"broker-a:4"},"ns":{"k":"v"}}}"#.to_vec()
-    )));
+    assert!(ns.out.contains(&Output::KvChanged(put("ORDER_TOPIC_CONFIG", "T", "broker-a:4"))));
+    assert_eq!(ns.ns.kv().to_json(), br#"{"configTable":{"ORDER_TOPIC_CONFIG":{"T":"broker-a:4"},"ns":{"k":"v"}}}"#);
     // Putting the same value again changes nothing and writes nothing.
     assert_ok(&ns.ask(RequestCode::PutKvConfig, &[("namespace", "ns"), ("key", "k"), ("value", "v")]));
-    assert!(!ns.out.iter().any(|o| matches!(o, Output::PersistKv(_))));
+    assert!(!ns.out.iter().any(|o| matches!(o, Output::KvChanged(_))));
 
     // 101 GET_KV_CONFIG: the value in the response header.
     let reply = ns.ask(RequestCode::GetKvConfig, &[("namespace", "ns"), ("key", "k")]);
@@ -55,11 +60,11 @@ fn kv_put_get_delete_and_list() {
 
     // 102 DELETE_KV_CONFIG: SUCCESS, persisted; the namespace stays (empty), as in Java.
     assert_ok(&ns.ask(RequestCode::DeleteKvConfig, &[("namespace", "ns"), ("key", "k")]));
-    assert!(ns.out.contains(&Output::PersistKv(
-        br#"{"configTable":{"ORDER_TOPIC_CONFIG":{"T":"broker-a:4"},"ns":{}}}"#.to_vec()
-    )));
+    assert!(ns.out.contains(&Output::KvChanged(KvChange::Delete { namespace: "ns".into(), key: "k".into() })));
+    assert_eq!(ns.ns.kv().to_json(), br#"{"configTable":{"ORDER_TOPIC_CONFIG":{"T":"broker-a:4"},"ns":{}}}"#);
     assert_ok(&ns.ask(RequestCode::DeleteKvConfig, &[("namespace", "ns"), ("key", "k")]));
     assert_ok(&ns.ask(RequestCode::DeleteKvConfig, &[("namespace", "nope"), ("key", "k")]));
+    assert!(!ns.out.iter().any(|o| matches!(o, Output::KvChanged(_))), "nothing deleted, nothing to write");
     let reply = ns.ask(RequestCode::GetKvlistByNamespace, &[("namespace", "ns")]);
     assert_eq!(text(&reply), r#"{"table":{}}"#);
 }
@@ -82,7 +87,7 @@ fn kv_put_without_namespace_or_key_is_refused() {
     for fields in [&[("key", "k"), ("value", "v")][..], &[("namespace", "ns"), ("value", "v")][..]] {
         let reply = ns.ask(RequestCode::PutKvConfig, fields);
         assert_reply(&reply, ResponseCode::SystemError, Some("namespace or key is null"));
-        assert!(!ns.out.iter().any(|o| matches!(o, Output::PersistKv(_))));
+        assert!(!ns.out.iter().any(|o| matches!(o, Output::KvChanged(_))));
     }
     assert!(ns.ns.kv().is_empty());
 }
@@ -116,7 +121,7 @@ fn kv_puts_over_the_budget_are_refused_and_change_nothing() {
         reply.remark.as_deref(),
         Some("the value is 9 bytes, more than --max-kv-value-bytes (8); nothing changed")
     );
-    assert!(ns.out.iter().all(|o| !matches!(o, Output::PersistKv(_) | Output::Event(_))), "{:?}", ns.out);
+    assert!(ns.out.iter().all(|o| !matches!(o, Output::KvChanged(_) | Output::Event(_))), "{:?}", ns.out);
     assert_ok(&put(&mut ns, "a", "12345678"));
     assert_ok(&put(&mut ns, "b", "12345678"));
     let reply = put(&mut ns, "c", "1");
@@ -128,7 +133,7 @@ fn kv_puts_over_the_budget_are_refused_and_change_nothing() {
              --max-kv-bytes (150); nothing changed"
         )
     );
-    assert!(ns.out.iter().all(|o| !matches!(o, Output::PersistKv(_))));
+    assert!(ns.out.iter().all(|o| !matches!(o, Output::KvChanged(_))));
     assert_eq!(ns.ns.kv().get("ns", "c"), None);
     // A put without a value may create an empty namespace: it counts too.
     let reply = ns.ask(RequestCode::PutKvConfig, &[("namespace", "other"), ("key", "k")]);

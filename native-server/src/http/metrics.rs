@@ -162,6 +162,18 @@ impl Collector for Scrape {
         for (file, count) in &observer.write_failures {
             ConstCounter::new(count.load(Relaxed)).encode(failures.encode_family(&[("file", *file)])?)?;
         }
+        gauge(
+            &mut enc,
+            "nameserver_kv_journal_bytes",
+            "Bytes in kvConfig.json.journal: the KV changes since kvConfig.json was last written whole",
+            i64::try_from(observer.kv_journal.bytes.load(Relaxed)).unwrap_or(i64::MAX),
+        )?;
+        counter(
+            &mut enc,
+            "nameserver_kv_file_rewrites",
+            "Whole writes of kvConfig.json (the journal outgrew it, a start after a replay, a clean stop, after a failed write)",
+            observer.kv_journal.whole_writes.load(Relaxed),
+        )?;
         peers(&mut enc, &self.1)?;
         gauge(
             &mut enc,

@@ -15,6 +15,7 @@ use super::events::EventBus;
 use super::metrics::Metrics;
 use super::view::{View, wall_ms};
 use crate::clock::Clock;
+use crate::persist::JournalStats;
 use crate::snapshot::RouteSnapshot;
 
 /// What the connection and owner tasks publish and the console reads. When the console is
@@ -35,6 +36,8 @@ pub(crate) struct Observer {
     pub(crate) instance: String,
     /// Failed writes per file (`kvConfig`, `config`), counted by the file writers.
     pub(crate) write_failures: Vec<(&'static str, Arc<AtomicU64>)>,
+    /// The KV journal's length and the whole writes of `kvConfig.json`, kept by its writer.
+    pub(crate) kv_journal: Arc<JournalStats>,
     /// Each open connection's last read or write, published by its task.
     pub(crate) channels: Channels,
     /// `serverChannelMaxIdleTimeSeconds` as the connections apply it (`None`: off).
@@ -51,6 +54,7 @@ impl Observer {
     ) -> Self {
         Self {
             write_failures,
+            kv_journal: Arc::default(),
             channels: Channels::default(),
             idle,
             on,

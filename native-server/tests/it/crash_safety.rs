@@ -1,6 +1,7 @@
-//! kill -9 in the middle of KV writes leaves a `kvConfig.json` that loads, holding a whole
-//! table as it was after some put, and every put that was answered: the writes are temp file,
-//! fsync, rename, fsync directory, and replies wait for them.
+//! kill -9 in the middle of KV writes leaves a `kvConfig.json` and a journal that load,
+//! holding a whole table as it was after some put, and every put that was answered: changes
+//! are appended to the journal and fsynced, the whole file is written as temp file, fsync,
+//! rename, fsync directory, and replies wait for them.
 
 use crate::support;
 
@@ -43,7 +44,8 @@ fn kill_9_during_kv_writes_leaves_a_file_that_loads() {
         stream.write_all(&burst).unwrap();
         // Kill it while it is still busy: with replies still to come, writes are in flight.
         for _ in 0..wait_for {
-            read_frame_blocking(&mut stream);
+            let reply = support::decode(&read_frame_blocking(&mut stream));
+            assert_eq!(reply.code, 0, "round {round}: {reply:?}");
         }
         daemon.child.kill().unwrap();
         daemon.child.wait().unwrap();

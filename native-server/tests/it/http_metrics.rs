@@ -379,6 +379,9 @@ async fn metrics_speak_rocketmqs_vocabulary() {
     oneway.flag |= 2;
     client.send(&support::encode(&oneway)).await;
     assert_eq!(client.request(&route_query("TBW102", 8)).await.code, 0);
+    // A KV put is on disk, in the journal, once answered.
+    let put = support::request(RequestCode::PutKvConfig, 9, &[("namespace", "ns"), ("key", "k"), ("value", "v")]);
+    assert_eq!(client.request(&put).await.code, 0);
 
     let mut samples = scrape(&server).await;
     let none = "nameserver_requests_total{code=\"105\",request=\"GET_ROUTEINFO_BY_TOPIC\",response=\"NONE\",response_code=\"none\"}";
@@ -404,6 +407,9 @@ async fn metrics_speak_rocketmqs_vocabulary() {
     assert_eq!(value("nameserver_serving_routes"), 1.0);
     assert_eq!(value("nameserver_file_write_failures_total{file=\"kvConfig\"}"), 0.0);
     assert_eq!(value("nameserver_file_write_failures_total{file=\"config\"}"), 0.0);
+    // One record: length and checksum (8), tag (1), three texts with their lengths (4 each).
+    assert_eq!(value("nameserver_kv_journal_bytes"), (8 + 1 + 4 + 2 + 4 + 1 + 4 + 1) as f64);
+    assert_eq!(value("nameserver_kv_file_rewrites_total"), 0.0, "kvConfig.json is not written whole for one put");
     let build = format!(
         "nameserver_build_info{{commit={:?},version={:?}}}",
         nameserver::version::COMMIT,

@@ -1,5 +1,7 @@
-//! The KV config on disk: PUT/GET/DELETE reach `kvConfig.json`, the file reloads (Java's form
-//! too), the latest content is flushed on shutdown, and a corrupt file stops start-up.
+//! The KV config on disk: PUT/GET/DELETE reach `kvConfig.json.journal` when answered and
+//! `kvConfig.json` at a clean stop, the file reloads (Java's form too), answered changes
+//! survive kill -9 (the journal is replayed, a torn last record dropped with a warning), and
+//! a corrupt file or journal stops start-up.
 
 use crate::support;
 
@@ -7,8 +9,9 @@ use std::fs;
 use std::path::Path;
 
 use nameserver::load_kv;
+use nameserver::persist::journal_path;
 use nameserver_core::protocol::RequestCode;
-use support::{TestServer, nameserver_command, request, server_config, within};
+use support::{Daemon, TestServer, call_blocking, decode, encode, nameserver_command, request, server_config, within};
 
 fn put(opaque: i32, key: &str, value: &str) -> nameserver_core::protocol::RemotingCommand {
     request(RequestCode::PutKvConfig, opaque, &[("namespace", "ORDER_TOPIC_CONFIG"), ("key", key), ("value", value)])
@@ -18,13 +21,6 @@ fn get(opaque: i32, key: &str) -> nameserver_core::protocol::RemotingCommand {
     request(RequestCode::GetKvConfig, opaque, &[("namespace", "ORDER_TOPIC_CONFIG"), ("key", key)])
 }
 
-/// Waits until the file holds `expected` (writes happen off the owner, a moment later).
-async fn file_becomes(path: &Path, expected: &str) {
-    let what = format!("{} becomes {expected}", path.display());
-    support::eventually(&what, || async { fs::read_to_string(path).is_ok_and(|text| text == expected).then_some(()) })
-        .await;
-}
-
 #[tokio::test]
 async fn put_get_delete_reach_the_kv_file_and_survive_a_restart() {
     let server = TestServer::start().await;
@@ -32,7 +28,10 @@ async fn put_get_delete_reach_the_kv_file_and_survive_a_restart() {
     assert_eq!(within("put", client.request(&put(1, "TopicTest", "broker-a:4"))).await.code, 0);
     let value = within("get", client.request(&get(2, "TopicTest"))).await;
     assert_eq!(value.field("value"), Some("broker-a:4"));
-    file_becomes(&server.kv_path(), r#"{"configTable":{"ORDER_TOPIC_CONFIG":{"TopicTest":"broker-a:4"}}}"#).await;
+    // Answered, so on disk: in the journal, kvConfig.json being written whole at the stop.
+    assert!(journal_path(&server.kv_path()).is_file());
+    assert!(!server.kv_path().exists());
+    assert_eq!(load_kv(&server.kv_path()).unwrap().get("ORDER_TOPIC_CONFIG", "TopicTest"), Some("broker-a:4"));
 
     assert_eq!(within("put", client.request(&put(3, "Other", "broker-b:8"))).await.code, 0);
     assert_eq!(
@@ -54,6 +53,7 @@ async fn put_get_delete_reach_the_kv_file_and_survive_a_restart() {
         fs::read_to_string(&config.namesrv.kv_config_path).unwrap(),
         r#"{"configTable":{"ORDER_TOPIC_CONFIG":{"Other":"broker-b:8"}}}"#
     );
+    assert!(!journal_path(config.namesrv.kv_config_path.as_ref()).exists(), "a clean stop leaves no journal");
 
     config.kv = load_kv(config.namesrv.kv_config_path.as_ref()).unwrap();
     let restarted = TestServer::start_in(dir, config).await;
@@ -114,4 +114,115 @@ fn a_corrupt_kv_file_stops_start_up_with_a_clear_message() {
     assert!(stderr.contains(&format!("the KV config file {} is corrupt", kv.display())), "{stderr}");
     assert!(!String::from_utf8_lossy(&output.stdout).contains("boot success"));
     assert_eq!(fs::read_to_string(&kv).unwrap(), corrupt, "the file is left as it was");
+}
+
+fn put_in(opaque: i32, namespace: &str, key: &str, value: &str) -> Vec<u8> {
+    encode(&request(RequestCode::PutKvConfig, opaque, &[("namespace", namespace), ("key", key), ("value", value)]))
+}
+
+/// A daemon on `kvConfig.json` under `home`, with its path.
+fn daemon_on(home: &Path) -> (Daemon, std::path::PathBuf) {
+    let kv = home.join("store").join("kvConfig.json");
+    let properties = home.join("namesrv.properties");
+    fs::write(&properties, format!("kvConfigPath={}\n", kv.display())).unwrap();
+    (Daemon::start(home, &["-c", &properties.display().to_string(), "--no-http"]), kv)
+}
+
+/// Answered puts live through kill -9 in the journal; the next start replays it, and a clean
+/// stop then leaves one whole `kvConfig.json` in Java's shape and no journal.
+#[test]
+fn answered_puts_survive_kill_9_and_a_clean_stop_leaves_java_a_whole_file() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut daemon, kv) = daemon_on(home.path());
+    let mut stream = daemon.connect();
+    for i in 0..50 {
+        let reply = decode(&call_blocking(&mut stream, &put_in(i, "ns", &format!("k{i:02}"), &format!("v{i}"))));
+        assert_eq!(reply.code, 0, "{reply:?}");
+    }
+    let delete = request(RequestCode::DeleteKvConfig, 50, &[("namespace", "ns"), ("key", "k07")]);
+    assert_eq!(decode(&call_blocking(&mut stream, &encode(&delete))).code, 0);
+    daemon.child.kill().unwrap();
+    daemon.child.wait().unwrap();
+    assert!(!kv.exists(), "nothing was written whole yet");
+    assert!(journal_path(&kv).is_file());
+
+    let (mut daemon, _) = daemon_on(home.path());
+    assert!(daemon.log().contains(&format!("replayed 51 KV changes from {}", journal_path(&kv).display())));
+    let mut stream = daemon.connect();
+    for i in [0, 7, 49] {
+        let get = request(RequestCode::GetKvConfig, 100 + i, &[("namespace", "ns"), ("key", &format!("k{i:02}"))]);
+        let reply = decode(&call_blocking(&mut stream, &encode(&get)));
+        let expected = (i != 7).then(|| format!("v{i}"));
+        assert_eq!(reply.field("value").map(String::from), expected, "k{i:02}: {reply:?}");
+    }
+    assert_eq!(decode(&call_blocking(&mut stream, &put_in(200, "ns", "late", "1"))).code, 0);
+    assert!(daemon.terminate().success());
+
+    assert!(!journal_path(&kv).exists(), "a clean stop leaves no journal");
+    let text = fs::read_to_string(&kv).unwrap();
+    let mut expected: Vec<String> = (0..50).filter(|i| *i != 7).map(|i| format!(r#""k{i:02}":"v{i}""#)).collect();
+    expected.push(r#""late":"1""#.into());
+    assert_eq!(text, format!(r#"{{"configTable":{{"ns":{{{}}}}}}}"#, expected.join(",")), "Java's shape, whole");
+}
+
+/// A crash in the middle of an append leaves a torn last record: it was never answered, so
+/// the start drops it with a warning. Damage before the last record stops the start.
+#[test]
+fn a_torn_last_record_is_dropped_with_a_warning_and_a_damaged_journal_stops_the_start() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut daemon, kv) = daemon_on(home.path());
+    let mut stream = daemon.connect();
+    for (i, key) in ["a", "b"].into_iter().enumerate() {
+        assert_eq!(decode(&call_blocking(&mut stream, &put_in(i as i32, "ns", key, "value"))).code, 0);
+    }
+    daemon.child.kill().unwrap();
+    daemon.child.wait().unwrap();
+    let journal = fs::read(journal_path(&kv)).unwrap();
+    let first = journal.len() / 2;
+
+    // The second record cut short, as a crash in the middle of its append leaves it.
+    fs::write(journal_path(&kv), &journal[..journal.len() - 3]).unwrap();
+    let (mut daemon, _) = daemon_on(home.path());
+    let log = daemon.log();
+    let warning = log.lines().find(|l| l.contains("ends in a torn record")).unwrap_or_else(|| panic!("{log}"));
+    assert!(
+        warning.contains("WARN") && warning.contains(&format!("({} bytes after 1 whole ones", first - 3)),
+        "{warning}"
+    );
+    let mut stream = daemon.connect();
+    let get = |key: &str| encode(&request(RequestCode::GetKvConfig, 9, &[("namespace", "ns"), ("key", key)]));
+    assert_eq!(decode(&call_blocking(&mut stream, &get("a"))).field("value"), Some("value"));
+    assert_eq!(decode(&call_blocking(&mut stream, &get("b"))).code, 22, "the torn put is not there");
+    daemon.child.kill().unwrap();
+    daemon.child.wait().unwrap();
+
+    // A byte of the first record's value changed, the second record whole after it.
+    let mut damaged = journal.clone();
+    damaged[first - 1] ^= 0x20;
+    fs::write(journal_path(&kv), &damaged).unwrap();
+    let _ = fs::remove_file(&kv);
+    let properties = home.path().join("namesrv.properties");
+    let output = nameserver_command(home.path())
+        .args([
+            "-c",
+            &properties.display().to_string(),
+            "--no-http",
+            "--bind-address",
+            "127.0.0.1",
+            "--listen-port",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "must not start: {stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the KV journal {} is corrupt (record 1 at byte 0: checksum mismatch, and more data follows it); refusing \
+             to start",
+            journal_path(&kv).display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(fs::read(journal_path(&kv)).unwrap(), damaged, "the journal is left as it was");
 }

@@ -223,3 +223,27 @@ fn numbers_outside_their_java_type_are_refused_over_tcp() {
         assert_refused_with(&[&format!("{key}={value}\n")], INVALID_PARAMETER, &remark);
     }
 }
+
+/// Broker and cluster names outside Java's topic charset register, as in Java, and the log
+/// says so once per name (escaped), however often they register again.
+#[test]
+fn names_outside_javas_charset_register_with_one_warning_each() {
+    let server = Server::start(&[], &[]);
+    let mut peer = server.peer();
+    let (cluster, broker, addr) = ("c l", "<b>x</b>", "127.0.0.1:10911");
+    for round in 0..4 {
+        let register = reliability::register(cluster, broker, addr, &["T1", "T2"], round * 2);
+        assert_eq!(peer.call(&register).code, 0, "round {round}");
+        let fields = [("clusterName", cluster), ("brokerName", broker), ("brokerAddr", addr), ("brokerId", "0")];
+        assert_eq!(peer.call(&request(RequestCode::UnregisterBroker, round * 2 + 1, &fields)).code, 0);
+    }
+    // The owner logs a step's lines before it takes the next request: this reply follows them.
+    assert_eq!(peer.call(&request(RequestCode::GetBrokerClusterInfo, 99, &[])).code, 0);
+    let log = server.daemon.log();
+    let count = |text: &str| log.lines().filter(|line| line.contains(text)).count();
+    assert_eq!(count("new broker registered"), 4, "{log}");
+    let warnings = log.lines().filter(|line| line.contains("WARN") && line.contains("outside Java's charset"));
+    assert_eq!(warnings.count(), 2, "{log}");
+    assert_eq!(count(r#"the broker name "<b>x</b>" is outside Java's charset ^[%|a-zA-Z0-9_-]+$"#), 1, "{log}");
+    assert_eq!(count(r#"the cluster name "c l" is outside Java's charset ^[%|a-zA-Z0-9_-]+$"#), 1, "{log}");
+}

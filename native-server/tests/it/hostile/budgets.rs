@@ -178,7 +178,6 @@ fn written_bytes(server: &Server) -> u64 {
 }
 
 #[test]
-#[ignore = "needs the KV journal (issue 25): today every put rewrites the whole kvConfig.json"]
 fn h26_forty_kv_puts_of_1_mib_write_about_their_own_size() {
     let server = Server::start(&[], &["--max-kv-bytes", "64MiB"]);
     let mut peer = server.peer();

@@ -1,0 +1,227 @@
+//! The KV journal's records: `kvConfig.json.journal` holds the KV changes made since
+//! `kvConfig.json` was last written whole, one record each, in order.
+//!
+//! A record is `len: u32 LE`, `crc: u32 LE`, then `len` bytes of payload; `crc` is the CRC-32
+//! of the four length bytes followed by the payload, so a run of zeros (a file extended but
+//! never written) is no record. The payload is a tag, `P` (put) or `D` (delete), then the
+//! namespace, the key and, for a put, the value, each as `u32 LE` length + UTF-8 bytes.
+//!
+//! Reading takes every whole record up to the first bad one. A bad record with nothing but
+//! itself (or zeros) after it is a **torn tail**: an append cut short by a crash, never
+//! answered, so it is dropped with a warning. A bad record with data after it is corruption
+//! in the middle, which no crash of ours makes: the caller refuses to start.
+
+use std::fmt;
+
+use nameserver_core::kv::KvChange;
+
+/// The bytes before a record's payload.
+pub(crate) const HEADER: usize = 8;
+const PUT: u8 = b'P';
+const DELETE: u8 = b'D';
+
+/// Appends `change` as one record to `out`.
+pub(crate) fn encode(change: &KvChange, out: &mut Vec<u8>) {
+    let start = out.len();
+    out.extend_from_slice(&[0; HEADER]);
+    let text = |out: &mut Vec<u8>, s: &str| {
+        out.extend_from_slice(&len32(s.len()).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    };
+    match change {
+        KvChange::Put { namespace, key, value } => {
+            out.push(PUT);
+            text(out, namespace);
+            text(out, key);
+            text(out, value);
+        }
+        KvChange::Delete { namespace, key } => {
+            out.push(DELETE);
+            text(out, namespace);
+            text(out, key);
+        }
+    }
+    let len = len32(out.len() - start - HEADER).to_le_bytes();
+    out[start..start + 4].copy_from_slice(&len);
+    let crc = crc(&len, &out[start + HEADER..]);
+    out[start + 4..start + HEADER].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// A length as a record writes it. KV values are far below 4 GiB (the frame limit is 16 MiB).
+fn len32(len: usize) -> u32 {
+    u32::try_from(len).expect("a KV record under 4 GiB")
+}
+
+fn crc(len: &[u8], payload: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(len);
+    hasher.update(payload);
+    hasher.finalize()
+}
+
+/// What a journal holds.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Journal {
+    /// The changes, in the order they were made.
+    pub(crate) changes: Vec<KvChange>,
+    /// The bytes of whole records.
+    pub(crate) valid: usize,
+    /// The bytes of a torn tail after them, dropped (0: none).
+    pub(crate) torn: usize,
+}
+
+/// A record in the middle of the journal that does not read.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Corrupt {
+    /// Where the bad record starts.
+    pub(crate) offset: usize,
+    /// The records read before it.
+    pub(crate) records: usize,
+    /// What is wrong with it.
+    pub(crate) reason: &'static str,
+}
+
+impl fmt::Display for Corrupt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "record {} at byte {}: {}, and more data follows it", self.records + 1, self.offset, self.reason)
+    }
+}
+
+/// Reads a whole journal.
+///
+/// # Errors
+/// A bad record with more than zeros after it.
+pub(crate) fn decode(bytes: &[u8]) -> Result<Journal, Corrupt> {
+    let mut journal = Journal::default();
+    let mut at = 0;
+    while at < bytes.len() {
+        let (reason, end) = match record(&bytes[at..]) {
+            Ok((change, used)) => {
+                journal.changes.push(change);
+                at += used;
+                continue;
+            }
+            Err(bad) => bad,
+        };
+        // Torn: cut short, or nothing but zeros after the bad record's end.
+        let end = end.map_or(bytes.len(), |len| (at + len).min(bytes.len()));
+        if bytes[end..].iter().all(|b| *b == 0) {
+            journal.valid = at;
+            journal.torn = bytes.len() - at;
+            return Ok(journal);
+        }
+        return Err(Corrupt { offset: at, records: journal.changes.len(), reason });
+    }
+    journal.valid = at;
+    Ok(journal)
+}
+
+/// The record at the start of `bytes` and its length; or what is wrong and where the bad
+/// record ends, if its length can be believed.
+fn record(bytes: &[u8]) -> Result<(KvChange, usize), (&'static str, Option<usize>)> {
+    let Some((head, rest)) = bytes.split_first_chunk::<HEADER>() else { return Err(("cut short", None)) };
+    let (len, sum) = head.split_at(4);
+    let len_field = usize::try_from(u32::from_le_bytes(len.try_into().expect("4 bytes"))).unwrap_or(usize::MAX);
+    let Some(payload) = rest.get(..len_field) else { return Err(("cut short", None)) };
+    let end = Some(HEADER + len_field);
+    if crc(len, payload) != u32::from_le_bytes(sum.try_into().expect("4 bytes")) {
+        return Err(("checksum mismatch", end));
+    }
+    let change = payload_change(payload).ok_or(("unreadable payload", end))?;
+    Ok((change, HEADER + len_field))
+}
+
+fn payload_change(payload: &[u8]) -> Option<KvChange> {
+    let (&tag, mut rest) = payload.split_first()?;
+    let mut text = || {
+        let (len, tail) = rest.split_first_chunk::<4>()?;
+        let len = usize::try_from(u32::from_le_bytes(*len)).ok()?;
+        let (s, tail) = (tail.get(..len)?, tail.get(len..)?);
+        rest = tail;
+        String::from_utf8(s.to_vec()).ok()
+    };
+    let change = match tag {
+        PUT => KvChange::Put { namespace: text()?, key: text()?, value: text()? },
+        DELETE => KvChange::Delete { namespace: text()?, key: text()? },
+        _ => return None,
+    };
+    rest.is_empty().then_some(change)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put(key: &str, value: &str) -> KvChange {
+        KvChange::Put { namespace: "ns".into(), key: key.into(), value: value.into() }
+    }
+
+    fn delete(key: &str) -> KvChange {
+        KvChange::Delete { namespace: "ns".into(), key: key.into() }
+    }
+
+    fn journal(changes: &[KvChange]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        changes.iter().for_each(|c| encode(c, &mut bytes));
+        bytes
+    }
+
+    #[test]
+    fn records_read_back_in_order_puts_and_deletes_alike() {
+        let changes = [put("a", "1"), put("b", "ünïcode"), delete("a"), put("a", ""), delete("c")];
+        let bytes = journal(&changes);
+        let read = decode(&bytes).unwrap();
+        assert_eq!(read, Journal { changes: changes.to_vec(), valid: bytes.len(), torn: 0 });
+        assert_eq!(decode(&[]).unwrap(), Journal::default());
+        // The layout: length, checksum, tag, then length-prefixed texts.
+        let one = journal(&[delete("k")]);
+        assert_eq!(&one[..4], &(1 + 4 + 2 + 4 + 1u32).to_le_bytes());
+        assert_eq!(&one[HEADER..], b"D\x02\0\0\0ns\x01\0\0\0k");
+    }
+
+    #[test]
+    fn a_torn_tail_is_dropped_at_any_cut() {
+        let whole = journal(&[put("a", "1"), put("b", "2")]);
+        let first = journal(&[put("a", "1")]).len();
+        for cut in first + 1..whole.len() {
+            let read = decode(&whole[..cut]).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+            assert_eq!(
+                (read.changes, read.valid, read.torn),
+                (vec![put("a", "1")], first, cut - first),
+                "cut at {cut}"
+            );
+        }
+        // The last record whole but its bytes garbled, or zeros where an append never landed.
+        let mut garbled = whole.clone();
+        *garbled.last_mut().unwrap() ^= 0xFF;
+        assert_eq!(decode(&garbled).unwrap().changes, [put("a", "1")]);
+        let mut zeros = whole.clone();
+        zeros.extend_from_slice(&[0; 4096]);
+        let read = decode(&zeros).unwrap();
+        assert_eq!((read.changes.len(), read.valid, read.torn), (2, whole.len(), 4096));
+    }
+
+    #[test]
+    fn a_bad_record_in_the_middle_is_corruption() {
+        let mut bytes = journal(&[put("a", "1"), put("b", "2"), put("c", "3")]);
+        let second = journal(&[put("a", "1")]).len();
+        // A flipped byte in the second record's value: its checksum fails, a record follows.
+        let value_at = journal(&[put("a", "1"), put("b", "2")]).len() - 1;
+        bytes[value_at] ^= 0x01;
+        let error = decode(&bytes).unwrap_err();
+        assert_eq!(error, Corrupt { offset: second, records: 1, reason: "checksum mismatch" });
+        assert_eq!(
+            error.to_string(),
+            format!("record 2 at byte {second}: checksum mismatch, and more data follows it")
+        );
+        // A record whose checksum holds but whose payload is not ours.
+        let mut foreign = Vec::new();
+        let payload = b"X\0\0\0\0";
+        let len = (payload.len() as u32).to_le_bytes();
+        foreign.extend_from_slice(&len);
+        foreign.extend_from_slice(&crc(&len, payload).to_le_bytes());
+        foreign.extend_from_slice(payload);
+        foreign.extend_from_slice(&journal(&[put("a", "1")]));
+        assert_eq!(decode(&foreign).unwrap_err().reason, "unreadable payload");
+    }
+}
