@@ -63,6 +63,8 @@ pub(crate) struct Shared {
     pub(crate) observe: Arc<crate::observe::Observer>,
     /// TLS on this port (`tls.server.mode` and the certificate in use).
     pub(crate) tls: Arc<crate::tls::reload::TlsPort>,
+    /// Listed proxies, per-source caps and the handshake deadline.
+    pub(crate) fairness: crate::source::Fairness,
 }
 
 /// A connection task before it starts.
