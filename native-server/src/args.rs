@@ -118,10 +118,10 @@ pub struct Args {
     )]
     pub per_source_exempt: Vec<Cidr>,
 
-    /// Test builds only: the handshake deadline in milliseconds instead of 10 s
+    /// Test builds only: the handshake deadline and the frame deadline's base in milliseconds instead of 10 s
     #[cfg(feature = "test-hooks")]
     #[arg(long, hide = true, value_name = "MS")]
-    pub test_handshake_deadline_ms: Option<u64>,
+    pub test_deadline_ms: Option<u64>,
 
     /// Log filter: error, warn, info, debug, trace, or directives like 'nameserver=debug' (default: RUST_LOG, else info)
     #[arg(long, value_name = "FILTER")]
@@ -453,9 +453,7 @@ impl Args {
             max_connections_per_source: self.max_connections_per_source,
             per_source_exempt: self.per_source_exempt.clone(),
             #[cfg(feature = "test-hooks")]
-            handshake_deadline: self
-                .test_handshake_deadline_ms
-                .map_or(crate::DEFAULT_HANDSHAKE_DEADLINE, std::time::Duration::from_millis),
+            io_deadline: self.test_deadline_ms.map_or(crate::DEFAULT_DEADLINE, std::time::Duration::from_millis),
             shutdown_grace: crate::config_keys::shutdown_grace(&namesrv).unwrap_or(crate::DEFAULT_SHUTDOWN_GRACE),
             ..ServerConfig::new(namesrv, kv)
         }

@@ -114,8 +114,8 @@ pub const DEFAULT_OUTBOUND_QUEUE: usize = 1024;
 /// How long the console may take, once the rest has stopped, to answer the requests it accepted.
 const CONSOLE_FINISH: Duration = Duration::from_secs(1);
 
-/// Default for [`ServerConfig::handshake_deadline`].
-pub const DEFAULT_HANDSHAKE_DEADLINE: Duration = Duration::from_secs(10);
+/// Default for [`ServerConfig::io_deadline`].
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Default for [`ServerConfig::shutdown_grace`].
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -150,8 +150,9 @@ pub struct ServerConfig {
     pub max_connections_per_source: Option<usize>,
     /// Sources the per-source cap does not apply to (`--per-source-exempt`).
     pub per_source_exempt: Vec<source::Cidr>,
-    /// How long after the accept a PROXY header and a TLS handshake must be done.
-    pub handshake_deadline: Duration,
+    /// How long after the accept a PROXY header and a TLS handshake must be done; a frame
+    /// gets this plus a second per 64 KiB it announces.
+    pub io_deadline: Duration,
 }
 
 impl ServerConfig {
@@ -169,7 +170,7 @@ impl ServerConfig {
             proxy_protocol_from: Vec::new(),
             max_connections_per_source: None,
             per_source_exempt: Vec::new(),
-            handshake_deadline: DEFAULT_HANDSHAKE_DEADLINE,
+            io_deadline: DEFAULT_DEADLINE,
         }
     }
 }
@@ -227,7 +228,7 @@ pub async fn serve(
         proxy_protocol_from,
         max_connections_per_source,
         per_source_exempt,
-        handshake_deadline,
+        io_deadline,
     } = config;
     let (tls_port, loaded) =
         tls::reload::TlsPort::new(&tls).map_err(|error| io::Error::other(format!("TLS: {error}")))?;
@@ -282,7 +283,7 @@ pub async fn serve(
             per_source: max_connections_per_source
                 .unwrap_or_else(|| source::default_per_source(max_connections))
                 .max(1),
-            handshake_deadline,
+            deadline: io_deadline,
             ..source::Fairness::default()
         },
     });

@@ -131,12 +131,8 @@ async fn start(
     queue: usize,
 ) {
     let fair = &shared.fairness;
-    let rules = handshake::Rules {
-        tls: &shared.tls,
-        proxies: &fair.proxies,
-        idle: shared.idle,
-        deadline: fair.handshake_deadline,
-    };
+    let rules =
+        handshake::Rules { tls: &shared.tls, proxies: &fair.proxies, idle: shared.idle, deadline: fair.deadline };
     let opened = match handshake::open(stream, peer, rules, &shared.shutdown).await {
         Ok(opened) => opened,
         Err(refused) => {
@@ -177,6 +173,7 @@ async fn start(
         close,
         shared: Arc::clone(&shared),
         permit,
+        source: SourceKey::of(opened.remote.ip()),
     };
     connection.run().await;
 }

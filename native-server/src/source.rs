@@ -87,8 +87,9 @@ pub(crate) struct Fairness {
     pub(crate) exempt: Vec<Cidr>,
     /// `--max-connections-per-source`.
     pub(crate) per_source: usize,
-    /// How long after the accept a PROXY header and a TLS handshake must be done.
-    pub(crate) handshake_deadline: Duration,
+    /// How long after the accept a PROXY header and a TLS handshake must be done, and how
+    /// long a frame gets besides a second per 64 KiB it announces.
+    pub(crate) deadline: Duration,
     pub(crate) counts: Arc<SourceCounts>,
     pub(crate) warned: RateLimited,
 }

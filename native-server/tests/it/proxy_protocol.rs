@@ -163,7 +163,7 @@ async fn tls_after_a_proxy_header_for_ipv4_and_ipv6() {
 #[tokio::test]
 async fn a_truncated_or_malformed_header_closes_that_connection_only() {
     let server = server_with(HttpOptions::default(), |c| {
-        c.handshake_deadline = Duration::from_secs(1);
+        c.io_deadline = Duration::from_secs(1);
     })
     .await;
     let _broker = registered(&server).await;

@@ -159,7 +159,7 @@ fn h19_connection_churn_leaks_nothing() {
 #[test]
 fn h21_malformed_or_truncated_proxy_protocol_headers_close_that_connection_only() {
     // From a listed proxy, the only peers whose headers are read (hostile/fairness.rs: others).
-    let server = Server::start(&[], &["--proxy-protocol-from", "127.0.0.2", "--test-handshake-deadline-ms", "1000"]);
+    let server = Server::start(&[], &["--proxy-protocol-from", "127.0.0.2", "--test-deadline-ms", "1000"]);
     let witness = Witness::start(&server);
     let proxy = || Peer::connect_from(server.addr(), "127.0.0.2");
     let mut v2 = b"\r\n\r\n\0\r\nQUIT\n".to_vec();
