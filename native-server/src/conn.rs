@@ -45,6 +45,13 @@ use crate::source::SourceKey;
 /// Bytes of encoded replies a peer may leave unread before this task stops reading from it; a
 /// peer that leaves this much unread for a whole idle period is closed.
 const HIGH_WATER: usize = 256 * 1024;
+/// Requests that only read: sent oneway, nobody reads the answer, so they are dropped here.
+/// GET_ROUTEINFO_BY_TOPIC (105), GET_BROKER_CLUSTER_INFO (106), GET_KV_CONFIG (101),
+/// GET_ALL_TOPIC_LIST_FROM_NAMESERVER (206), GET_KVLIST_BY_NAMESPACE (219),
+/// GET_TOPICS_BY_CLUSTER (224), GET_SYSTEM_TOPIC_LIST_FROM_NS (304), GET_UNIT_TOPIC_LIST (311),
+/// GET_HAS_UNIT_SUB_TOPIC_LIST (312), GET_HAS_UNIT_SUB_UNUNIT_TOPIC_LIST (313),
+/// GET_NAMESRV_CONFIG (319) and GET_BROKER_MEMBER_GROUP (901).
+const ONEWAY_READS: [i32; 12] = [105, 106, 101, 206, 219, 224, 304, 311, 312, 313, 319, 901];
 /// A frame gets a second more than the base deadline per this many bytes it announces.
 const FRAME_BYTES_PER_SECOND: usize = 64 * 1024;
 /// Free buffer space ensured before each read.
@@ -429,6 +436,11 @@ impl Session {
             "{}: a connection task panics",
             crate::test_hooks::MARKER
         );
+        if cmd.is_oneway() && !cmd.is_response() && ONEWAY_READS.contains(&cmd.code) {
+            // Nobody reads the answer: computing it would only take the owner's time from others.
+            self.shared.observe.oneway_read_dropped();
+            return Ok(());
+        }
         let at = self.shared.observe.start();
         if self.owner_pending == 0 {
             if let FastPath::Answered(response) = self.shared.routes.load().answer(&cmd, &self.limits, &mut self.out) {

@@ -154,6 +154,12 @@ impl Collector for Scrape {
         }
         counter(&mut enc, "nameserver_broker_expiries", "Brokers whose heartbeat timed out", m.expiries.load(Relaxed))?;
         counter(&mut enc, "nameserver_idle_closes", "Connections closed for being idle", m.idle_closes.load(Relaxed))?;
+        counter(
+            &mut enc,
+            "nameserver_oneway_reads_dropped",
+            "Oneway requests that only read (route, topic lists, cluster info, KV and config reads): nobody reads their answer, so the connection drops them",
+            m.oneway_reads_dropped.load(Relaxed),
+        )?;
         let mut refused = enc.encode_descriptor(
             "nameserver_connections_refused",
             "Connections closed before being served: per_source (--max-connections-per-source), proxy_unlisted (a PROXY header from a peer --proxy-protocol-from does not list), proxy_missing (none from a listed one)",

@@ -69,6 +69,8 @@ pub(crate) struct Metrics {
     pub(crate) expiries: AtomicU64,
     pub(crate) idle_closes: AtomicU64,
     pub(crate) events_dropped: AtomicU64,
+    /// Oneway reads (nobody reads their answer) dropped by the connection tasks.
+    pub(crate) oneway_reads_dropped: AtomicU64,
     /// Indexed by [`Refused`].
     pub(crate) refused: [AtomicU64; Refused::ALL.len()],
     /// Indexed by [`Deadline`].
@@ -165,6 +167,7 @@ impl Default for Metrics {
             expiries: AtomicU64::new(0),
             idle_closes: AtomicU64::new(0),
             events_dropped: AtomicU64::new(0),
+            oneway_reads_dropped: AtomicU64::new(0),
             refused: Default::default(),
             deadline_closes: Default::default(),
         }

@@ -111,6 +111,11 @@ impl Observer {
         self.metrics.refused[why as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// A connection dropped a oneway read.
+    pub(crate) fn oneway_read_dropped(&self) {
+        self.metrics.oneway_reads_dropped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// A deadline closed a connection.
     pub(crate) fn deadline_close(&self, which: super::Deadline) {
         self.metrics.deadline_closes[which as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -241,3 +241,25 @@ fn a_slow_reader_is_closed_after_one_idle_period_even_while_it_reads() {
     );
     assert!(after.rss_kib < before.rss_kib + 8 * KIB_PER_MIB, "RSS {before:?} -> {after:?}");
 }
+
+#[tokio::test]
+async fn oneway_reads_never_reach_the_owner() {
+    let server = crate::http_support::ConsoleServer::start().await;
+    let mut client = server.client().await;
+    let mut flood = Vec::new();
+    for opaque in 0..20_000 {
+        let mut cmd = request(RequestCode::GetAllTopicListFromNameserver, opaque, &[]);
+        cmd.flag |= FLAG_ONEWAY;
+        flood.extend_from_slice(&codec::encode_to_vec(&cmd).unwrap());
+    }
+    client.send(&flood).await;
+    // Frames are taken in order: once this is answered, every oneway one was handled.
+    let last = client.request(&request(RequestCode::GetAllTopicListFromNameserver, 20_000, &[])).await;
+    assert_eq!((last.code, last.opaque), (0, 20_000));
+    let metrics = server.get("/metrics").await.text();
+    assert!(metrics.contains("\nnameserver_oneway_reads_dropped_total 20000\n"), "{metrics}");
+    let handled: Vec<&str> =
+        metrics.lines().filter(|l| l.starts_with("nameserver_requests_total{code=\"206\"")).collect();
+    assert_eq!(handled.len(), 1, "{handled:?}");
+    assert!(handled[0].ends_with(" 1") && handled[0].contains("response_code=\"0\""), "{handled:?}");
+}
