@@ -14,6 +14,7 @@ use nameserver_core::{Config, KvConfig};
 
 use crate::ServerConfig;
 use crate::http::{HttpOptions, Page, PeerUrl};
+use crate::source::Cidr;
 use crate::tls::{TlsConfig, TlsError};
 
 /// `nameserver` — the RocketMQ NameServer, a drop-in replacement for `mqnamesrv`.
@@ -32,7 +33,7 @@ use crate::tls::{TlsConfig, TlsError};
                   (enableControllerInNamesrv=true, Java thread-pool sizes, ...) are logged as warnings at start.\n\
                   TLS is configured as Java's: -D tls.* properties, then the tls.config.file they name \
                   (default /etc/rocketmq/tls.properties); tls.server.mode=permissive (the default) serves TLS and \
-                  plaintext on the one port. PROXY protocol v1/v2 headers are understood on every connection. \
+                  plaintext on the one port. PROXY protocol v1/v2 headers are read only from --proxy-protocol-from. \
                   SIGHUP reloads the certificate (changed files are also picked up within a second).\n\
                   Logs go to stderr; filter them with --log-level or RUST_LOG.\n\
                   SIGINT/SIGTERM stop accepting, answer requests in flight, flush the KV config and exit 0, \
@@ -86,6 +87,41 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = crate::DEFAULT_MAX_CONNECTIONS,
           value_parser = parse_connection_limit)]
     pub max_connections: usize,
+
+    /// Networks of the load balancers that send HAProxy PROXY headers (v1 or v2), e.g. '10.0.0.0/8,192.168.1.10': connections from them must start with one, and its client address stands for the peer. From anyone else a connection opening with a PROXY header is closed [default: none, PROXY headers are refused]
+    #[arg(
+        long,
+        value_name = "CIDRS",
+        value_delimiter = ',',
+        env = "NAMESERVER_PROXY_PROTOCOL_FROM",
+        help_heading = "Fairness"
+    )]
+    pub proxy_protocol_from: Vec<Cidr>,
+
+    /// Most connections one source (an IPv4 address, an IPv6 /64; behind a listed proxy, the client it names) may hold at once; more are closed at accept [default: a tenth of --max-connections]
+    #[arg(
+        long,
+        value_name = "N",
+        env = "NAMESERVER_MAX_CONNECTIONS_PER_SOURCE",
+        value_parser = parse_connection_limit,
+        help_heading = "Fairness"
+    )]
+    pub max_connections_per_source: Option<usize>,
+
+    /// Networks the per-source cap does not apply to, e.g. a NAT gateway or kube-proxy SNAT address that cannot send PROXY headers
+    #[arg(
+        long,
+        value_name = "CIDRS",
+        value_delimiter = ',',
+        env = "NAMESERVER_PER_SOURCE_EXEMPT",
+        help_heading = "Fairness"
+    )]
+    pub per_source_exempt: Vec<Cidr>,
+
+    /// Test builds only: the handshake deadline and the frame deadline's base in milliseconds instead of 10 s
+    #[cfg(feature = "test-hooks")]
+    #[arg(long, hide = true, value_name = "MS")]
+    pub test_deadline_ms: Option<u64>,
 
     /// Log filter: error, warn, info, debug, trace, or directives like 'nameserver=debug' (default: RUST_LOG, else info)
     #[arg(long, value_name = "FILTER")]
@@ -413,6 +449,11 @@ impl Args {
                 max_kv_bytes: self.max_kv_bytes,
             },
             max_connections: self.max_connections,
+            proxy_protocol_from: self.proxy_protocol_from.clone(),
+            max_connections_per_source: self.max_connections_per_source,
+            per_source_exempt: self.per_source_exempt.clone(),
+            #[cfg(feature = "test-hooks")]
+            io_deadline: self.test_deadline_ms.map_or(crate::DEFAULT_DEADLINE, std::time::Duration::from_millis),
             shutdown_grace: crate::config_keys::shutdown_grace(&namesrv).unwrap_or(crate::DEFAULT_SHUTDOWN_GRACE),
             ..ServerConfig::new(namesrv, kv)
         }

@@ -14,6 +14,12 @@
 //! [`MAX_UNWRITTEN_REPLY_BYTES`](crate::messages::MAX_UNWRITTEN_REPLY_BYTES), the owner closes
 //! the connection instead of waiting. A decode error closes this connection only ("decode
 //! exception", as Java logs it).
+//!
+//! Two deadlines keep a peer from holding its slot with a trickle: a frame must be complete
+//! within the base deadline (10 s) plus a second per 64 KiB it announces, counted from its
+//! first bytes; and a peer that leaves [`HIGH_WATER`] bytes of replies or more unread for a
+//! whole idle period is closed even if it reads now and then (a write does not restart that
+//! clock, as it restarts the idle one).
 
 use std::io;
 use std::sync::Arc;
@@ -32,10 +38,22 @@ use tokio_util::sync::CancellationToken;
 
 use crate::handshake::Stream;
 use crate::messages::{Inbound, ReplyBytes, queued_size};
+use crate::observe::Deadline;
 use crate::snapshot::{FastPath, RouteSnapshot};
+use crate::source::SourceKey;
 
-/// Bytes of encoded replies a peer may leave unread before this task stops reading from it.
+/// Bytes of encoded replies a peer may leave unread before this task stops reading from it; a
+/// peer that leaves this much unread for a whole idle period is closed.
 const HIGH_WATER: usize = 256 * 1024;
+/// Requests that only read: sent oneway, nobody reads the answer, so they are dropped here.
+/// GET_ROUTEINFO_BY_TOPIC (105), GET_BROKER_CLUSTER_INFO (106), GET_KV_CONFIG (101),
+/// GET_ALL_TOPIC_LIST_FROM_NAMESERVER (206), GET_KVLIST_BY_NAMESPACE (219),
+/// GET_TOPICS_BY_CLUSTER (224), GET_SYSTEM_TOPIC_LIST_FROM_NS (304), GET_UNIT_TOPIC_LIST (311),
+/// GET_HAS_UNIT_SUB_TOPIC_LIST (312), GET_HAS_UNIT_SUB_UNUNIT_TOPIC_LIST (313),
+/// GET_NAMESRV_CONFIG (319) and GET_BROKER_MEMBER_GROUP (901).
+const ONEWAY_READS: [i32; 12] = [105, 106, 101, 206, 219, 224, 304, 311, 312, 313, 319, 901];
+/// A frame gets a second more than the base deadline per this many bytes it announces.
+const FRAME_BYTES_PER_SECOND: usize = 64 * 1024;
 /// Free buffer space ensured before each read.
 const READ_CHUNK: usize = 8 * 1024;
 /// Most bytes taken from the socket in one read. A large frame (a registration of thousands of
@@ -63,6 +81,8 @@ pub(crate) struct Shared {
     pub(crate) observe: Arc<crate::observe::Observer>,
     /// TLS on this port (`tls.server.mode` and the certificate in use).
     pub(crate) tls: Arc<crate::tls::reload::TlsPort>,
+    /// Listed proxies, per-source caps and the handshake deadline.
+    pub(crate) fairness: crate::source::Fairness,
 }
 
 /// A connection task before it starts.
@@ -79,6 +99,8 @@ pub(crate) struct Connection {
     pub(crate) shared: Arc<Shared>,
     /// Held for the life of the connection (the connection limit).
     pub(crate) permit: OwnedSemaphorePermit,
+    /// Who it comes from, for warnings said once a minute per source.
+    pub(crate) source: SourceKey,
 }
 
 /// Why a connection ended.
@@ -91,12 +113,16 @@ enum End {
     Io(io::Error),
     /// The server is shutting down and everything owed to the peer was written.
     Finished,
+    /// A frame announcing this many bytes was not complete within its deadline.
+    FrameDeadline(Option<usize>),
+    /// This many bytes of replies stayed unread for a whole idle period.
+    SlowReader(usize),
 }
 
 impl Connection {
     /// Serves the connection until it closes, then tells the owner.
     pub(crate) async fn run(self) {
-        let Self { conn, remote, stream, outbound, unwritten, close, shared, permit } = self;
+        let Self { conn, remote, stream, outbound, unwritten, close, shared, permit, source } = self;
         tracing::debug!("NETTY SERVER PIPELINE: channelActive, the channel[{remote}]");
         let mut goodbye = Goodbye { conn, owner: Some(shared.owner.clone()) };
         let mut session = Session {
@@ -118,6 +144,8 @@ impl Connection {
             owner_gone: false,
             idle_sent: false,
             large_read: false,
+            frame_started: None,
+            backlog_since: None,
         };
         session.touch();
         let end = match stream {
@@ -140,6 +168,26 @@ impl Connection {
             }
             End::Encode(error) => tracing::error!("encode exception, {remote}: {error}; closing the connection"),
             End::Io(error) => tracing::info!("NETTY SERVER PIPELINE: exceptionCaught {remote}: {error}"),
+            End::FrameDeadline(announced) => {
+                session.shared.observe.deadline_close(Deadline::Frame);
+                if session.shared.fairness.warned.allow(source, "frame-deadline") {
+                    let base = session.shared.fairness.deadline;
+                    let announced = announced.map_or_else(|| String::from("no length yet"), |n| format!("{n} bytes"));
+                    tracing::warn!(
+                        "closing the connection from {remote}: a frame ({announced}) was not complete within \
+                         {base:?} plus a second per 64 KiB it announces; said once a minute per source"
+                    );
+                }
+            }
+            End::SlowReader(bytes) => {
+                session.shared.observe.deadline_close(Deadline::SlowReader);
+                if session.shared.fairness.warned.allow(source, "slow-reader") {
+                    tracing::warn!(
+                        "closeChannel: the channel[{remote}] left {bytes} bytes of replies unread for a whole \
+                         idle period (serverChannelMaxIdleTimeSeconds), closing it; said once a minute per source"
+                    );
+                }
+            }
             End::PeerClosed | End::ClosedByServer | End::Finished => {}
         }
         tracing::debug!("NETTY SERVER PIPELINE: channelInactive, the channel[{remote}]");
@@ -208,6 +256,11 @@ struct Session {
     idle_sent: bool,
     /// The last read took part of a large frame: yield before the next.
     large_read: bool,
+    /// When the first bytes of the frame not yet complete arrived.
+    frame_started: Option<Instant>,
+    /// Since when at least [`HIGH_WATER`] bytes of replies wait for the peer (reads and
+    /// writes now and then do not reset it: only the backlog falling below does).
+    backlog_since: Option<Instant>,
 }
 
 impl Session {
@@ -220,7 +273,9 @@ impl Session {
     {
         let idle = self.shared.idle;
         let idle_timer = tokio::time::sleep_until(crate::clock::after(self.last_io, idle.unwrap_or(Duration::ZERO)));
-        tokio::pin!(idle_timer);
+        let frame_timer = tokio::time::sleep_until(self.last_io);
+        let backlog_timer = tokio::time::sleep_until(self.last_io);
+        tokio::pin!(idle_timer, frame_timer, backlog_timer);
         loop {
             if std::mem::take(&mut self.large_read) {
                 // Behind whatever else is ready: a 64 KiB copy per turn, not megabytes.
@@ -245,6 +300,19 @@ impl Session {
             }
             let take_replies = !self.owner_gone && unwritten < HIGH_WATER;
             let read_more = !self.draining && unwritten < HIGH_WATER;
+            // Only while this task reads: a frame waiting behind unread replies is not late.
+            let frame_due = if read_more { self.frame_due() } else { None };
+            if let Some(due) = frame_due
+                && frame_timer.deadline() != due
+            {
+                frame_timer.as_mut().reset(due);
+            }
+            let backlog_due = self.backlog_due(idle);
+            if let Some(due) = backlog_due
+                && backlog_timer.deadline() != due
+            {
+                backlog_timer.as_mut().reset(due);
+            }
             if read_more && self.inbuf.capacity() - self.inbuf.len() < READ_CHUNK / 2 {
                 self.inbuf.reserve(READ_CHUNK);
             }
@@ -276,6 +344,10 @@ impl Session {
                     }
                     Err(error) => return End::Io(error),
                 },
+                () = &mut frame_timer, if frame_due.is_some() => {
+                    return End::FrameDeadline(codec::frame_len(&self.inbuf, &self.limits).ok().flatten());
+                }
+                () = &mut backlog_timer, if backlog_due.is_some() => return End::SlowReader(self.unwritten.get()),
                 () = &mut idle_timer, if idle.is_some() && !self.idle_sent => {
                     let due = crate::clock::after(self.last_io, idle.unwrap_or(Duration::ZERO));
                     if Instant::now() >= due {
@@ -320,9 +392,41 @@ impl Session {
             if !self.inbuf.is_empty() {
                 self.inbuf.advance(len);
             }
+            self.frame_started = None;
             self.dispatch(cmd).await?;
         }
+        if self.inbuf.is_empty() {
+            self.frame_started = None;
+        } else if self.frame_started.is_none() {
+            self.frame_started = Some(Instant::now());
+        }
         Ok(())
+    }
+
+    /// When the frame being received must be complete: the base deadline from its first
+    /// bytes, plus a second per 64 KiB it announces. `None` when no frame is partly received.
+    fn frame_due(&self) -> Option<Instant> {
+        let started = self.frame_started?;
+        let announced = match codec::frame_len(&self.inbuf, &self.limits) {
+            Ok(Some(len)) if self.inbuf.len() >= len => return None,
+            Ok(Some(len)) => len,
+            Ok(None) => 0,
+            Err(_) => return None,
+        };
+        let extra = Duration::from_secs(u64::try_from(announced.div_ceil(FRAME_BYTES_PER_SECOND)).unwrap_or(u64::MAX));
+        Some(crate::clock::after(started, self.shared.fairness.deadline.saturating_add(extra)))
+    }
+
+    /// When a peer that has left at least [`HIGH_WATER`] bytes of replies unread since
+    /// `backlog_since` is closed: one idle period later (`None`: no such backlog, or no idle
+    /// time).
+    fn backlog_due(&mut self, idle: Option<Duration>) -> Option<Instant> {
+        if self.unwritten.get() < HIGH_WATER {
+            self.backlog_since = None;
+            return None;
+        }
+        let since = *self.backlog_since.get_or_insert_with(Instant::now);
+        Some(crate::clock::after(since, idle?))
     }
 
     async fn dispatch(&mut self, cmd: RemotingCommand) -> Result<(), End> {
@@ -332,6 +436,11 @@ impl Session {
             "{}: a connection task panics",
             crate::test_hooks::MARKER
         );
+        if cmd.is_oneway() && !cmd.is_response() && ONEWAY_READS.contains(&cmd.code) {
+            // Nobody reads the answer: computing it would only take the owner's time from others.
+            self.shared.observe.oneway_read_dropped();
+            return Ok(());
+        }
         let at = self.shared.observe.start();
         if self.owner_pending == 0 {
             if let FastPath::Answered(response) = self.shared.routes.load().answer(&cmd, &self.limits, &mut self.out) {

@@ -1,7 +1,11 @@
 //! The start of every RocketMQ connection, as Java's `HandshakeHandler` and `TlsModeHandler`
-//! run it (PROTOCOL.md §1.3): an optional PROXY protocol header first (whose client address
-//! then stands for the peer everywhere), then TLS or plaintext by the first byte and
-//! `tls.server.mode`. A connection refused here never reaches the owner.
+//! run it (PROTOCOL.md §1.3), except that a PROXY protocol header is read only from the
+//! networks `--proxy-protocol-from` lists, and required from them (its client address then
+//! stands for the peer everywhere); from anyone else a connection opening with a PROXY
+//! signature is closed. Then TLS or plaintext by the first byte and `tls.server.mode`. The
+//! PROXY header and the TLS handshake must be done within a deadline from the accept; the
+//! first byte of a plaintext connection may wait the idle time. A connection refused here
+//! never reaches the owner.
 
 use std::io;
 use std::net::SocketAddr;
@@ -12,9 +16,11 @@ use std::time::Duration;
 use bytes::{Buf as _, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::proxy::{self, Detection};
+use crate::source::{self, Cidr};
 use crate::tls::TlsMode;
 use crate::tls::reload::TlsPort;
 
@@ -33,85 +39,170 @@ pub(crate) enum Stream {
 /// A connection after its handshake: the stream and who the peer is.
 pub(crate) struct Opened {
     pub(crate) stream: Stream,
-    /// The client's address: the PROXY header's source, else the TCP peer.
+    /// The client's address: a listed proxy's PROXY header's source, else the TCP peer.
     pub(crate) remote: SocketAddr,
+    /// Whether a listed proxy's header named the client (then `remote` is its address).
+    pub(crate) proxied: bool,
     /// Whether it is TLS.
     pub(crate) tls: bool,
 }
 
-/// Runs the handshake on `tcp` from `peer`, waiting at most `patience` for each step's bytes.
+/// What a handshake is held to.
+pub(crate) struct Rules<'a> {
+    pub(crate) tls: &'a TlsPort,
+    /// `--proxy-protocol-from`: the peers that must start with a PROXY header, and the only
+    /// ones whose header is read.
+    pub(crate) proxies: &'a [Cidr],
+    /// `serverChannelMaxIdleTimeSeconds`: how long a connection may stay silent before its
+    /// first byte (`None`: for ever).
+    pub(crate) idle: Option<Duration>,
+    /// How long after the accept a PROXY header and a TLS handshake must be done.
+    pub(crate) deadline: Duration,
+}
+
+/// Why a connection was closed during its handshake.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub(crate) why: String,
+    pub(crate) reason: Refusal,
+}
+
+/// The kinds of [`Refused`] that are counted and logged apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// A malformed header or frame start, a TLS failure, the idle time, the shutdown.
+    Other,
+    /// A PROXY signature from a peer `--proxy-protocol-from` does not list.
+    ProxyUnlisted,
+    /// No PROXY header from a listed peer.
+    ProxyMissing,
+    /// The PROXY header or TLS handshake was not done within the handshake deadline.
+    Deadline,
+}
+
+impl Refused {
+    fn other(why: impl Into<String>) -> Self {
+        Self { why: why.into(), reason: Refusal::Other }
+    }
+}
+
+/// Runs the handshake on `tcp` from `peer` under `rules`.
 ///
 /// # Errors
-/// Why the connection is closed: a malformed PROXY header, a mode that refuses the
-/// connection, a failed TLS handshake, the peer leaving or stalling, or the shutdown.
+/// Why the connection is closed: a PROXY header where none is allowed or none where one is
+/// required, a malformed header, a mode that refuses the connection, a failed TLS handshake,
+/// a deadline, the peer leaving, or the shutdown.
 pub(crate) async fn open(
     tcp: TcpStream,
     peer: SocketAddr,
-    tls: &TlsPort,
-    patience: Option<Duration>,
+    rules: Rules<'_>,
     stop: &CancellationToken,
-) -> Result<Opened, String> {
+) -> Result<Opened, Refused> {
     tokio::select! {
-        opened = within(patience, run(tcp, peer, tls)) => opened,
-        () = stop.cancelled() => Err(String::from("shutting down")),
+        opened = run(tcp, peer, rules, Instant::now()) => opened,
+        () = stop.cancelled() => Err(Refused::other("shutting down")),
     }
 }
 
-async fn within<T>(patience: Option<Duration>, work: impl Future<Output = Result<T, String>>) -> Result<T, String> {
-    match patience {
-        Some(limit) => tokio::time::timeout(limit, work).await.unwrap_or_else(|_| {
-            Err(format!("no handshake within {}s (serverChannelMaxIdleTimeSeconds)", limit.as_secs()))
-        }),
-        None => work.await,
-    }
-}
-
-async fn run(mut tcp: TcpStream, peer: SocketAddr, tls: &TlsPort) -> Result<Opened, String> {
+async fn run(mut tcp: TcpStream, peer: SocketAddr, rules: Rules<'_>, accepted: Instant) -> Result<Opened, Refused> {
+    let deadline = accepted + rules.deadline;
+    let idle = rules.idle.map(|idle| crate::clock::after(accepted, idle));
     let mut buf = BytesMut::with_capacity(1024);
     let mut remote = peer;
-    loop {
-        match proxy::detect(&buf) {
-            Detection::NeedMore => read_more(&mut tcp, &mut buf).await?,
-            Detection::Absent => break,
-            Detection::Header { len, source } => {
-                if let Some(source) = source {
-                    tracing::debug!("PROXY protocol: {peer} carries the client {source}");
-                    remote = source;
+    let mut proxied = false;
+    if source::listed(rules.proxies, peer.ip()) {
+        loop {
+            match proxy::detect(&buf) {
+                Detection::NeedMore => read_more(&mut tcp, &mut buf, Wait::Deadline(deadline, rules.deadline)).await?,
+                Detection::Absent => {
+                    return Err(Refused {
+                        why: format!(
+                            "{peer} is listed in --proxy-protocol-from but sent no PROXY protocol header first"
+                        ),
+                        reason: Refusal::ProxyMissing,
+                    });
                 }
-                buf.advance(len);
-                break;
+                Detection::Header { len, source } => {
+                    if let Some(source) = source {
+                        tracing::debug!("PROXY protocol: {peer} carries the client {source}");
+                        remote = source;
+                        proxied = true;
+                    }
+                    buf.advance(len);
+                    break;
+                }
+                Detection::Malformed(why) => return Err(Refused::other(why)),
             }
-            Detection::Malformed(why) => return Err(why),
+        }
+    } else {
+        loop {
+            match proxy::signature(&buf) {
+                // The first byte may be long in coming: a 5.x client opens a silent connection.
+                None if buf.is_empty() => read_more(&mut tcp, &mut buf, Wait::Idle(idle)).await?,
+                None => read_more(&mut tcp, &mut buf, Wait::Deadline(deadline, rules.deadline)).await?,
+                Some(true) => {
+                    return Err(Refused {
+                        why: format!(
+                            "a PROXY protocol header from {peer}, which --proxy-protocol-from does not list; \
+                             list the load balancers that send one (the header is never read from other peers)"
+                        ),
+                        reason: Refusal::ProxyUnlisted,
+                    });
+                }
+                Some(false) => break,
+            }
         }
     }
     // A header may be all that has arrived yet.
     if buf.is_empty() {
-        read_more(&mut tcp, &mut buf).await?;
+        read_more(&mut tcp, &mut buf, Wait::Idle(idle)).await?;
     }
-    match (buf[0] == TLS_HANDSHAKE, tls.mode) {
-        (true, TlsMode::Disabled) => Err(String::from(
+    match (buf[0] == TLS_HANDSHAKE, rules.tls.mode) {
+        (true, TlsMode::Disabled) => Err(Refused::other(
             "Clients intend to establish an SSL connection while this server is running in SSL disabled mode",
         )),
         (true, _) => {
-            let Some(config) = tls.config() else { return Err(String::from("TLS is not configured")) };
-            let stream = tokio_rustls::TlsAcceptor::from(config)
-                .accept(Prefixed { prefix: buf, inner: tcp })
+            let Some(config) = rules.tls.config() else { return Err(Refused::other("TLS is not configured")) };
+            let accept = tokio_rustls::TlsAcceptor::from(config).accept(Prefixed { prefix: buf, inner: tcp });
+            let stream = tokio::time::timeout_at(deadline, accept)
                 .await
-                .map_err(|error| format!("TLS handshake failed: {error}"))?;
-            Ok(Opened { stream: Stream::Tls(Box::new(stream)), remote, tls: true })
+                .map_err(|_| late("the TLS handshake", rules.deadline))?
+                .map_err(|error| Refused::other(format!("TLS handshake failed: {error}")))?;
+            Ok(Opened { stream: Stream::Tls(Box::new(stream)), remote, proxied, tls: true })
         }
-        (false, TlsMode::Enforcing) => Err(String::from(
+        (false, TlsMode::Enforcing) => Err(Refused::other(
             "Clients intend to establish an insecure connection while this server is running in SSL enforcing mode",
         )),
-        (false, _) => Ok(Opened { stream: Stream::Plain(tcp, buf), remote, tls: false }),
+        (false, _) => Ok(Opened { stream: Stream::Plain(tcp, buf), remote, proxied, tls: false }),
     }
 }
 
-async fn read_more(tcp: &mut TcpStream, buf: &mut BytesMut) -> Result<(), String> {
-    match tcp.read_buf(buf).await {
-        Ok(0) => Err(String::from("the peer closed the connection")),
+/// How long a read in the handshake may wait.
+enum Wait {
+    /// Until the idle time from the accept is up (`None`: for ever).
+    Idle(Option<Instant>),
+    /// Until the handshake deadline (and how long that is, for the log line).
+    Deadline(Instant, Duration),
+}
+
+fn late(what: &str, deadline: Duration) -> Refused {
+    Refused { why: format!("{what} was not done within {:?} of the accept", deadline), reason: Refusal::Deadline }
+}
+
+async fn read_more(tcp: &mut TcpStream, buf: &mut BytesMut, wait: Wait) -> Result<(), Refused> {
+    let read = match wait {
+        Wait::Idle(None) => tcp.read_buf(buf).await,
+        Wait::Idle(Some(at)) => tokio::time::timeout_at(at, tcp.read_buf(buf))
+            .await
+            .map_err(|_| Refused::other("no handshake within serverChannelMaxIdleTimeSeconds of the accept"))?,
+        Wait::Deadline(at, deadline) => {
+            tokio::time::timeout_at(at, tcp.read_buf(buf)).await.map_err(|_| late("the PROXY header", deadline))?
+        }
+    };
+    match read {
+        Ok(0) => Err(Refused::other("the peer closed the connection")),
         Ok(_) => Ok(()),
-        Err(error) => Err(error.to_string()),
+        Err(error) => Err(Refused::other(error.to_string())),
     }
 }
 

@@ -81,6 +81,7 @@ pub mod persist;
 mod proxy;
 pub mod shutdown;
 pub mod snapshot;
+pub mod source;
 #[cfg(feature = "test-hooks")]
 pub mod test_hooks;
 pub mod tls;
@@ -116,6 +117,9 @@ pub const DEFAULT_OUTBOUND_QUEUE: usize = 1024;
 /// How long the console may take, once the rest has stopped, to answer the requests it accepted.
 const CONSOLE_FINISH: Duration = Duration::from_secs(1);
 
+/// Default for [`ServerConfig::io_deadline`].
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(10);
+
 /// Default for [`ServerConfig::shutdown_grace`].
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// Messages that may wait for the owner before connection tasks stop reading.
@@ -142,6 +146,16 @@ pub struct ServerConfig {
     /// TLS on the RocketMQ port ([`tls::TlsConfig::disabled`] unless set; the binary takes
     /// Java's defaults and `-D`/`tls.config.file`).
     pub tls: tls::TlsConfig,
+    /// Peers whose connections must start with a PROXY protocol header, the only ones whose
+    /// header is read (`--proxy-protocol-from`; empty: PROXY headers are refused).
+    pub proxy_protocol_from: Vec<source::Cidr>,
+    /// Connections one source may hold at once (`None`: a tenth of `max_connections`).
+    pub max_connections_per_source: Option<usize>,
+    /// Sources the per-source cap does not apply to (`--per-source-exempt`).
+    pub per_source_exempt: Vec<source::Cidr>,
+    /// How long after the accept a PROXY header and a TLS handshake must be done; a frame
+    /// gets this plus a second per 64 KiB it announces.
+    pub io_deadline: Duration,
 }
 
 impl ServerConfig {
@@ -156,6 +170,10 @@ impl ServerConfig {
             outbound_queue: DEFAULT_OUTBOUND_QUEUE,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             tls: tls::TlsConfig::disabled(),
+            proxy_protocol_from: Vec::new(),
+            max_connections_per_source: None,
+            per_source_exempt: Vec::new(),
+            io_deadline: DEFAULT_DEADLINE,
         }
     }
 }
@@ -202,7 +220,19 @@ pub async fn serve(
     shutdown: impl Future,
 ) -> io::Result<()> {
     let rocketmq_addr = listener.local_addr()?;
-    let ServerConfig { namesrv, kv, limits, max_connections, outbound_queue, shutdown_grace, tls } = config;
+    let ServerConfig {
+        namesrv,
+        kv,
+        limits,
+        max_connections,
+        outbound_queue,
+        shutdown_grace,
+        tls,
+        proxy_protocol_from,
+        max_connections_per_source,
+        per_source_exempt,
+        io_deadline,
+    } = config;
     let (tls_port, loaded) =
         tls::reload::TlsPort::new(&tls).map_err(|error| io::Error::other(format!("TLS: {error}")))?;
     if tls.mode != tls::TlsMode::Disabled {
@@ -252,6 +282,15 @@ pub async fn serve(
         force_close: force_close.clone(),
         observe: Arc::clone(&observe),
         tls: tls_port,
+        fairness: source::Fairness {
+            proxies: proxy_protocol_from,
+            exempt: per_source_exempt,
+            per_source: max_connections_per_source
+                .unwrap_or_else(|| source::default_per_source(max_connections))
+                .max(1),
+            deadline: io_deadline,
+            ..source::Fairness::default()
+        },
     });
     // Every connection holds a permit: all permits back means every connection has ended.
     let permits = u32::try_from(max_connections.clamp(1, Semaphore::MAX_PERMITS)).unwrap_or(u32::MAX);

@@ -1,7 +1,8 @@
 //! The listening socket and the acceptor task.
 //!
 //! The acceptor takes a connection-limit permit before each accept (beyond the limit, new
-//! peers wait in the listen backlog), names the connection with a fresh [`ConnId`] and starts
+//! peers wait in the listen backlog), closes a connection whose source already holds
+//! `--max-connections-per-source`, names the connection with a fresh [`ConnId`] and starts
 //! its task. The task runs the handshake (a PROXY header, TLS: see `handshake.rs`), tells the
 //! owner about the connection under the client's address, and only then reads frames, so the
 //! owner always knows a connection before hearing from it.
@@ -16,8 +17,10 @@ use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::conn::{Connection, Shared};
-use crate::handshake;
+use crate::handshake::{self, Refusal};
 use crate::messages::{ConnHandle, Inbound, ReplyBytes};
+use crate::observe::{Deadline, Refused};
+use crate::source::{self, SourceKey, SourceSlot};
 
 /// Java's `serverSocketBacklog`.
 const BACKLOG: u32 = 1024;
@@ -82,12 +85,39 @@ pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>, limit: Ar
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!("set TCP_NODELAY for {peer}: {error}");
         }
+        // A listed proxy speaks for many sources: its clients are counted after the handshake.
+        let fair = &shared.fairness;
+        let slot = if source::listed(&fair.proxies, peer.ip()) {
+            None
+        } else {
+            match fair.admit(peer.ip()) {
+                Ok(slot) => slot,
+                Err(key) => {
+                    over_cap(&shared, key, &peer.to_string());
+                    continue;
+                }
+            }
+        };
         let conn = ConnId(next_conn);
         next_conn += 1;
-        tokio::spawn(start(conn, stream, peer, Arc::clone(&shared), permit, queue));
+        tokio::spawn(start(conn, stream, peer, Arc::clone(&shared), (permit, slot), queue));
     }
     drop(listener);
     let _ = shared.owner.send(Inbound::AcceptStopped).await;
+}
+
+/// A connection refused for its source's cap: closed (by the caller dropping it), counted,
+/// and said once a minute per source.
+fn over_cap(shared: &Shared, key: SourceKey, who: &str) {
+    shared.observe.refused(Refused::PerSource);
+    if shared.fairness.warned.allow(key, "per-source") {
+        tracing::warn!(
+            "refusing a connection from {who}: its source {key} already holds {} connections \
+             (--max-connections-per-source; NAT gateways that cannot send PROXY headers go in \
+             --per-source-exempt); said once a minute per source",
+            shared.fairness.per_source
+        );
+    }
 }
 
 /// One connection's handshake (PROXY header, TLS), then its task. The owner hears of the
@@ -97,16 +127,29 @@ async fn start(
     stream: TcpStream,
     peer: SocketAddr,
     shared: Arc<Shared>,
-    permit: OwnedSemaphorePermit,
+    (permit, slot): (OwnedSemaphorePermit, Option<SourceSlot>),
     queue: usize,
 ) {
-    let opened = match handshake::open(stream, peer, &shared.tls, shared.idle, &shared.shutdown).await {
+    let fair = &shared.fairness;
+    let rules =
+        handshake::Rules { tls: &shared.tls, proxies: &fair.proxies, idle: shared.idle, deadline: fair.deadline };
+    let opened = match handshake::open(stream, peer, rules, &shared.shutdown).await {
         Ok(opened) => opened,
-        Err(why) => {
-            tracing::warn!("closing the connection from {peer} before any frame: {why}");
-            shared.observe.frame_error();
+        Err(refused) => {
+            handshake_refused(&shared, peer, refused);
             return;
         }
+    };
+    // Held for the life of the connection: the source's count.
+    let _slot = match (slot, opened.proxied) {
+        (None, true) => match fair.admit(opened.remote.ip()) {
+            Ok(slot) => slot,
+            Err(key) => {
+                over_cap(&shared, key, &format!("{} (by the proxy {peer})", opened.remote));
+                return;
+            }
+        },
+        (slot, _) => slot,
     };
     let remote = opened.remote.to_string();
     if opened.tls {
@@ -130,6 +173,33 @@ async fn start(
         close,
         shared: Arc::clone(&shared),
         permit,
+        source: SourceKey::of(opened.remote.ip()),
     };
     connection.run().await;
+}
+
+fn handshake_refused(shared: &Shared, peer: SocketAddr, refused: handshake::Refused) {
+    let handshake::Refused { why, reason } = refused;
+    let (counted, what) = match reason {
+        Refusal::Other => {
+            tracing::warn!("closing the connection from {peer} before any frame: {why}");
+            shared.observe.frame_error();
+            return;
+        }
+        Refusal::ProxyUnlisted => (Refused::ProxyUnlisted, "proxy-unlisted"),
+        Refusal::ProxyMissing => (Refused::ProxyMissing, "proxy-missing"),
+        Refusal::Deadline => {
+            shared.observe.deadline_close(Deadline::Handshake);
+            if shared.fairness.warned.allow(SourceKey::of(peer.ip()), "handshake-deadline") {
+                tracing::warn!(
+                    "closing the connection from {peer} before any frame: {why}; said once a minute per source"
+                );
+            }
+            return;
+        }
+    };
+    shared.observe.refused(counted);
+    if shared.fairness.warned.allow(SourceKey::of(peer.ip()), what) {
+        tracing::warn!("closing the connection from {peer} before any frame: {why}; said once a minute per source");
+    }
 }

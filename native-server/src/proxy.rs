@@ -75,6 +75,18 @@ pub(crate) fn detect(buf: &[u8]) -> Detection {
     Detection::Absent
 }
 
+/// Whether the first bytes of a connection open with a PROXY signature (v1's `PROXY `, v2's
+/// twelve bytes): `None` while they still could. Used where the header is not expected: no
+/// RocketMQ frame or TLS record begins this way (as a length prefix, either is over 200 MB).
+pub(crate) fn signature(buf: &[u8]) -> Option<bool> {
+    for prefix in [V2_SIGNATURE.as_slice(), V1_PREFIX] {
+        if could_start(buf, prefix) {
+            return if buf.len() >= prefix.len() { Some(true) } else { None };
+        }
+    }
+    if buf.is_empty() { None } else { Some(false) }
+}
+
 /// Whether `buf` and `prefix` agree on their common length (so `buf` may still be a header).
 fn could_start(buf: &[u8], prefix: &[u8]) -> bool {
     let n = buf.len().min(prefix.len());
@@ -146,6 +158,18 @@ mod tests {
         let mut local = v2(0x00, &[]);
         local[12] = 0x20;
         assert_eq!(detect(&local), Detection::Header { len: 16, source: None });
+    }
+
+    #[test]
+    fn signatures_are_told_from_frames_tls_and_text() {
+        assert_eq!(signature(b""), None);
+        assert_eq!(signature(b"PROX"), None);
+        assert_eq!(signature(b"\r\n\r\n\0\r\nQUI"), None);
+        assert_eq!(signature(b"PROXY "), Some(true));
+        assert_eq!(signature(b"\r\n\r\n\0\r\nQUIT\n\x21"), Some(true));
+        assert_eq!(signature(&[0, 0, 0, 0x2A]), Some(false));
+        assert_eq!(signature(&[0x16, 3, 1]), Some(false));
+        assert_eq!(signature(b"PROXX"), Some(false));
     }
 
     #[test]

@@ -23,6 +23,7 @@ use prometheus_client::registry::{Registry, Unit};
 use super::Ctx;
 use super::peers::PeerBoard;
 use crate::observe::metrics::{BOUNDS, REASONS, SLOTS, Totals, response_labels};
+use crate::observe::{Deadline, Refused};
 use crate::observe::{LiveBroker, Observer, View, wall_ms};
 
 /// The OpenMetrics text format's content type (prometheus-client writes `# EOF` and `_total`).
@@ -153,6 +154,30 @@ impl Collector for Scrape {
         }
         counter(&mut enc, "nameserver_broker_expiries", "Brokers whose heartbeat timed out", m.expiries.load(Relaxed))?;
         counter(&mut enc, "nameserver_idle_closes", "Connections closed for being idle", m.idle_closes.load(Relaxed))?;
+        counter(
+            &mut enc,
+            "nameserver_oneway_reads_dropped",
+            "Oneway requests that only read (route, topic lists, cluster info, KV and config reads): nobody reads their answer, so the connection drops them",
+            m.oneway_reads_dropped.load(Relaxed),
+        )?;
+        let mut refused = enc.encode_descriptor(
+            "nameserver_connections_refused",
+            "Connections closed before being served: per_source (--max-connections-per-source), proxy_unlisted (a PROXY header from a peer --proxy-protocol-from does not list), proxy_missing (none from a listed one)",
+            None,
+            MetricType::Counter,
+        )?;
+        for (why, value) in Refused::ALL.iter().zip(&m.refused) {
+            ConstCounter::new(value.load(Relaxed)).encode(refused.encode_family(&[("reason", why.label())])?)?;
+        }
+        let mut deadlines = enc.encode_descriptor(
+            "nameserver_deadline_closes",
+            "Connections closed by a deadline: handshake (PROXY header or TLS), frame (a frame not complete in time), slow_reader (replies left unread for an idle period)",
+            None,
+            MetricType::Counter,
+        )?;
+        for (which, value) in Deadline::ALL.iter().zip(&m.deadline_closes) {
+            ConstCounter::new(value.load(Relaxed)).encode(deadlines.encode_family(&[("deadline", which.label())])?)?;
+        }
         let mut failures = enc.encode_descriptor(
             "nameserver_file_write_failures",
             "Writes of kvConfig.json (file=kvConfig) or of the -c configuration file (file=config) that failed; the file kept its previous content",

@@ -69,6 +69,58 @@ pub(crate) struct Metrics {
     pub(crate) expiries: AtomicU64,
     pub(crate) idle_closes: AtomicU64,
     pub(crate) events_dropped: AtomicU64,
+    /// Oneway reads (nobody reads their answer) dropped by the connection tasks.
+    pub(crate) oneway_reads_dropped: AtomicU64,
+    /// Indexed by [`Refused`].
+    pub(crate) refused: [AtomicU64; Refused::ALL.len()],
+    /// Indexed by [`Deadline`].
+    pub(crate) deadline_closes: [AtomicU64; Deadline::ALL.len()],
+}
+
+/// Why a connection was refused before it was served (`nameserver_connections_refused`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// Its source already held `--max-connections-per-source`.
+    PerSource,
+    /// It opened with a PROXY signature from a peer `--proxy-protocol-from` does not list.
+    ProxyUnlisted,
+    /// A listed proxy sent no PROXY header.
+    ProxyMissing,
+}
+
+impl Refused {
+    pub(crate) const ALL: [Self; 3] = [Self::PerSource, Self::ProxyUnlisted, Self::ProxyMissing];
+
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Self::PerSource => "per_source",
+            Self::ProxyUnlisted => "proxy_unlisted",
+            Self::ProxyMissing => "proxy_missing",
+        }
+    }
+}
+
+/// Which deadline closed a connection (`nameserver_deadline_closes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Deadline {
+    /// The PROXY header or TLS handshake took too long.
+    Handshake,
+    /// A frame was not complete in time.
+    Frame,
+    /// The peer left replies unread for a whole idle period.
+    SlowReader,
+}
+
+impl Deadline {
+    pub(crate) const ALL: [Self; 3] = [Self::Handshake, Self::Frame, Self::SlowReader];
+
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Self::Handshake => "handshake",
+            Self::Frame => "frame",
+            Self::SlowReader => "slow_reader",
+        }
+    }
 }
 
 /// Label values of `nameserver_broker_unregistrations_total`.
@@ -115,6 +167,9 @@ impl Default for Metrics {
             expiries: AtomicU64::new(0),
             idle_closes: AtomicU64::new(0),
             events_dropped: AtomicU64::new(0),
+            oneway_reads_dropped: AtomicU64::new(0),
+            refused: Default::default(),
+            deadline_closes: Default::default(),
         }
     }
 }

@@ -16,6 +16,7 @@ mod view;
 pub(crate) use activity::LastIo;
 pub(crate) use events::LiveEvent;
 pub(crate) use hooks::OwnerHooks;
+pub(crate) use metrics::{Deadline, Refused};
 pub(crate) use observer::Observer;
 #[cfg(test)]
 pub(crate) use view::DataVersion;

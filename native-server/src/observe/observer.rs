@@ -110,6 +110,21 @@ impl Observer {
         self.metrics.frame_errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// A connection was refused before it was served.
+    pub(crate) fn refused(&self, why: super::Refused) {
+        self.metrics.refused[why as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// A connection dropped a oneway read.
+    pub(crate) fn oneway_read_dropped(&self) {
+        self.metrics.oneway_reads_dropped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// A deadline closed a connection.
+    pub(crate) fn deadline_close(&self, which: super::Deadline) {
+        self.metrics.deadline_closes[which as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     pub(crate) fn now(&self) -> nameserver_core::Instant {
         self.clock.now()
     }

@@ -1,7 +1,9 @@
-//! HAProxy's PROXY protocol, as Java's NettyRemotingServer (5.1.4+) detects it before its
-//! TLS/plain decision: v1 and v2, IPv4 and IPv6, plaintext or TLS after the header. The
-//! client address the header carries is the one the console, the log lines and the
-//! connection table show; a truncated or malformed header closes that connection only.
+//! HAProxy's PROXY protocol, as Java's NettyRemotingServer (5.1.4+) reads it before its
+//! TLS/plain decision, but only from the networks `--proxy-protocol-from` lists (here
+//! 127.0.0.2, the proxy's address; brokers and witnesses connect from 127.0.0.1): v1 and v2,
+//! IPv4 and IPv6, plaintext or TLS after the header. The client address the header carries is
+//! the one the console, the log lines and the connection table show; a truncated or
+//! malformed header closes that connection only. `hostile/fairness.rs` has the refusals.
 
 use crate::http_support;
 use crate::support;
@@ -11,13 +13,14 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use http_support::ConsoleServer;
+use nameserver::ServerConfig;
 use nameserver::http::HttpOptions;
 use nameserver::tls::TlsMode;
 use nameserver_core::codec;
 use support::{Client, FrozenClock, decode, register_broker_frame, route_query};
 use tls_support::{Pki, call, read_frame, tls_connect};
 use tokio::io::AsyncWriteExt as _;
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 
 /// A topic the real broker registers.
 const TOPIC: &str = "TBW102";
@@ -47,11 +50,40 @@ fn v2(source: SocketAddr) -> Vec<u8> {
     out
 }
 
-/// A plaintext connection that first sends `header`.
+/// The proxy's address, the one `--proxy-protocol-from` lists.
+const PROXY: &str = "127.0.0.2";
+
+/// A server that reads PROXY headers from [`PROXY`].
+async fn server_with(options: HttpOptions, tweak: impl FnOnce(&mut ServerConfig)) -> ConsoleServer {
+    ConsoleServer::start_with(options, |c| {
+        c.proxy_protocol_from = vec![PROXY.parse().unwrap()];
+        tweak(c);
+    })
+    .await
+}
+
+/// A connection from [`PROXY`].
+async fn from_proxy(addr: SocketAddr) -> TcpStream {
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::new(PROXY.parse().unwrap(), 0)).unwrap();
+    socket.connect(addr).await.unwrap()
+}
+
+/// A plaintext connection from [`PROXY`] that first sends `header`.
 async fn behind_proxy(addr: SocketAddr, header: &[u8]) -> TcpStream {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut stream = from_proxy(addr).await;
     stream.write_all(header).await.unwrap();
     stream
+}
+
+/// TLS from [`PROXY`] after `header`.
+async fn tls_behind_proxy(
+    connector: &tokio_rustls::TlsConnector,
+    addr: SocketAddr,
+    header: &[u8],
+) -> std::io::Result<tokio_rustls::client::TlsStream<TcpStream>> {
+    let tcp = behind_proxy(addr, header).await;
+    connector.connect(tokio_rustls::rustls::pki_types::ServerName::try_from("localhost").unwrap(), tcp).await
 }
 
 /// Asks for the route on `stream` until the console reports a route query from `expected`
@@ -91,7 +123,7 @@ async fn registered(server: &ConsoleServer) -> Client {
 
 #[tokio::test]
 async fn v1_and_v2_in_plaintext_carry_the_client_address_for_ipv4_and_ipv6() {
-    let server = ConsoleServer::start().await;
+    let server = server_with(HttpOptions::default(), |_| {}).await;
     let _broker = registered(&server).await;
     let cases = [
         (v1("203.0.113.7", 51234), "203.0.113.7:51234"),
@@ -115,7 +147,7 @@ async fn v1_and_v2_in_plaintext_carry_the_client_address_for_ipv4_and_ipv6() {
 async fn tls_after_a_proxy_header_for_ipv4_and_ipv6() {
     let pki = Pki::new();
     let tls = pki.server(TlsMode::Enforcing);
-    let server = ConsoleServer::start_with(HttpOptions::default(), move |c| c.tls = tls).await;
+    let server = server_with(HttpOptions::default(), move |c| c.tls = tls).await;
     // In enforcing mode the broker registers over TLS too.
     let mut broker = tls_connect(&pki.client(false), server.tcp, b"").await.unwrap();
     assert_eq!(call(&mut broker, &decode(&register_broker_frame())).await.unwrap().code, 0);
@@ -123,15 +155,15 @@ async fn tls_after_a_proxy_header_for_ipv4_and_ipv6() {
         (v1("203.0.113.7", 51234), "203.0.113.7:51234"),
         (v2("[2001:db8::9]:40001".parse().unwrap()), "[2001:db8::9]:40001"),
     ] {
-        let mut stream = tls_connect(&pki.client(false), server.tcp, &header).await.expect("TLS after the header");
+        let mut stream = tls_behind_proxy(&pki.client(false), server.tcp, &header).await.expect("TLS after the header");
         assert_route_query_reported_from(&server, &mut stream, expected).await;
     }
 }
 
 #[tokio::test]
 async fn a_truncated_or_malformed_header_closes_that_connection_only() {
-    let server = ConsoleServer::start_with(HttpOptions::default(), |c| {
-        c.namesrv.server_channel_max_idle_time_seconds = 1;
+    let server = server_with(HttpOptions::default(), |c| {
+        c.io_deadline = Duration::from_secs(1);
     })
     .await;
     let _broker = registered(&server).await;
@@ -161,7 +193,7 @@ async fn a_truncated_or_malformed_header_closes_that_connection_only() {
 #[tokio::test(start_paused = true)]
 async fn the_carried_address_is_in_the_log_lines_and_the_connection_table() {
     let _frozen = FrozenClock::new();
-    let server = ConsoleServer::start().await;
+    let server = server_with(HttpOptions::default(), |_| {}).await;
     let mut events = server.events().await;
     let _broker = registered(&server).await;
     let mut idle = behind_proxy(server.tcp, &v1("203.0.113.7", 51234)).await;

@@ -14,6 +14,7 @@ use crate::{reliability, support};
 
 mod bodies;
 mod budgets;
+mod fairness;
 mod framing;
 mod peers;
 mod requests;

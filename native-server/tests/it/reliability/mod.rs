@@ -102,7 +102,24 @@ pub(crate) struct Peer {
 
 impl Peer {
     pub(crate) fn connect(addr: SocketAddr) -> Self {
-        let stream = TcpStream::connect(addr).unwrap();
+        Self::over(TcpStream::connect(addr).unwrap())
+    }
+
+    /// A peer whose connection comes from `source` (on Linux any address of 127.0.0.0/8):
+    /// the daemon tells sources apart by address.
+    pub(crate) fn connect_from(addr: SocketAddr, source: &str) -> Self {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_io().build().unwrap();
+        let stream = runtime.block_on(async {
+            let socket = tokio::net::TcpSocket::new_v4().unwrap();
+            socket.bind(SocketAddr::new(source.parse().unwrap(), 0)).unwrap();
+            socket.connect(addr).await
+        });
+        let stream = stream.unwrap().into_std().unwrap();
+        stream.set_nonblocking(false).unwrap();
+        Self::over(stream)
+    }
+
+    fn over(stream: TcpStream) -> Self {
         stream.set_read_timeout(Some(PATIENCE)).unwrap();
         stream.set_write_timeout(Some(PATIENCE)).unwrap();
         stream.set_nodelay(true).unwrap();
