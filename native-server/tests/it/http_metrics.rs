@@ -389,7 +389,8 @@ async fn metrics_speak_rocketmqs_vocabulary() {
     assert_eq!(client.request(&put).await.code, 0);
 
     let mut samples = scrape(&server).await;
-    let none = "nameserver_requests_total{code=\"904\",request=\"BROKER_HEARTBEAT\",response=\"NONE\",response_code=\"none\"}";
+    let none =
+        "nameserver_requests_total{code=\"904\",request=\"BROKER_HEARTBEAT\",response=\"NONE\",response_code=\"none\"}";
     for _ in 0..1000 {
         if samples.contains_key(none) {
             break;
