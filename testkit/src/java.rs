@@ -162,7 +162,7 @@ fn logback_xml(package: &str, log: &Path) -> String {
 
 /// `java` with the test heap, the classpath of `version`, and every path inside `home`.
 fn java_command(lib: &Path, home: &Path, jvm_extra: &[&str], main_class: &str) -> Command {
-    let mut command = Command::new(java_program());
+    let mut command = crate::peer::watched(java_program());
     let user_home = home.join("home");
     command
         .args(jvm_extra)
