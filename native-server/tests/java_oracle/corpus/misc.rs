@@ -41,42 +41,22 @@ pub(super) fn malformed(p: Profile, tag: &str) -> Sequence {
     s.register("register-crc-mismatch", &b, &topics, (1, 1), &[], false, &[("bodyCrc32", "12345")]);
     let crc = (crc32fast::hash(&register_body(&b, &topics, (1, 1), &[], false)) & 0x7FFF_FFFF).to_string();
     s.register("register-crc-match", &b, &topics, (1, 1), &[], false, &[("bodyCrc32", crc.as_str())]);
-    let mut cmd = s.broker_req(
-        &b,
-        103,
-        &[
+    // REGISTER_BROKER with the broker's names and id, none of the other fields, and `extra`.
+    let bare = |s: &mut Seq, case: &str, extra: &[(&str, &str)], body: Vec<u8>| {
+        let mut fields = vec![
             ("clusterName", b.cluster.as_str()),
             ("brokerName", b.name.as_str()),
             ("brokerAddr", b.addr.as_str()),
             ("brokerId", "0"),
-            ("compressed", "true"),
-        ],
-    );
-    cmd.body = register_body(&b, &topics, (1, 1), &[], false);
-    s.push("register-compressed-flag-json-body", Action::Call { conn: b.conn, cmd });
-    let mut cmd = s.broker_req(
-        &b,
-        103,
-        &[
-            ("clusterName", b.cluster.as_str()),
-            ("brokerName", b.name.as_str()),
-            ("brokerAddr", b.addr.as_str()),
-            ("brokerId", "0"),
-        ],
-    );
-    cmd.body = b"{not json".to_vec();
-    s.push("register-garbage-body", Action::Call { conn: b.conn, cmd });
-    let cmd = s.broker_req(
-        &b,
-        103,
-        &[
-            ("clusterName", b.cluster.as_str()),
-            ("brokerName", b.name.as_str()),
-            ("brokerAddr", b.addr.as_str()),
-            ("brokerId", "0"),
-        ],
-    );
-    s.push("register-no-body", Action::Call { conn: b.conn, cmd });
+        ];
+        fields.extend_from_slice(extra);
+        let cmd = s.broker_req(&b, 103, &fields).with_body(body);
+        s.push(case, Action::Call { conn: b.conn, cmd });
+    };
+    let json = register_body(&b, &topics, (1, 1), &[], false);
+    bare(&mut s, "register-compressed-flag-json-body", &[("compressed", "true")], json);
+    bare(&mut s, "register-garbage-body", &[], b"{not json".to_vec());
+    bare(&mut s, "register-no-body", &[], Vec::new());
     s.ask("route-no-topic-field", 105, &[]);
     s.ask("route-empty-topic", 105, &[("topic", "")]);
     s.ask("route-bad-standard-flag", 105, &[("topic", "X"), ("acceptStandardJsonOnly", "yes")]);

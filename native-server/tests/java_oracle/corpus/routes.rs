@@ -45,33 +45,14 @@ pub(super) fn zones(p: Profile, bv: i32, tag: &str) -> Sequence {
     let z2 = broker(tag, "C", "z2", 10, 10911, 0, 2, bv);
     let z2s = broker(tag, "C", "z2", 11, 10921, 1, 3, bv);
     let shared = user_topics(tag, 2);
-    s.register(
-        "register-z1",
-        &z1,
-        &broker_topics(&z1, &shared),
-        (1, 1_700_000_000_000),
-        &["127.0.9.1:40001"],
-        false,
-        &[("__ZONE_NAME", "zone1")],
-    );
-    s.register(
-        "register-z2",
-        &z2,
-        &broker_topics(&z2, &shared),
-        (1, 1_700_000_000_000),
-        &[],
-        false,
-        &[("__ZONE_NAME", "Zone2")],
-    );
-    s.register(
-        "register-z2-slave",
-        &z2s,
-        &broker_topics(&z2s, &shared),
-        (1, 1_700_000_000_000),
-        &[],
-        false,
-        &[("__ZONE_NAME", "zone2")],
-    );
+    for (case, b, filter, zone) in [
+        ("register-z1", &z1, &["127.0.9.1:40001"][..], "zone1"),
+        ("register-z2", &z2, &[], "Zone2"),
+        ("register-z2-slave", &z2s, &[], "zone2"),
+    ] {
+        let topics = broker_topics(b, &shared);
+        s.register(case, b, &topics, (1, 1_700_000_000_000), filter, false, &[("__ZONE_NAME", zone)]);
+    }
     let t = format!("{tag}T0");
     s.ask("zone1", 105, &[("topic", &t), ("__ZONE_MODE", "true"), ("__ZONE_NAME", "zone1")]);
     s.ask(
