@@ -228,6 +228,9 @@ fn run_version(version: Version, rows: &[Row], requests: u64, seed: u64, lanes: 
         total.per_row.values().sum::<u64>(),
         total.uncovered.values().sum::<u64>(),
     );
+    let shapes: Vec<String> =
+        total.shapes.iter().map(|(code, ser, outcome, body)| format!("{code}/{ser}/{outcome}/{body}")).collect();
+    println!("  shapes (code/serialisation/Java's outcome/body): {}", shapes.join(" "));
     for (id, n) in &total.per_row {
         println!("  row {id}: {n}");
     }
