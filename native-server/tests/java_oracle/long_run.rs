@@ -50,6 +50,10 @@ struct Tally {
 impl Tally {
     fn add(&mut self, rows: &[Row], step: &Step, c: &Compared, place: &str) {
         self.requests += 1;
+        let opaque = match &step.action {
+            Action::Call { cmd, .. } => cmd.opaque,
+            _ => 0,
+        };
         let serialize = match &step.action {
             Action::Call { cmd, .. } if cmd.serialize_type == SerializeType::Rocketmq => "ROCKETMQ",
             Action::Call { .. } => "JSON",
@@ -79,8 +83,8 @@ impl Tally {
                 *self.uncovered.entry((d.code, d.field.clone())).or_default() += 1;
                 if self.examples.len() < EXAMPLES {
                     self.examples.push(format!(
-                        "{place} {}:{} code {} field {}: Java `{}` ours `{}`",
-                        c.seq, c.case, d.code, d.field, d.java, d.ours
+                        "{place} {}:{} (opaque {}) code {} field {}: Java `{}` ours `{}`",
+                        c.seq, c.case, opaque, d.code, d.field, d.java, d.ours
                     ));
                 }
             }
@@ -170,6 +174,7 @@ fn run_version(version: Version, rows: &[Row], requests: u64, seed: u64, lanes: 
         (java.join().unwrap().unwrap_or_else(|e| panic!("{e}")), ours)
     });
     let per_lane = requests.div_ceil(u64::from(lanes));
+    let per_round = per_round.min(per_lane);
     let plan = Plan {
         version,
         java: &java,
