@@ -78,7 +78,9 @@ step_java() {
     return 1
   fi
   rm -f "$java_fetch_log"
-  JAVA_ORACLE_VERSIONS="${JAVA_VERSIONS// /,}" cargo test -p nameserver --test java_oracle --locked -- --ignored --nocapture
+  # The long run (long_run::java_long_run) is scripts/java/long-run.sh, not a test step.
+  JAVA_ORACLE_VERSIONS="${JAVA_VERSIONS// /,}" cargo test -p nameserver --test java_oracle --locked -- --ignored --nocapture \
+    --skip long_run::java_long_run
 }
 step_workspace() { cargo test --workspace --exclude nameserver --locked; }
 step_doc() { RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked; }

@@ -162,7 +162,7 @@ fn logback_xml(package: &str, log: &Path) -> String {
 
 /// `java` with the test heap, the classpath of `version`, and every path inside `home`.
 fn java_command(lib: &Path, home: &Path, jvm_extra: &[&str], main_class: &str) -> Command {
-    let mut command = Command::new(java_program());
+    let mut command = crate::peer::watched(java_program());
     let user_home = home.join("home");
     command
         .args(jvm_extra)
@@ -198,7 +198,6 @@ pub const START_GUARD: Duration = Duration::from_secs(180);
 /// # Errors
 /// Missing jars or JDK, or the JVM exits or does not listen in time.
 pub fn start_namesrv(version: Version, extra: &[(&str, &str)]) -> Result<ExternalPeer, PeerError> {
-    let lib = fetch(version)?;
     let name = format!("java-namesrv-{}", version.as_str());
     let home = rocketmq_home(&name)?;
     let port = free_port().map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
@@ -211,19 +210,47 @@ pub fn start_namesrv(version: Version, extra: &[(&str, &str)]) -> Result<Externa
     if !version.is_4x() {
         entries.push((String::from("bindAddress"), String::from("127.0.0.1")));
     }
-    entries.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    let file = home.path().join("namesrv.properties");
-    std::fs::write(&file, properties(&entries)).map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
-    let mut command = java_command(&lib, home.path(), &[], "org.apache.rocketmq.namesrv.NamesrvStartup");
-    command.arg("-c").arg(&file);
-    ExternalPeer::start(PeerSpec {
-        name,
-        command,
-        dir: home,
-        ready: Ready::Port(SocketAddr::from(([127, 0, 0, 1], port))),
-        hang_guard: START_GUARD,
-        grace: Duration::from_secs(10),
-    })
+    let server = Server { name, home, port, main_class: "org.apache.rocketmq.namesrv.NamesrvStartup", jvm_extra: &[] };
+    server.start(version, "namesrv.properties", entries, extra, &[], Duration::from_secs(10))
+}
+
+/// A Java server about to start: its home, its port, its entry point.
+struct Server {
+    name: String,
+    home: tempfile::TempDir,
+    port: u16,
+    main_class: &'static str,
+    jvm_extra: &'static [&'static str],
+}
+
+impl Server {
+    /// Writes `entries` then `extra` to `conf` in its home and starts it with `-c conf args...`;
+    /// ready when its port accepts.
+    fn start(
+        self,
+        version: Version,
+        conf: &str,
+        mut entries: Vec<(String, String)>,
+        extra: &[(&str, &str)],
+        args: &[String],
+        grace: Duration,
+    ) -> Result<ExternalPeer, PeerError> {
+        let lib = fetch(version)?;
+        entries.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let file = self.home.path().join(conf);
+        std::fs::write(&file, properties(&entries))
+            .map_err(|error| PeerError::Spawn { name: self.name.clone(), error })?;
+        let mut command = java_command(&lib, self.home.path(), self.jvm_extra, self.main_class);
+        command.arg("-c").arg(&file).args(args);
+        ExternalPeer::start(PeerSpec {
+            name: self.name,
+            command,
+            dir: self.home,
+            ready: Ready::Port(SocketAddr::from(([127, 0, 0, 1], self.port))),
+            hang_guard: START_GUARD,
+            grace,
+        })
+    }
 }
 
 /// Java 17 closes the JDK internals 4.9.x brokers reach into; these open them again.
@@ -243,19 +270,17 @@ const JAVA17_OPENS_FOR_4X: [&str; 6] = [
 /// # Errors
 /// Missing jars or JDK, or the JVM exits or does not listen in time.
 pub fn start_broker(version: Version, namesrv: SocketAddr, extra: &[(&str, &str)]) -> Result<ExternalPeer, PeerError> {
-    let lib = fetch(version)?;
     let name = format!("java-broker-{}", version.as_str());
     let home = rocketmq_home(&name)?;
-    let spawn = |error| PeerError::Spawn { name: name.clone(), error };
     // The broker also listens on port-2 (fast remoting) and port+1 (HA).
     let port = loop {
-        let port = free_port().map_err(spawn)?;
+        let port = free_port().map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
         if port > 1024 && port < 65000 {
             break port;
         }
     };
     let store = home.path().join("store");
-    let mut entries = vec![
+    let entries = vec![
         (String::from("brokerClusterName"), String::from("TestCluster")),
         (String::from("brokerName"), String::from("broker-a")),
         (String::from("brokerId"), String::from("0")),
@@ -268,20 +293,10 @@ pub fn start_broker(version: Version, namesrv: SocketAddr, extra: &[(&str, &str)
         (String::from("mappedFileSizeConsumeQueue"), String::from("300000")),
         (String::from("diskMaxUsedSpaceRatio"), String::from("95")),
     ];
-    entries.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    let file = home.path().join("broker.conf");
-    std::fs::write(&file, properties(&entries)).map_err(spawn)?;
-    let opens: &[&str] = if version.is_4x() { &JAVA17_OPENS_FOR_4X } else { &[] };
-    let mut command = java_command(&lib, home.path(), opens, "org.apache.rocketmq.broker.BrokerStartup");
-    command.arg("-c").arg(&file).arg("-n").arg(namesrv.to_string());
-    ExternalPeer::start(PeerSpec {
-        name,
-        command,
-        dir: home,
-        ready: Ready::Port(SocketAddr::from(([127, 0, 0, 1], port))),
-        hang_guard: START_GUARD,
-        grace: Duration::from_secs(20),
-    })
+    let jvm_extra: &'static [&'static str] = if version.is_4x() { &JAVA17_OPENS_FOR_4X } else { &[] };
+    let server = Server { name, home, port, main_class: "org.apache.rocketmq.broker.BrokerStartup", jvm_extra };
+    let args = [String::from("-n"), namesrv.to_string()];
+    server.start(version, "broker.conf", entries, extra, &args, Duration::from_secs(20))
 }
 
 /// Runs `mqadmin args... -n namesrv` of `version` to completion; returns its exit code and output.

@@ -114,7 +114,9 @@ impl ExternalPeer {
         let log = dir.path().join("peer.log");
         let out = File::create(&log).map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
         let err = out.try_clone().map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
-        command.stdin(Stdio::null()).stdout(out).stderr(err);
+        // Its stdin is a pipe whose write end only this process holds: the pipe ends when this
+        // process does, however it dies, which a wrapper can watch (the Java runners do).
+        command.stdin(Stdio::piped()).stdout(out).stderr(err);
         let child = command.spawn().map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
         let addr = match &ready {
             Ready::Port(addr) => Some(*addr),
@@ -230,6 +232,35 @@ impl Drop for ExternalPeer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// The wrapper of [`watched`]. A background subshell reads the stdin pipe, which only sends
+/// end-of-file when the test process is gone, then kills the program if it is still its parent
+/// (so never a reused pid); `exec` keeps the program's pid, signals and exit code.
+const WATCHDOG: &str = r#"( read -r _; me=$BASHPID; [ "$(cut -d' ' -f4 /proc/$me/stat)" = "$$" ] && kill -KILL "$$" ) <&0 &
+exec "$@""#;
+
+/// A command running `program` that dies with this process, even when this process is killed
+/// by SIGKILL (which runs no destructor): started as an [`ExternalPeer`], whose stdin pipe ends
+/// with this process, it is killed by a watchdog on that pipe.
+#[must_use]
+pub fn watched(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut command = Command::new("bash");
+    command.arg("-c").arg(WATCHDOG).arg("watchdog").arg(program);
+    command
+}
+
+/// Waits until process `pid` (any process, not only a child) has terminated, up to
+/// `hang_guard`; true when it has (or never existed).
+#[must_use]
+pub fn wait_terminated(pid: u32, hang_guard: Duration) -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else { return true };
+    let Ok(fd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) else { return true };
+    // A pidfd becomes readable when the process terminates.
+    let timeout = Timespec { tv_sec: i64::try_from(hang_guard.as_secs()).unwrap_or(i64::MAX), tv_nsec: 0 };
+    let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+    matches!(poll(&mut fds, Some(&timeout)), Ok(n) if n > 0)
 }
 
 /// A port on 127.0.0.1 the OS reports free now (bound, read, released).

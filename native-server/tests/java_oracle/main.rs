@@ -9,14 +9,15 @@
 
 mod compare;
 mod corpus;
+mod long_run;
+mod orphan;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use compare::{Difference, Outcome, Row, View};
-use corpus::{Action, Sequence};
+use corpus::{Action, Sequence, Step};
 use nameserver_core::protocol::RemotingCommand;
 use nameserver_testkit::java::{self, Version};
 use nameserver_testkit::wire::{self, Conn};
@@ -41,7 +42,7 @@ fn start_ours() -> Result<ExternalPeer, PeerError> {
     let kv = dir.path().join("kvConfig.json");
     std::fs::write(&props, format!("kvConfigPath={}\n", kv.display()))
         .map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
-    let mut command = Command::new(env!("CARGO_BIN_EXE_nameserver"));
+    let mut command = nameserver_testkit::peer::watched(env!("CARGO_BIN_EXE_nameserver"));
     command
         .env("HOME", dir.path())
         .env("ROCKETMQ_HOME", dir.path())
@@ -179,7 +180,7 @@ impl Side {
             if start.elapsed() > HANG_GUARD {
                 return Some(json["brokerAddrTable"].to_string());
             }
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
@@ -188,7 +189,7 @@ impl Side {
         while self.lists(broker) {
             assert!(start.elapsed() < HANG_GUARD, "{broker} still listed after {HANG_GUARD:?} (hang guard)");
             // Polling the server's own answer: removal has no notification to wait on.
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 }
@@ -208,65 +209,65 @@ fn case_label(case: &str) -> String {
     case.to_string()
 }
 
+/// Sends one step to both servers; a request (not a close or a wait) comes back compared.
+fn exec(version: Version, java: &mut Side, ours: &mut Side, seq: &str, step: &Step) -> Option<Compared> {
+    let (code, opaque, j, o) = match &step.action {
+        Action::Call { conn, cmd } => (cmd.code, cmd.opaque, java.call(*conn, cmd), ours.call(*conn, cmd)),
+        Action::Raw { conn, bytes, code } => (*code, 0, java.raw(*conn, bytes), ours.raw(*conn, bytes)),
+        Action::Close { conn } => {
+            java.close(*conn);
+            ours.close(*conn);
+            return None;
+        }
+        Action::AwaitGone { addr } => {
+            java.await_gone(addr);
+            ours.await_gone(addr);
+            return None;
+        }
+    };
+    if std::env::var_os("JAVA_ORACLE_TRACE").is_some() {
+        let fields = match &step.action {
+            Action::Call { cmd, .. } => format!("opaque {} {:?}", cmd.opaque, cmd.ext_fields),
+            _ => String::new(),
+        };
+        eprintln!("{} {seq}:{} {fields}", version.as_str(), step.case);
+    }
+    if let Ok(show) = std::env::var("JAVA_ORACLE_SHOW")
+        && format!("{seq}:{}", step.case).contains(&show)
+    {
+        for (side, outcome) in [("Java", &j), ("ours", &o)] {
+            let text = match outcome {
+                Outcome::Reply(frame) => String::from_utf8_lossy(frame).into_owned(),
+                other => format!("{other:?}"),
+            };
+            eprintln!("{} {seq}:{} {side}: {text:?}", version.as_str(), step.case);
+        }
+    }
+    let (jv, ov) = (compare::view(&j, opaque), compare::view(&o, opaque));
+    let case = format!("{seq}:{}", step.case);
+    let mut differences = compare::differences(version.as_str(), code, &case, &jv, &ov);
+    for d in &mut differences {
+        if d.field == "bodyBytes" {
+            let snippet = compare::first_byte_difference(&d.java, &d.ours);
+            let (jpart, opart) = snippet.split_once("` ours `").unwrap_or((&snippet, ""));
+            d.java = jpart.split_once("Java `").map_or(jpart, |(_, j)| j).to_string();
+            d.ours = opart.trim_end_matches('`').to_string();
+        }
+    }
+    let ours_frame = match o {
+        Outcome::Reply(frame) => Some(frame),
+        Outcome::Closed | Outcome::NoReply => None,
+    };
+    Some(Compared { seq: seq.to_string(), case: step.case.clone(), code, java: jv, ours_frame, differences })
+}
+
 /// Runs `sequences` against both servers of `version`, step by step.
 fn run(version: Version, java_peer: &ExternalPeer, ours_peer: &ExternalPeer, sequences: &[Sequence]) -> Vec<Compared> {
     let mut out = Vec::new();
     for seq in sequences {
         let mut java = Side::new(java_peer, version.is_4x());
         let mut ours = Side::new(ours_peer, false);
-        for step in &seq.steps {
-            let (code, opaque, j, o) = match &step.action {
-                Action::Call { conn, cmd } => (cmd.code, cmd.opaque, java.call(*conn, cmd), ours.call(*conn, cmd)),
-                Action::Raw { conn, bytes, code } => (*code, 0, java.raw(*conn, bytes), ours.raw(*conn, bytes)),
-                Action::Close { conn } => {
-                    java.close(*conn);
-                    ours.close(*conn);
-                    continue;
-                }
-                Action::AwaitGone { addr } => {
-                    java.await_gone(addr);
-                    ours.await_gone(addr);
-                    continue;
-                }
-            };
-            if std::env::var_os("JAVA_ORACLE_TRACE").is_some() {
-                eprintln!("{} {}:{}", version.as_str(), seq.name, step.case);
-            }
-            if let Ok(show) = std::env::var("JAVA_ORACLE_SHOW")
-                && format!("{}:{}", seq.name, step.case).contains(&show)
-            {
-                for (side, outcome) in [("Java", &j), ("ours", &o)] {
-                    let text = match outcome {
-                        Outcome::Reply(frame) => String::from_utf8_lossy(frame).into_owned(),
-                        other => format!("{other:?}"),
-                    };
-                    eprintln!("{} {}:{} {side}: {text:?}", version.as_str(), seq.name, step.case);
-                }
-            }
-            let (jv, ov) = (compare::view(&j, opaque), compare::view(&o, opaque));
-            let case = format!("{}:{}", seq.name, step.case);
-            let mut differences = compare::differences(version.as_str(), code, &case, &jv, &ov);
-            for d in &mut differences {
-                if d.field == "bodyBytes" {
-                    let snippet = compare::first_byte_difference(&d.java, &d.ours);
-                    let (jpart, opart) = snippet.split_once("` ours `").unwrap_or((&snippet, ""));
-                    d.java = jpart.split_once("Java `").map_or(jpart, |(_, j)| j).to_string();
-                    d.ours = opart.trim_end_matches('`').to_string();
-                }
-            }
-            let ours_frame = match o {
-                Outcome::Reply(frame) => Some(frame),
-                Outcome::Closed | Outcome::NoReply => None,
-            };
-            out.push(Compared {
-                seq: seq.name.clone(),
-                case: step.case.clone(),
-                code,
-                java: jv,
-                ours_frame,
-                differences,
-            });
-        }
+        out.extend(seq.steps.iter().filter_map(|step| exec(version, &mut java, &mut ours, &seq.name, step)));
         // Every broker goes with its connection: the next sequence starts from empty tables.
         java.conns.clear();
         ours.conns.clear();
@@ -336,6 +337,8 @@ fn check_table(rows: &[Row], ran: &[Version], all: &[Difference]) -> (Vec<Differ
     let uncovered: Vec<Difference> = all.iter().filter(|d| !rows.iter().any(|r| r.covers(d))).cloned().collect();
     let stale: Vec<String> = rows
         .iter()
+        // Rows of the long run's own cases (`long/*`) are the long run's to see.
+        .filter(|r| !r.case.starts_with("long/"))
         .filter(|r| r.versions.iter().any(|v| ran.iter().any(|x| x.as_str() == v)))
         .filter(|r| {
             let relevant: Vec<&Difference> = all.iter().filter(|d| r.versions.contains(&d.version)).collect();
