@@ -201,9 +201,9 @@ fn a_slow_reader_is_closed_after_one_idle_period_even_while_it_reads() {
         .unwrap();
     reader.set_nonblocking(false).unwrap();
     reader.set_read_timeout(Some(support::PATIENCE)).unwrap();
-    // 75 replies, about 6.5 MB: the daemon socket's send buffer takes up to 4 MB on loopback,
+    // 83 replies, about 7.2 MB: the daemon socket's send buffer takes up to 4 MB on loopback,
     // and the rest, held by the daemon, stays under the 4 MiB that closes a peer at once.
-    let requests: Vec<u8> = (0..75)
+    let requests: Vec<u8> = (0..83)
         .flat_map(|opaque| {
             codec::encode_to_vec(&request(RequestCode::GetAllTopicListFromNameserver, opaque, &[])).unwrap()
         })
