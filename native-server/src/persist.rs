@@ -2,8 +2,8 @@
 //! written crash-safely.
 //!
 //! The KV table is kept as `kvConfig.json` (Java's file) plus `kvConfig.json.journal`, the
-//! changes since it was last written whole ([`kv`] writes them, [`journal`] is their format);
-//! the configuration file is written whole on each change by a [`PersistTarget`].
+//! changes since it was last written whole (`persist::kv` writes them, `persist::journal` is their format);
+//! the configuration file is written whole on each change by a `PersistTarget`.
 //!
 //! Every whole write ([`write_atomically`]) goes to a new file of a random name in the same
 //! directory, is fsynced, renamed over `<path>` and the directory is fsynced, so after a crash
