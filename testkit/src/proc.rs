@@ -13,6 +13,9 @@ pub struct ProcSample {
     pub threads: u64,
     /// Entries of `/proc/PID/fd`.
     pub fds: usize,
+    /// Those of them that are sockets: a leak check's measure, since files a process keeps
+    /// open by design (the daemon's KV journal, once written) are not leaks.
+    pub sockets: usize,
 }
 
 impl ProcSample {
@@ -29,8 +32,14 @@ impl ProcSample {
                 .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
                 .ok_or_else(|| io::Error::other(format!("no {name} in /proc/{pid}/status")))
         };
-        let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))?.count();
-        Ok(Self { rss_kib: field("VmRSS:")?, hwm_kib: field("VmHWM:")?, threads: field("Threads:")?, fds })
+        let (mut fds, mut sockets) = (0, 0);
+        for entry in std::fs::read_dir(format!("/proc/{pid}/fd"))? {
+            fds += 1;
+            // A descriptor closed since the listing has no link: it is counted, not a socket.
+            let target = entry.and_then(|e| std::fs::read_link(e.path())).unwrap_or_default();
+            sockets += usize::from(target.to_string_lossy().starts_with("socket:"));
+        }
+        Ok(Self { rss_kib: field("VmRSS:")?, hwm_kib: field("VmHWM:")?, threads: field("Threads:")?, fds, sockets })
     }
 
     /// Resident memory in MiB.

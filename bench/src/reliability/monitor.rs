@@ -93,12 +93,14 @@ pub(crate) async fn conclude(
                     baseline.threads,
                     baseline.fds
                 );
-                if end.fds > baseline.fds {
-                    stats.error(format!("descriptors leaked: {} before, {} after", baseline.fds, end.fds));
+                if end.sockets > baseline.sockets {
+                    stats.error(format!("sockets leaked: {} before, {} after", baseline.sockets, end.sockets));
                 }
                 let max_threads = samples.iter().map(|(_, u)| u.threads).max().unwrap_or(end.threads);
-                verdict
-                    .push(format!("fds {} -> {}, threads {} (max {max_threads})", baseline.fds, end.fds, end.threads));
+                verdict.push(format!(
+                    "fds {} -> {} (sockets {} -> {}), threads {} (max {max_threads})",
+                    baseline.fds, end.fds, baseline.sockets, end.sockets, end.threads
+                ));
             }
             None => stats.error("the daemon is gone"),
         }
