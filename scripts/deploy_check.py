@@ -391,12 +391,14 @@ def check_running(daemon, spec, root, home, tcp_port, http_port, container_http,
     reply = remoting_call(tcp_port, 100, {"namespace": "deploy", "key": "checked", "value": "yes"})
     if reply["code"] != 0:
         fail(f"PUT_KV_CONFIG answered {reply}")
+    # An answered change is in the journal beside kvConfig.json (a clean stop folds it in, step 6).
     kv = home / "namesrv" / "kvConfig.json"
-    if not kv.is_file() or '"checked"' not in kv.read_text():
-        fail(f"the KV put is not in {kv}")
-    if as_root and kv.stat().st_uid != uid:
-        fail(f"{kv} is owned by uid {kv.stat().st_uid}, not the image's user {uid}")
-    print(f"KV put written to {kv.relative_to(root)} (uid {kv.stat().st_uid})")
+    journal = kv.with_name(kv.name + ".journal")
+    if not journal.is_file() or b"checked" not in journal.read_bytes():
+        fail(f"the KV put is not in {journal}")
+    if as_root and journal.stat().st_uid != uid:
+        fail(f"{journal} is owned by uid {journal.stat().st_uid}, not the image's user {uid}")
+    print(f"KV put written to {journal.relative_to(root)} (uid {journal.stat().st_uid})")
 
     # 4. The embedded page, with validators and compression.
     status, headers, body = http(http_port, "/www/")
@@ -440,8 +442,12 @@ def check_running(daemon, spec, root, home, tcp_port, http_port, container_http,
     took = time.monotonic() - started
     if code != 0:
         fail(f"exit status {code} after SIGTERM")
-    if '"checked"' not in kv.read_text():
-        fail("the KV entry is gone after the shutdown")
+    if not kv.is_file() or '"checked"' not in kv.read_text():
+        fail(f"the KV entry is not in {kv} after the shutdown")
+    if journal.exists():
+        fail(f"{journal} is left after a clean stop")
+    if as_root and kv.stat().st_uid != uid:
+        fail(f"{kv} is owned by uid {kv.stat().st_uid}, not the image's user {uid}")
     print(f"SIGTERM: exit 0 after {took:.2f} s (grace {grace} s - preStop {pre_stop} s)")
 
 
