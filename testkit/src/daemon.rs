@@ -1,9 +1,11 @@
-//! The built `nameserver` binary as a child process: started on an ephemeral port, its
-//! address read from its boot line, its log kept in a file, stopped by SIGTERM.
+//! The built `nameserver` binary as a child process: started on an ephemeral port (with a
+//! properties file written for it, if asked), its address read from its boot line, its log kept
+//! in a file, stopped by SIGTERM.
 
+use std::fmt::Write as _;
 use std::io::BufRead as _;
 use std::net::{SocketAddr, TcpStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 
 use crate::proc::ProcSample;
@@ -44,6 +46,17 @@ impl Daemon {
         std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
         let address = line.trim().strip_prefix(BOOT_LINE).unwrap_or_else(|| panic!("no boot line, got {line:?}"));
         Self { addr: address.parse().unwrap(), child, logs }
+    }
+
+    /// [`Self::spawn`] with `-c` and the file `config` wrote.
+    ///
+    /// # Panics
+    /// As [`Self::spawn`].
+    #[must_use]
+    pub fn spawn_configured(command: Command, bind: &str, config: &Config, args: &[&str]) -> Self {
+        let path = config.properties.to_str().expect("a UTF-8 path");
+        let all: Vec<&str> = ["-c", path].into_iter().chain(args.iter().copied()).collect();
+        Self::spawn(command, bind, &all)
     }
 
     /// What it has written to standard error so far (its log; everything logged before the
@@ -97,6 +110,34 @@ impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// A properties file for the daemon's `-c`, as an operator writes one: `kvConfigPath` in
+/// `store/` under the home (created by the daemon at its first write), then the settings.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The properties file (also the daemon's `configStorePath`, where config updates land).
+    pub properties: PathBuf,
+    /// Its `kvConfigPath`.
+    pub kv: PathBuf,
+}
+
+impl Config {
+    /// Writes `home/namesrv.properties` with `kvConfigPath` and `settings` (`key=value` lines).
+    ///
+    /// # Panics
+    /// The file cannot be written.
+    #[must_use]
+    pub fn write(home: &Path, settings: &[(&str, &str)]) -> Self {
+        let kv = home.join("store").join("kvConfig.json");
+        let properties = home.join("namesrv.properties");
+        let mut text = format!("kvConfigPath={}\n", kv.display());
+        for (key, value) in settings {
+            writeln!(text, "{key}={value}").unwrap();
+        }
+        std::fs::write(&properties, text).unwrap();
+        Self { properties, kv }
     }
 }
 

@@ -17,6 +17,8 @@ use nameserver_core::json::{JsonStyle, WriteJson};
 use nameserver_core::protocol::body::{RegisterBrokerBody, TopicConfig};
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
 
+use nameserver_testkit::daemon::Config;
+
 use crate::support::{Daemon, PATIENCE};
 
 /// The `nameserver` binary with its home, `-c` properties file and KV file in a temporary
@@ -31,21 +33,13 @@ pub(crate) struct Server {
 
 impl Server {
     /// Starts the binary with `kvConfigPath` in its home plus `settings` (properties lines)
-    /// and `args`, without the HTTP console.
+    /// and `args`, without the HTTP console (not under test here; it would take 127.0.0.1:8080).
     pub(crate) fn start(settings: &[(&str, &str)], args: &[&str]) -> Self {
         let home = tempfile::tempdir().unwrap();
-        let kv = home.path().join("store").join("kvConfig.json");
-        let properties = home.path().join("namesrv.properties");
-        let mut text = format!("kvConfigPath={}\n", kv.display());
-        for (key, value) in settings {
-            text.push_str(&format!("{key}={value}\n"));
-        }
-        std::fs::write(&properties, text).unwrap();
-        // The HTTP console is not under test here, and would take 127.0.0.1:8080.
-        let mut all = vec!["-c", properties.to_str().unwrap(), "--no-http"];
-        all.extend_from_slice(args);
-        let daemon = Daemon::start(home.path(), &all);
-        Self { daemon, home, properties, kv }
+        let config = Config::write(home.path(), settings);
+        let all: Vec<&str> = ["--no-http"].into_iter().chain(args.iter().copied()).collect();
+        let daemon = Daemon::configured(home.path(), &config, &all);
+        Self { daemon, home, properties: config.properties, kv: config.kv }
     }
 
     pub(crate) fn addr(&self) -> SocketAddr {

@@ -245,6 +245,15 @@ impl Daemon {
         Self::start_bound(home, "127.0.0.1", args)
     }
 
+    /// [`Self::start`] with `-c` and the file `config` wrote.
+    pub(crate) fn configured(
+        home: &std::path::Path,
+        config: &nameserver_testkit::daemon::Config,
+        args: &[&str],
+    ) -> Self {
+        Self(nameserver_testkit::Daemon::spawn_configured(nameserver_command(home), "127.0.0.1", config, args))
+    }
+
     /// [`Self::start`] listening on `bind` (port 0).
     pub(crate) fn start_bound(home: &std::path::Path, bind: &str, args: &[&str]) -> Self {
         Self(nameserver_testkit::Daemon::spawn(nameserver_command(home), bind, args))
