@@ -18,4 +18,7 @@ exec 3< <(exec node tests/browser/lib/server.mjs 0)
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 read -r -t 30 base <&3 || { echo "test-browser: the page server did not start" >&2; exit 1; }
-BASE_URL=$base node --test --test-concurrency=1 tests/browser/
+# Two files at a time: a browser test mostly waits for the page (animations, playback at set
+# speeds), using about half a core, so two share a 2-core machine with room to spare; each
+# file has its own browser, and the live-mode daemons listen on port 0.
+BASE_URL=$base node --test --test-concurrency=2 tests/browser/
