@@ -1,8 +1,10 @@
-//! Async RocketMQ connections: [`Client`] speaks raw frames (what a test sends may not be a
-//! frame at all); [`AsyncClient`] decodes every frame with the core codec and numbers its
-//! requests: one request at a time ([`AsyncClient::call`]), or a burst written at once and its
-//! replies read back ([`AsyncClient::next_frame`]); [`CloggedPeer`] floods and stops reading;
-//! and one request over any stream, plaintext or TLS ([`call`]).
+//! Async RocketMQ connections: [`Client`] speaks raw frames over TCP or TLS (what a test sends
+//! may not be a frame at all) and can flood until the server stops reading it
+//! ([`Client::stop_reading`]); [`AsyncClient`] decodes every frame with the core codec and
+//! numbers its requests: one request at a time ([`AsyncClient::call`]), or a burst written at
+//! once and its replies read back ([`AsyncClient::next_frame`]); [`CloggedPeer`] has stopped
+//! reading; and one request over any stream, plaintext or TLS ([`call`]). The blocking client
+//! is [`crate::wire::Client`].
 
 use std::io;
 use std::net::SocketAddr;
@@ -16,11 +18,12 @@ use tokio::net::TcpStream;
 use crate::frames::{CLIENT_VERSION, request};
 use crate::wait::PATIENCE;
 
-/// A peer that speaks raw frames; every failure fails the test.
+/// A peer that speaks raw frames over TCP ([`Self::connect`]) or any stream, TLS included
+/// ([`Self::over`]); every failure fails the test.
 #[derive(Debug)]
-pub struct Client {
-    /// The socket.
-    pub stream: TcpStream,
+pub struct Client<S = TcpStream> {
+    /// The connection.
+    pub stream: S,
     buf: Vec<u8>,
 }
 
@@ -32,6 +35,35 @@ impl Client {
     pub async fn connect(addr: SocketAddr) -> Self {
         let stream = TcpStream::connect(addr).await.unwrap();
         stream.set_nodelay(true).unwrap();
+        Self::over(stream)
+    }
+
+    /// Writes `burst` over and over, whole frames in order, reading nothing, until the write
+    /// would block: the server has stopped reading this peer (its replies fill both windows).
+    /// Returns the bytes written.
+    ///
+    /// # Panics
+    /// `burst` is empty, or a write fails.
+    pub async fn stop_reading(&mut self, burst: &[u8]) -> usize {
+        assert!(!burst.is_empty(), "nothing to flood with");
+        let (mut at, mut written) = (0, 0);
+        loop {
+            // tokio's `try_write` reports `WouldBlock` only once the socket itself refused.
+            match self.stream.try_write(&burst[at..]) {
+                Ok(n) => {
+                    at = (at + n) % burst.len();
+                    written += n;
+                }
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => return written,
+                Err(error) => panic!("the flooding write failed: {error}"),
+            }
+        }
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
+    /// A client on an established stream (a TLS one: [`crate::pki::tls_connect`]).
+    pub fn over(stream: S) -> Self {
         Self { stream, buf: Vec::new() }
     }
 
@@ -88,19 +120,18 @@ impl Client {
     }
 
     /// Whether the server closes this connection (reading and discarding anything before).
-    pub async fn is_closed_by_server(&mut self) -> bool {
+    pub async fn closed_by_server(&mut self) -> bool {
         while self.next_frame().await.is_some() {}
         true
     }
 }
 
-/// A peer that sends route queries for `topic` (answered on its connection, never by the
-/// owner) through a tiny receive window and reads none of the replies, until its non-blocking
-/// write returns `WouldBlock`: the server has stopped reading it, so its connection cannot
-/// finish until the peer reads (or the server gives up on it).
+/// A [`Client`] that sends route queries for `topic` (answered on its connection, never by the
+/// owner) through a tiny receive window and has stopped reading ([`Client::stop_reading`]), so
+/// its connection cannot finish until the peer reads (or the server gives up on it).
 #[derive(Debug)]
 pub struct CloggedPeer {
-    stream: TcpStream,
+    client: Client,
 }
 
 impl CloggedPeer {
@@ -111,9 +142,7 @@ impl CloggedPeer {
     pub async fn flood(addr: SocketAddr, topic: &str) -> Self {
         let socket = tokio::net::TcpSocket::new_v4().unwrap();
         socket.set_recv_buffer_size(4096).unwrap();
-        // A std handle on the same non-blocking socket: its write reports the socket's own
-        // state, not tokio's cached readiness.
-        let stream = socket.connect(addr).await.unwrap().into_std().unwrap();
+        let mut client = Client::over(socket.connect(addr).await.unwrap());
         let burst: Vec<u8> = (0..1000)
             .flat_map(|opaque| {
                 let mut cmd = request(RequestCode::GetRouteInfoByTopic, &[("topic", topic)]);
@@ -122,33 +151,26 @@ impl CloggedPeer {
                 codec::encode_to_vec(&cmd).unwrap()
             })
             .collect();
-        let mut at = 0;
-        loop {
-            match io::Write::write(&mut &stream, &burst[at..]) {
-                // Whole frames only: the burst is sent in order and starts again at its end.
-                Ok(n) => at = (at + n) % burst.len(),
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => break,
-                Err(error) => panic!("the clogged peer's write failed: {error}"),
-            }
-        }
-        Self { stream: TcpStream::from_std(stream).unwrap() }
+        client.stop_reading(&burst).await;
+        Self { client }
     }
 
     /// Reads every reply until the server closes the connection; the number of bytes read.
     pub async fn read_to_end(mut self) -> usize {
         let mut replies = Vec::new();
-        let _ = self.stream.read_to_end(&mut replies).await;
+        let _ = self.client.stream.read_to_end(&mut replies).await;
         replies.len()
     }
 
     /// Waits, still reading nothing, until the server closes the connection: the peer's
     /// stalled write then fails.
-    pub async fn wait_closed_by_server(self) {
+    pub async fn closed_by_server(self) {
+        let stream = self.client.stream;
         loop {
-            if self.stream.writable().await.is_err() {
+            if stream.writable().await.is_err() {
                 return;
             }
-            match self.stream.try_write(b"\0") {
+            match stream.try_write(b"\0") {
                 Ok(_) => {}
                 Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
                 Err(_) => return,

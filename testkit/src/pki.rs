@@ -69,7 +69,17 @@ impl Pki {
     /// A file does not read back.
     #[must_use]
     pub fn client(&self, with_cert: bool) -> tokio_rustls::TlsConnector {
-        client_trusting(&self.ca, with_cert.then_some((self.client_cert.as_path(), self.client_key.as_path())))
+        tokio_rustls::TlsConnector::from(self.client_config(with_cert))
+    }
+
+    /// The rustls settings of [`Self::client`], for a blocking client
+    /// ([`crate::wire::Client::connect_tls`]).
+    ///
+    /// # Panics
+    /// A file does not read back.
+    #[must_use]
+    pub fn client_config(&self, with_cert: bool) -> Arc<rustls::ClientConfig> {
+        client_config(&self.ca, with_cert.then_some((self.client_cert.as_path(), self.client_key.as_path())))
     }
 }
 
@@ -85,6 +95,10 @@ impl Default for Pki {
 /// A file does not read or parse.
 #[must_use]
 pub fn client_trusting(ca: &Path, cert: Option<(&Path, &Path)>) -> tokio_rustls::TlsConnector {
+    tokio_rustls::TlsConnector::from(client_config(ca, cert))
+}
+
+fn client_config(ca: &Path, cert: Option<(&Path, &Path)>) -> Arc<rustls::ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut roots = rustls::RootCertStore::empty();
     for cert in CertificateDer::pem_file_iter(ca).unwrap() {
@@ -101,7 +115,7 @@ pub fn client_trusting(ca: &Path, cert: Option<(&Path, &Path)>) -> tokio_rustls:
         }
         None => builder.with_no_client_auth(),
     };
-    tokio_rustls::TlsConnector::from(Arc::new(config))
+    Arc::new(config)
 }
 
 /// A TLS connection to `addr` for `localhost`, after `prefix` (a PROXY header) in plaintext.

@@ -87,5 +87,5 @@ async fn unimplemented_keys_warn_and_the_drain_time_is_honoured() {
     for key in ["orderMessageEnable", "enableShutdownGracefully", "shutdownWaitTimeSeconds"] {
         assert!(!warned(key), "{key} is implemented:\n{text}");
     }
-    within("the peer is closed", flood.wait_closed_by_server()).await;
+    within("the peer is closed", flood.closed_by_server()).await;
 }

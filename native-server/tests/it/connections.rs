@@ -74,7 +74,7 @@ async fn a_bad_frame_closes_only_that_connection() {
     let mut bad = server.client().await;
     // Serialize type 2 does not exist: Java logs "decode exception" and closes.
     bad.send(&[0, 0, 0, 6, 2, 0, 0, 2, b'{', b'}']).await;
-    assert!(within("bad connection closed", bad.is_closed_by_server()).await);
+    assert!(within("bad connection closed", bad.closed_by_server()).await);
     let reply = within("good connection still served", good.request(&route_query("TBW102", 3))).await;
     assert_eq!(reply.opaque, 3);
 }
@@ -85,7 +85,7 @@ async fn a_frame_over_the_limit_closes_the_connection_before_it_is_buffered() {
     let mut client = server.client().await;
     // Announce 1 MiB and send nothing more: the prefix alone must close the connection.
     client.send(&(1024 * 1024_i32).to_be_bytes()).await;
-    assert!(within("closed on the prefix", client.is_closed_by_server()).await);
+    assert!(within("closed on the prefix", client.closed_by_server()).await);
     let mut other = server.client().await;
     let big_but_allowed = route_query(&"t".repeat(60 * 1024), 9);
     assert_eq!(within("a large frame under the limit", other.request(&big_but_allowed)).await.code, 17);

@@ -300,7 +300,7 @@ async fn metrics_are_valid_exposition_text_and_count_what_happened() {
     // A frame longer than the limit: the connection is closed as a frame error.
     let mut garbage = server.client().await;
     garbage.send(&[0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0]).await;
-    assert!(garbage.is_closed_by_server().await);
+    assert!(garbage.closed_by_server().await);
 
     let scrape = |format| async move {
         let accept = match format {

@@ -118,7 +118,7 @@ async fn a_drain_that_reaches_the_deadline_closes_the_console_too() {
     let mut stuck = tokio::net::TcpStream::connect(http).await.unwrap();
     stuck.write_all(format!("GET /readyz HTTP/1.1\r\nHost: {http}\r\n").as_bytes()).await.unwrap();
     let stopped = begin_stop(server).await;
-    within("the deadline closes the peer that never reads", peer.wait_closed_by_server()).await;
+    within("the deadline closes the peer that never reads", peer.closed_by_server()).await;
     within("run returns after the deadline", stopped).await.unwrap().unwrap();
     assert_console_closed(http, tcp).await;
     drop(stuck);

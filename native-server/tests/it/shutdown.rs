@@ -39,7 +39,7 @@ async fn requests_in_flight_are_answered_before_the_server_stops() {
         let reply = within("replies owed at shutdown", client.next_frame()).await.expect("answered before closing");
         assert!(owed.remove(&opaque_of(&reply)));
     }
-    assert!(within("closed after the last reply", client.is_closed_by_server()).await);
+    assert!(within("closed after the last reply", client.closed_by_server()).await);
     let (result, _dir, config) = within("run returns", stopped).await.unwrap();
     result.unwrap();
     let kv = nameserver::load_kv(config.namesrv.kv_config_path.as_ref()).unwrap();
@@ -59,6 +59,6 @@ async fn idle_connections_do_not_hold_up_the_shutdown() {
     let (result, _, _) = within("run returns", server.stop()).await;
     result.unwrap();
     for client in &mut clients {
-        assert!(within("closed", client.is_closed_by_server()).await);
+        assert!(within("closed", client.closed_by_server()).await);
     }
 }

@@ -54,7 +54,7 @@ async fn enforcing_refuses_plaintext() {
     let server = server(pki.server(TlsMode::Enforcing)).await;
     let mut plain = Client::connect(server.addr).await;
     plain.send(&codec::encode_to_vec(&route_query(TOPIC, 1)).unwrap()).await;
-    assert!(plain.is_closed_by_server().await, "a plaintext client is closed with no reply");
+    assert!(plain.closed_by_server().await, "a plaintext client is closed with no reply");
     let mut tls = tls_connect(&pki.client(false), server.addr, b"").await.expect("TLS handshake");
     register(&mut tls).await;
     assert_eq!(call(&mut tls, &route_query(TOPIC, 2)).await.unwrap().code, 0);
@@ -246,4 +246,34 @@ fn tls_settings_come_from_d_options_then_the_tls_config_file_as_in_java() {
     // Java's parsing: an unknown mode is permissive, an unknown client-auth mode is none.
     assert_eq!(TlsMode::parse("ENFORCING"), TlsMode::Permissive);
     assert_eq!(nameserver::tls::ClientAuth::parse("sometimes"), nameserver::tls::ClientAuth::None);
+}
+
+/// As an operator turns it on: `-D` options give the built binary its certificate and the
+/// enforcing mode; a blocking TLS client registers a broker and gets its route, a plaintext
+/// client is closed with no reply, and SIGTERM closes the TLS connection.
+#[test]
+fn the_binary_serves_tls_configured_by_d_options() {
+    use nameserver_testkit::wire;
+
+    let pki = Pki::new();
+    let home = tempfile::tempdir().unwrap();
+    let cert = format!("-Dtls.server.certPath={}", pki.server_cert.display());
+    let key = format!("-Dtls.server.keyPath={}", pki.server_key.display());
+    let args = ["--no-http", "-Dtls.server.mode=enforcing", "-Dtls.test.mode.enable=false", &cert, &key];
+    let mut daemon = support::Daemon::start(home.path(), &args);
+
+    let mut tls = wire::Client::connect_tls(daemon.addr, pki.client_config(false), support::PATIENCE)
+        .expect("a TLS handshake with the binary");
+    let registered = tls.call(&decode(&register_broker_frame())).unwrap().expect("a register reply");
+    assert_eq!(decode(&registered).code, 0, "{:?}", decode(&registered));
+    let route = decode(&tls.call(&route_query(TOPIC, 2)).unwrap().expect("a route reply"));
+    assert_eq!((route.code, route.opaque), (0, 2), "{route:?}");
+    assert!(String::from_utf8_lossy(&route.body).contains("127.0.0.1:31911"));
+
+    let mut plain = wire::Client::connect(daemon.addr, support::PATIENCE).unwrap();
+    plain.send(&route_query(TOPIC, 3)).unwrap();
+    assert_eq!(plain.closed_by_server().unwrap(), 0, "a plaintext client is closed with no reply");
+
+    assert!(daemon.terminate().success());
+    assert_eq!(tls.closed_by_server().unwrap(), 0, "the TLS connection closes at shutdown, nothing more sent");
 }

@@ -20,7 +20,7 @@ use compare::{Difference, Outcome, Row, View};
 use corpus::{Action, Sequence, Step};
 use nameserver_core::protocol::RemotingCommand;
 use nameserver_testkit::java::{self, Version};
-use nameserver_testkit::wire::{self, Conn};
+use nameserver_testkit::wire::{self, Client};
 use nameserver_testkit::{ExternalPeer, PeerError, PeerSpec, Ready};
 
 /// The request codes every compared version answers (the others are probed for silence).
@@ -71,7 +71,7 @@ fn start_ours() -> Result<ExternalPeer, PeerError> {
 /// One server under test and its open connections.
 struct Side {
     addr: SocketAddr,
-    conns: BTreeMap<u32, Conn>,
+    conns: BTreeMap<u32, Client>,
     /// A 4.9.x NameServer drops codes it does not serve; only there a probe tells silence.
     may_be_silent: bool,
 }
@@ -81,11 +81,11 @@ impl Side {
         Self { addr: peer.addr.expect("a listening peer"), conns: BTreeMap::new(), may_be_silent }
     }
 
-    fn conn(&mut self, id: u32) -> &mut Conn {
+    fn conn(&mut self, id: u32) -> &mut Client {
         let addr = self.addr;
         self.conns
             .entry(id)
-            .or_insert_with(|| Conn::connect(addr, HANG_GUARD).unwrap_or_else(|e| panic!("connect to {addr}: {e}")))
+            .or_insert_with(|| Client::connect(addr, HANG_GUARD).unwrap_or_else(|e| panic!("connect to {addr}: {e}")))
     }
 
     /// Sends `cmd` and reads its reply; a connection the server closed is gone (the next use
@@ -108,7 +108,7 @@ impl Side {
         let mut reply = None;
         let mut closed = sent.is_err();
         while !closed {
-            match conn.read_frame().expect("a reply or a close within the hang guard") {
+            match conn.next_frame().expect("a reply or a close within the hang guard") {
                 None => closed = true,
                 Some(frame) => {
                     let opaque = wire::decode(&frame).map(|c| c.opaque).unwrap_or(cmd.opaque);
@@ -136,7 +136,7 @@ impl Side {
     fn raw(&mut self, id: u32, bytes: &[u8]) -> Outcome {
         let conn = self.conn(id);
         let _ = conn.send_raw(bytes);
-        let outcome = match conn.read_frame() {
+        let outcome = match conn.next_frame() {
             Ok(frame) => Self::outcome(frame),
             Err(_) => Outcome::Closed,
         };

@@ -36,7 +36,7 @@ async fn a_panicking_connection_task_still_removes_its_broker_and_its_count() {
         let mut boom = RemotingCommand::request(PANIC_REQUEST_CODE.into());
         boom.opaque = 2;
         peer.send(&support::encode(&boom)).await;
-        assert!(peer.is_closed_by_server().await, "the panicking task's socket closes");
+        assert!(peer.closed_by_server().await, "the panicking task's socket closes");
     }
     support::eventually("the panicked connections' brokers removed and the gauge at its baseline", || async {
         let left = brokers(server.get_json("/api/brokers").await);
