@@ -173,9 +173,14 @@ def consistency():
     grace, pre_stop = declared_grace()
     if pre_stop + k8s_drain >= grace:
         fail(f"terminationGracePeriodSeconds {grace} does not cover preStop {pre_stop} s + drain {k8s_drain} s")
-    args = workload()["spec"]["template"]["spec"]["containers"][0].get("args", [])
-    if "-c" not in args:
+    container = workload()["spec"]["template"]["spec"]["containers"][0]
+    if "-c" not in container.get("args", []):
         fail("the container is not given its ConfigMap with -c")
+    # A misspelt variable would be ignored without a word: each must be one the daemon reads.
+    known = set(re.findall(r'env = "(NAMESERVER_[A-Z_]+)"', (ROOT / "native-server/src/args.rs").read_text()))
+    for var in container.get("env", []):
+        if var["name"].startswith("NAMESERVER_") and var["name"] not in known:
+            fail(f"the container sets {var['name']}, which the daemon does not read")
     unit = UNIT.read_text()
     for needed in ["Type=exec", "StateDirectory=", "Environment=HOME=", "LimitNOFILE=65536", "TimeoutStopSec="]:
         if needed not in unit:

@@ -14,7 +14,7 @@ use nameserver_core::{Config, KvConfig};
 
 use crate::ServerConfig;
 use crate::http::{HttpOptions, Page, PeerUrl};
-use crate::source::Cidr;
+use crate::source::CidrList;
 use crate::tls::{TlsConfig, TlsError};
 
 /// `nameserver` — the RocketMQ NameServer, a drop-in replacement for `mqnamesrv`.
@@ -88,17 +88,11 @@ pub struct Args {
           value_parser = parse_connection_limit)]
     pub max_connections: usize,
 
-    /// Networks of the load balancers that send HAProxy PROXY headers (v1 or v2), e.g. '10.0.0.0/8,192.168.1.10': connections from them must start with one, and its client address stands for the peer. From anyone else a connection opening with a PROXY header is closed [default: none, PROXY headers are refused]
-    #[arg(
-        long,
-        value_name = "CIDRS",
-        value_delimiter = ',',
-        env = "NAMESERVER_PROXY_PROTOCOL_FROM",
-        help_heading = "Fairness"
-    )]
-    pub proxy_protocol_from: Vec<Cidr>,
+    /// Networks of the load balancers that send HAProxy PROXY headers (v1 or v2), e.g. '10.0.0.0/8,192.168.1.10': connections from them must start with one, and its client address stands for the peer. From anyone else a connection opening with a PROXY header is closed; comma-separated, repeatable [default: none, PROXY headers are refused]
+    #[arg(long, value_name = "CIDRS", env = "NAMESERVER_PROXY_PROTOCOL_FROM", help_heading = "Fairness")]
+    pub proxy_protocol_from: Vec<CidrList>,
 
-    /// Most connections one source (an IPv4 address, an IPv6 /64; behind a listed proxy, the client it names) may hold at once; more are closed at accept [default: a tenth of --max-connections]
+    /// Most connections one source address (behind a listed proxy, the client it names; a proxy's own LOCAL/UNKNOWN health checks count under its address) may hold at once; an IPv6 /64 may hold 4 times that in all (at most --max-connections); more are closed at accept [default: a tenth of --max-connections]
     #[arg(
         long,
         value_name = "N",
@@ -108,15 +102,9 @@ pub struct Args {
     )]
     pub max_connections_per_source: Option<usize>,
 
-    /// Networks the per-source cap does not apply to, e.g. a NAT gateway or kube-proxy SNAT address that cannot send PROXY headers
-    #[arg(
-        long,
-        value_name = "CIDRS",
-        value_delimiter = ',',
-        env = "NAMESERVER_PER_SOURCE_EXEMPT",
-        help_heading = "Fairness"
-    )]
-    pub per_source_exempt: Vec<Cidr>,
+    /// Networks the per-source caps do not apply to, e.g. a NAT gateway or kube-proxy SNAT address that cannot send PROXY headers; matched against the source (the TCP peer, or the client a listed proxy names; a listed proxy's address only for its own health checks); comma-separated, repeatable
+    #[arg(long, value_name = "CIDRS", env = "NAMESERVER_PER_SOURCE_EXEMPT", help_heading = "Fairness")]
+    pub per_source_exempt: Vec<CidrList>,
 
     /// Test builds only: the handshake deadline and the frame deadline's base in milliseconds instead of 10 s
     #[cfg(feature = "test-hooks")]
@@ -449,9 +437,9 @@ impl Args {
                 max_kv_bytes: self.max_kv_bytes,
             },
             max_connections: self.max_connections,
-            proxy_protocol_from: self.proxy_protocol_from.clone(),
+            proxy_protocol_from: self.proxy_protocol_from.iter().collect(),
             max_connections_per_source: self.max_connections_per_source,
-            per_source_exempt: self.per_source_exempt.clone(),
+            per_source_exempt: self.per_source_exempt.iter().collect(),
             #[cfg(feature = "test-hooks")]
             io_deadline: self.test_deadline_ms.map_or(crate::DEFAULT_DEADLINE, std::time::Duration::from_millis),
             shutdown_grace: crate::config_keys::shutdown_grace(&namesrv).unwrap_or(crate::DEFAULT_SHUTDOWN_GRACE),
@@ -472,6 +460,26 @@ fn read_properties(path: &Path) -> Result<std::collections::BTreeMap<String, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cidr_flags_take_lists_repeated_empty_or_with_a_trailing_comma() {
+        let args = Args::try_parse_from([
+            "nameserver",
+            "--proxy-protocol-from",
+            "10.0.0.0/8,",
+            "--proxy-protocol-from",
+            "192.0.2.7",
+            "--per-source-exempt",
+            "",
+        ])
+        .unwrap();
+        let config = args.server_config(Config::java_defaults("/h", "/r"), KvConfig::default());
+        assert_eq!(config.proxy_protocol_from.to_string(), "10.0.0.0/8,192.0.2.7/32");
+        assert!(config.per_source_exempt.is_empty());
+        let error = Args::try_parse_from(["nameserver", "--per-source-exempt", "10.0.0.0/8,10.0.0.300"]).unwrap_err();
+        let error = error.to_string();
+        assert!(error.contains("`10.0.0.300` is not an address or CIDR block") && error.contains("e.g."), "{error}");
+    }
 
     #[test]
     fn sizes_are_bytes_or_binary_units() {

@@ -6,6 +6,10 @@
 //! PROXY header and the TLS handshake must be done within a deadline from the accept; the
 //! first byte of a plaintext connection may wait the idle time. A connection refused here
 //! never reaches the owner.
+//!
+//! It runs in two steps, so the listener can count a listed proxy's connection under its
+//! source between them: [`begin`] (the PROXY header, or from others the check that none
+//! comes) and [`finish`] (TLS or plaintext).
 
 use std::io;
 use std::net::SocketAddr;
@@ -20,7 +24,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::proxy::{self, Detection};
-use crate::source::{self, Cidr};
+use crate::source::CidrList;
 use crate::tls::TlsMode;
 use crate::tls::reload::TlsPort;
 
@@ -41,8 +45,6 @@ pub(crate) struct Opened {
     pub(crate) stream: Stream,
     /// The client's address: a listed proxy's PROXY header's source, else the TCP peer.
     pub(crate) remote: SocketAddr,
-    /// Whether a listed proxy's header named the client (then `remote` is its address).
-    pub(crate) proxied: bool,
     /// Whether it is TLS.
     pub(crate) tls: bool,
 }
@@ -52,12 +54,25 @@ pub(crate) struct Rules<'a> {
     pub(crate) tls: &'a TlsPort,
     /// `--proxy-protocol-from`: the peers that must start with a PROXY header, and the only
     /// ones whose header is read.
-    pub(crate) proxies: &'a [Cidr],
+    pub(crate) proxies: &'a CidrList,
     /// `serverChannelMaxIdleTimeSeconds`: how long a connection may stay silent before its
     /// first byte (`None`: for ever).
     pub(crate) idle: Option<Duration>,
     /// How long after the accept a PROXY header and a TLS handshake must be done.
     pub(crate) deadline: Duration,
+}
+
+/// A connection whose PROXY header (if any) is read: who it is from, and what to finish.
+pub(crate) struct Begun {
+    tcp: TcpStream,
+    /// Bytes read after any PROXY header.
+    buf: BytesMut,
+    /// The client's address: a listed proxy's PROXY header's source, else the TCP peer.
+    pub(crate) remote: SocketAddr,
+    /// Whether a listed proxy's header named the client (then `remote` is its address).
+    pub(crate) proxied: bool,
+    deadline: Instant,
+    idle: Option<Instant>,
 }
 
 /// Why a connection was closed during its handshake.
@@ -70,8 +85,11 @@ pub(crate) struct Refused {
 /// The kinds of [`Refused`] that are counted and logged apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
-    /// A malformed header or frame start, a TLS failure, the idle time, the shutdown.
+    /// A malformed header or frame start, a TLS failure, the idle time.
     Other,
+    /// The peer closed the connection with nothing half-sent (a health check's
+    /// connect-and-close, a PROXY `LOCAL` header alone), or the shutdown: not the peer's fault.
+    Quiet,
     /// A PROXY signature from a peer `--proxy-protocol-from` does not list.
     ProxyUnlisted,
     /// No PROXY header from a listed peer.
@@ -84,33 +102,37 @@ impl Refused {
     fn other(why: impl Into<String>) -> Self {
         Self { why: why.into(), reason: Refusal::Other }
     }
-}
 
-/// Runs the handshake on `tcp` from `peer` under `rules`.
-///
-/// # Errors
-/// Why the connection is closed: a PROXY header where none is allowed or none where one is
-/// required, a malformed header, a mode that refuses the connection, a failed TLS handshake,
-/// a deadline, the peer leaving, or the shutdown.
-pub(crate) async fn open(
-    tcp: TcpStream,
-    peer: SocketAddr,
-    rules: Rules<'_>,
-    stop: &CancellationToken,
-) -> Result<Opened, Refused> {
-    tokio::select! {
-        opened = run(tcp, peer, rules, Instant::now()) => opened,
-        () = stop.cancelled() => Err(Refused::other("shutting down")),
+    fn quiet(why: impl Into<String>) -> Self {
+        Self { why: why.into(), reason: Refusal::Quiet }
     }
 }
 
-async fn run(mut tcp: TcpStream, peer: SocketAddr, rules: Rules<'_>, accepted: Instant) -> Result<Opened, Refused> {
-    let deadline = accepted + rules.deadline;
+/// `work` (a handshake step), or the shutdown's refusal.
+pub(crate) async fn or_stop<T>(
+    work: impl Future<Output = Result<T, Refused>>,
+    stop: &CancellationToken,
+) -> Result<T, Refused> {
+    tokio::select! {
+        done = work => done,
+        () = stop.cancelled() => Err(Refused::quiet("shutting down")),
+    }
+}
+
+/// The first step on `tcp` from `peer` under `rules`: from a listed proxy its PROXY header,
+/// from anyone else the first bytes, which must not be a PROXY signature.
+///
+/// # Errors
+/// Why the connection is closed: a PROXY header where none is allowed or none where one is
+/// required, a malformed header, the handshake deadline, the idle time, the peer leaving.
+pub(crate) async fn begin(mut tcp: TcpStream, peer: SocketAddr, rules: &Rules<'_>) -> Result<Begun, Refused> {
+    let accepted = Instant::now();
+    let deadline = crate::clock::after(accepted, rules.deadline);
     let idle = rules.idle.map(|idle| crate::clock::after(accepted, idle));
     let mut buf = BytesMut::with_capacity(1024);
     let mut remote = peer;
     let mut proxied = false;
-    if source::listed(rules.proxies, peer.ip()) {
+    if rules.proxies.contains(peer.ip()) {
         loop {
             match proxy::detect(&buf) {
                 Detection::NeedMore => read_more(&mut tcp, &mut buf, Wait::Deadline(deadline, rules.deadline)).await?,
@@ -153,6 +175,16 @@ async fn run(mut tcp: TcpStream, peer: SocketAddr, rules: Rules<'_>, accepted: I
             }
         }
     }
+    Ok(Begun { tcp, buf, remote, proxied, deadline, idle })
+}
+
+/// The second step: TLS or plaintext by the first byte after any PROXY header and the mode.
+///
+/// # Errors
+/// Why the connection is closed: a mode that refuses the connection, a failed TLS handshake,
+/// the handshake deadline, the idle time, the peer leaving.
+pub(crate) async fn finish(begun: Begun, rules: &Rules<'_>) -> Result<Opened, Refused> {
+    let Begun { mut tcp, mut buf, remote, deadline, idle, .. } = begun;
     // A header may be all that has arrived yet.
     if buf.is_empty() {
         read_more(&mut tcp, &mut buf, Wait::Idle(idle)).await?;
@@ -168,12 +200,12 @@ async fn run(mut tcp: TcpStream, peer: SocketAddr, rules: Rules<'_>, accepted: I
                 .await
                 .map_err(|_| late("the TLS handshake", rules.deadline))?
                 .map_err(|error| Refused::other(format!("TLS handshake failed: {error}")))?;
-            Ok(Opened { stream: Stream::Tls(Box::new(stream)), remote, proxied, tls: true })
+            Ok(Opened { stream: Stream::Tls(Box::new(stream)), remote, tls: true })
         }
         (false, TlsMode::Enforcing) => Err(Refused::other(
             "Clients intend to establish an insecure connection while this server is running in SSL enforcing mode",
         )),
-        (false, _) => Ok(Opened { stream: Stream::Plain(tcp, buf), remote, proxied, tls: false }),
+        (false, _) => Ok(Opened { stream: Stream::Plain(tcp, buf), remote, tls: false }),
     }
 }
 
@@ -200,7 +232,8 @@ async fn read_more(tcp: &mut TcpStream, buf: &mut BytesMut, wait: Wait) -> Resul
         }
     };
     match read {
-        Ok(0) => Err(Refused::other("the peer closed the connection")),
+        Ok(0) if buf.is_empty() => Err(Refused::quiet("the peer closed the connection")),
+        Ok(0) => Err(Refused::other("the peer closed the connection half-way")),
         Ok(_) => Ok(()),
         Err(error) => Err(Refused::other(error.to_string())),
     }
@@ -236,5 +269,26 @@ impl AsyncWrite for Prefixed {
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::AsyncWriteExt as _;
+
+    use super::*;
+    use crate::tls::TlsConfig;
+
+    #[tokio::test]
+    async fn a_deadline_too_far_for_the_clock_is_never_rather_than_a_panic() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        let (tcp, peer) = listener.accept().await.unwrap();
+        client.write_all(&[0, 0, 0, 4]).await.unwrap();
+        let (tls, _) = TlsPort::new(&TlsConfig::disabled()).unwrap();
+        let proxies = CidrList::default();
+        let rules = Rules { tls: &tls, proxies: &proxies, idle: Some(Duration::MAX), deadline: Duration::MAX };
+        let opened = finish(begin(tcp, peer, &rules).await.unwrap(), &rules).await.unwrap();
+        assert!(!opened.tls && opened.remote == peer);
     }
 }

@@ -148,11 +148,12 @@ pub struct ServerConfig {
     pub tls: tls::TlsConfig,
     /// Peers whose connections must start with a PROXY protocol header, the only ones whose
     /// header is read (`--proxy-protocol-from`; empty: PROXY headers are refused).
-    pub proxy_protocol_from: Vec<source::Cidr>,
-    /// Connections one source may hold at once (`None`: a tenth of `max_connections`).
+    pub proxy_protocol_from: source::CidrList,
+    /// Connections one address may hold at once (`None`: a tenth of `max_connections`); an
+    /// IPv6 /64 may hold [`source::NETWORK_SHARES`] times that, at most `max_connections`.
     pub max_connections_per_source: Option<usize>,
     /// Sources the per-source cap does not apply to (`--per-source-exempt`).
-    pub per_source_exempt: Vec<source::Cidr>,
+    pub per_source_exempt: source::CidrList,
     /// How long after the accept a PROXY header and a TLS handshake must be done; a frame
     /// gets this plus a second per 64 KiB it announces.
     pub io_deadline: Duration,
@@ -170,9 +171,9 @@ impl ServerConfig {
             outbound_queue: DEFAULT_OUTBOUND_QUEUE,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             tls: tls::TlsConfig::disabled(),
-            proxy_protocol_from: Vec::new(),
+            proxy_protocol_from: source::CidrList::default(),
             max_connections_per_source: None,
-            per_source_exempt: Vec::new(),
+            per_source_exempt: source::CidrList::default(),
             io_deadline: DEFAULT_DEADLINE,
         }
     }
@@ -282,15 +283,13 @@ pub async fn serve(
         force_close: force_close.clone(),
         observe: Arc::clone(&observe),
         tls: tls_port,
-        fairness: source::Fairness {
-            proxies: proxy_protocol_from,
-            exempt: per_source_exempt,
-            per_source: max_connections_per_source
-                .unwrap_or_else(|| source::default_per_source(max_connections))
-                .max(1),
-            deadline: io_deadline,
-            ..source::Fairness::default()
-        },
+        fairness: source::Fairness::new(
+            proxy_protocol_from,
+            per_source_exempt,
+            max_connections_per_source,
+            max_connections,
+            io_deadline,
+        ),
     });
     // Every connection holds a permit: all permits back means every connection has ended.
     let permits = u32::try_from(max_connections.clamp(1, Semaphore::MAX_PERMITS)).unwrap_or(u32::MAX);

@@ -1,11 +1,13 @@
 //! The listening socket and the acceptor task.
 //!
 //! The acceptor takes a connection-limit permit before each accept (beyond the limit, new
-//! peers wait in the listen backlog), closes a connection whose source already holds
-//! `--max-connections-per-source`, names the connection with a fresh [`ConnId`] and starts
-//! its task. The task runs the handshake (a PROXY header, TLS: see `handshake.rs`), tells the
-//! owner about the connection under the client's address, and only then reads frames, so the
-//! owner always knows a connection before hearing from it.
+//! peers wait in the listen backlog), closes a connection whose source already holds its cap
+//! (`source.rs`), names the connection with a fresh [`ConnId`] and starts its task. The task
+//! runs the handshake (a PROXY header, TLS: see `handshake.rs`), counting a listed proxy's
+//! connection once its header is read: under the client it names, or for a `LOCAL` or
+//! `UNKNOWN` header (the balancer's own health checks) under the proxy's address. It then
+//! tells the owner about the connection under the client's address, and only then reads
+//! frames, so the owner always knows a connection before hearing from it.
 
 use std::io;
 use std::net::SocketAddr;
@@ -20,7 +22,7 @@ use crate::conn::{Connection, Shared};
 use crate::handshake::{self, Refusal};
 use crate::messages::{ConnHandle, Inbound, ReplyBytes};
 use crate::observe::{Deadline, Refused};
-use crate::source::{self, SourceKey, SourceSlot};
+use crate::source::{NETWORK_SHARES, Over, SourceKey, SourceSlot};
 
 /// Java's `serverSocketBacklog`.
 const BACKLOG: u32 = 1024;
@@ -85,15 +87,15 @@ pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>, limit: Ar
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!("set TCP_NODELAY for {peer}: {error}");
         }
-        // A listed proxy speaks for many sources: its clients are counted after the handshake.
+        // A listed proxy speaks for many sources: its connections are counted after the header.
         let fair = &shared.fairness;
-        let slot = if source::listed(&fair.proxies, peer.ip()) {
+        let slot = if fair.proxies.contains(peer.ip()) {
             None
         } else {
             match fair.admit(peer.ip()) {
                 Ok(slot) => slot,
-                Err(key) => {
-                    over_cap(&shared, key, &peer.to_string());
+                Err(over) => {
+                    over_cap(&shared, over, &peer.to_string());
                     continue;
                 }
             }
@@ -108,14 +110,18 @@ pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>, limit: Ar
 
 /// A connection refused for its source's cap: closed (by the caller dropping it), counted,
 /// and said once a minute per source.
-fn over_cap(shared: &Shared, key: SourceKey, who: &str) {
+fn over_cap(shared: &Shared, Over { key, cap }: Over, who: &str) {
     shared.observe.refused(Refused::PerSource);
-    if shared.fairness.warned.allow(key, "per-source") {
+    let (what, flag) = if key.is_network() {
+        ("per-network", format!("an IPv6 /64 may hold {NETWORK_SHARES} times --max-connections-per-source"))
+    } else {
+        ("per-source", String::from("--max-connections-per-source"))
+    };
+    if shared.fairness.warned.allow(SourceKey::of(key.ip()), what) {
         tracing::warn!(
-            "refusing a connection from {who}: its source {key} already holds {} connections \
-             (--max-connections-per-source; NAT gateways that cannot send PROXY headers go in \
-             --per-source-exempt); said once a minute per source",
-            shared.fairness.per_source
+            "refusing a connection from {who}: its source {key} already holds {cap} connections \
+             ({flag}; NAT gateways that cannot send PROXY headers go in --per-source-exempt); \
+             said once a minute per source"
         );
     }
 }
@@ -133,23 +139,27 @@ async fn start(
     let fair = &shared.fairness;
     let rules =
         handshake::Rules { tls: &shared.tls, proxies: &fair.proxies, idle: shared.idle, deadline: fair.deadline };
-    let opened = match handshake::open(stream, peer, rules, &shared.shutdown).await {
-        Ok(opened) => opened,
-        Err(refused) => {
-            handshake_refused(&shared, peer, refused);
-            return;
-        }
+    let begun = match handshake::or_stop(handshake::begin(stream, peer, &rules), &shared.shutdown).await {
+        Ok(begun) => begun,
+        Err(refused) => return handshake_refused(&shared, peer, refused),
     };
-    // Held for the life of the connection: the source's count.
-    let _slot = match (slot, opened.proxied) {
-        (None, true) => match fair.admit(opened.remote.ip()) {
+    // Held for the life of the connection: the source's count. A listed proxy's connection
+    // is counted now, before it may wait for its first byte: under the client it names, or
+    // (a health check's LOCAL or UNKNOWN header) under the proxy itself.
+    let _slot = match slot {
+        Some(slot) => Some(slot),
+        None => match fair.admit(begun.remote.ip()) {
             Ok(slot) => slot,
-            Err(key) => {
-                over_cap(&shared, key, &format!("{} (by the proxy {peer})", opened.remote));
-                return;
+            Err(over) => {
+                let who =
+                    if begun.proxied { format!("{} (by the proxy {peer})", begun.remote) } else { peer.to_string() };
+                return over_cap(&shared, over, &who);
             }
         },
-        (slot, _) => slot,
+    };
+    let opened = match handshake::or_stop(handshake::finish(begun, &rules), &shared.shutdown).await {
+        Ok(opened) => opened,
+        Err(refused) => return handshake_refused(&shared, peer, refused),
     };
     let remote = opened.remote.to_string();
     if opened.tls {
@@ -180,26 +190,30 @@ async fn start(
 
 fn handshake_refused(shared: &Shared, peer: SocketAddr, refused: handshake::Refused) {
     let handshake::Refused { why, reason } = refused;
-    let (counted, what) = match reason {
-        Refusal::Other => {
-            tracing::warn!("closing the connection from {peer} before any frame: {why}");
-            shared.observe.frame_error();
+    let source = SourceKey::of(peer.ip());
+    let what = match reason {
+        Refusal::Quiet => {
+            tracing::debug!("the connection from {peer} ended before any frame: {why}");
             return;
         }
-        Refusal::ProxyUnlisted => (Refused::ProxyUnlisted, "proxy-unlisted"),
-        Refusal::ProxyMissing => (Refused::ProxyMissing, "proxy-missing"),
+        Refusal::Other => {
+            shared.observe.frame_error();
+            "handshake"
+        }
+        Refusal::ProxyUnlisted => {
+            shared.observe.refused(Refused::ProxyUnlisted);
+            "proxy-unlisted"
+        }
+        Refusal::ProxyMissing => {
+            shared.observe.refused(Refused::ProxyMissing);
+            "proxy-missing"
+        }
         Refusal::Deadline => {
             shared.observe.deadline_close(Deadline::Handshake);
-            if shared.fairness.warned.allow(SourceKey::of(peer.ip()), "handshake-deadline") {
-                tracing::warn!(
-                    "closing the connection from {peer} before any frame: {why}; said once a minute per source"
-                );
-            }
-            return;
+            "handshake-deadline"
         }
     };
-    shared.observe.refused(counted);
-    if shared.fairness.warned.allow(SourceKey::of(peer.ip()), what) {
+    if shared.fairness.warned.allow(source, what) {
         tracing::warn!("closing the connection from {peer} before any frame: {why}; said once a minute per source");
     }
 }

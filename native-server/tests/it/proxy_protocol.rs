@@ -56,7 +56,7 @@ const PROXY: &str = "127.0.0.2";
 /// A server that reads PROXY headers from [`PROXY`].
 async fn server_with(options: HttpOptions, tweak: impl FnOnce(&mut ServerConfig)) -> ConsoleServer {
     ConsoleServer::start_with(options, |c| {
-        c.proxy_protocol_from = vec![PROXY.parse().unwrap()];
+        c.proxy_protocol_from = PROXY.parse().unwrap();
         tweak(c);
     })
     .await

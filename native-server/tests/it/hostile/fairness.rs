@@ -159,6 +159,11 @@ fn handshakes_stopping_half_way_are_closed_by_the_handshake_deadline_and_silent_
         assert!(peer.send(bytes));
         stalled.push((what, peer));
     }
+    for _ in 0..10 {
+        // A listed proxy that sends nothing, as when the client behind it is silent: it owes
+        // its header within the deadline all the same.
+        stalled.push(("a silent listed proxy", Peer::connect_from(server.addr(), "127.0.0.2")));
+    }
     for _ in 0..100 {
         // A TLS record announcing a 200-byte ClientHello, and 2 bytes of it.
         let mut peer = server.peer();
@@ -177,6 +182,63 @@ fn handshakes_stopping_half_way_are_closed_by_the_handshake_deadline_and_silent_
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
         assert!(open, "silent plaintext connection {i} was closed");
     }
+}
+
+/// The lines of the log holding `text`, and how many of them are warnings.
+fn warnings_among(server: &Server, text: &str, count: usize) -> usize {
+    log_lines(server, text, count).iter().filter(|line| line.contains("WARN")).count()
+}
+
+#[test]
+fn connect_and_close_is_no_warning_and_other_handshake_failures_warn_once_a_minute() {
+    let server = Server::start(&[], &["--log-level", "debug"]);
+    // A health check's connect-and-close: said at debug only.
+    for _ in 0..20 {
+        drop(server.peer());
+    }
+    let warned = warnings_among(&server, "before any frame: the peer closed the connection", 20);
+    assert_eq!(warned, 0, "connect-and-close is logged as a warning:\n{}", server.daemon.log());
+    // Half a PROXY signature, then gone: one warning, the other 19 held back.
+    for _ in 0..20 {
+        let mut peer = server.peer();
+        assert!(peer.send(b"PROX"));
+        peer.stream.shutdown(std::net::Shutdown::Write).unwrap();
+        assert!(peer.closes_without_a_frame());
+    }
+    log_lines(&server, "handshake warning about 127.0.0.1 held back", 19);
+    let log = server.daemon.log();
+    let half_way: Vec<&str> = log.lines().filter(|l| l.contains("closed the connection half-way")).collect();
+    assert_eq!(half_way.len(), 1, "{half_way:#?}");
+    assert!(half_way[0].contains("WARN") && half_way[0].contains("once a minute per source"), "{half_way:?}");
+}
+
+#[test]
+fn a_listed_proxys_health_checks_and_silent_clients_are_counted_when_the_header_is_read() {
+    let server = Server::start(&[], &["--proxy-protocol-from", "127.0.0.2", "--max-connections-per-source", "2"]);
+    // Health checks (LOCAL/UNKNOWN: no client named) count under the proxy's address, and
+    // clients under theirs, from the header on, silent or not: of three, one is refused.
+    let cases = [
+        (b"PROXY UNKNOWN\r\n".to_vec(), "its source 127.0.0.2 already holds 2"),
+        (v1("203.0.113.66", 4444), "its source 203.0.113.66 already holds 2"),
+    ];
+    for (i, (header, refusal)) in cases.iter().enumerate() {
+        let mut three: Vec<Peer> = (0..3).map(|_| Peer::connect_from(server.addr(), "127.0.0.2")).collect();
+        for peer in &mut three {
+            assert!(peer.send(header));
+        }
+        log_lines(&server, refusal, 1);
+        let query = codec::encode_to_vec(&route_query(WITNESS_TOPIC, 7)).unwrap();
+        let served =
+            three.iter_mut().map(|peer| peer.send(&query) && peer.next_frame().is_ok()).filter(|ok| *ok).count();
+        assert_eq!(served, 2, "case {i}:\n{}", server.daemon.log());
+    }
+    let refused = log_lines(&server, "--max-connections-per-source", 2);
+    assert!(refused.iter().any(|l| l.contains("203.0.113.66:4444 (by the proxy 127.0.0.2:")), "{refused:?}");
+    // Another client by the same proxy is served.
+    let mut other = Peer::connect_from(server.addr(), "127.0.0.2");
+    let query = codec::encode_to_vec(&route_query(WITNESS_TOPIC, 8)).unwrap();
+    assert!(other.send(&[v1("203.0.113.67", 4444), query].concat()));
+    assert_eq!(other.reply().opaque, 8);
 }
 
 #[test]
