@@ -44,6 +44,55 @@ pub const RESTART_ONLY: [&str; 5] = [
     "shutdownWaitTimeSeconds",
 ];
 
+/// Which keys UPDATE_NAMESRV_CONFIG (318) may change, on top of the black list: the daemon's
+/// `--remote-config`. A key refused here is refused as if black-listed (16, Java's remark).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RemoteConfig {
+    /// No key: the configuration changes only in its file.
+    Off,
+    /// Keys that take effect at once; a change awaiting a restart ([`RESTART_ONLY`]) would move
+    /// or break the daemon unseen at its next start.
+    Runtime,
+    /// Every key Java accepts (Java's behaviour, and the simulation's).
+    #[default]
+    All,
+}
+
+impl RemoteConfig {
+    /// Whether this setting lets a remote update change `key` (the black list aside).
+    #[must_use]
+    pub fn allows(self, key: &str) -> bool {
+        match self {
+            Self::Off => false,
+            Self::Runtime => !RESTART_ONLY.contains(&key),
+            Self::All => true,
+        }
+    }
+}
+
+impl core::str::FromStr for RemoteConfig {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "off" => Ok(Self::Off),
+            "runtime" => Ok(Self::Runtime),
+            "all" => Ok(Self::All),
+            other => Err(alloc::format!("`{other}` is not one of off, runtime, all")),
+        }
+    }
+}
+
+/// Java's behaviour ([`RemoteConfig::All`]) hashes as nothing, so states hash as they did
+/// before the setting existed (the simulation's golden hashes).
+impl core::hash::Hash for RemoteConfig {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        if *self != Self::All {
+            core::mem::discriminant(self).hash(state);
+        }
+    }
+}
+
 /// How a key accepted by UPDATE_NAMESRV_CONFIG takes effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KeyEffect {
@@ -386,10 +435,14 @@ impl Config {
     /// Applies an UPDATE_NAMESRV_CONFIG: all keys or none.
     ///
     /// # Errors
-    /// A black-listed key, a key Java does not know, a value that does not parse as the key's
+    /// A black-listed key or one `remote` does not allow, a key Java does not know, a value that does not parse as the key's
     /// type, or a value holding a line break (it would inject lines into the persisted file).
-    pub fn update_remotely(&mut self, entries: &BTreeMap<String, String>) -> Result<(), ConfigError> {
-        if let Some(key) = entries.keys().find(|k| self.is_black_listed(k)) {
+    pub fn update_remotely(
+        &mut self,
+        entries: &BTreeMap<String, String>,
+        remote: RemoteConfig,
+    ) -> Result<(), ConfigError> {
+        if let Some(key) = entries.keys().find(|k| self.is_black_listed(k) || !remote.allows(k)) {
             return Err(ConfigError::BlackListed(key.clone()));
         }
         if let Some(key) = entries.keys().find(|k| Self::key_effect(k).is_none()) {
@@ -479,27 +532,69 @@ mod tests {
     }
 
     #[test]
+    fn remote_config_runtime_refuses_restart_only_keys_and_off_refuses_all() {
+        for key in RESTART_ONLY {
+            let mut c = config();
+            let before = c.clone();
+            let value = match key {
+                "bindAddress" => "10.0.0.1",
+                "enableShutdownGracefully" => "true",
+                _ => "1",
+            };
+            assert_eq!(
+                c.update_remotely(&one(key, value), RemoteConfig::Runtime),
+                Err(ConfigError::BlackListed(String::from(key)))
+            );
+            assert_eq!(c, before, "{key}: nothing changed");
+            assert!(c.update_remotely(&one(key, value), RemoteConfig::All).is_ok(), "{key} as in Java");
+        }
+        let mut c = config();
+        c.update_remotely(&one("enableAllTopicList", "false"), RemoteConfig::Runtime).unwrap();
+        c.update_remotely(&one("clientRequestThreadPoolNums", "16"), RemoteConfig::Runtime).unwrap();
+        // One refused key refuses the whole update.
+        let mut both = one("enableTopicList", "false");
+        both.insert(String::from("listenPort"), String::from("1"));
+        assert!(c.update_remotely(&both, RemoteConfig::Runtime).is_err());
+        assert!(c.enable_topic_list);
+        assert_eq!(
+            c.update_remotely(&one("enableTopicList", "false"), RemoteConfig::Off),
+            Err(ConfigError::BlackListed(String::from("enableTopicList")))
+        );
+        assert_eq!("runtime".parse(), Ok(RemoteConfig::Runtime));
+        assert!("Runtime".parse::<RemoteConfig>().is_err());
+    }
+
+    #[test]
     fn remote_updates_follow_the_allowlist() {
         let mut c = config();
-        c.update_remotely(&one("enableAllTopicList", "false")).unwrap();
+        c.update_remotely(&one("enableAllTopicList", "false"), RemoteConfig::All).unwrap();
         assert!(!c.enable_all_topic_list);
         for key in FIXED_BLACK_LIST {
-            assert_eq!(c.update_remotely(&one(key, "/tmp/x")), Err(ConfigError::BlackListed(String::from(key))));
+            assert_eq!(
+                c.update_remotely(&one(key, "/tmp/x"), RemoteConfig::All),
+                Err(ConfigError::BlackListed(String::from(key)))
+            );
         }
-        c.update_remotely(&one("listenPort", "9877")).unwrap();
+        c.update_remotely(&one("listenPort", "9877"), RemoteConfig::All).unwrap();
         assert_eq!(c.listen_port, 9877);
-        c.update_remotely(&one("clientRequestThreadPoolNums", "16")).unwrap();
+        c.update_remotely(&one("clientRequestThreadPoolNums", "16"), RemoteConfig::All).unwrap();
         assert_eq!(c.to_properties()["clientRequestThreadPoolNums"], "16");
         assert!(matches!(
-            c.update_remotely(&one("clientRequestThreadPoolNums", "many")),
+            c.update_remotely(&one("clientRequestThreadPoolNums", "many"), RemoteConfig::All),
             Err(ConfigError::InvalidValue { .. })
         ));
         assert!(matches!(
-            c.update_remotely(&one("useEpollNativeSelector", "yes")),
+            c.update_remotely(&one("useEpollNativeSelector", "yes"), RemoteConfig::All),
             Err(ConfigError::InvalidValue { .. })
         ));
-        assert_eq!(c.update_remotely(&one("listenPrt", "1")), Err(ConfigError::UnknownKey(String::from("listenPrt"))));
-        assert!(matches!(c.update_remotely(&one("productEnvName", "a\nb")), Err(ConfigError::InvalidValue { .. })));
+        assert_eq!(
+            c.update_remotely(&one("listenPrt", "1"), RemoteConfig::All),
+            Err(ConfigError::UnknownKey(String::from("listenPrt")))
+        );
+        assert!(matches!(
+            c.update_remotely(&one("productEnvName", "a\nb"), RemoteConfig::All),
+            Err(ConfigError::InvalidValue { .. })
+        ));
     }
 
     #[test]
@@ -510,13 +605,13 @@ mod tests {
             for value in ["18446744073709551615", "2147483648", "-1", "99999999999999999999999"] {
                 assert!(
                     matches!(
-                        c.update_remotely(&one(key, value)),
+                        c.update_remotely(&one(key, value), RemoteConfig::All),
                         Err(ConfigError::OutOfRange { min: 0, max: 2147483647, .. })
                     ),
                     "{key}={value}"
                 );
             }
-            c.update_remotely(&one(key, max_int)).unwrap();
+            c.update_remotely(&one(key, max_int), RemoteConfig::All).unwrap();
             assert_eq!(c.to_properties()[key], max_int);
         }
         let scan = "scanNotActiveBrokerInterval";
@@ -525,11 +620,12 @@ mod tests {
         c.set(scan, "9223372036854775807").unwrap();
         // Numbers kept as text are Java ints too.
         assert!(matches!(
-            c.update_remotely(&one("serverWorkerThreads", "4294967296")),
+            c.update_remotely(&one("serverWorkerThreads", "4294967296"), RemoteConfig::All),
             Err(ConfigError::OutOfRange { .. })
         ));
         assert!(matches!(c.set("waitSecondsForService", "soon"), Err(ConfigError::InvalidValue { .. })));
-        let said = c.update_remotely(&one("waitSecondsForService", "2147483648")).unwrap_err().to_string();
+        let said =
+            c.update_remotely(&one("waitSecondsForService", "2147483648"), RemoteConfig::All).unwrap_err().to_string();
         assert_eq!(
             said,
             "invalid value `2147483648` for waitSecondsForService: expected an integer from 0 to 2147483647"
@@ -557,7 +653,7 @@ mod tests {
         let mut c = config();
         let mut both = one("enableAllTopicList", "false");
         both.insert(String::from("enableTopicList"), String::from("maybe"));
-        assert!(c.update_remotely(&both).is_err());
+        assert!(c.update_remotely(&both, RemoteConfig::All).is_err());
         assert!(c.enable_all_topic_list, "the valid half must not apply");
     }
 
@@ -565,6 +661,9 @@ mod tests {
     fn configured_black_list_extends_the_fixed_one() {
         let mut c = config();
         c.set("configBlackList", "configBlackList;configStorePath;kvConfigPath;productEnvName").unwrap();
-        assert!(matches!(c.update_remotely(&one("productEnvName", "x")), Err(ConfigError::BlackListed(_))));
+        assert!(matches!(
+            c.update_remotely(&one("productEnvName", "x"), RemoteConfig::All),
+            Err(ConfigError::BlackListed(_))
+        ));
     }
 }

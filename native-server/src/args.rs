@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use nameserver_core::codec::Limits;
-use nameserver_core::config::ConfigError;
+use nameserver_core::config::{ConfigError, RemoteConfig};
 use nameserver_core::properties::{self, PropertiesError};
 use nameserver_core::{Config, KvConfig};
 
@@ -105,6 +105,11 @@ pub struct Args {
     /// Networks the per-source caps do not apply to, e.g. a NAT gateway or kube-proxy SNAT address that cannot send PROXY headers; matched against the source (the TCP peer, or the client a listed proxy names; a listed proxy's address only for its own health checks); comma-separated, repeatable
     #[arg(long, value_name = "CIDRS", env = "NAMESERVER_PER_SOURCE_EXEMPT", help_heading = "Fairness")]
     pub per_source_exempt: Vec<CidrList>,
+
+    /// Which keys UPDATE_NAMESRV_CONFIG (318, e.g. mqadmin updateNamesrvConfig) may change: off (none), runtime (those that take effect at once; listenPort, bindAddress, serverChannelMaxIdleTimeSeconds, enableShutdownGracefully and shutdownWaitTimeSeconds, read only at start, are refused as if black-listed), all (as in Java); configBlackList applies in every mode
+    #[arg(long, value_name = "MODE", env = "NAMESERVER_REMOTE_CONFIG", default_value = "runtime",
+          value_parser = |s: &str| s.parse::<RemoteConfig>())]
+    pub remote_config: RemoteConfig,
 
     /// Test builds only: the handshake deadline and the frame deadline's base in milliseconds instead of 10 s
     #[cfg(feature = "test-hooks")]
@@ -440,6 +445,7 @@ impl Args {
             proxy_protocol_from: self.proxy_protocol_from.iter().collect(),
             max_connections_per_source: self.max_connections_per_source,
             per_source_exempt: self.per_source_exempt.iter().collect(),
+            remote_config: self.remote_config,
             #[cfg(feature = "test-hooks")]
             io_deadline: self.test_deadline_ms.map_or(crate::DEFAULT_DEADLINE, std::time::Duration::from_millis),
             shutdown_grace: crate::config_keys::shutdown_grace(&namesrv).unwrap_or(crate::DEFAULT_SHUTDOWN_GRACE),

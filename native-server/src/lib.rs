@@ -96,6 +96,7 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use nameserver_core::codec::Limits;
+use nameserver_core::config::RemoteConfig;
 use nameserver_core::{Config, KvConfig, NameServer};
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, mpsc};
@@ -157,6 +158,8 @@ pub struct ServerConfig {
     /// How long after the accept a PROXY header and a TLS handshake must be done; a frame
     /// gets this plus a second per 64 KiB it announces.
     pub io_deadline: Duration,
+    /// Which keys UPDATE_NAMESRV_CONFIG may change (`--remote-config`; Java: all).
+    pub remote_config: RemoteConfig,
 }
 
 impl ServerConfig {
@@ -175,6 +178,7 @@ impl ServerConfig {
             max_connections_per_source: None,
             per_source_exempt: source::CidrList::default(),
             io_deadline: DEFAULT_DEADLINE,
+            remote_config: RemoteConfig::Runtime,
         }
     }
 }
@@ -233,6 +237,7 @@ pub async fn serve(
         max_connections_per_source,
         per_source_exempt,
         io_deadline,
+        remote_config,
     } = config;
     let (tls_port, loaded) =
         tls::reload::TlsPort::new(&tls).map_err(|error| io::Error::other(format!("TLS: {error}")))?;
@@ -296,7 +301,7 @@ pub async fn serve(
     let limit = Arc::new(Semaphore::new(permits as usize));
 
     let owner = Owner {
-        ns: NameServer::new(namesrv, kv, clock.now()).with_limits(limits),
+        ns: NameServer::new(namesrv, kv, clock.now()).with_limits(limits).with_remote_config(remote_config),
         clock,
         routes,
         retired: Vec::new(),

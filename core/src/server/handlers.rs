@@ -235,7 +235,7 @@ impl NameServer {
         if entries.is_empty() {
             return RemotingCommand::response_to(cmd, ResponseCode::Success);
         }
-        match self.config.update_remotely(entries) {
+        match self.config.update_remotely(entries, self.remote_config) {
             Ok(()) => {
                 if entries.keys().any(|k| ROUTE_KEYS.contains(&k.as_str())) {
                     self.all_routes_changed = true;

@@ -18,7 +18,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use crate::config::Config;
+use crate::config::{Config, RemoteConfig};
 use crate::event::Event;
 use crate::event_run::EventRun;
 use crate::json::{JsonStyle, WriteJson};
@@ -106,6 +106,7 @@ pub enum Output {
 pub struct NameServer {
     config: Config,
     limits: Limits,
+    remote_config: RemoteConfig,
     routes: RouteTable,
     kv: KvConfig,
     conns: BTreeMap<ConnId, String>,
@@ -124,6 +125,7 @@ impl NameServer {
         Self {
             config,
             limits: Limits::DEFAULT,
+            remote_config: RemoteConfig::All,
             routes: RouteTable::new(),
             kv,
             conns: BTreeMap::new(),
@@ -140,6 +142,13 @@ impl NameServer {
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Lets UPDATE_NAMESRV_CONFIG change only the keys `remote` allows (Java: all).
+    #[must_use]
+    pub fn with_remote_config(mut self, remote: RemoteConfig) -> Self {
+        self.remote_config = remote;
         self
     }
 

@@ -6,6 +6,7 @@ use crate::support;
 
 use std::fs;
 
+use nameserver_core::config::RemoteConfig;
 use nameserver_core::properties;
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
 use support::{TestServer, nameserver_command, request, within};
@@ -58,10 +59,10 @@ async fn black_listed_and_unknown_keys_are_refused_and_nothing_is_written() {
 }
 
 /// Java accepts and persists every known key that names no path; those read only at start-up
-/// (here listenPort) are said to take effect after a restart.
+/// (here listenPort) are said to take effect after a restart (`--remote-config all`).
 #[tokio::test]
 async fn a_restart_only_key_is_accepted_persisted_and_said_to_need_a_restart() {
-    let server = TestServer::start().await;
+    let server = TestServer::start_with(|config| config.remote_config = RemoteConfig::All).await;
     let mut client = server.client().await;
     let reply = within("update listenPort", client.request(&update(1, "listenPort=19876\n"))).await;
     assert_eq!(reply.code, 0, "{reply:?}");

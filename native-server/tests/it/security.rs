@@ -43,7 +43,8 @@ fn assert_refused(bodies: &[&str], remark: &str) {
 
 /// [`assert_refused`] with the expected response code.
 fn assert_refused_with(bodies: &[&str], code: i32, remark: &str) {
-    let server = Server::start(&[("productEnvName", "center")], &[]);
+    // Java's mode: these refusals hold even where every key Java knows may change.
+    let server = Server::start(&[("productEnvName", "center")], &["--remote-config", "all"]);
     let evil = server.home.path().join("evil");
     let file_before = fs::read(&server.properties).unwrap();
     let mut peer = server.peer();
@@ -153,8 +154,8 @@ fn cve_2023_37582_unknown_path_like_keys_are_refused_over_tcp() {
 #[test]
 fn restart_only_keys_are_accepted_persisted_and_said_so_over_tcp() {
     // Java's Configuration.update accepts ports and addresses; they name no path. They apply
-    // at the next start, and the reply says so.
-    let server = Server::start(&[], &[]);
+    // at the next start, and the reply says so (with `--remote-config all`, Java's mode).
+    let server = Server::start(&[], &["--remote-config", "all"]);
     let mut peer = server.peer();
     let reply = peer.call(&update("listenPort=19877\nserverChannelMaxIdleTimeSeconds=60\n", 1));
     assert_eq!(reply.code, 0, "{reply:?}");
@@ -166,6 +167,37 @@ fn restart_only_keys_are_accepted_persisted_and_said_so_over_tcp() {
     assert!(persisted.contains("listenPort=19877\n"), "{persisted}");
     // Still served on the port it started with.
     assert_eq!(server.peer().call(&update("", 2)).code, 0);
+}
+
+/// By default (`--remote-config runtime`) a key read only at start is refused as if
+/// black-listed: a persisted `listenPort=1` would move or stop the daemon at its next start,
+/// unseen until then. Keys that apply at once still change; `off` refuses those too.
+#[test]
+fn restart_only_keys_are_refused_by_default_and_every_key_with_remote_config_off() {
+    let server = Server::start(&[], &[]);
+    let file_before = fs::read(&server.properties).unwrap();
+    let mut peer = server.peer();
+    for (opaque, body) in (1..).zip([
+        "listenPort=1\n",
+        "bindAddress=10.0.0.1\n",
+        "serverChannelMaxIdleTimeSeconds=1\n",
+        "enableShutdownGracefully=true\n",
+        "shutdownWaitTimeSeconds=1\n",
+        "enableTopicList=false\nlistenPort=1\n",
+    ]) {
+        let reply = peer.call(&update(body, opaque));
+        assert_eq!((reply.code, reply.remark.as_deref()), (NO_PERMISSION, Some(BLACK_LISTED)), "{body:?}");
+    }
+    assert!(get_config(&mut peer).contains("enableTopicList=true\n"), "nothing of a refused update applies");
+    assert_eq!(fs::read(&server.properties).unwrap(), file_before, "the file is unchanged");
+    assert_eq!(peer.call(&update("enableTopicList=false\n", 10)).code, 0, "a runtime key still changes");
+
+    let off = Server::start(&[], &["--remote-config", "off"]);
+    let file_before = fs::read(&off.properties).unwrap();
+    let mut peer = off.peer();
+    let reply = peer.call(&update("enableTopicList=false\n", 1));
+    assert_eq!((reply.code, reply.remark.as_deref()), (NO_PERMISSION, Some(BLACK_LISTED)));
+    assert_eq!(fs::read(&off.properties).unwrap(), file_before);
 }
 
 #[test]

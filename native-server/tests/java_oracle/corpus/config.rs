@@ -27,6 +27,7 @@ pub(super) fn config(p: Profile, v: Version, tag: &str) -> Sequence {
     s.ask("empty-body", 318, &[]);
     s.ask_body("not-properties", 318, &[], vec![0xff, 0xfe, b'=']);
     s.ask_body("out-of-range", 318, &[], b"serverChannelMaxIdleTimeSeconds=18446744073709551615".to_vec());
+    s.ask_body("restart-only", 318, &[], b"listenPort=1".to_vec());
     s.ask("get-final", 319, &[]);
     s.close("close", &b);
     s.finish()
