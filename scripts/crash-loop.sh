@@ -77,7 +77,7 @@ stop() {
   PID=
 }
 
-TMP_LEFT=0 PARTIAL=0 CHANGED=0 ANSWERED=0 PREV_SUM= JOURNALS=0 TORN=0
+TMP_LEFT=0 PARTIAL=0 CHANGED=0 ANSWERED=0 PREV_SUM= JOURNALS=0 TORN=0 STALE=0
 started=$(date +%s)
 for ROUND in $(seq 1 "$ROUNDS"); do
   start
@@ -105,6 +105,8 @@ for ROUND in $(seq 1 "$ROUNDS"); do
   start
   check=$("$TOOL" kv-check --addr "$ADDR" --keys "$KEYS" --round "$ROUND" --state "$WORK/state" 2>&1) || fail "$check"
   if grep -q 'ends in a torn record' "$WORK/err"; then TORN=$((TORN + 1)); fi
+  # Killed between a whole write's rename and the journal's truncate: the journal goes aside.
+  if grep -q 'follows another' "$WORK/err"; then STALE=$((STALE + 1)); fi
   kill -TERM "$PID" 2>/dev/null || true
   wait "$PID" 2>/dev/null || true
   PID=
@@ -120,5 +122,6 @@ for ROUND in $(seq 1 "$ROUNDS"); do
 done
 echo "CRASH LOOP ok: $ROUNDS rounds of kill -9 in $(($(date +%s) - started))s; the file and its journal loaded and held" \
   "a whole table every time; $CHANGED rounds changed the file, $PARTIAL stopped part-way through a round's puts," \
-  "$JOURNALS left a journal to replay, $TORN a torn last record (dropped), $TMP_LEFT a temp file (killed in the" \
+  "$JOURNALS left a journal to replay, $TORN a torn last record (dropped), $STALE a journal of the previous file" \
+  "(moved aside), $TMP_LEFT a temp file (killed in the" \
   "middle of a whole write); all $ANSWERED answered puts were there"

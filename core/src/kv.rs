@@ -9,6 +9,7 @@ use alloc::vec::Vec;
 
 use serde::Deserialize;
 
+use crate::json::writer::escaped_len;
 use crate::json::{JsonError, JsonStyle, JsonWriter, WriteJson, from_fastjson};
 
 /// The namespace whose keys are topics and whose values are `brokerName:queues;…`.
@@ -123,7 +124,8 @@ impl KvConfig {
         self.config_table.entry(String::from(namespace)).or_default().remove(key).is_some()
     }
 
-    /// The table's size as the KV budget counts it: namespace + key + value +
+    /// The table's size as the KV budget counts it: namespace + key + value, each as long as
+    /// `kvConfig.json` writes it ([`escaped_len`]: a control byte counts 6), +
     /// [`ENTRY_OVERHEAD`] per entry, and an empty namespace (Java keeps one after a put
     /// without a value, or once its last key is deleted) as an entry of its name alone.
     #[must_use]
@@ -132,21 +134,24 @@ impl KvConfig {
     }
 
     /// [`Self::bytes`] after `put(namespace, key, value)` (`None`: [`Self::put_null`]),
-    /// without changing anything.
+    /// without changing anything. Costs the lengths of the strings involved, not the table's.
     #[must_use]
     pub fn bytes_after_put(&self, namespace: &str, key: &str, value: Option<&str>) -> usize {
-        let entry = |value: &str| namespace.len() + key.len() + value.len() + ENTRY_OVERHEAD;
-        let empty = namespace.len() + ENTRY_OVERHEAD;
+        let (ns, key_len) = (escaped_len(namespace), escaped_len(key));
+        let entry = |value: &str| ns + key_len + escaped_len(value) + ENTRY_OVERHEAD;
+        let empty = ns + ENTRY_OVERHEAD;
         let (before, after) = match self.config_table.get(namespace) {
             None => (0, value.map_or(empty, entry)),
+            Some(table) if table.is_empty() => (empty, value.map_or(empty, entry)),
             Some(table) => {
-                let before = namespace_cost(namespace, table);
-                let old = table.get(key).map_or(0, |old| entry(old));
-                let rest = if table.is_empty() { 0 } else { before - old };
+                let old = table.get(key);
+                let before = old.map_or(0, |old| entry(old));
+                // The namespace's last entry deleted: it stays, as its name alone.
+                let last = old.is_some() && table.len() == 1;
                 let after = match value {
-                    Some(value) => rest + entry(value),
-                    None if rest == 0 => empty,
-                    None => rest,
+                    Some(value) => entry(value),
+                    None if last => empty,
+                    None => 0,
                 };
                 (before, after)
             }
@@ -207,10 +212,11 @@ impl KvConfig {
 
 /// What `namespace` with `table` adds to [`KvConfig::bytes`].
 fn namespace_cost(namespace: &str, table: &BTreeMap<String, String>) -> usize {
+    let ns = escaped_len(namespace);
     if table.is_empty() {
-        return namespace.len() + ENTRY_OVERHEAD;
+        return ns + ENTRY_OVERHEAD;
     }
-    table.iter().map(|(key, value)| namespace.len() + key.len() + value.len() + ENTRY_OVERHEAD).sum()
+    table.iter().map(|(key, value)| ns + escaped_len(key) + escaped_len(value) + ENTRY_OVERHEAD).sum()
 }
 
 impl WriteJson for KvConfig {
@@ -281,6 +287,23 @@ mod tests {
         assert_eq!(kv.delete("n", "j"), None);
         assert!(kv.namespace("n").is_some());
         assert_eq!(kv.len(), 1);
+    }
+
+    /// The budget bounds the file: a string counts as long as kvConfig.json writes it, so a
+    /// control byte (`\u0001` in the file) counts 6, a quote 2.
+    #[test]
+    fn strings_count_as_the_file_writes_them() {
+        let mut kv = KvConfig::default();
+        let value = "\u{1}".repeat(1000);
+        kv.put("n\"s", "k\n", &value);
+        assert_eq!(kv.bytes(), 4 + 3 + 6000 + ENTRY_OVERHEAD);
+        let file = kv.to_json().len();
+        assert!(file <= kv.bytes() + 32, "the file ({file} bytes) within the count ({})", kv.bytes());
+        // Replacing it, deleting it and a recount from the file agree.
+        assert_eq!(kv.bytes_after_put("n\"s", "k\n", Some("\t")), 4 + 3 + 2 + ENTRY_OVERHEAD);
+        assert_eq!(KvConfig::from_json(&kv.to_json()).unwrap().bytes(), kv.bytes());
+        kv.delete("n\"s", "k\n");
+        assert_eq!(kv.bytes(), 4 + ENTRY_OVERHEAD);
     }
 
     /// The running count equals a count from scratch after every kind of change.

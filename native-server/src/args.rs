@@ -79,7 +79,7 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value = "1MiB", value_parser = parse_byte_size)]
     pub max_kv_value_bytes: usize,
 
-    /// Largest the KV table may grow to, counting namespace + key + value + 64 bytes per entry; a put beyond it is refused (INVALID_PARAMETER) and changes nothing; a larger table on disk still loads, with a warning (bytes, or with KiB, MiB, GiB) [Java: no limit]
+    /// Largest the KV table may grow to, counting namespace + key + value as kvConfig.json writes them (a control byte as its 6-byte escape) + 64 bytes per entry; a put beyond it is refused (INVALID_PARAMETER) and changes nothing; a larger table on disk still loads, with a warning (bytes, or with KiB, MiB, GiB) [Java: no limit]
     #[arg(long, value_name = "BYTES", default_value = "16MiB", value_parser = parse_byte_size)]
     pub max_kv_bytes: usize,
 

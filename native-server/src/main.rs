@@ -63,7 +63,8 @@ fn start(args: &Args) -> anyhow::Result<()> {
     tracing::info!("load KV config table OK, {} entries from {}", kv.len(), namesrv.kv_config_path);
     if kv.bytes() > args.max_kv_bytes {
         tracing::warn!(
-            "the KV table loaded from {} holds {} bytes (namespace + key + value + 64 per entry), more than \
+            "the KV table loaded from {} holds {} bytes (namespace + key + value as the file writes them + 64 \
+             per entry), more than \
              --max-kv-bytes ({}): it is served, and puts that would grow it are refused",
             namesrv.kv_config_path,
             kv.bytes(),

@@ -121,7 +121,7 @@ impl Owner {
             }
         }
         // A clean stop leaves the whole table in kvConfig.json, as Java's NameServer reads it.
-        self.kv_file.finish(self.ns.kv());
+        self.kv_file.finish();
     }
 
     fn next_deadline(&self) -> Instant {
@@ -200,7 +200,7 @@ impl Owner {
         while let Some(batch) = self.ns.poll_batch() {
             match batch {
                 Batch::Events(run) => events.push(run),
-                Batch::Output(Output::KvChanged(change)) => kv = self.kv_file.change(&change, self.ns.kv()),
+                Batch::Output(Output::KvChanged(change)) => kv = self.kv_file.change(change),
                 Batch::Output(Output::PersistConfig(bytes)) => config = self.config_file.store(bytes),
                 Batch::Output(Output::Event(event)) => events.push([event].into_iter().collect()),
                 Batch::Output(output) => outputs.push(output),
@@ -285,7 +285,7 @@ impl Owner {
                 self.console.event(&event, self.ns.now());
             }
             Output::KvChanged(change) => {
-                self.kv_file.change(&change, self.ns.kv());
+                self.kv_file.change(change);
             }
             Output::PersistConfig(bytes) => {
                 self.config_file.store(bytes);

@@ -2,7 +2,8 @@
 //! written crash-safely.
 //!
 //! The KV table is kept as `kvConfig.json` (Java's file) plus `kvConfig.json.journal`, the
-//! changes since it was last written whole (`persist::kv` writes them, `persist::journal` is their format);
+//! changes since it was last written whole (`persist::kv` writes them, `persist::journal` is their format),
+//! replayed only onto the file its header names and never opened through a symbolic link;
 //! the configuration file is written whole on each change by a `PersistTarget`.
 //!
 //! Every whole write ([`write_atomically`]) goes to a new file of a random name in the same
@@ -23,7 +24,7 @@
 
 use std::fmt;
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io::{self, Read as _, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -65,6 +66,20 @@ pub enum LoadError {
         /// Which record, where, and what is wrong with it.
         reason: String,
     },
+    /// The journal is a symbolic link, which the daemon never follows.
+    SymlinkJournal {
+        /// The journal.
+        path: PathBuf,
+    },
+    /// The journal follows another `kvConfig.json` and could not be moved aside.
+    StaleJournal {
+        /// The journal.
+        path: PathBuf,
+        /// Where it was to go.
+        to: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
 }
 
 impl fmt::Display for LoadError {
@@ -84,6 +99,20 @@ impl fmt::Display for LoadError {
                  away to start from the KV config file alone, without those changes",
                 path.display()
             ),
+            Self::SymlinkJournal { path } => write!(
+                f,
+                "the KV journal {} is a symbolic link; refusing to start: the daemon writes its journal itself and \
+                 never follows a link there (it would append to whatever the link names). Remove the link \
+                 (kvConfigPath sets the location)",
+                path.display()
+            ),
+            Self::StaleJournal { path, to, source } => write!(
+                f,
+                "the KV journal {} follows another kvConfig.json and cannot be moved aside to {}: {source}; \
+                 refusing to start rather than replay it onto the wrong file or lose it",
+                path.display(),
+                to.display()
+            ),
         }
     }
 }
@@ -91,8 +120,8 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Read { source, .. } => Some(source),
-            Self::Corrupt { .. } | Self::CorruptJournal { .. } => None,
+            Self::Read { source, .. } | Self::StaleJournal { source, .. } => Some(source),
+            Self::Corrupt { .. } | Self::CorruptJournal { .. } | Self::SymlinkJournal { .. } => None,
         }
     }
 }
@@ -101,20 +130,42 @@ impl std::error::Error for LoadError {
 /// ([`journal_path`]). A missing or empty file is an empty table, as in Java; anything
 /// unreadable or unparsable is an error. A torn last record of the journal (an append a crash
 /// cut short, never answered) is dropped with a warning; a bad record before others is an
-/// error.
+/// error. A journal whose header names another file than the one there (a crash between a
+/// whole write and the journal's truncate, or a file replaced by hand) is not replayed: it is
+/// moved aside to `<journal>.stale-<n>` with a warning.
 ///
 /// # Errors
-/// The file or the journal exists but cannot be read, or is corrupt.
+/// The file or the journal exists but cannot be read, or is corrupt; the journal is a symbolic
+/// link, or is stale and cannot be moved aside.
 pub fn load_kv(path: &Path) -> Result<KvConfig, LoadError> {
-    let mut kv = load_kv_file(path)?;
-    let journal = journal_path(path);
-    let bytes = match fs::read(&journal) {
+    let file = match fs::read(path) {
         Ok(bytes) => bytes,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(kv),
-        Err(source) => return Err(LoadError::Read { path: journal, source }),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(source) => return Err(LoadError::Read { path: path.to_path_buf(), source }),
     };
+    let mut kv = parse_kv_file(path, &file)?;
+    let journal = journal_path(path);
+    let Some(bytes) = read_journal(&journal)? else { return Ok(kv) };
     let read = journal::decode(&bytes)
         .map_err(|corrupt| LoadError::CorruptJournal { path: journal.clone(), reason: corrupt.to_string() })?;
+    let base = journal::Base::of(&file);
+    if let Some(follows) = read.base.filter(|follows| *follows != base) {
+        let to = set_aside(&journal).map_err(|(to, source)| LoadError::StaleJournal {
+            path: journal.clone(),
+            to,
+            source,
+        })?;
+        tracing::warn!(
+            "the KV journal {} follows another {} ({follows}; the file is {base}: a crash between a whole write and \
+             the journal's truncate, or a file replaced by hand): its {} changes are not replayed, and it is moved \
+             to {} for the operator to look at",
+            journal.display(),
+            path.display(),
+            read.changes.len(),
+            to.display()
+        );
+        return Ok(kv);
+    }
     for change in &read.changes {
         kv.apply(change);
     }
@@ -133,17 +184,94 @@ pub fn load_kv(path: &Path) -> Result<KvConfig, LoadError> {
     Ok(kv)
 }
 
-fn load_kv_file(path: &Path) -> Result<KvConfig, LoadError> {
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(KvConfig::default()),
-        Err(source) => return Err(LoadError::Read { path: path.to_path_buf(), source }),
-    };
+fn parse_kv_file(path: &Path, bytes: &[u8]) -> Result<KvConfig, LoadError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(KvConfig::default());
     }
-    KvConfig::from_json(&bytes)
+    KvConfig::from_json(bytes)
         .map_err(|error| LoadError::Corrupt { path: path.to_path_buf(), reason: error.to_string() })
+}
+
+/// The journal's bytes (`None`: there is none), refusing a symbolic link.
+fn read_journal(journal: &Path) -> Result<Option<Vec<u8>>, LoadError> {
+    let read = |journal: &Path| -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        open_nofollow(fs::OpenOptions::new().read(true), journal)?.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    };
+    match fs::symlink_metadata(journal) {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(LoadError::SymlinkJournal { path: journal.to_path_buf() });
+        }
+        _ => {}
+    }
+    match read(journal) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) if is_symlink_refusal(&error) => Err(LoadError::SymlinkJournal { path: journal.to_path_buf() }),
+        Err(source) => Err(LoadError::Read { path: journal.to_path_buf(), source }),
+    }
+}
+
+/// Renames a stale journal to the first free `<journal>.stale-<n>`.
+fn set_aside(journal: &Path) -> Result<PathBuf, (PathBuf, io::Error)> {
+    let mut n = 1u32;
+    let to = loop {
+        let mut name = journal.as_os_str().to_owned();
+        name.push(format!(".stale-{n}"));
+        let to = PathBuf::from(name);
+        if fs::symlink_metadata(&to).is_err_and(|error| error.kind() == io::ErrorKind::NotFound) {
+            break to;
+        }
+        n += 1;
+    };
+    fs::rename(journal, &to).and_then(|()| sync_dir(parent(journal))).map_err(|error| (to.clone(), error))?;
+    Ok(to)
+}
+
+/// Opens `path` with `options`, never through a symbolic link at `path` (the open fails:
+/// [`is_symlink_refusal`]). For the files only the daemon writes, such as the KV journal.
+pub(crate) fn open_nofollow(options: &mut fs::OpenOptions, path: &Path) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
+}
+
+/// Whether `error` is [`open_nofollow`] refusing a symbolic link.
+pub(crate) fn is_symlink_refusal(error: &io::Error) -> bool {
+    #[cfg(unix)]
+    return error.raw_os_error() == Some(libc::ELOOP);
+    #[cfg(not(unix))]
+    return false;
+}
+
+/// The directory `path` is in (`.` for a bare name).
+fn parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+/// Creates `dir` and its missing ancestors, fsyncing the parent of each one created: a file
+/// fsynced inside a new directory is only safe from a power loss once the directory's own
+/// entry is.
+fn create_dir_synced(dir: &Path) -> io::Result<()> {
+    let mut missing = Vec::new();
+    let mut at = dir;
+    while fs::symlink_metadata(at).is_err_and(|error| error.kind() == io::ErrorKind::NotFound) {
+        missing.push(at);
+        match at.parent() {
+            Some(up) if !up.as_os_str().is_empty() => at = up,
+            _ => break,
+        }
+    }
+    fs::create_dir_all(dir)?;
+    missing.iter().rev().try_for_each(|created| sync_dir(parent(created)))
 }
 
 /// Replaces `path` with `bytes` so that a crash at any point leaves the old or the new file.
@@ -156,14 +284,11 @@ fn load_kv_file(path: &Path) -> Result<KvConfig, LoadError> {
 /// # Errors
 /// Any I/O error; `path` is then unchanged.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
+    let dir = parent(path);
     let Some(name) = path.file_name() else {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", path.display())));
     };
-    fs::create_dir_all(dir)?;
+    create_dir_synced(dir)?;
     let mut prefix = std::ffi::OsString::from(".");
     prefix.push(name);
     prefix.push(".");
@@ -336,6 +461,18 @@ mod tests {
         write_atomically(&path, b"two").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
         assert_eq!(fs::read_dir(dir.path().join("sub")).unwrap().count(), 1, "no temporary file is left");
+    }
+
+    /// Only the creation can be seen here; the parents' fsyncs matter at a power loss.
+    #[test]
+    fn missing_directories_are_created_and_an_obstacle_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("a").join("b").join("c");
+        create_dir_synced(&deep).unwrap();
+        assert!(deep.is_dir());
+        create_dir_synced(&deep).unwrap();
+        fs::write(dir.path().join("file"), "").unwrap();
+        assert!(create_dir_synced(&dir.path().join("file").join("x")).is_err());
     }
 
     #[cfg(unix)]

@@ -201,30 +201,43 @@ pub fn write_string(out: &mut Vec<u8>, s: &str, _style: JsonStyle) {
     let bytes = s.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        // Names and addresses are plain ASCII: one comparison per byte is the common path.
-        if b >= 0x20 && b != b'"' && b != b'\\' {
-            continue;
-        }
+        let Some((escape, len)) = escape(b) else { continue };
         out.extend_from_slice(&bytes[start..i]);
-        match b {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            8 => out.extend_from_slice(b"\\b"),
-            12 => out.extend_from_slice(b"\\f"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[usize::from(b >> 4)]);
-                out.push(HEX[usize::from(b & 0xF)]);
-            }
-        }
+        out.extend_from_slice(&escape[..len]);
         start = i + 1;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
+}
+
+/// How many bytes [`write_string`] writes for `s` between the quotes: what a string costs in
+/// a file of ours (the KV budget counts this, PROTOCOL.md §11).
+#[must_use]
+pub fn escaped_len(s: &str) -> usize {
+    s.bytes().map(|b| escape(b).map_or(1, |(_, len)| len)).sum()
+}
+
+/// The escape [`write_string`] writes for `b` and its length, or `None` if `b` goes raw.
+#[inline]
+fn escape(b: u8) -> Option<([u8; 6], usize)> {
+    // Names and addresses are plain ASCII: one comparison per byte is the common path.
+    if b >= 0x20 && b != b'"' && b != b'\\' {
+        return None;
+    }
+    let short = |c: u8| Some(([b'\\', c, 0, 0, 0, 0], 2));
+    match b {
+        b'"' => short(b'"'),
+        b'\\' => short(b'\\'),
+        8 => short(b'b'),
+        12 => short(b'f'),
+        b'\n' => short(b'n'),
+        b'\r' => short(b'r'),
+        b'\t' => short(b't'),
+        _ => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            Some(([b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]], 6))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -255,6 +268,14 @@ mod tests {
                 "\"a\u{7f}b\u{80}\u{9f}\u{a0}\u{2028}\u{2029}é\""
             );
         }
+    }
+
+    #[test]
+    fn escaped_len_is_what_write_string_writes() {
+        for s in ["", "plain", "a/bé中", "q\"\\\n\t\u{1}\u{8}\u{c}\r", "x\u{1f}y", "😀\u{7f}\u{2028}"] {
+            assert_eq!(escaped_len(s) + 2, render(JsonStyle::Plain, |w| w.string(s)).len(), "{s:?}");
+        }
+        assert_eq!(escaped_len("\u{1}"), 6);
     }
 
     #[test]

@@ -339,8 +339,8 @@ impl NameServer {
         let (now, after) = (self.kv.bytes(), self.kv.bytes_after_put(namespace, key, value));
         (after > max_table && after > now).then(|| {
             alloc::format!(
-                "the KV table would hold {after} bytes (namespace + key + value + {} per entry; it holds {now}), more \
-                 than --max-kv-bytes ({max_table}); nothing changed",
+                "the KV table would hold {after} bytes (namespace + key + value as kvConfig.json writes them + {} per \
+                 entry; it holds {now}), more than --max-kv-bytes ({max_table}); nothing changed",
                 crate::kv::ENTRY_OVERHEAD
             )
         })

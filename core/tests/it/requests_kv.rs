@@ -129,8 +129,8 @@ fn kv_puts_over_the_budget_are_refused_and_change_nothing() {
     assert_eq!(
         reply.remark.as_deref(),
         Some(
-            "the KV table would hold 218 bytes (namespace + key + value + 64 per entry; it holds 150), more than \
-             --max-kv-bytes (150); nothing changed"
+            "the KV table would hold 218 bytes (namespace + key + value as kvConfig.json writes them + 64 per \
+             entry; it holds 150), more than --max-kv-bytes (150); nothing changed"
         )
     );
     assert!(ns.out.iter().all(|o| !matches!(o, Output::KvChanged(_))));

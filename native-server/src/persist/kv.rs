@@ -3,34 +3,61 @@
 //! journal has outgrown it, at start after a journal was replayed, at a clean stop and after
 //! a failed write; each whole write empties the journal (a clean stop removes it).
 //!
-//! The owner hands over changes without waiting; a thread of the blocking pool takes all that
-//! arrived since its last write as one group: the whole file first if one is due, then the
-//! group's records in one `write` and one `fdatasync`. Generations and [`Progress`] work as
-//! for the other files, so a reply waits until its change is on disk.
+//! The owner hands over changes without waiting and without serializing anything; a thread
+//! of the blocking pool keeps its own copy of the table, applies all the changes that arrived
+//! since its last write as one group, and writes: the whole file if one is due (serialized
+//! there, from its copy), else the group's records in one `write` and one `fdatasync` (the
+//! journal's header first, naming the file the records follow, when the journal is empty).
+//! Generations and [`Progress`] work as for the other files, so a reply waits until its
+//! change is on disk.
 //!
 //! A crash leaves `kvConfig.json` (the previous whole file or the new one) and the journal of
-//! the changes since; replaying them is harmless even when the new file already holds them
-//! (each record sets its key to what it says). Only a whole file makes a journal whose last
-//! append failed trustworthy again: after a failure nothing more is appended until a whole
-//! file is written, so a torn record can only ever be the last one.
+//! the changes since: the journal is replayed only onto the file its header names (a crash
+//! between a whole write's rename and the truncate leaves a journal the new file already
+//! holds; `load_kv` moves it aside). Only a whole file makes a journal whose last append
+//! failed trustworthy again: after a failure nothing more is appended until a whole file is
+//! written, so a torn record can only ever be the last one. Those whole writes are paced: one
+//! attempt, then retries after 1 s, doubling up to 8 s (changes meanwhile are answered at
+//! once as held in memory only), whether or not changes arrive, so a store heals by itself.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use nameserver_core::KvConfig;
 use nameserver_core::kv::KvChange;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::journal::{self, HEADER};
-use super::{Progress, remove_stale_temporaries, sync_dir, write_atomically};
+use super::journal::{self, Base};
+use super::{Progress, create_dir_synced, open_nofollow, parent, remove_stale_temporaries, sync_dir, write_atomically};
 
-/// The journal never waits for more than this before the whole file is written, however
-/// small the file: replaying it stays instant.
-const MIN_JOURNAL: u64 = 64 * 1024;
+/// How the writer paces itself (tests shorten it).
+#[derive(Clone, Copy, Debug)]
+struct Tuning {
+    /// The journal never waits for more than this before the whole file is written, however
+    /// small the file: replaying it stays instant.
+    min_journal: u64,
+    /// After a failed write the next whole write waits this long, doubling per failure...
+    retry: Duration,
+    /// ...up to this.
+    max_retry: Duration,
+    /// A failpoint: the writer stops dead after a whole write's rename, before the journal's
+    /// truncate, as a crash there would.
+    #[cfg(test)]
+    die_after_rename: bool,
+}
+
+const TUNING: Tuning = Tuning {
+    min_journal: 64 * 1024,
+    retry: Duration::from_secs(1),
+    max_retry: Duration::from_secs(8),
+    #[cfg(test)]
+    die_after_rename: false,
+};
 
 /// The journal beside `kv_path`: `<kvConfig.json>.journal`.
 #[must_use]
@@ -45,17 +72,17 @@ pub fn journal_path(kv_path: &Path) -> PathBuf {
 pub(crate) struct JournalStats {
     /// The journal's length on disk.
     pub(crate) bytes: AtomicU64,
-    /// Whole writes of `kvConfig.json` (compactions, at start, at the stop).
+    /// Whole writes of `kvConfig.json` (compactions, at start, at the stop, after failures).
     pub(crate) whole_writes: AtomicU64,
 }
 
 /// What the owner has handed over and the writer has not taken yet.
 #[derive(Debug, Default)]
 struct Pending {
-    /// The whole file and its generation, to write before `records`.
-    file: Option<(u64, Vec<u8>)>,
-    records: Vec<u8>,
+    changes: Vec<KvChange>,
     generation: u64,
+    /// The stop: leave a whole file and no journal.
+    finish: bool,
     closed: bool,
 }
 
@@ -63,8 +90,6 @@ struct Pending {
 struct Shared {
     pending: Mutex<Pending>,
     wake: Condvar,
-    /// Set by the writer when an append or a whole write failed: only a whole file helps.
-    broken: AtomicBool,
 }
 
 impl Shared {
@@ -82,27 +107,20 @@ pub(crate) struct KvJournal {
     written: watch::Receiver<Progress>,
     failures: Arc<AtomicU64>,
     stats: Arc<JournalStats>,
-    /// Record bytes handed over since the last whole file, and that file's size.
-    journal_bytes: u64,
-    file_bytes: u64,
 }
 
 impl KvJournal {
     /// Starts the writer for `path`, whose table (journal replayed) is `kv`. A journal on disk
     /// is folded into a whole file first.
     pub(crate) fn spawn(path: PathBuf, kv: &KvConfig) -> (Self, JoinHandle<()>) {
+        Self::spawn_tuned(path, kv, TUNING)
+    }
+
+    fn spawn_tuned(path: PathBuf, kv: &KvConfig, tuning: Tuning) -> (Self, JoinHandle<()>) {
         remove_stale_temporaries(&path);
         let journal = journal_path(&path);
         let shared = Arc::new(Shared::default());
-        let replayed = fs::metadata(&journal).is_ok_and(|m| m.len() > 0);
-        let file_bytes = if replayed {
-            let bytes = kv.to_json();
-            let len = bytes.len() as u64;
-            shared.lock().file = Some((0, bytes));
-            len
-        } else {
-            fs::metadata(&path).map_or(0, |m| m.len())
-        };
+        let replayed = fs::symlink_metadata(&journal).is_ok_and(|m| m.len() > 0);
         let (done, written) = watch::channel(Progress::default());
         let failures = Arc::new(AtomicU64::new(0));
         let stats = Arc::new(JournalStats::default());
@@ -111,61 +129,42 @@ impl KvJournal {
             journal,
             file: None,
             len: 0,
-            clean: !replayed,
+            base: None,
+            table: kv.clone(),
+            fold: replayed,
+            broken: false,
+            retry_at: None,
+            backoff: Duration::ZERO,
+            failed_attempts: 0,
             last_error: io::ErrorKind::Other,
             latest: 0,
             on_disk: 0,
+            tuning,
             shared: Arc::clone(&shared),
             failures: Arc::clone(&failures),
             stats: Arc::clone(&stats),
         };
         let handle = tokio::task::spawn_blocking(move || writer.run(&done));
-        let journal = Self { shared, stored: 0, written, failures, stats, journal_bytes: 0, file_bytes };
+        let journal = Self { shared, stored: 0, written, failures, stats };
         (journal, handle)
     }
 
-    /// Records `change`, already applied to `kv`, and returns its generation. Never blocks on
-    /// the disk. `kv` is handed over whole instead when the journal would outgrow the file
-    /// (the pending records go with it: the file holds them) or the last write failed.
-    pub(crate) fn change(&mut self, change: &KvChange, kv: &KvConfig) -> u64 {
-        let (KvChange::Put { namespace, key, .. } | KvChange::Delete { namespace, key }) = change;
-        let value = match change {
-            KvChange::Put { value, .. } => 4 + value.len(),
-            KvChange::Delete { .. } => 0,
-        };
-        self.journal_bytes += (HEADER + 1 + 8 + namespace.len() + key.len() + value) as u64;
-        let broken = self.shared.broken.load(Ordering::Acquire);
-        let whole = (broken || self.journal_bytes > self.file_bytes.max(MIN_JOURNAL)).then(|| kv.to_json());
+    /// Records `change`, already applied to the owner's table, and returns its generation.
+    /// Never blocks on the disk, and costs no more than handing `change` over.
+    pub(crate) fn change(&mut self, change: KvChange) -> u64 {
         self.stored += 1;
         let mut pending = self.shared.lock();
+        pending.changes.push(change);
         pending.generation = self.stored;
-        match whole {
-            Some(bytes) => {
-                (self.file_bytes, self.journal_bytes) = (bytes.len() as u64, 0);
-                pending.records.clear();
-                pending.file = Some((self.stored, bytes));
-            }
-            None => journal::encode(change, &mut pending.records),
-        }
         drop(pending);
         self.shared.wake.notify_one();
         self.stored
     }
 
-    /// At a clean stop: hands over `kv` whole if the journal holds anything or a write failed,
-    /// so that the stop leaves a whole `kvConfig.json` and no journal.
-    pub(crate) fn finish(&mut self, kv: &KvConfig) {
-        if self.journal_bytes == 0 && !self.shared.broken.load(Ordering::Acquire) {
-            return;
-        }
-        let bytes = kv.to_json();
-        (self.file_bytes, self.journal_bytes) = (bytes.len() as u64, 0);
-        self.stored += 1;
-        let mut pending = self.shared.lock();
-        pending.generation = self.stored;
-        pending.records.clear();
-        pending.file = Some((self.stored, bytes));
-        drop(pending);
+    /// At a clean stop: the writer leaves a whole `kvConfig.json` and no journal (it writes
+    /// the file if the journal holds anything or a write failed).
+    pub(crate) fn finish(&mut self) {
+        self.shared.lock().finish = true;
         self.shared.wake.notify_one();
     }
 
@@ -204,15 +203,25 @@ struct Writer {
     journal: PathBuf,
     /// The journal, open for appending, once it is.
     file: Option<File>,
-    /// The journal's length: whole records, all on disk.
+    /// The journal's length (header included): all on disk.
     len: u64,
-    /// Whether the journal ends at a record of ours that is on disk (else only a whole file
-    /// may follow).
-    clean: bool,
+    /// The `kvConfig.json` on disk, which the journal's records follow (`None`: not known yet).
+    base: Option<Base>,
+    /// The table with every change taken: what a whole write writes.
+    table: KvConfig,
+    /// A whole write is due before anything is appended (a journal was replayed at start).
+    fold: bool,
+    /// The last write failed: only a whole file may follow, not before `retry_at`.
+    broken: bool,
+    retry_at: Option<Instant>,
+    backoff: Duration,
+    /// Failed writes since the last success.
+    failed_attempts: u64,
     last_error: io::ErrorKind,
     /// The last generation taken, and the last one on disk.
     latest: u64,
     on_disk: u64,
+    tuning: Tuning,
     shared: Arc<Shared>,
     failures: Arc<AtomicU64>,
     stats: Arc<JournalStats>,
@@ -220,27 +229,50 @@ struct Writer {
 
 impl Writer {
     fn run(mut self, done: &watch::Sender<Progress>) {
+        // A replayed journal is folded in before any change is taken.
+        if self.fold
+            && let Some(error) = self.write_whole()
+        {
+            done.send_modify(|progress| progress.error = Some(error));
+        }
         loop {
-            let (file, records, generation, closed) = {
+            let (changes, generation, finish, closed) = {
                 let mut pending = self.shared.lock();
-                while pending.file.is_none() && pending.records.is_empty() && !pending.closed {
-                    pending = self.shared.wake.wait(pending).unwrap_or_else(std::sync::PoisonError::into_inner);
-                }
-                let records = std::mem::take(&mut pending.records);
-                (pending.file.take(), records, pending.generation, pending.closed)
-            };
-            if file.is_some() || !records.is_empty() {
-                let (reached, error) = self.write(file, &records, generation);
-                self.latest = generation;
-                self.on_disk = self.on_disk.max(reached);
-                done.send_modify(|progress| {
-                    progress.done = generation;
-                    progress.on_disk = progress.on_disk.max(reached);
-                    if error.is_some() {
-                        progress.error = error;
+                loop {
+                    if !pending.changes.is_empty() || pending.finish || pending.closed || (self.fold && !self.broken) {
+                        break;
                     }
-                });
+                    match self.retry_at.filter(|_| self.broken).map(|at| at.checked_duration_since(Instant::now())) {
+                        Some(None) => break,
+                        Some(Some(wait)) => {
+                            pending = self
+                                .shared
+                                .wake
+                                .wait_timeout(pending, wait)
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .0;
+                        }
+                        None => {
+                            pending = self.shared.wake.wait(pending).unwrap_or_else(std::sync::PoisonError::into_inner);
+                        }
+                    }
+                }
+                let changes = std::mem::take(&mut pending.changes);
+                (changes, pending.generation, std::mem::take(&mut pending.finish), pending.closed)
+            };
+            for change in &changes {
+                self.table.apply(change);
             }
+            self.latest = self.latest.max(generation);
+            let error = self.step(&changes, finish);
+            let on_disk = self.on_disk;
+            done.send_modify(|progress| {
+                progress.done = generation.max(progress.done);
+                progress.on_disk = progress.on_disk.max(on_disk);
+                if error.is_some() {
+                    progress.error = error;
+                }
+            });
             if closed {
                 self.close();
                 return;
@@ -248,54 +280,88 @@ impl Writer {
         }
     }
 
-    /// The whole file if given (emptying the journal), then the records (of generations up to
-    /// `generation`). Returns the last generation now on disk (0: none of these) and the
-    /// error, if any.
-    fn write(&mut self, file: Option<(u64, Vec<u8>)>, records: &[u8], generation: u64) -> (u64, Option<io::ErrorKind>) {
-        let mut reached = 0;
-        if let Some((whole_generation, bytes)) = file {
-            let whole = write_atomically(&self.path, &bytes).and_then(|()| self.empty_journal());
-            if let Err(error) = whole {
-                return (0, Some(self.failed("kvConfig", &self.path.clone(), &error)));
+    /// Brings the disk up to `self.latest` as far as it may now: a whole file if one is due
+    /// (or at the stop, if the journal holds anything), else `changes` appended. The error, if
+    /// the disk is behind.
+    fn step(&mut self, changes: &[KvChange], finish: bool) -> Option<io::ErrorKind> {
+        let stop_whole = finish && (self.len > 0 || self.on_disk < self.latest || self.fold);
+        if self.broken {
+            // Paced, but never skipped at the stop.
+            if !stop_whole && self.retry_at.is_some_and(|at| Instant::now() < at) {
+                return Some(self.last_error);
             }
-            self.stats.whole_writes.fetch_add(1, Ordering::Relaxed);
-            self.clean = true;
-            self.shared.broken.store(false, Ordering::Release);
-            reached = whole_generation;
-            tracing::debug!("persist kvConfig to {} OK ({} bytes)", self.path.display(), bytes.len());
+            return self.write_whole();
         }
-        if records.is_empty() {
-            return (reached, None);
+        if stop_whole || self.fold {
+            return self.write_whole();
         }
-        if !self.clean {
-            // Records that came while the owner had not yet seen a failure: not written.
-            return (reached, Some(self.last_error));
+        if changes.is_empty() {
+            return None;
+        }
+        let base = match self.base {
+            Some(base) => base,
+            None => match fs::read(&self.path) {
+                Ok(bytes) => *self.base.insert(Base::of(&bytes)),
+                Err(error) if error.kind() == io::ErrorKind::NotFound => *self.base.insert(Base::of(&[])),
+                // Unknown: a whole file makes it known.
+                Err(_) => return self.write_whole(),
+            },
+        };
+        let mut records = Vec::new();
+        if self.len == 0 {
+            journal::encode_header(base, &mut records);
+        }
+        changes.iter().for_each(|change| journal::encode(change, &mut records));
+        if self.len + records.len() as u64 > base.len.max(self.tuning.min_journal) {
+            return self.write_whole();
         }
         let before = self.len;
-        match self.append(records) {
+        match self.append(&records) {
             Ok(()) => {
                 self.len += records.len() as u64;
                 self.stats.bytes.store(self.len, Ordering::Relaxed);
-                (generation, None)
+                self.on_disk = self.latest;
+                None
             }
             Err(error) => {
                 // Cut back what may have landed; the next whole file makes it right either way.
                 if let Some(file) = &self.file {
                     let _ = file.set_len(before);
                 }
-                (reached, Some(self.failed("kvConfig journal", &self.journal.clone(), &error)))
+                Some(self.failed("kvConfig journal", &self.journal.clone(), &error))
             }
         }
+    }
+
+    /// Writes the table whole (serialized here, off the owner) and empties the journal.
+    fn write_whole(&mut self) -> Option<io::ErrorKind> {
+        let bytes = self.table.to_json();
+        let whole = write_atomically(&self.path, &bytes).map(|()| self.base = Some(Base::of(&bytes)));
+        #[cfg(test)]
+        assert!(!(whole.is_ok() && self.tuning.die_after_rename), "failpoint: the writer dies after the rename");
+        if let Err(error) = whole.and_then(|()| self.empty_journal()) {
+            return Some(self.failed("kvConfig", &self.path.clone(), &error));
+        }
+        self.stats.whole_writes.fetch_add(1, Ordering::Relaxed);
+        if self.broken {
+            tracing::info!(
+                "persist kvConfig to {} OK again after {} failed writes: it holds every change",
+                self.path.display(),
+                self.failed_attempts
+            );
+        }
+        (self.fold, self.broken, self.retry_at, self.failed_attempts) = (false, false, None, 0);
+        self.on_disk = self.latest;
+        tracing::debug!("persist kvConfig to {} OK ({} bytes)", self.path.display(), bytes.len());
+        None
     }
 
     fn append(&mut self, records: &[u8]) -> io::Result<()> {
         let file = match &mut self.file {
             Some(file) => file,
             None => {
-                let created = !self.journal.exists();
-                if created {
-                    fs::create_dir_all(parent(&self.journal))?;
-                }
+                create_dir_synced(parent(&self.journal))?;
+                let created = fs::symlink_metadata(&self.journal).is_err();
                 let file = open_journal(&self.journal, &self.path)?;
                 if created {
                     sync_dir(parent(&self.journal))?;
@@ -309,7 +375,7 @@ impl Writer {
 
     /// Empties the journal once the whole file holds its records.
     fn empty_journal(&mut self) -> io::Result<()> {
-        if self.file.is_none() && self.journal.exists() {
+        if self.file.is_none() && fs::symlink_metadata(&self.journal).is_ok() {
             self.file = Some(open_journal(&self.journal, &self.path)?);
         }
         if let Some(file) = &self.file {
@@ -321,16 +387,27 @@ impl Writer {
         Ok(())
     }
 
+    /// Counts and paces a failed write; logs the first of a run of them.
     fn failed(&mut self, what: &str, path: &Path, error: &io::Error) -> io::ErrorKind {
-        self.clean = false;
+        self.broken = true;
         self.last_error = error.kind();
-        self.shared.broken.store(true, Ordering::Release);
         self.failures.fetch_add(1, Ordering::Relaxed);
-        tracing::error!(
-            "persist {what} to {} failed: {error}; the change is in effect until the daemon stops, its reply \
-             says so, and the next change writes the whole kvConfig.json",
-            path.display()
-        );
+        self.backoff =
+            if self.failed_attempts == 0 { self.tuning.retry } else { (self.backoff * 2).min(self.tuning.max_retry) };
+        self.retry_at = Instant::now().checked_add(self.backoff);
+        if self.failed_attempts == 0 {
+            tracing::error!(
+                "persist {what} to {} failed: {error}; the change is in effect until the daemon stops and its reply \
+                 says so; kvConfig.json is written whole again after {:?}, then at growing intervals up to {:?} \
+                 (changes meanwhile are answered as held in memory only), until it succeeds",
+                path.display(),
+                self.tuning.retry,
+                self.tuning.max_retry
+            );
+        } else {
+            tracing::debug!("persist {what} to {} failed again: {error}", path.display());
+        }
+        self.failed_attempts += 1;
         self.last_error
     }
 
@@ -346,7 +423,11 @@ impl Writer {
             );
             return;
         }
-        if fs::metadata(&self.journal).is_ok_and(|m| m.len() > 0) {
+        let Ok(meta) = fs::symlink_metadata(&self.journal) else { return };
+        if !meta.is_file() {
+            return;
+        }
+        if meta.len() > 0 {
             tracing::warn!(
                 "the daemon stops and {} holds changes that {} does not: the next start replays them (Java's \
                  NameServer would not read them)",
@@ -365,14 +446,8 @@ impl Writer {
     }
 }
 
-fn parent(path: &Path) -> &Path {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    }
-}
-
-/// Opens the journal for appending, creating it with the KV file's mode (0600 without one).
+/// Opens the journal for appending, never through a symbolic link, creating it with the KV
+/// file's mode (0600 without one).
 fn open_journal(journal: &Path, kv_path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.append(true).create(true);
@@ -383,7 +458,7 @@ fn open_journal(journal: &Path, kv_path: &Path) -> io::Result<File> {
     }
     #[cfg(not(unix))]
     let _ = kv_path;
-    options.open(journal)
+    open_nofollow(&mut options, journal)
 }
 
 #[cfg(test)]
@@ -399,7 +474,7 @@ mod tests {
     /// the writer is done with it.
     async fn change(journal: &mut KvJournal, kv: &mut KvConfig, change: KvChange) -> Progress {
         kv.apply(&change);
-        let generation = journal.change(&change, kv);
+        let generation = journal.change(change);
         journal.subscribe().wait_for(|p| p.done >= generation).await.unwrap().clone()
     }
 
@@ -418,7 +493,7 @@ mod tests {
         let stats = journal.stats();
         assert_eq!(stats.bytes.load(Ordering::Relaxed), fs::metadata(journal_path(&path)).unwrap().len());
 
-        journal.finish(&kv);
+        journal.finish();
         drop(journal);
         writer.await.unwrap();
         assert_eq!(fs::read(&path).unwrap(), br#"{"configTable":{"ns":{"b":"2"}}}"#);
@@ -459,6 +534,7 @@ mod tests {
         fs::write(&path, r#"{"configTable":{"ns":{"a":"0"}}}"#).unwrap();
         // A crash left two records and a torn third.
         let mut bytes = Vec::new();
+        journal::encode_header(Base::of(&fs::read(&path).unwrap()), &mut bytes);
         journal::encode(&put("a", "1"), &mut bytes);
         journal::encode(&put("b", "2"), &mut bytes);
         let whole = bytes.len();
@@ -477,33 +553,128 @@ mod tests {
         assert_eq!(load_kv(&path).unwrap(), kv, "stopped without finish: the journal keeps the change");
     }
 
-    #[tokio::test]
-    async fn after_a_failed_write_only_a_whole_file_follows() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("kvConfig.json");
-        // A directory, not empty, where the journal goes: appends fail, even as root.
-        let blocker = journal_path(&path);
+    /// A directory, not empty, where the journal goes: appends fail, even as root.
+    fn block_the_journal(path: &Path) -> PathBuf {
+        let blocker = journal_path(path);
         fs::create_dir(&blocker).unwrap();
         fs::write(blocker.join("in-the-way"), "").unwrap();
-        let (mut journal, writer) = KvJournal::spawn(path.clone(), &KvConfig::default());
+        blocker
+    }
+
+    #[tokio::test]
+    async fn after_a_failed_write_only_a_whole_file_follows_and_the_store_heals_by_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kvConfig.json");
+        let blocker = block_the_journal(&path);
+        let tuning = Tuning { retry: Duration::from_millis(10), max_retry: Duration::from_millis(20), ..TUNING };
+        let (mut journal, writer) = KvJournal::spawn_tuned(path.clone(), &KvConfig::default(), tuning);
         let failures = journal.failures();
         let mut kv = KvConfig::default();
         let progress = change(&mut journal, &mut kv, put("a", "1")).await;
         assert_eq!((progress.on_disk, progress.error.is_some()), (0, true), "{progress:?}");
-        assert_eq!(failures.load(Ordering::Relaxed), 1);
-        // The next change writes kvConfig.json whole, which holds both; the journal still fails.
-        let progress = change(&mut journal, &mut kv, put("b", "2")).await;
-        assert_eq!(failures.load(Ordering::Relaxed), 2, "{progress:?}");
+        assert!(failures.load(Ordering::Relaxed) >= 1);
+        // The cause passes: a retry writes the whole file with no change to prompt it.
         fs::remove_dir_all(&blocker).unwrap();
-        let progress = change(&mut journal, &mut kv, put("c", "3")).await;
-        assert_eq!(progress.on_disk, 3, "{progress:?}");
-        assert_eq!(fs::read(&path).unwrap(), br#"{"configTable":{"ns":{"a":"1","b":"2","c":"3"}}}"#);
-        let progress = change(&mut journal, &mut kv, put("d", "4")).await;
-        assert_eq!(progress.on_disk, 4);
+        let healed = journal.subscribe().wait_for(|p| p.on_disk >= 1).await.map(|p| p.clone());
+        assert_eq!(healed.unwrap().on_disk, 1);
+        assert_eq!(fs::read(&path).unwrap(), br#"{"configTable":{"ns":{"a":"1"}}}"#);
+        let progress = change(&mut journal, &mut kv, put("b", "2")).await;
+        assert_eq!(progress.on_disk, 2, "{progress:?}");
         assert!(journal_path(&path).is_file(), "appending again");
         drop(journal);
         writer.await.unwrap();
         assert_eq!(load_kv(&path).unwrap(), kv);
+    }
+
+    #[tokio::test]
+    async fn puts_while_broken_do_not_each_rewrite_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kvConfig.json");
+        let blocker = block_the_journal(&path);
+        let hour = Duration::from_secs(3600);
+        let tuning = Tuning { retry: hour, max_retry: hour, ..TUNING };
+        let (mut journal, writer) = KvJournal::spawn_tuned(path.clone(), &KvConfig::default(), tuning);
+        let (failures, stats) = (journal.failures(), journal.stats());
+        let mut kv = KvConfig::default();
+        for i in 0..50 {
+            let progress = change(&mut journal, &mut kv, put(&format!("k{i}"), "v")).await;
+            assert_eq!((progress.on_disk, progress.error.is_some()), (0, true), "{progress:?}");
+        }
+        assert_eq!(failures.load(Ordering::Relaxed), 1, "one attempt, then the retry waits");
+        assert_eq!(stats.whole_writes.load(Ordering::Relaxed), 0);
+        // The stop does not wait for the retry: it writes the whole table.
+        fs::remove_dir_all(&blocker).unwrap();
+        journal.finish();
+        drop(journal);
+        writer.await.unwrap();
+        assert_eq!(KvConfig::from_json(&fs::read(&path).unwrap()).unwrap(), kv);
+        assert!(!journal_path(&path).exists());
+        assert_eq!(failures.load(Ordering::Relaxed), 1);
+    }
+
+    #[tokio::test]
+    async fn a_journal_of_another_base_file_is_set_aside_not_replayed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kvConfig.json");
+        fs::write(&path, r#"{"configTable":{"ns":{"a":"0"}}}"#).unwrap();
+        let mut kv = load_kv(&path).unwrap();
+        let (mut journal, writer) = KvJournal::spawn(path.clone(), &kv);
+        change(&mut journal, &mut kv, put("a", "1")).await;
+        drop(journal);
+        writer.await.unwrap();
+        // The operator puts another file in place by hand; the journal is of the old one.
+        let by_hand = r#"{"configTable":{"ns":{"a":"by hand"}}}"#;
+        fs::write(&path, by_hand).unwrap();
+        let journal_bytes = fs::read(journal_path(&path)).unwrap();
+        let loaded = load_kv(&path).unwrap();
+        assert_eq!(loaded.get("ns", "a"), Some("by hand"), "the hand-made file wins");
+        assert!(!journal_path(&path).exists());
+        let aside = dir.path().join("kvConfig.json.journal.stale-1");
+        assert_eq!(fs::read(&aside).unwrap(), journal_bytes, "kept for the operator, whole");
+    }
+
+    #[tokio::test]
+    async fn a_crash_between_the_whole_write_and_the_journal_truncate_loses_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kvConfig.json");
+        let tuning = Tuning { min_journal: 100, die_after_rename: true, ..TUNING };
+        let (mut journal, writer) = KvJournal::spawn_tuned(path.clone(), &KvConfig::default(), tuning);
+        let mut kv = KvConfig::default();
+        change(&mut journal, &mut kv, put("a", "1")).await;
+        assert!(!path.exists());
+        // `a` again, outgrowing the journal: the writer writes the file whole and dies.
+        let again = put("a", &"2".repeat(100));
+        kv.apply(&again);
+        let generation = journal.change(again);
+        assert!(journal.subscribe().wait_for(|p| p.done >= generation).await.is_err(), "never answered");
+        drop(journal);
+        assert!(writer.await.unwrap_err().is_panic());
+        assert_eq!(KvConfig::from_json(&fs::read(&path).unwrap()).unwrap(), kv, "renamed into place");
+        assert!(fs::metadata(journal_path(&path)).unwrap().len() > 0, "not truncated");
+
+        assert_eq!(load_kv(&path).unwrap(), kv, "the old record is not replayed over the newer file");
+        assert!(!journal_path(&path).exists());
+        assert!(dir.path().join("kvConfig.json.journal.stale-1").is_file(), "kept for the operator");
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_symlinked_journal_is_refused_and_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kvConfig.json");
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        std::os::unix::fs::symlink(&victim, journal_path(&path)).unwrap();
+        let error = load_kv(&path).unwrap_err().to_string();
+        assert!(error.contains("is a symbolic link"), "{error}");
+        // Planted after the start: appends fail rather than follow it.
+        let (mut journal, writer) = KvJournal::spawn(path.clone(), &KvConfig::default());
+        let mut kv = KvConfig::default();
+        let progress = change(&mut journal, &mut kv, put("a", "1")).await;
+        assert_eq!(progress.on_disk, 0, "{progress:?}");
+        drop(journal);
+        writer.await.unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
     }
 
     #[test]
@@ -511,14 +682,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("kvConfig.json");
         let mut bytes = Vec::new();
+        journal::encode_header(Base::of(&[]), &mut bytes);
         journal::encode(&put("a", "1"), &mut bytes);
         journal::encode(&put("b", "2"), &mut bytes);
-        bytes[HEADER + 3] ^= 0x40;
+        bytes[journal::FILE_HEADER + journal::HEADER + 3] ^= 0x40;
         fs::write(journal_path(&path), &bytes).unwrap();
         let error = load_kv(&path).unwrap_err().to_string();
         assert!(
             error.starts_with(&format!(
-                "the KV journal {} is corrupt (record 1 at byte 0",
+                "the KV journal {} is corrupt (record 1 at byte 24",
                 journal_path(&path).display()
             )),
             "{error}"

@@ -413,8 +413,9 @@ async fn metrics_speak_rocketmqs_vocabulary() {
     assert_eq!(value("nameserver_serving_routes"), 1.0);
     assert_eq!(value("nameserver_file_write_failures_total{file=\"kvConfig\"}"), 0.0);
     assert_eq!(value("nameserver_file_write_failures_total{file=\"config\"}"), 0.0);
-    // One record: length and checksum (8), tag (1), three texts with their lengths (4 each).
-    assert_eq!(value("nameserver_kv_journal_bytes"), (8 + 1 + 4 + 2 + 4 + 1 + 4 + 1) as f64);
+    // The header (24), then one record: length and checksum (8), tag (1), three texts with their
+    // lengths (4 each).
+    assert_eq!(value("nameserver_kv_journal_bytes"), (24 + 8 + 1 + 4 + 2 + 4 + 1 + 4 + 1) as f64);
     assert_eq!(value("nameserver_kv_file_rewrites_total"), 0.0, "kvConfig.json is not written whole for one put");
     let build = format!(
         "nameserver_build_info{{commit={:?},version={:?}}}",

@@ -178,7 +178,9 @@ fn a_torn_last_record_is_dropped_with_a_warning_and_a_damaged_journal_stops_the_
     daemon.child.kill().unwrap();
     daemon.child.wait().unwrap();
     let journal = fs::read(journal_path(&kv)).unwrap();
-    let first = journal.len() / 2;
+    // A 24-byte header, then two records of the same length.
+    let record = (journal.len() - 24) / 2;
+    let first = 24 + record;
 
     // The second record cut short, as a crash in the middle of its append leaves it.
     fs::write(journal_path(&kv), &journal[..journal.len() - 3]).unwrap();
@@ -186,7 +188,7 @@ fn a_torn_last_record_is_dropped_with_a_warning_and_a_damaged_journal_stops_the_
     let log = daemon.log();
     let warning = log.lines().find(|l| l.contains("ends in a torn record")).unwrap_or_else(|| panic!("{log}"));
     assert!(
-        warning.contains("WARN") && warning.contains(&format!("({} bytes after 1 whole ones", first - 3)),
+        warning.contains("WARN") && warning.contains(&format!("({} bytes after 1 whole ones", record - 3)),
         "{warning}"
     );
     let mut stream = daemon.connect();
@@ -218,7 +220,7 @@ fn a_torn_last_record_is_dropped_with_a_warning_and_a_damaged_journal_stops_the_
     assert!(!output.status.success(), "must not start: {stderr}");
     assert!(
         stderr.contains(&format!(
-            "the KV journal {} is corrupt (record 1 at byte 0: checksum mismatch, and more data follows it); refusing \
+            "the KV journal {} is corrupt (record 1 at byte 24: checksum mismatch, and more data follows it); refusing \
              to start",
             journal_path(&kv).display()
         )),
