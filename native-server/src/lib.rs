@@ -70,6 +70,7 @@ mod conn;
 pub mod exposure;
 mod handshake;
 pub mod http;
+mod intake;
 pub mod listener;
 mod messages;
 mod name_warnings;
@@ -122,7 +123,8 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Default for [`ServerConfig::shutdown_grace`].
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-/// Messages that may wait for the owner before connection tasks stop reading.
+/// Messages that may wait on the owner's channel (new connections, console requests; what
+/// connections hand over waits in their lanes, `intake.rs`).
 const INBOUND_QUEUE: usize = 4096;
 
 /// Everything [`run`] needs besides the listener.
@@ -254,6 +256,7 @@ pub async fn serve(
     let mut observer = observe::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures);
     observer.kv_journal = kv_file.stats();
     let observe = Arc::new(observer);
+    let intake = Arc::new(intake::Intake::new(Arc::clone(&observe)));
     // The console outlives the stop: /readyz says 503 until the drain and the files are done.
     let http_quit = CancellationToken::new();
     let http = match console {
@@ -275,6 +278,7 @@ pub async fn serve(
     };
     let shared = Arc::new(Shared {
         owner: inbound,
+        intake: Arc::clone(&intake),
         routes: Arc::clone(&routes),
         limits,
         idle,
@@ -321,9 +325,9 @@ pub async fn serve(
     let runtime = tokio::runtime::Handle::current();
     let mut owner = match runtime.runtime_flavor() {
         tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::spawn_blocking(move || runtime.block_on(owner.run(inbound_rx)))
+            tokio::task::spawn_blocking(move || runtime.block_on(owner.run(inbound_rx, intake)))
         }
-        _ => tokio::spawn(owner.run(inbound_rx)),
+        _ => tokio::spawn(owner.run(inbound_rx, intake)),
     };
     let acceptor = tokio::spawn(listener::accept(listener, shared, Arc::clone(&limit), outbound_queue));
 

@@ -33,6 +33,22 @@ impl Server {
     /// Starts the binary with `kvConfigPath` in its home plus `settings` (properties lines)
     /// and `args`, without the HTTP console.
     pub(crate) fn start(settings: &[(&str, &str)], args: &[&str]) -> Self {
+        // The HTTP console is not under test here, and would take 127.0.0.1:8080.
+        Self::start_with(settings, &[&["--no-http"], args].concat())
+    }
+
+    /// [`Self::start`] with the HTTP console on 127.0.0.1 (any port), and its address.
+    pub(crate) fn start_with_console(settings: &[(&str, &str)], args: &[&str]) -> (Self, SocketAddr) {
+        let server = Self::start_with(settings, &[&["--http-bind", "127.0.0.1", "--http-port", "0"], args].concat());
+        let console = crate::support::eventually_blocking("the console's address in the log", || {
+            let log = server.daemon.log();
+            let (_, rest) = log.split_once("HTTP console on http://")?;
+            rest.split('/').next()?.parse().ok()
+        });
+        (server, console)
+    }
+
+    fn start_with(settings: &[(&str, &str)], args: &[&str]) -> Self {
         let home = tempfile::tempdir().unwrap();
         let kv = home.path().join("store").join("kvConfig.json");
         let properties = home.path().join("namesrv.properties");
@@ -41,8 +57,7 @@ impl Server {
             text.push_str(&format!("{key}={value}\n"));
         }
         std::fs::write(&properties, text).unwrap();
-        // The HTTP console is not under test here, and would take 127.0.0.1:8080.
-        let mut all = vec!["-c", properties.to_str().unwrap(), "--no-http"];
+        let mut all = vec!["-c", properties.to_str().unwrap()];
         all.extend_from_slice(args);
         let daemon = Daemon::start(home.path(), &all);
         Self { daemon, home, properties, kv }
