@@ -23,8 +23,10 @@
 //! - **connection** (`conn.rs`, one per peer): decodes frames with the core codec, answers
 //!   route queries (GET_ROUTEINFO_BY_TOPIC, the bulk of all traffic) from the latest
 //!   [`snapshot`] (which holds every topic's route; the first connection to ask writes a
-//!   route's JSON, shared from then on), forwards everything else to the owner, writes
-//!   replies, detects idleness.
+//!   route's JSON, shared from then on), hands everything else to the owner through its lane
+//!   of the intake (`intake.rs`: at most 64 requests per connection, taken round robin; a full
+//!   lane stops that connection reading, a full intake answers SYSTEM_BUSY), writes replies,
+//!   detects idleness.
 //! - **owner** (`owner.rs`, one): owns the `NameServer` with no lock; one `handle` call per
 //!   message or timer, then a new route snapshot if an answer changed, then the outputs. It
 //!   never waits for a peer: a full reply queue closes that peer; a reply to a request that
