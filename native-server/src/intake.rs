@@ -162,12 +162,19 @@ impl Intake {
     /// the intake is paused).
     pub(crate) async fn next(&self) -> Inbound {
         loop {
+            // Taken before looking, so that a resume after the look wakes the wait below.
             #[cfg(feature = "test-hooks")]
-            self.observe.test_hooks.resumed().await;
+            let mut paused = self.observe.test_hooks.subscribe();
             if let Some(message) = self.pop() {
                 return message;
             }
             // One waiter (the owner): a push before this wait leaves a permit.
+            #[cfg(feature = "test-hooks")]
+            tokio::select! {
+                () = self.work.notified() => {}
+                _ = paused.changed() => {}
+            }
+            #[cfg(not(feature = "test-hooks"))]
             self.work.notified().await;
         }
     }

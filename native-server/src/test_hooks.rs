@@ -41,9 +41,9 @@ impl OwnerControl {
         *self.paused.borrow()
     }
 
-    /// Returns once the intake is not paused.
-    pub(crate) async fn resumed(&self) {
-        let _ = self.paused.subscribe().wait_for(|paused| !paused).await;
+    /// Sees each pause and resume from now on.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<bool> {
+        self.paused.subscribe()
     }
 
     pub(crate) fn arrived(&self, conn: ConnId, cmd: &RemotingCommand) {
