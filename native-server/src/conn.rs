@@ -4,24 +4,26 @@
 //! frame's full length once its prefix is known, never more than the frame limit; a frame of
 //! megabytes is read 64 KiB at a time, yielding to other tasks between reads), answers
 //! route queries from the latest [`RouteSnapshot`] and hands every other command to the
-//! owner through the connection's lane of the [`Intake`]. Replies from the owner arrive on a bounded queue and are encoded here, off the
-//! owner's core. Requests are pipelined: any number may be in flight, answered in any order
-//! and matched by `opaque`, as in Java.
+//! owner through the connection's lane of the [`Intake`]. Replies from the owner arrive on a
+//! bounded queue and are encoded here, off the owner's core. Requests are pipelined: any
+//! number may be in flight, answered in any order and matched by `opaque`, as in Java.
 //!
 //! Back-pressure never reaches other peers. When the connection's lane holds its 64 requests,
-//! this task keeps the next one and stops reading from the peer until the owner takes one; when
-//! the owner's queue is full as a whole, it answers SYSTEM_BUSY itself (see [`Intake`]). When
-//! more than [`HIGH_WATER`] bytes of replies wait for a peer that does not read, this task
-//! stops reading from it and stops taking replies off its queue; once that queue is full, or holds more than
+//! this task keeps the next one and stops reading from the peer until the owner takes one;
+//! when the owner's queue is full as a whole, it answers SYSTEM_BUSY itself (see [`Intake`]).
+//! When more than [`HIGH_WATER`] bytes of replies wait for a peer that does not read, this
+//! task stops reading from it and stops taking replies off its queue; once that queue is
+//! full, or holds more than
 //! [`MAX_UNWRITTEN_REPLY_BYTES`](crate::messages::MAX_UNWRITTEN_REPLY_BYTES), the owner closes
 //! the connection instead of waiting. A decode error closes this connection only ("decode
 //! exception", as Java logs it).
 //!
 //! Two deadlines keep a peer from holding its slot with a trickle: a frame must be complete
 //! within the base deadline (10 s) plus a second per 64 KiB it announces, counted from its
-//! first bytes, not counting the time this task did not read from it; and a peer that leaves [`HIGH_WATER`] bytes of replies or more unread for a
-//! whole idle period is closed even if it reads now and then (a write does not restart that
-//! clock, as it restarts the idle one).
+//! first bytes and not counting the time this task did not read from the peer; and a peer
+//! that leaves [`HIGH_WATER`] bytes of replies or more unread for a whole idle period is
+//! closed even if it reads now and then (a write does not restart that clock, as it restarts
+//! the idle one).
 
 use std::io;
 use std::sync::Arc;
