@@ -50,6 +50,7 @@ node scripts/check-links.mjs "$root" || fail "the archive's documents point at f
 
 step "no test hooks in the binary (native-server/src/test_hooks.rs)"
 ! grep -aq nameserver-test-hooks-compiled-in "$root/nameserver" || fail "the binary was built with the test-hooks feature"
+! grep -aq /test-hooks/owner/ "$root/nameserver" || fail "the binary serves the console's test hooks (/test-hooks/owner/)"
 
 version="$("$root/nameserver" --version)"
 step "$version"

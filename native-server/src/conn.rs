@@ -3,23 +3,27 @@
 //! The task reads bytes into a buffer, decodes whole frames with the core codec (reserving the
 //! frame's full length once its prefix is known, never more than the frame limit; a frame of
 //! megabytes is read 64 KiB at a time, yielding to other tasks between reads), answers
-//! route queries from the latest [`RouteSnapshot`] and forwards every other command to the
-//! owner. Replies from the owner arrive on a bounded queue and are encoded here, off the
-//! owner's core. Requests are pipelined: any number may be in flight, answered in any order
-//! and matched by `opaque`, as in Java.
+//! route queries from the latest [`RouteSnapshot`] and hands every other command to the
+//! owner through the connection's lane of the [`Intake`]. Replies from the owner arrive on a
+//! bounded queue and are encoded here, off the owner's core. Requests are pipelined: any
+//! number may be in flight, answered in any order and matched by `opaque`, as in Java.
 //!
-//! Back-pressure never reaches other peers. When more than [`HIGH_WATER`] bytes of replies
-//! wait for a peer that does not read, this task stops reading from it and stops taking
-//! replies off its queue; once that queue is full, or holds more than
+//! Back-pressure never reaches other peers. When the connection's lane holds its 64 requests,
+//! this task keeps the next one and stops reading from the peer until the owner takes one;
+//! when the owner's queue is full as a whole, it answers SYSTEM_BUSY itself (see [`Intake`]).
+//! When more than [`HIGH_WATER`] bytes of replies wait for a peer that does not read, this
+//! task stops reading from it and stops taking replies off its queue; once that queue is
+//! full, or holds more than
 //! [`MAX_UNWRITTEN_REPLY_BYTES`](crate::messages::MAX_UNWRITTEN_REPLY_BYTES), the owner closes
 //! the connection instead of waiting. A decode error closes this connection only ("decode
 //! exception", as Java logs it).
 //!
 //! Two deadlines keep a peer from holding its slot with a trickle: a frame must be complete
 //! within the base deadline (10 s) plus a second per 64 KiB it announces, counted from its
-//! first bytes; and a peer that leaves [`HIGH_WATER`] bytes of replies or more unread for a
-//! whole idle period is closed even if it reads now and then (a write does not restart that
-//! clock, as it restarts the idle one).
+//! first bytes and not counting the time this task did not read from the peer; and a peer
+//! that leaves [`HIGH_WATER`] bytes of replies or more unread for a whole idle period is
+//! closed even if it reads now and then (a write does not restart that clock, as it restarts
+//! the idle one).
 
 use std::io;
 use std::sync::Arc;
@@ -29,14 +33,15 @@ use arc_swap::ArcSwap;
 use bytes::{Buf, BufMut as _, BytesMut};
 use nameserver_core::ConnId;
 use nameserver_core::codec::{self, DecodeError, Limits};
-use nameserver_core::protocol::RemotingCommand;
+use nameserver_core::protocol::{RemotingCommand, ResponseCode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::handshake::Stream;
+use crate::intake::{Admission, BUSY_REMARK, Intake};
 use crate::messages::{Inbound, ReplyBytes, queued_size};
 use crate::observe::Deadline;
 use crate::snapshot::{FastPath, RouteSnapshot};
@@ -64,8 +69,10 @@ const READ_MAX: usize = 64 * 1024;
 /// What every connection task of one server shares.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    /// The owner's inbound queue.
+    /// The owner's channel (`Connected`, sent by the acceptor).
     pub(crate) owner: mpsc::Sender<Inbound>,
+    /// The connections' lanes to the owner.
+    pub(crate) intake: Arc<Intake>,
     /// The latest route snapshot.
     pub(crate) routes: Arc<ArcSwap<RouteSnapshot>>,
     /// Frame and body limits.
@@ -124,9 +131,12 @@ impl Connection {
     pub(crate) async fn run(self) {
         let Self { conn, remote, stream, outbound, unwritten, close, shared, permit, source } = self;
         tracing::debug!("NETTY SERVER PIPELINE: channelActive, the channel[{remote}]");
-        let mut goodbye = Goodbye { conn, owner: Some(shared.owner.clone()) };
+        let goodbye = Goodbye { conn, intake: Arc::clone(&shared.intake) };
         let mut session = Session {
             conn,
+            room: shared.intake.room(conn),
+            pending: None,
+            unread_since: None,
             outbound,
             unwritten,
             published: 0,
@@ -191,7 +201,7 @@ impl Connection {
             End::PeerClosed | End::ClosedByServer | End::Finished => {}
         }
         tracing::debug!("NETTY SERVER PIPELINE: channelInactive, the channel[{remote}]");
-        goodbye.send().await;
+        drop(goodbye);
         drop(permit);
     }
 }
@@ -200,37 +210,29 @@ impl Connection {
 /// brokers would stay registered and the connection counted for the life of the process.
 struct Goodbye {
     conn: ConnId,
-    /// `None` once sent.
-    owner: Option<mpsc::Sender<Inbound>>,
-}
-
-impl Goodbye {
-    async fn send(&mut self) {
-        if let Some(owner) = self.owner.take() {
-            // The owner is gone only when the server has stopped; nothing is left to clean then.
-            let _ = owner.send(Inbound::Disconnected { conn: self.conn }).await;
-        }
-    }
+    intake: Arc<Intake>,
 }
 
 impl Drop for Goodbye {
     fn drop(&mut self) {
-        let Some(owner) = self.owner.take() else { return };
-        let message = Inbound::Disconnected { conn: self.conn };
         if std::thread::panicking() {
             tracing::error!("connection {:?}: its task panicked; removing what it registered", self.conn);
         }
-        if let Err(mpsc::error::TrySendError::Full(message)) = owner.try_send(message) {
-            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                runtime.spawn(async move { owner.send(message).await });
-            }
-        }
+        // After everything it handed over. Refused only once the owner has stopped, when
+        // nothing is left to clean.
+        self.intake.push(self.conn, Inbound::Disconnected { conn: self.conn });
     }
 }
 
 /// A connection's state while it runs (the socket is borrowed separately, split in halves).
 struct Session {
     conn: ConnId,
+    /// Notified when the owner takes one of this connection's requests.
+    room: Arc<Notify>,
+    /// A request its full lane did not take yet; nothing more is read or decoded meanwhile.
+    pending: Option<(RemotingCommand, Option<std::time::Instant>)>,
+    /// Since when this task has not read from the peer (replies unread, a full lane, a drain).
+    unread_since: Option<Instant>,
     outbound: mpsc::Receiver<RemotingCommand>,
     /// Shared with the owner: its queue's bytes plus `published`.
     unwritten: ReplyBytes,
@@ -276,19 +278,20 @@ impl Session {
         let frame_timer = tokio::time::sleep_until(self.last_io);
         let backlog_timer = tokio::time::sleep_until(self.last_io);
         tokio::pin!(idle_timer, frame_timer, backlog_timer);
+        let room = Arc::clone(&self.room);
         loop {
             if std::mem::take(&mut self.large_read) {
                 // Behind whatever else is ready: a 64 KiB copy per turn, not megabytes.
                 tokio::task::yield_now().await;
             }
-            if let Err(end) = self.process_buffered().await {
+            if let Err(end) = self.process_buffered() {
                 return end;
             }
-            if self.draining && !self.drained_sent && !self.has_whole_frame() {
+            if self.draining && !self.drained_sent && self.pending.is_none() && !self.has_whole_frame() {
                 // Everything received before the shutdown has been handed over; once the
                 // owner has answered it, it drops this connection's queue.
                 self.drained_sent = true;
-                if let Err(end) = self.forward(Inbound::Drained { conn: self.conn }).await {
+                if let Err(end) = self.forward(Inbound::Drained { conn: self.conn }) {
                     return end;
                 }
             }
@@ -299,7 +302,8 @@ impl Session {
                 return End::Finished;
             }
             let take_replies = !self.owner_gone && unwritten < HIGH_WATER;
-            let read_more = !self.draining && unwritten < HIGH_WATER;
+            let read_more = !self.draining && unwritten < HIGH_WATER && self.pending.is_none();
+            self.reading(read_more);
             // Only while this task reads: a frame waiting behind unread replies is not late.
             let frame_due = if read_more { self.frame_due() } else { None };
             if let Some(due) = frame_due
@@ -336,6 +340,7 @@ impl Session {
                     }
                     None => self.owner_gone = true,
                 },
+                () = room.notified(), if self.pending.is_some() => {}
                 result = read_some(reader, &mut self.inbuf), if read_more => match result {
                     Ok(0) => return End::PeerClosed,
                     Ok(_) => {
@@ -352,7 +357,7 @@ impl Session {
                     let due = crate::clock::after(self.last_io, idle.unwrap_or(Duration::ZERO));
                     if Instant::now() >= due {
                         self.idle_sent = true;
-                        if let Err(end) = self.forward(Inbound::Idle { conn: self.conn }).await {
+                        if let Err(end) = self.forward(Inbound::Idle { conn: self.conn }) {
                             return end;
                         }
                     } else {
@@ -363,9 +368,13 @@ impl Session {
         }
     }
 
-    /// Decodes and dispatches whole frames while the peer keeps up with its replies.
-    async fn process_buffered(&mut self) -> Result<(), End> {
-        while self.out.len() - self.written < HIGH_WATER {
+    /// Decodes and dispatches whole frames while the peer keeps up with its replies and its
+    /// lane has room.
+    fn process_buffered(&mut self) -> Result<(), End> {
+        if let Some((cmd, at)) = self.pending.take() {
+            self.hand_over(cmd, at)?;
+        }
+        while self.pending.is_none() && self.out.len() - self.written < HIGH_WATER {
             let len = match codec::frame_len(&self.inbuf, &self.limits) {
                 Ok(Some(len)) => len,
                 Ok(None) => break,
@@ -393,7 +402,7 @@ impl Session {
                 self.inbuf.advance(len);
             }
             self.frame_started = None;
-            self.dispatch(cmd).await?;
+            self.dispatch(cmd)?;
         }
         if self.inbuf.is_empty() {
             self.frame_started = None;
@@ -429,7 +438,22 @@ impl Session {
         Some(crate::clock::after(since, idle?))
     }
 
-    async fn dispatch(&mut self, cmd: RemotingCommand) -> Result<(), End> {
+    /// While this task does not read, the frame being received is not late: its deadline
+    /// moves by the time reading stopped, so a peer is never closed for the daemon's pause.
+    fn reading(&mut self, reads: bool) {
+        match (reads, self.unread_since) {
+            (false, None) => self.unread_since = Some(Instant::now()),
+            (true, Some(since)) => {
+                self.unread_since = None;
+                if let Some(started) = &mut self.frame_started {
+                    *started += since.elapsed();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self, cmd: RemotingCommand) -> Result<(), End> {
         #[cfg(feature = "test-hooks")]
         assert!(
             cmd.code != crate::test_hooks::PANIC_REQUEST_CODE,
@@ -449,18 +473,39 @@ impl Session {
                 return Ok(());
             }
         }
-        if !cmd.is_oneway() && !cmd.is_response() {
-            self.owner_pending += 1;
-        }
-        self.forward(Inbound::Received { conn: self.conn, cmd, at }).await
+        self.hand_over(cmd, at)
     }
 
-    /// Sends to the owner, waiting for room in its queue unless the connection is closed.
-    async fn forward(&self, message: Inbound) -> Result<(), End> {
-        tokio::select! {
-            sent = self.shared.owner.send(message) => sent.map_err(|_| End::Finished),
-            () = self.close.cancelled() => Err(End::ClosedByServer),
+    /// Puts a request in the connection's lane; one that does not fit waits in `pending`, one
+    /// refused for a full owner queue is answered SYSTEM_BUSY here (a oneway one is dropped).
+    fn hand_over(&mut self, cmd: RemotingCommand, at: Option<std::time::Instant>) -> Result<(), End> {
+        let two_way = !cmd.is_oneway() && !cmd.is_response();
+        match self.shared.intake.request(self.conn, cmd, at) {
+            Admission::Queued => {
+                if two_way {
+                    self.owner_pending += 1;
+                }
+                Ok(())
+            }
+            Admission::Full(cmd, at) => {
+                self.pending = Some((cmd, at));
+                Ok(())
+            }
+            Admission::Busy(cmd) if two_way => {
+                let busy = RemotingCommand::response_to(&cmd, ResponseCode::SystemBusy).with_remark(BUSY_REMARK);
+                let encoded = codec::encode(&busy, &mut self.out).map_err(|error| End::Encode(error.to_string()));
+                self.publish_unwritten();
+                self.shared.observe.answered_here(self.conn, cmd.code, busy.code, at);
+                encoded
+            }
+            Admission::Busy(_) => Ok(()),
+            Admission::Closed => Err(End::Finished),
         }
+    }
+
+    /// Hands the owner a message about this connection, after the requests before it.
+    fn forward(&self, message: Inbound) -> Result<(), End> {
+        if self.shared.intake.push(self.conn, message) { Ok(()) } else { Err(End::Finished) }
     }
 
     fn push_reply(&mut self, cmd: &RemotingCommand) -> Result<(), End> {

@@ -23,8 +23,10 @@
 //! - **connection** (`conn.rs`, one per peer): decodes frames with the core codec, answers
 //!   route queries (GET_ROUTEINFO_BY_TOPIC, the bulk of all traffic) from the latest
 //!   [`snapshot`] (which holds every topic's route; the first connection to ask writes a
-//!   route's JSON, shared from then on), forwards everything else to the owner, writes
-//!   replies, detects idleness.
+//!   route's JSON, shared from then on), hands everything else to the owner through its lane
+//!   of the intake (`intake.rs`: at most 64 requests per connection, taken round robin; a full
+//!   lane stops that connection reading, a full intake answers SYSTEM_BUSY), writes replies,
+//!   detects idleness.
 //! - **owner** (`owner.rs`, one): owns the `NameServer` with no lock; one `handle` call per
 //!   message or timer, then a new route snapshot if an answer changed, then the outputs. It
 //!   never waits for a peer: a full reply queue closes that peer; a reply to a request that
@@ -70,6 +72,7 @@ mod conn;
 pub mod exposure;
 mod handshake;
 pub mod http;
+mod intake;
 pub mod listener;
 mod messages;
 mod name_warnings;
@@ -123,7 +126,8 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Default for [`ServerConfig::shutdown_grace`].
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-/// Messages that may wait for the owner before connection tasks stop reading.
+/// Messages that may wait on the owner's channel (new connections, console requests; what
+/// connections hand over waits in their lanes, `intake.rs`).
 const INBOUND_QUEUE: usize = 4096;
 
 /// Everything [`run`] needs besides the listener.
@@ -260,6 +264,7 @@ pub async fn serve(
     let mut observer = observe::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures);
     observer.kv_journal = kv_file.stats();
     let observe = Arc::new(observer);
+    let intake = Arc::new(intake::Intake::new(Arc::clone(&observe)));
     // The console outlives the stop: /readyz says 503 until the drain and the files are done.
     let http_quit = CancellationToken::new();
     let http = match console {
@@ -281,6 +286,7 @@ pub async fn serve(
     };
     let shared = Arc::new(Shared {
         owner: inbound,
+        intake: Arc::clone(&intake),
         routes: Arc::clone(&routes),
         limits,
         idle,
@@ -325,9 +331,9 @@ pub async fn serve(
     let runtime = tokio::runtime::Handle::current();
     let mut owner = match runtime.runtime_flavor() {
         tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::spawn_blocking(move || runtime.block_on(owner.run(inbound_rx)))
+            tokio::task::spawn_blocking(move || runtime.block_on(owner.run(inbound_rx, intake)))
         }
-        _ => tokio::spawn(owner.run(inbound_rx)),
+        _ => tokio::spawn(owner.run(inbound_rx, intake)),
     };
     let acceptor = tokio::spawn(listener::accept(listener, shared, Arc::clone(&limit), outbound_queue));
 

@@ -1,6 +1,7 @@
 //! The owner: the one task that owns the [`NameServer`], with no lock around it.
 //!
-//! It waits for whichever comes first — a message from a connection task, the core's
+//! It waits for whichever comes first — a message on its channel (a new connection, a console
+//! request), the next connection's turn in the [`Intake`] (round robin), the core's
 //! [`NameServer::poll_timeout`], the ten-minute KV print or the shutdown — makes one
 //! [`NameServer::handle`] call, publishes a new route snapshot if a route answer changed, and
 //! then acts on every [`Output`]. It never waits for a peer: replies go to each connection's
@@ -27,6 +28,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
+use crate::intake::Intake;
 use crate::messages::{ConnHandle, Inbound, MAX_UNWRITTEN_REPLY_BYTES, queued_size};
 use crate::name_warnings::NameWarnings;
 use crate::notify::Notifier;
@@ -86,7 +88,7 @@ impl Owner {
     /// Runs until the server has shut down and every connection has been handed its replies
     /// (or the grace period is over). Dropping `self` at the end flushes the persistence
     /// tasks.
-    pub(crate) async fn run(mut self, mut inbound: mpsc::Receiver<Inbound>) {
+    pub(crate) async fn run(mut self, mut inbound: mpsc::Receiver<Inbound>, intake: Arc<Intake>) {
         self.publish_routes();
         self.console.publish(&self.ns);
         let scan = tokio::time::sleep_until(self.next_deadline());
@@ -104,11 +106,23 @@ impl Owner {
                 scan.as_mut().reset(deadline);
             }
             tokio::select! {
+                biased;
                 message = inbound.recv() => match message {
                     Some(Inbound::AcceptStopped) => accept_stopped = true,
                     Some(message) => self.on_inbound(message),
                     None => break,
                 },
+                message = intake.next() => {
+                    // A connection's `Connected` was on the channel before it handed anything
+                    // over: take it first.
+                    while let Ok(first) = inbound.try_recv() {
+                        match first {
+                            Inbound::AcceptStopped => accept_stopped = true,
+                            first => self.on_inbound(first),
+                        }
+                    }
+                    self.on_inbound(message);
+                }
                 () = &mut scan => self.step(Input::Timeout),
                 Ok(()) = kv_written.changed(), if !self.held.is_empty() => self.release(),
                 Ok(()) = config_written.changed(), if !self.held.is_empty() => self.release(),
@@ -120,6 +134,7 @@ impl Owner {
                 () = self.force_close.cancelled() => break,
             }
         }
+        intake.close();
         // A clean stop leaves the whole table in kvConfig.json, as Java's NameServer reads it.
         self.kv_file.finish();
     }

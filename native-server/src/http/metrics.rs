@@ -160,6 +160,27 @@ impl Collector for Scrape {
             "Oneway requests that only read (route, topic lists, cluster info, KV and config reads): nobody reads their answer, so the connection drops them",
             m.oneway_reads_dropped.load(Relaxed),
         )?;
+        gauge(
+            &mut enc,
+            "nameserver_owner_queue_requests",
+            "Requests waiting for the owner in the connections' queues (at most 64 per connection; past 4,096 in all, or 64 MiB, a connection with requests queued is refused)",
+            i64::try_from(m.owner_queue_requests.load(Relaxed)).unwrap_or(i64::MAX),
+        )?;
+        gauge(
+            &mut enc,
+            "nameserver_owner_queue_bytes",
+            "Bytes of the requests waiting for the owner",
+            i64::try_from(m.owner_queue_bytes.load(Relaxed)).unwrap_or(i64::MAX),
+        )?;
+        let mut busy = enc.encode_descriptor(
+            "nameserver_owner_queue_refused",
+            "Requests refused for a full owner queue from connections that already had requests queued: two_way (answered SYSTEM_BUSY, as Java's full executor queue), oneway (dropped)",
+            None,
+            MetricType::Counter,
+        )?;
+        for (request, value) in [("two_way", &m.owner_queue_busy), ("oneway", &m.owner_queue_dropped)] {
+            ConstCounter::new(value.load(Relaxed)).encode(busy.encode_family(&[("request", request)])?)?;
+        }
         let mut refused = enc.encode_descriptor(
             "nameserver_connections_refused",
             "Connections closed before being served: per_source (--max-connections-per-source), proxy_unlisted (a PROXY header from a peer --proxy-protocol-from does not list), proxy_missing (none from a listed one)",

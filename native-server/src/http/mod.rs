@@ -263,6 +263,10 @@ fn router(ctx: Ctx) -> Router {
         .route("/api/peers", get(peers::handler))
         .route("/api/events", get(events::stream));
     app = app.merge(page::routes(&ctx.options.page));
+    #[cfg(feature = "test-hooks")]
+    {
+        app = app.merge(test_hook_routes());
+    }
     let mut app = app
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
         // gzip or br when accepted; the default predicate leaves the event stream, images and
@@ -289,6 +293,32 @@ fn router(ctx: Ctx) -> Router {
     app.with_state(ctx)
 }
 
+/// `POST /test-hooks/owner/pause` and `/resume`, `GET /test-hooks/owner/record`: the owner's
+/// intake for the integration tests ([`crate::test_hooks::OwnerControl`]).
+#[cfg(feature = "test-hooks")]
+fn test_hook_routes() -> Router<Ctx> {
+    use axum::routing::post;
+    Router::new()
+        .route(
+            "/test-hooks/owner/pause",
+            post(|State(ctx): State<Ctx>| async move {
+                ctx.observer.test_hooks.pause(true);
+                "paused\n"
+            }),
+        )
+        .route(
+            "/test-hooks/owner/resume",
+            post(|State(ctx): State<Ctx>| async move {
+                ctx.observer.test_hooks.pause(false);
+                "resumed\n"
+            }),
+        )
+        .route(
+            "/test-hooks/owner/record",
+            get(|State(ctx): State<Ctx>| async move { ctx.observer.test_hooks.record() }),
+        )
+}
+
 /// Refuses every method but GET and HEAD, except token-authorised KV writes.
 async fn read_only(State(ctx): State<Ctx>, request: Request, next: Next) -> Response {
     // The address server is exempt: clients reach it by rocketmq.namesrv.domain, a host name.
@@ -300,6 +330,10 @@ async fn read_only(State(ctx): State<Ctx>, request: Request, next: Next) -> Resp
     }
     let method = request.method();
     if method == Method::GET || method == Method::HEAD {
+        return next.run(request).await;
+    }
+    #[cfg(feature = "test-hooks")]
+    if request.uri().path().starts_with("/test-hooks/") {
         return next.run(request).await;
     }
     let kv_write = (method == Method::PUT || method == Method::DELETE) && request.uri().path().starts_with("/api/kv/");

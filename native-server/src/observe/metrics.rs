@@ -71,6 +71,12 @@ pub(crate) struct Metrics {
     pub(crate) events_dropped: AtomicU64,
     /// Oneway reads (nobody reads their answer) dropped by the connection tasks.
     pub(crate) oneway_reads_dropped: AtomicU64,
+    /// Requests and their bytes waiting for the owner in the connections' lanes (`intake.rs`).
+    pub(crate) owner_queue_requests: AtomicU64,
+    pub(crate) owner_queue_bytes: AtomicU64,
+    /// Two-way requests answered SYSTEM_BUSY, and oneway ones dropped, for a full owner queue.
+    pub(crate) owner_queue_busy: AtomicU64,
+    pub(crate) owner_queue_dropped: AtomicU64,
     /// Indexed by [`Refused`].
     pub(crate) refused: [AtomicU64; Refused::ALL.len()],
     /// Indexed by [`Deadline`].
@@ -168,6 +174,10 @@ impl Default for Metrics {
             idle_closes: AtomicU64::new(0),
             events_dropped: AtomicU64::new(0),
             oneway_reads_dropped: AtomicU64::new(0),
+            owner_queue_requests: AtomicU64::new(0),
+            owner_queue_bytes: AtomicU64::new(0),
+            owner_queue_busy: AtomicU64::new(0),
+            owner_queue_dropped: AtomicU64::new(0),
             refused: Default::default(),
             deadline_closes: Default::default(),
         }

@@ -42,6 +42,9 @@ pub(crate) struct Observer {
     pub(crate) channels: Channels,
     /// `serverChannelMaxIdleTimeSeconds` as the connections apply it (`None`: off).
     pub(crate) idle: Option<Duration>,
+    /// The owner's intake paused and recorded for the integration tests.
+    #[cfg(feature = "test-hooks")]
+    pub(crate) test_hooks: crate::test_hooks::OwnerControl,
 }
 
 impl Observer {
@@ -66,6 +69,8 @@ impl Observer {
             clock,
             started_wall_ms: wall_ms().saturating_sub(clock.now().as_millis()),
             instance: random_name(),
+            #[cfg(feature = "test-hooks")]
+            test_hooks: crate::test_hooks::OwnerControl::default(),
         }
     }
 
@@ -89,6 +94,13 @@ impl Observer {
             let topic = cmd.field("topic").unwrap_or_default();
             let found = self.routes.load().has_topic(topic);
             self.events.route_query(self.now(), conn, topic, found);
+        }
+    }
+
+    /// A connection answered a request itself with `response` (SYSTEM_BUSY), not a route query.
+    pub(crate) fn answered_here(&self, conn: ConnId, code: i32, response: i32, started: Option<std::time::Instant>) {
+        if let Some(started) = started {
+            self.metrics.record(conn, code, Some(response), started.elapsed());
         }
     }
 

@@ -324,4 +324,8 @@ async fn oneway_reads_never_reach_the_owner() {
         metrics.lines().filter(|l| l.starts_with("nameserver_requests_total{code=\"206\"")).collect();
     assert_eq!(handled.len(), 1, "{handled:?}");
     assert!(handled[0].ends_with(" 1") && handled[0].contains("response_code=\"0\""), "{handled:?}");
+    // The owner's record (test hooks): only the two-way one entered its queue.
+    let record = server.get("/test-hooks/owner/record").await.text();
+    let lines: Vec<&str> = record.lines().map(|line| line.split_once(' ').unwrap().1).collect();
+    assert!(lines.len() == 2 && lines.iter().all(|l| l.ends_with(" 206 20000")), "{record}");
 }

@@ -17,6 +17,7 @@ mod budgets;
 mod fairness;
 mod framing;
 mod peers;
+mod queue;
 mod requests;
 mod sizes;
 mod startup;
@@ -40,6 +41,36 @@ fn start(settings: &[(&str, &str)]) -> (Server, Witness) {
     let server = Server::start(settings, &[]);
     let witness = Witness::start(&server);
     (server, witness)
+}
+
+/// A peer that asks for the witness's route every 100 ms on its own thread, so that a short
+/// idle time does not close it (and remove the broker it registered).
+struct KeptAlive {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl KeptAlive {
+    fn start(mut peer: Peer) -> Self {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopping = std::sync::Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let mut opaque = 1_000_000;
+            while !stopping.load(std::sync::atomic::Ordering::Relaxed) {
+                assert_eq!(peer.call(&route_query(WITNESS_TOPIC, opaque)).opaque, opaque, "the kept-alive peer");
+                opaque += 1;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        Self { stop, thread }
+    }
+
+    fn finish(self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Err(panic) = self.thread.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
 }
 
 /// Sends `bytes` on a fresh connection and expects it closed with no reply; then checks that

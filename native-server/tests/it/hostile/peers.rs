@@ -81,15 +81,16 @@ fn h18_a_peer_that_never_reads_its_route_replies_is_closed_when_idle() {
 }
 
 #[test]
-fn h18_a_peer_that_never_reads_owner_replies_is_closed_when_its_queue_fills() {
-    // Default idle time (120 s): the close comes from the full reply queue, not idleness.
-    let (server, witness) = start(&[]);
-    // Large owner replies (the topic list of 1,000 topics, ~11 KB): the connection stops
-    // taking replies after a few dozen, so whatever the machine's pace the owner is soon more
-    // than the reply queue ahead. (With small replies, the connection could stop reading
-    // with fewer than a queue's worth owed, and only the idle close would end it.)
+fn h18_a_peer_that_never_reads_owner_replies_is_held_to_its_lane_and_closed_when_idle() {
+    // The owner answers at most the 64 requests of the connection's lane beyond what the
+    // connection task has taken: once the replies back up, the task stops handing over and
+    // reading, nothing progresses, and the idle close (or the slow-reader close) ends it.
+    let (server, witness) = start(&[("serverChannelMaxIdleTimeSeconds", IDLE)]);
+    // Owner replies of ~11 KB (the topic list of 1,000 topics).
     let mut broker = server.peer();
     assert_eq!(broker.call(&support::big_broker_register(9, super::sizes::many_topics_body(1000))).code, 0);
+    // Not idle: its topics (and the replies' size) stay.
+    let broker = KeptAlive::start(broker);
     let before = server.usage();
     let mut peer = server.peer();
     let started = Instant::now();
@@ -107,7 +108,7 @@ fn h18_a_peer_that_never_reads_owner_replies_is_closed_when_its_queue_fills() {
     );
     assert!(after.rss_kib < before.rss_kib + 32 * KIB_PER_MIB, "RSS {before:?} -> {after:?}");
     assert!(peer.frames_until_close().is_some());
-    drop(broker);
+    broker.finish();
     witness.finish();
 }
 

@@ -33,12 +33,27 @@ pub(crate) struct Server {
 
 impl Server {
     /// Starts the binary with `kvConfigPath` in its home plus `settings` (properties lines)
-    /// and `args`, without the HTTP console (not under test here; it would take 127.0.0.1:8080).
+    /// and `args`, without the HTTP console.
     pub(crate) fn start(settings: &[(&str, &str)], args: &[&str]) -> Self {
+        // The HTTP console is not under test here, and would take 127.0.0.1:8080.
+        Self::start_with(settings, &[&["--no-http"], args].concat())
+    }
+
+    /// [`Self::start`] with the HTTP console on 127.0.0.1 (any port), and its address.
+    pub(crate) fn start_with_console(settings: &[(&str, &str)], args: &[&str]) -> (Self, SocketAddr) {
+        let server = Self::start_with(settings, &[&["--http-bind", "127.0.0.1", "--http-port", "0"], args].concat());
+        let console = crate::support::eventually_blocking("the console's address in the log", || {
+            let log = server.daemon.log();
+            let (_, rest) = log.split_once("HTTP console on http://")?;
+            rest.split('/').next()?.parse().ok()
+        });
+        (server, console)
+    }
+
+    fn start_with(settings: &[(&str, &str)], args: &[&str]) -> Self {
         let home = tempfile::tempdir().unwrap();
         let config = Config::write(home.path(), settings);
-        let all: Vec<&str> = ["--no-http"].into_iter().chain(args.iter().copied()).collect();
-        let daemon = Daemon::configured(home.path(), &config, &all);
+        let daemon = Daemon::configured(home.path(), &config, args);
         Self { daemon, home, properties: config.properties, kv: config.kv }
     }
 
