@@ -51,6 +51,11 @@ public class Sign {
             odd.addExtField("\ud83d\ude00smile", "emoji \ud83d\ude00 \ud834\udd1e");
             odd.addExtField("\ue000private", "private use \ue000");
             emit(t + "-non-bmp-keys", type, version, "rocketmq2", "12345678", null, odd, null);
+            // An empty value: the ROCKETMQ form writes it with length 0, which Java's decoder
+            // reads as null, and its verifier then signs the text "null".
+            RemotingCommand empty = request(101, header("GetKVConfigRequestHeader", "namespace", "ns", "key", "k"));
+            empty.addExtField("empty", "");
+            emit(t + "-empty-value", type, version, "rocketmq2", "12345678", null, empty, null);
             // A 5.x client signs _UNIQUE_KEY_QUERY; a 5.5.0 verifier leaves it out only for
             // versions up to 399 (V4_9_3), whose clients added it after signing.
             RemotingCommand unique = request(101, header("GetKVConfigRequestHeader", "namespace", "ns", "key", "k"));
