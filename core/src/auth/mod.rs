@@ -188,7 +188,7 @@ pub fn check(rules: &AuthRules, accounts: &Accounts, source: IpAddr, request: &R
 }
 
 /// The account whose signature `request` carries, in the order and with the texts of Java
-/// 5.5.0's `DefaultAuthenticationProvider`.
+/// 5.5.0's `DefaultAuthenticationHandler`.
 fn authenticate<'a>(accounts: &'a Accounts, request: &RemotingCommand) -> Result<&'a Account, (RefusalReason, String)> {
     let Some(access_key) = request.field(ACCESS_KEY).filter(|key| !key.is_empty()) else {
         return Err((RefusalReason::NoAccessKey, String::from("username cannot be null.")));
