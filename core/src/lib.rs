@@ -54,6 +54,7 @@ extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
+pub mod auth;
 pub mod codec;
 pub mod config;
 pub mod event;

@@ -93,6 +93,7 @@ pub fn encode_frame(#[wasm_bindgen(unchecked_param_type = "EncodeRequest")] spec
         flag: spec.flag,
         remark: spec.remark,
         ext_fields: spec.ext_fields,
+        ext_fields_lossy: false,
         serialize_type,
         body: spec.body.map(String::into_bytes).unwrap_or_default(),
     };

@@ -60,7 +60,8 @@ pub(super) fn decode(header: &[u8]) -> Result<RemotingCommand, DecodeError> {
     )?;
     // No usable entry (none at all, or only null keys or values) is no map: the form has no
     // way to say "empty", so an empty map would not survive re-encoding.
-    let ext_fields = Some(decode_ext(ext)?).filter(|fields| !fields.is_empty());
+    let (fields, ext_fields_lossy) = decode_ext(ext)?;
+    let ext_fields = Some(fields).filter(|fields| !fields.is_empty());
     Ok(RemotingCommand {
         code,
         language,
@@ -69,25 +70,29 @@ pub(super) fn decode(header: &[u8]) -> Result<RemotingCommand, DecodeError> {
         flag,
         remark,
         ext_fields,
+        ext_fields_lossy,
         serialize_type: SerializeType::Rocketmq,
         body: Vec::new(),
     })
 }
 
-fn decode_ext(ext: &[u8]) -> Result<BTreeMap<String, String>, DecodeError> {
+/// The entries, and whether any was dropped (a null key or value) or replaced (a repeated key).
+fn decode_ext(ext: &[u8]) -> Result<(BTreeMap<String, String>, bool), DecodeError> {
     let mut r = Reader { buf: ext, pos: 0 };
     let mut fields = BTreeMap::new();
+    let mut lossy = false;
     while r.pos < ext.len() {
         let key_len = r.i16("ext key length missing")?;
         let key = r.string(i64::from(key_len), "ext key overruns the header")?;
         let val_len = r.i32("ext value length missing")?;
         let value = r.string(i64::from(val_len), "ext value overruns the header")?;
         // Java keeps null keys and values in the map; every reader treats them as absent.
-        if let (Some(k), Some(v)) = (key, value) {
-            fields.insert(k, v);
+        match (key, value) {
+            (Some(k), Some(v)) => lossy |= fields.insert(k, v).is_some(),
+            _ => lossy = true,
         }
     }
-    Ok(fields)
+    Ok((fields, lossy))
 }
 
 pub(super) fn encode(cmd: &RemotingCommand, out: &mut Vec<u8>) {

@@ -152,31 +152,34 @@ impl<'a> Scan<'a> {
         self.string().map(Some)
     }
 
-    fn ext_fields(&mut self) -> Option<Option<BTreeMap<String, String>>> {
+    /// The map, and whether an entry was dropped (null) or replaced (a repeated key).
+    fn ext_fields(&mut self) -> Option<(Option<BTreeMap<String, String>>, bool)> {
         if self.peek() == Some(b'n') {
             self.literal(b"null")?;
-            return Some(None);
+            return Some((None, false));
         }
         self.eat(b'{')?;
         let mut fields = BTreeMap::new();
+        let mut lossy = false;
         if self.eat(b'}').is_some() {
-            return Some(Some(fields));
+            return Some((Some(fields), lossy));
         }
         loop {
             let key = self.string()?;
             self.eat(b':')?;
             match self.peek()? {
-                b'"' => {
-                    fields.insert(key, self.string()?);
+                b'"' => lossy |= fields.insert(key, self.string()?).is_some(),
+                b'n' => {
+                    self.literal(b"null")?;
+                    lossy = true;
                 }
-                b'n' => self.literal(b"null")?,
                 _ => return None,
             }
             match self.peek()? {
                 b',' => self.pos += 1,
                 b'}' => {
                     self.pos += 1;
-                    return Some(Some(fields));
+                    return Some((Some(fields), lossy));
                 }
                 _ => return None,
             }
@@ -193,6 +196,7 @@ pub(super) fn scan(header: &[u8]) -> Option<RemotingCommand> {
     if s.eat(b'}').is_some() {
         return (s.peek().is_none()).then_some(cmd);
     }
+    let mut seen_ext_fields = false;
     loop {
         let key = s.raw_str()?;
         s.eat(b':')?;
@@ -203,7 +207,13 @@ pub(super) fn scan(header: &[u8]) -> Option<RemotingCommand> {
             "flag" => cmd.flag = s.int()?,
             "language" => cmd.language = LanguageCode::from_name(s.raw_str()?),
             "remark" => cmd.remark = s.opt_string()?,
-            "extFields" => cmd.ext_fields = s.ext_fields()?,
+            "extFields" => {
+                // A second extFields replaces the first, as fastjson's does.
+                let (fields, lossy) = s.ext_fields()?;
+                cmd.ext_fields = fields;
+                cmd.ext_fields_lossy = lossy || seen_ext_fields;
+                seen_ext_fields = true;
+            }
             "serializeTypeCurrentRPC" => {
                 s.raw_str()?;
             }

@@ -33,6 +33,11 @@ pub struct RemotingCommand {
     pub remark: Option<String>,
     /// The custom header fields, all as strings. `None` and empty are different on the wire.
     pub ext_fields: Option<BTreeMap<String, String>>,
+    /// Whether decoding merged or dropped extFields entries: a key given twice (the last is
+    /// kept, as Java keeps it), a null key or value, or a value that was not a JSON string. No
+    /// Java client sends such a header; the signature check refuses it ([`crate::auth`]).
+    /// Never encoded.
+    pub ext_fields_lossy: bool,
     /// How the header was (or will be) serialized.
     pub serialize_type: SerializeType,
     /// The body; empty when there is none.
@@ -66,6 +71,7 @@ impl RemotingCommand {
             flag: FLAG_RESPONSE,
             remark: None,
             ext_fields: None,
+            ext_fields_lossy: false,
             serialize_type: SerializeType::Json,
             body: Vec::new(),
         }

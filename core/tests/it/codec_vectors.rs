@@ -256,6 +256,7 @@ mod properties {
                 remark,
                 // Both forms drop an empty map: the binary form has no way to say "empty".
                 ext_fields: ext.filter(|m| !m.is_empty()),
+                ext_fields_lossy: false,
                 serialize_type: if binary { SerializeType::Rocketmq } else { SerializeType::Json },
                 body,
             })

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod auth;
 mod codec_vectors;
 mod fuzz_regressions;
 mod requests_config;
