@@ -138,10 +138,11 @@ impl Cluster {
         out
     }
 
-    /// mqadmin of the cluster's version against `addr`; fails unless the output holds `expect`.
-    /// A command that timed out waiting for a reply runs again (up to three times): mqadmin's
-    /// own timeouts are a few seconds, which a loaded machine exceeds.
-    fn mqadmin(&self, addr: SocketAddr, command: &mqadmin::Command) -> Vec<String> {
+    /// mqadmin of the cluster's version against `addr`: its normalised output, or why it did not
+    /// run (no exit 0, or no `expect` in its output). A command that timed out waiting for a
+    /// reply runs again (up to three times): mqadmin's own timeouts are a few seconds, which a
+    /// loaded machine exceeds.
+    fn mqadmin(&self, addr: SocketAddr, command: &mqadmin::Command) -> Result<Vec<String>, String> {
         let mut attempt = 0;
         let (code, out) = loop {
             attempt += 1;
@@ -151,21 +152,18 @@ impl Cluster {
             }
             println!("{}: mqadmin {} timed out against {addr}; again", self.version.as_str(), command.case);
         };
-        assert!(
-            code == Some(0) && out.contains(command.expect),
-            "{}: mqadmin {} against {addr} exited {code:?} without `{}` in its output:\n{out}",
-            self.version.as_str(),
-            command.args.join(" "),
-            command.expect
-        );
+        if code != Some(0) || !out.contains(command.expect) {
+            return Err(format!("exited {code:?} without `{}` in its output:\n{out}", command.expect));
+        }
         let lines = mqadmin::normalise(&out, &[self.java_addr().to_string(), self.ours.addr.to_string()]);
         if std::env::var_os("JAVA_PEERS_SHOW").is_some() {
             eprintln!("== {} {} against {addr}\n{}", self.version.as_str(), command.case, lines.join("\n"));
         }
-        lines
+        Ok(lines)
     }
 
-    /// Runs one command against both; the differing lines as differences.
+    /// Runs one command against both; the differing lines as differences. Against Java it
+    /// must run (else the comparison proves nothing); against ours, not running is a difference.
     fn compare_mqadmin(&self, command: &mqadmin::Command) -> Vec<Difference> {
         let (j, o) = if command.changes_broker {
             (self.mqadmin(self.java_addr(), command), self.mqadmin(self.ours.addr, command))
@@ -176,6 +174,24 @@ impl Cluster {
                 (j.join().unwrap(), o)
             })
         };
+        let j = j.unwrap_or_else(|e| {
+            panic!("{}: mqadmin {} against Java {e}", self.version.as_str(), command.args.join(" "))
+        });
+        let difference = |field: &str, java: String, ours: String| Difference {
+            version: self.version.as_str().to_string(),
+            code: command.code,
+            case: format!("peers/mqadmin:{}", command.case),
+            field: field.to_string(),
+            java,
+            ours,
+        };
+        let o = match o {
+            Ok(o) => o,
+            Err(e) => {
+                let java = format!("ran: `{}` printed", command.expect);
+                return vec![difference("ran", java, e.lines().take(6).collect::<Vec<_>>().join("\n"))];
+            }
+        };
         let (js, os): (BTreeSet<&String>, BTreeSet<&String>) = (j.iter().collect(), o.iter().collect());
         let only = |a: &BTreeSet<&String>, b: &BTreeSet<&String>| {
             a.difference(b).map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
@@ -184,14 +200,7 @@ impl Cluster {
         if java_only.is_empty() && ours_only.is_empty() {
             return Vec::new();
         }
-        vec![Difference {
-            version: self.version.as_str().to_string(),
-            code: command.code,
-            case: format!("peers/mqadmin:{}", command.case),
-            field: String::from("output"),
-            java: java_only,
-            ours: ours_only,
-        }]
+        vec![difference("output", java_only, ours_only)]
     }
 
     /// Every mqadmin phase; after the topic is created, waits until both route it.
