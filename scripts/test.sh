@@ -17,6 +17,7 @@ STEPS=(
   "clippy|clippy, the whole workspace and every target"
   "daemon|cargo test -p nameserver (the daemon's unit, integration and doc tests)"
   "java|Java oracle: the same requests to Apache RocketMQ's own NameServer (5.5.0, 5.3.3, 4.9.7 from Maven Central) and to ours; differences outside docs/PROTOCOL.md §18 fail"
+  "java-peers|Java peers: a real Java broker (5.5.0, 4.9.7) registered with Java's NameServer and ours; routes, cluster info, topic lists, 29 mqadmin commands and the broker's removal compared; differences outside docs/PROTOCOL.md §18 fail"
   "workspace|cargo test for the other crates (core, wasm on the host, bench, fuzz helpers)"
   "doc|API docs build without warnings (broken intra-doc links fail)"
   "bench|benchmark tools: load generator, floor and bench script (smoke, tiny counts, no peer)"
@@ -66,21 +67,35 @@ java_fetch() {
   (for v in $JAVA_VERSIONS; do scripts/java/fetch.sh "$v" || exit 1; done) >"$java_fetch_log" 2>&1 &
   java_fetch_pid=$!
 }
-step_java() {
-  if [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ]; then
-    echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): the Java oracle"
-    return 0
-  fi
+# Waits for the jars (fetching them if no fetch has started); a step that ran it once is done.
+java_jars() {
   [ -n "$java_fetch_pid" ] || java_fetch
+  [ "$java_fetch_pid" = done ] && return 0
   if ! wait "$java_fetch_pid"; then
     echo "cannot fetch Apache RocketMQ from Maven Central (NAMESERVER_SKIP_JAVA=1 skips the Java steps):" >&2
     tail -n 8 "$java_fetch_log" >&2
     return 1
   fi
   rm -f "$java_fetch_log"
+  java_fetch_pid=done
+}
+step_java() {
+  if [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ]; then
+    echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): the Java oracle"
+    return 0
+  fi
+  java_jars
   # The long run (long_run::java_long_run) is scripts/java/long-run.sh, not a test step.
   JAVA_ORACLE_VERSIONS="${JAVA_VERSIONS// /,}" cargo test -p nameserver --test java_oracle --locked -- --ignored --nocapture \
     --skip long_run::java_long_run
+}
+step_java_peers() {
+  if [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ]; then
+    echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): the Java peers"
+    return 0
+  fi
+  java_jars
+  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture
 }
 step_workspace() { cargo test --workspace --exclude nameserver --locked; }
 step_doc() { RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked; }
@@ -164,7 +179,7 @@ report() {
 trap report EXIT
 
 for name in "${run[@]}"; do
-  if [ "$name" = java ]; then java_fetch; fi
+  case "$name" in java | java-peers) [ -n "$java_fetch_pid" ] || java_fetch ;; esac
 done
 for name in "${run[@]}"; do
   for s in "${STEPS[@]}"; do [ "${s%%|*}" = "$name" ] && printf '\n== %s: %s\n' "$name" "${s#*|}"; done

@@ -151,7 +151,7 @@ fn logback_xml(package: &str, log: &Path) -> String {
   <appender name="FILE" class="{package}.core.FileAppender">
     <file>{}</file>
     <append>true</append>
-    <encoder><pattern>%d{{yyy-MM-dd HH:mm:ss,SSS}} %-5level %logger{{32}} - %msg%n</pattern></encoder>
+    <encoder><pattern>%d{{yyyy-MM-dd HH:mm:ss.SSS}} %-5level %logger{{32}} - %msg%n</pattern></encoder>
   </appender>
   <root level="INFO"><appender-ref ref="FILE"/></root>
 </configuration>
@@ -263,19 +263,46 @@ const JAVA17_OPENS_FOR_4X: [&str; 6] = [
     "java.base/sun.nio.ch=ALL-UNNAMED",
 ];
 
-/// Starts a Java broker of `version` registering with `namesrv`, configured by a `broker.conf`
-/// of the test defaults (its own free ports, store under its home) and `extra`; ready when its
-/// port accepts.
+/// Starts a Java broker of `version` registering with every NameServer of `namesrvs` (in that
+/// order, `namesrvAddr=a;b`), configured by a `broker.conf` of the test defaults (its own free
+/// ports, store under its home) and `extra`; ready when its port accepts.
 ///
 /// # Errors
 /// Missing jars or JDK, or the JVM exits or does not listen in time.
-pub fn start_broker(version: Version, namesrv: SocketAddr, extra: &[(&str, &str)]) -> Result<ExternalPeer, PeerError> {
+pub fn start_broker(
+    version: Version,
+    namesrvs: &[SocketAddr],
+    extra: &[(&str, &str)],
+) -> Result<ExternalPeer, PeerError> {
+    // Its ports are free when chosen, not reserved: another program may take one before the
+    // broker binds it (port+1 is often a client connection's own port). Then again, on others.
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match start_broker_once(version, namesrvs, extra) {
+            Err(PeerError::Exited { log_tail, .. }) if attempt < 3 && log_tail.contains("BindException") => {}
+            other => return other,
+        }
+    }
+}
+
+/// Whether a listener can bind 127.0.0.1:`port` now.
+fn port_free(port: u16) -> bool {
+    std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()
+}
+
+fn start_broker_once(
+    version: Version,
+    namesrvs: &[SocketAddr],
+    extra: &[(&str, &str)],
+) -> Result<ExternalPeer, PeerError> {
+    let namesrv = namesrvs.iter().map(ToString::to_string).collect::<Vec<_>>().join(";");
     let name = format!("java-broker-{}", version.as_str());
     let home = rocketmq_home(&name)?;
     // The broker also listens on port-2 (fast remoting) and port+1 (HA).
     let port = loop {
         let port = free_port().map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
-        if port > 1024 && port < 65000 {
+        if port > 1024 && port < 65000 && port_free(port + 1) && port_free(port - 2) {
             break port;
         }
     };
@@ -286,7 +313,7 @@ pub fn start_broker(version: Version, namesrv: SocketAddr, extra: &[(&str, &str)
         (String::from("brokerId"), String::from("0")),
         (String::from("listenPort"), port.to_string()),
         (String::from("brokerIP1"), String::from("127.0.0.1")),
-        (String::from("namesrvAddr"), namesrv.to_string()),
+        (String::from("namesrvAddr"), namesrv.clone()),
         (String::from("storePathRootDir"), store.display().to_string()),
         (String::from("storePathCommitLog"), store.join("commitlog").display().to_string()),
         (String::from("mappedFileSizeCommitLog"), String::from("67108864")),
@@ -295,7 +322,7 @@ pub fn start_broker(version: Version, namesrv: SocketAddr, extra: &[(&str, &str)
     ];
     let jvm_extra: &'static [&'static str] = if version.is_4x() { &JAVA17_OPENS_FOR_4X } else { &[] };
     let server = Server { name, home, port, main_class: "org.apache.rocketmq.broker.BrokerStartup", jvm_extra };
-    let args = [String::from("-n"), namesrv.to_string()];
+    let args = [String::from("-n"), namesrv];
     server.start(version, "broker.conf", entries, extra, &args, Duration::from_secs(20))
 }
 
@@ -307,7 +334,13 @@ pub fn mqadmin(version: Version, namesrv: SocketAddr, args: &[&str]) -> Result<(
     let lib = fetch(version)?;
     let name = format!("java-mqadmin-{}", version.as_str());
     let home = rocketmq_home(&name)?;
-    let mut command = java_command(&lib, home.path(), &[], "org.apache.rocketmq.tools.command.MQAdminStartup");
+    // A short run: the first JIT tier alone costs less CPU than it saves.
+    let mut command = java_command(
+        &lib,
+        home.path(),
+        &["-XX:TieredStopAtLevel=1"],
+        "org.apache.rocketmq.tools.command.MQAdminStartup",
+    );
     command.args(args).arg("-n").arg(namesrv.to_string());
     let mut peer = ExternalPeer::start(PeerSpec {
         name,

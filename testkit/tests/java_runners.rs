@@ -13,8 +13,8 @@ fn a_java_broker_registers_and_mqadmin_lists_it() {
         std::env::var("JAVA_RUNNERS_VERSION").ok().and_then(|v| Version::parse(&v)).unwrap_or(Version::V5_5_0);
     let namesrv = java::start_namesrv(version, &[]).unwrap_or_else(|e| panic!("{e}"));
     let addr = namesrv.addr.unwrap();
-    let broker =
-        java::start_broker(version, addr, &[("brokerClusterName", "RunnerCluster")]).unwrap_or_else(|e| panic!("{e}"));
+    let broker = java::start_broker(version, &[addr], &[("brokerClusterName", "RunnerCluster")])
+        .unwrap_or_else(|e| panic!("{e}"));
     // The broker registers right after it listens; mqadmin retries nothing, so wait on the
     // NameServer's own answer.
     let start = std::time::Instant::now();

@@ -1,0 +1,339 @@
+//! Java peers: a real Apache RocketMQ broker (5.5.0, 4.9.7, from Maven Central) registered with
+//! a Java NameServer of its version and with ours at once (`namesrvAddr=java;ours`), so every
+//! answer is compared side by side: routes, cluster info and topic lists on the wire, mqadmin of
+//! the same version against each (output through one normaliser, `mqadmin::normalise`), and
+//! the broker's removal after SIGTERM. Every remaining difference must be a row of the table of
+//! deliberate differences in docs/PROTOCOL.md §18.
+//!
+//! One cluster per version, started once (a JVM takes 10-20 s to start on a busy machine); the
+//! versions run at once. Needs Java 17 and Maven; `scripts/test.sh` runs it in its own step
+//! (`--ignored`). `NAMESERVER_SKIP_JAVA=1` skips it; `JAVA_PEERS_VERSIONS` (e.g. `5.5.0`) picks
+//! versions; `JAVA_PEERS_SHOW=1` prints every normalised output.
+
+#[allow(dead_code, reason = "the oracle's comparator: this test uses its views and its table only")]
+#[path = "../java_oracle/compare.rs"]
+mod compare;
+mod mqadmin;
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use compare::{Difference, Outcome, Row};
+use nameserver_core::protocol::{RemotingCommand, RequestCode};
+use nameserver_testkit::daemon::{Config, Daemon, nameserver_command};
+use nameserver_testkit::java::{self, Version};
+use nameserver_testkit::wire::{self, Client};
+use nameserver_testkit::{ExternalPeer, frames};
+
+/// How long one reply, or one awaited state, may take: a hang guard only.
+const HANG_GUARD: Duration = Duration::from_secs(120);
+
+/// Our daemon, the built binary, with a properties file of its own.
+fn start_ours(home: &std::path::Path) -> Daemon {
+    let config = Config::write(home, &[]);
+    Daemon::spawn_configured(
+        nameserver_command(std::path::Path::new(env!("CARGO_BIN_EXE_nameserver")), home),
+        "127.0.0.1",
+        &config,
+        &[],
+    )
+}
+
+/// One request to `addr` on a fresh connection; the reply frame.
+fn ask(addr: SocketAddr, cmd: &RemotingCommand) -> Vec<u8> {
+    let mut client = Client::connect(addr, HANG_GUARD).unwrap_or_else(|e| panic!("connect to {addr}: {e}"));
+    client.call(cmd).unwrap_or_else(|e| panic!("{addr}: {e}")).unwrap_or_else(|| panic!("{addr} closed"))
+}
+
+fn body_json(frame: &[u8]) -> serde_json::Value {
+    let body = wire::decode(frame).expect("decodes").body;
+    let text = nameserver_core::json::reader::normalize(&body).unwrap_or_default();
+    serde_json::from_slice(&text).unwrap_or_default()
+}
+
+/// The broker addresses GET_BROKER_CLUSTER_INFO lists.
+fn listed(addr: SocketAddr) -> BTreeSet<String> {
+    let json = body_json(&ask(addr, &frames::cluster_info()));
+    let mut out = BTreeSet::new();
+    if let Some(table) = json["brokerAddrTable"].as_object() {
+        for broker in table.values() {
+            if let Some(addrs) = broker["brokerAddrs"].as_object() {
+                out.extend(addrs.values().filter_map(|a| a.as_str().map(String::from)));
+            }
+        }
+    }
+    out
+}
+
+/// The topics GET_ALL_TOPIC_LIST_FROM_NAMESERVER lists.
+fn topics(addr: SocketAddr) -> BTreeSet<String> {
+    let json = body_json(&ask(addr, &frames::request(RequestCode::GetAllTopicListFromNameserver, &[])));
+    json["topicList"]
+        .as_array()
+        .map_or_else(BTreeSet::new, |l| l.iter().filter_map(|t| t.as_str().map(String::from)).collect())
+}
+
+/// Polls `check` until it holds, failing after the hang guard with `what`.
+fn await_state(what: &str, mut check: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !check() {
+        assert!(start.elapsed() < HANG_GUARD, "{what}: not so after {HANG_GUARD:?} (hang guard)");
+        // Polling the servers' own answers: a registration has no notification to wait on.
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// One cluster: the Java NameServer, ours, and a broker registered with both.
+struct Cluster {
+    version: Version,
+    java: ExternalPeer,
+    ours: Daemon,
+    broker: ExternalPeer,
+    broker_addr: String,
+    _home: tempfile::TempDir,
+}
+
+impl Cluster {
+    fn start(version: Version) -> Self {
+        let home = tempfile::Builder::new().prefix("nameserver-peers-").tempdir().unwrap();
+        let ours = start_ours(home.path());
+        let java = java::start_namesrv(version, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let java_addr = java.addr.expect("listening");
+        let broker = java::start_broker(version, &[java_addr, ours.addr], &[]).unwrap_or_else(|e| panic!("{e}"));
+        let broker_addr = broker.addr.expect("listening").to_string();
+        let cluster = Self { version, java, ours, broker, broker_addr, _home: home };
+        let (j, o) = (cluster.java_addr(), cluster.ours.addr);
+        let addr = cluster.broker_addr.clone();
+        await_state(&format!("{}: the broker listed by both NameServers", version.as_str()), || {
+            listed(j).contains(&addr) && listed(o).contains(&addr)
+        });
+        cluster
+    }
+
+    fn java_addr(&self) -> SocketAddr {
+        self.java.addr.expect("listening")
+    }
+
+    /// The same request to both NameServers, compared through the oracle's views.
+    fn compare_request(&self, case: &str, cmd: &RemotingCommand) -> Vec<Difference> {
+        let mut cmd = cmd.clone();
+        cmd.opaque = 7;
+        let j = compare::view(&Outcome::Reply(ask(self.java_addr(), &cmd)), cmd.opaque);
+        let o = compare::view(&Outcome::Reply(ask(self.ours.addr, &cmd)), cmd.opaque);
+        compare::differences(self.version.as_str(), cmd.code, &format!("peers/wire:{case}"), &j, &o)
+    }
+
+    /// Cluster info, the topic list and the route of every topic, on both.
+    fn compare_tables(&self, stage: &str) -> Vec<Difference> {
+        let mut out = self.compare_request(&format!("{stage}-cluster-info"), &frames::cluster_info());
+        let list = frames::request(RequestCode::GetAllTopicListFromNameserver, &[]);
+        out.extend(self.compare_request(&format!("{stage}-topic-list"), &list));
+        let all = topics(self.java_addr());
+        assert!(!all.is_empty(), "{}: the Java NameServer lists no topic", self.version.as_str());
+        for topic in topics(self.java_addr()).union(&topics(self.ours.addr)) {
+            out.extend(self.compare_request(&format!("{stage}-route"), &frames::route_query(topic)));
+        }
+        out
+    }
+
+    /// mqadmin of the cluster's version against `addr`: its normalised output, or why it did not
+    /// run (no exit 0, or no `expect` in its output). A command that timed out waiting for a
+    /// reply runs again (up to three times): mqadmin's own timeouts are a few seconds, which a
+    /// loaded machine exceeds.
+    fn mqadmin(&self, addr: SocketAddr, command: &mqadmin::Command) -> Result<Vec<String>, String> {
+        let mut attempt = 0;
+        let (code, out) = loop {
+            attempt += 1;
+            let (code, out) = java::mqadmin(self.version, addr, command.args).unwrap_or_else(|e| panic!("{e}"));
+            if attempt == 3 || !out.contains("RemotingTimeoutException") {
+                break (code, out);
+            }
+            println!("{}: mqadmin {} timed out against {addr}; again", self.version.as_str(), command.case);
+        };
+        if code != Some(0) || !out.contains(command.expect) {
+            return Err(format!("exited {code:?} without `{}` in its output:\n{out}", command.expect));
+        }
+        let lines = mqadmin::normalise(&out, &[self.java_addr().to_string(), self.ours.addr.to_string()]);
+        if std::env::var_os("JAVA_PEERS_SHOW").is_some() {
+            eprintln!("== {} {} against {addr}\n{}", self.version.as_str(), command.case, lines.join("\n"));
+        }
+        Ok(lines)
+    }
+
+    /// Runs one command against both; the differing lines as differences. Against Java it
+    /// must run (else the comparison proves nothing); against ours, not running is a difference.
+    fn compare_mqadmin(&self, command: &mqadmin::Command) -> Vec<Difference> {
+        let (j, o) = if command.changes_broker {
+            (self.mqadmin(self.java_addr(), command), self.mqadmin(self.ours.addr, command))
+        } else {
+            std::thread::scope(|s| {
+                let j = s.spawn(|| self.mqadmin(self.java_addr(), command));
+                let o = self.mqadmin(self.ours.addr, command);
+                (j.join().unwrap(), o)
+            })
+        };
+        let j = j.unwrap_or_else(|e| {
+            panic!("{}: mqadmin {} against Java {e}", self.version.as_str(), command.args.join(" "))
+        });
+        let difference = |field: &str, java: String, ours: String| Difference {
+            version: self.version.as_str().to_string(),
+            code: command.code,
+            case: format!("peers/mqadmin:{}", command.case),
+            field: field.to_string(),
+            java,
+            ours,
+        };
+        let o = match o {
+            Ok(o) => o,
+            Err(e) => {
+                let java = format!("ran: `{}` printed", command.expect);
+                return vec![difference("ran", java, e.lines().take(6).collect::<Vec<_>>().join("\n"))];
+            }
+        };
+        let (js, os): (BTreeSet<&String>, BTreeSet<&String>) = (j.iter().collect(), o.iter().collect());
+        let only = |a: &BTreeSet<&String>, b: &BTreeSet<&String>| {
+            a.difference(b).map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+        };
+        let (java_only, ours_only) = (only(&js, &os), only(&os, &js));
+        if java_only.is_empty() && ours_only.is_empty() {
+            return Vec::new();
+        }
+        vec![difference("output", java_only, ours_only)]
+    }
+
+    /// Every mqadmin phase; after the topic is created, waits until both route it.
+    fn run_mqadmin(&self) -> Vec<Difference> {
+        let mut out = Vec::new();
+        for phase in mqadmin::phases() {
+            // Two commands at a time (four JVMs): more only slows each on two cores.
+            for pair in phase.chunks(2) {
+                let results: Vec<Vec<Difference>> = std::thread::scope(|s| {
+                    let handles: Vec<_> = pair.iter().map(|c| s.spawn(|| self.compare_mqadmin(c))).collect();
+                    handles.into_iter().map(|h| h.join().unwrap()).collect()
+                });
+                out.extend(results.into_iter().flatten());
+            }
+            if phase.iter().any(|c| c.case == "updateTopic") {
+                let (j, o) = (self.java_addr(), self.ours.addr);
+                await_state(&format!("{}: {} routed by both", self.version.as_str(), mqadmin::TOPIC), || {
+                    topics(j).contains(mqadmin::TOPIC) && topics(o).contains(mqadmin::TOPIC)
+                });
+                out.extend(self.compare_tables("created"));
+            }
+        }
+        out
+    }
+
+    /// SIGTERM to the broker; how long each NameServer listed it after, Java's first.
+    fn remove_broker(&mut self) -> (Duration, Duration) {
+        let pid = self.broker.pid().expect("the broker runs").to_string();
+        let start = Instant::now();
+        assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        let (j, o) = (self.java_addr(), self.ours.addr);
+        let (mut java_gone, mut ours_gone) = (None, None);
+        while java_gone.is_none() || ours_gone.is_none() {
+            if java_gone.is_none() && !listed(j).contains(&self.broker_addr) {
+                java_gone = Some(start.elapsed());
+            }
+            if ours_gone.is_none() && !listed(o).contains(&self.broker_addr) {
+                ours_gone = Some(start.elapsed());
+            }
+            assert!(
+                start.elapsed() < HANG_GUARD,
+                "{}: after SIGTERM the broker is still listed (Java gone: {java_gone:?}, ours: {ours_gone:?})",
+                self.version.as_str()
+            );
+            // Polling both servers' answers: the removal has no notification to wait on.
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.broker.stop();
+        (java_gone.unwrap(), ours_gone.unwrap())
+    }
+}
+
+/// What one version's run found.
+struct Found {
+    version: Version,
+    differences: Vec<Difference>,
+    removal: (Duration, Duration),
+    commands: usize,
+}
+
+fn run(version: Version) -> Found {
+    let started = Instant::now();
+    let mut cluster = Cluster::start(version);
+    println!("{}: cluster up after {:.1} s", version.as_str(), started.elapsed().as_secs_f64());
+    let mut differences = cluster.compare_tables("registered");
+    differences.extend(cluster.run_mqadmin());
+    println!("{}: mqadmin done after {:.1} s", version.as_str(), started.elapsed().as_secs_f64());
+    let removal = cluster.remove_broker();
+    let commands = mqadmin::phases().iter().map(Vec::len).sum();
+    Found { version, differences, removal, commands }
+}
+
+fn versions() -> Vec<Version> {
+    std::env::var("JAVA_PEERS_VERSIONS").map_or_else(
+        |_| vec![Version::V5_5_0, Version::V4_9_7],
+        |list| {
+            list.split(',').map(|v| Version::parse(v.trim()).unwrap_or_else(|| panic!("unknown version {v}"))).collect()
+        },
+    )
+}
+
+#[test]
+#[ignore = "needs Java 17 and Maven Central: scripts/test.sh runs it in its own step"]
+fn java_peers() {
+    if java::skip_requested("the Java peers (a Java broker registered with Java's NameServer and ours)") {
+        return;
+    }
+    println!("{}", java::java_version().unwrap_or_else(|e| panic!("{e}")));
+    for (rule, what) in mqadmin::RULES {
+        println!("mqadmin normaliser, {rule}: {what}");
+    }
+    let rows: Vec<Row> = compare::parse_table(include_str!("../../../docs/PROTOCOL.md"))
+        .unwrap_or_else(|e| panic!("docs/PROTOCOL.md: {e}"));
+    let found: Vec<Found> = std::thread::scope(|s| {
+        let handles: Vec<_> = versions().into_iter().map(|v| s.spawn(move || run(v))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut uncovered = Vec::new();
+    for f in &found {
+        let (java_gone, ours_gone) = f.removal;
+        let ratio = ours_gone.as_secs_f64() / java_gone.as_secs_f64().max(0.001);
+        let first = if ours_gone <= java_gone { "ours" } else { "Java" };
+        println!(
+            "{}: {} mqadmin commands compared, {} differences ({} covered by the table); after SIGTERM the broker left ours at {ratio:.2}x Java's time ({first} first)",
+            f.version.as_str(),
+            f.commands,
+            f.differences.len(),
+            f.differences.iter().filter(|d| rows.iter().any(|r| r.covers(d))).count(),
+        );
+        for d in &f.differences {
+            if let Some(row) = rows.iter().find(|r| r.covers(d)) {
+                println!("  covered by {}: {} | {} | {}", row.id, d.version, d.case, d.field);
+            } else {
+                uncovered.push(d.clone());
+            }
+        }
+        // Both unregistrations come from the same shutdown: ours must not lag far behind Java's.
+        assert!(
+            ratio < 3.0,
+            "{}: the broker left ours at {ratio:.2}x the time it left Java ({ours_gone:?} vs {java_gone:?})",
+            f.version.as_str()
+        );
+    }
+    for d in &uncovered {
+        println!(
+            "UNCOVERED {} | {} | {} | {}\n  Java only:\n    {}\n  ours only:\n    {}",
+            d.version,
+            d.code,
+            d.case,
+            d.field,
+            d.java.replace('\n', "\n    "),
+            d.ours.replace('\n', "\n    ")
+        );
+    }
+    assert!(uncovered.is_empty(), "{} differences outside docs/PROTOCOL.md §18", uncovered.len());
+}
