@@ -15,64 +15,9 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// A network: an address and a prefix length, e.g. `10.0.0.0/8` or `2001:db8::/32`. A bare
-/// address is a network of one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cidr {
-    addr: IpAddr,
-    prefix: u8,
-}
-
-impl Cidr {
-    /// Whether `ip` (IPv4-mapped IPv6 read as IPv4) lies in this network.
-    #[must_use]
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        match (self.addr, canonical(ip)) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                masked(u128::from(u32::from(net)) << 96, self.prefix)
-                    == masked(u128::from(u32::from(ip)) << 96, self.prefix)
-            }
-            (IpAddr::V6(net), IpAddr::V6(ip)) => {
-                masked(u128::from(net), self.prefix) == masked(u128::from(ip), self.prefix)
-            }
-            _ => false,
-        }
-    }
-}
-
-fn masked(bits: u128, prefix: u8) -> u128 {
-    if prefix == 0 { 0 } else { bits & (u128::MAX << (128 - u32::from(prefix.min(128)))) }
-}
-
-impl FromStr for Cidr {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        let text = text.trim();
-        let (addr, prefix) = match text.split_once('/') {
-            Some((addr, prefix)) => (addr, Some(prefix)),
-            None => (text, None),
-        };
-        let addr: IpAddr = addr.parse().map_err(|_| format!("`{text}` is not an address or CIDR block"))?;
-        let addr = canonical(addr);
-        let max = if addr.is_ipv4() { 32 } else { 128 };
-        let prefix = match prefix {
-            Some(prefix) => prefix
-                .parse::<u8>()
-                .ok()
-                .filter(|p| *p <= max)
-                .ok_or_else(|| format!("`{text}`: the prefix length must be 0 to {max}"))?,
-            None => max,
-        };
-        Ok(Self { addr, prefix })
-    }
-}
-
-impl fmt::Display for Cidr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.addr, self.prefix)
-    }
-}
+/// A network, as the core's authentication rules read it too.
+pub use nameserver_core::auth::Cidr;
+use nameserver_core::auth::CidrError;
 
 /// A list of networks, as `--proxy-protocol-from` and `--per-source-exempt` take it:
 /// `10.0.0.0/8,192.0.2.7, 2001:db8::/32`. Empty items are skipped, so an empty value (an
@@ -103,6 +48,10 @@ impl FromStr for CidrList {
             .filter(|item| !item.is_empty())
             .map(|item| {
                 item.parse::<Cidr>().map_err(|why| {
+                    let why = match why {
+                        CidrError::BadPrefix { max } => format!("`{item}`: the prefix length must be 0 to {max}"),
+                        _ => format!("`{item}` is not an address or CIDR block"),
+                    };
                     format!("{why} (give addresses or CIDR blocks separated by commas, e.g. 10.0.0.0/8,192.0.2.7,2001:db8::/32)")
                 })
             })
@@ -251,7 +200,9 @@ impl SourceKey {
     /// The IPv6 /64 holding `ip`; `None` for IPv4 (and IPv4-mapped IPv6).
     pub(crate) fn network(ip: IpAddr) -> Option<Self> {
         match canonical(ip) {
-            IpAddr::V6(v6) => Some(Self { ip: IpAddr::V6(Ipv6Addr::from(masked(u128::from(v6), 64))), prefix: 64 }),
+            IpAddr::V6(v6) => {
+                Some(Self { ip: IpAddr::V6(Ipv6Addr::from(u128::from(v6) & (u128::MAX << 64))), prefix: 64 })
+            }
             IpAddr::V4(_) => None,
         }
     }
