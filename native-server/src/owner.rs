@@ -140,13 +140,9 @@ impl Owner {
     }
 
     fn next_deadline(&self) -> Instant {
-        let mut next = self.ns.poll_timeout().unwrap_or(nameserver_core::Instant::MAX);
-        // Wake when `needWaitForService` ends, so the snapshot (and /readyz) follow at once
-        // rather than at the next scan.
-        if !self.ns.serving_routes() {
-            next = next.min(self.ns.serving_routes_from());
-        }
-        self.clock.deadline(next)
+        // Includes the end of `needWaitForService`, so the snapshot (and /readyz) follow at
+        // once rather than at the next scan.
+        self.clock.deadline(self.ns.poll_timeout().unwrap_or(nameserver_core::Instant::MAX))
     }
 
     fn on_inbound(&mut self, message: Inbound) {

@@ -264,7 +264,7 @@ impl Tables {
         Self {
             name,
             state,
-            next_scan: ns.poll_timeout().map(|t| t.as_millis()),
+            next_scan: Some(ns.next_scan().as_millis()),
             live: routes
                 .broker_live_table()
                 .iter()

@@ -220,7 +220,7 @@ impl Simulation {
                 return Err(JsError::new(&format!("`{name}` is not a running producer or consumer")));
             }
         };
-        let ns = sim.directory().nameservers[core.ns_index % sim.directory().nameservers.len().max(1)];
+        let ns = sim.directory().client_nameserver(core.ns_index);
         to_js(&dto::ClientRoute {
             name: name.to_owned(),
             topic: core.topic.to_string(),

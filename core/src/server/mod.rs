@@ -201,11 +201,19 @@ impl NameServer {
         self.out.pop_batch()
     }
 
-    /// When [`Input::Timeout`] is due next: the next expiry scan. Delivering it early is
-    /// harmless; late delays expiry. Always `Some` (a scan is always scheduled).
+    /// When [`Input::Timeout`] is due next: the next expiry scan or, while route queries
+    /// wait for `needWaitForService`, the wait's end if sooner (a driver answering from a
+    /// snapshot refreshes it then). Delivering it early is harmless; late delays expiry.
+    /// Always `Some` (a scan is always scheduled).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        Some(self.next_scan)
+        if self.serving_routes() { Some(self.next_scan) } else { Some(self.next_scan.min(self.serving_routes_from())) }
+    }
+
+    /// When the next expiry scan runs (`scanNotActiveBroker`).
+    #[must_use]
+    pub fn next_scan(&self) -> Instant {
+        self.next_scan
     }
 
     /// The route tables.

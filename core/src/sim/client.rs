@@ -56,7 +56,7 @@ impl ClientCore {
     /// The NameServer in use.
     #[must_use]
     pub fn nameserver(&self, cx: &Cx<'_>) -> NodeId {
-        cx.dir.nameservers[self.ns_index % cx.dir.nameservers.len()]
+        cx.dir.client_nameserver(self.ns_index)
     }
 
     /// Sends a GET_ROUTEINFO_BY_TOPIC for `topic` to the bound NameServer.

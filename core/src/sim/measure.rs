@@ -98,7 +98,7 @@ impl Sim {
                 Actor::Consumer(c) => &c.client,
                 _ => continue,
             };
-            let ns = self.dir.nameservers[core.ns_index % self.dir.nameservers.len().max(1)];
+            let ns = self.dir.client_nameserver(core.ns_index);
             let ns_node = &self.nodes[usize::from(ns.0)];
             let (epoch, ns_route) = match &ns_node.actor {
                 Actor::NameServer(n) => (n.ns.routes().epoch(), Some(n)),

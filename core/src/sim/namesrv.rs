@@ -77,10 +77,12 @@ impl Sim {
         self.sync_ns_timer(node);
     }
 
-    /// Keeps one scan timer armed at the NameServer's `poll_timeout`.
+    /// Keeps one scan timer armed at the NameServer's next scan. The other wake-up of
+    /// `poll_timeout`, the end of `needWaitForService`, is for drivers that answer from a
+    /// snapshot; the simulation asks the NameServer itself, whose clock decides.
     pub(super) fn sync_ns_timer(&mut self, node: NodeId) {
         let Actor::NameServer(ns) = &self.node(node).actor else { return };
-        let Some(at) = ns.ns.poll_timeout() else { return };
+        let at = ns.ns.next_scan();
         if self.node(node).timers.get(&TimerKind::Scan) != Some(&at) {
             let incarnation = self.node(node).incarnation;
             self.node_mut(node).timers.insert(TimerKind::Scan, at);

@@ -253,6 +253,13 @@ pub struct Directory {
 }
 
 impl Directory {
+    /// The NameServer a client bound first to `ns_index` asks: its index into the list,
+    /// wrapping. A scenario with clients always has a NameServer (`Scenario::validate`).
+    #[must_use]
+    pub fn client_nameserver(&self, ns_index: usize) -> NodeId {
+        self.nameservers[ns_index % self.nameservers.len()]
+    }
+
     /// A node's name.
     #[must_use]
     pub fn name(&self, node: NodeId) -> &str {

@@ -340,6 +340,13 @@ impl Scenario {
                 }
             }
         }
+        let has_nameserver = self.nodes.iter().any(|n| matches!(n, NodeSpec::NameServer { .. }));
+        if let Some(client) =
+            self.nodes.iter().find(|n| matches!(n, NodeSpec::Producer { .. } | NodeSpec::Consumer { .. }))
+            && !has_nameserver
+        {
+            return Err(alloc::format!("`{}` needs a nameserver to ask for routes, and there is none", client.name()));
+        }
         if self.nodes.len() > 64 {
             return Err(String::from("at most 64 nodes"));
         }

@@ -359,6 +359,9 @@ mod tests {
         assert!(err.message.contains("frobnicate"));
         assert!(Scenario::parse("nameserver A; nameserver A").is_err());
         assert!(Scenario::parse("producer P ns NS-9").is_err());
+        let lonely = Scenario::parse("broker b group g id 0; producer P topic T").unwrap_err();
+        assert!(lonely.message.contains("`P` needs a nameserver"), "{}", lonely.message);
+        assert!(Scenario::parse("broker b group g id 0; consumer C topic T").is_err());
         assert!(Scenario::parse("at 5 kill nobody").is_err());
         assert!(Scenario::parse("at 5").is_err());
     }

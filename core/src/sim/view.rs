@@ -155,8 +155,8 @@ impl Sim {
             _ => (None, None),
         };
         let bound_to = match &node.actor {
-            Actor::Producer(p) => Some(self.dir.nameservers[p.client.ns_index % self.dir.nameservers.len().max(1)]),
-            Actor::Consumer(c) => Some(self.dir.nameservers[c.client.ns_index % self.dir.nameservers.len().max(1)]),
+            Actor::Producer(p) => Some(self.dir.client_nameserver(p.client.ns_index)),
+            Actor::Consumer(c) => Some(self.dir.client_nameserver(c.client.ns_index)),
             _ => None,
         };
         let mut timers: Vec<TimerView> = node

@@ -162,6 +162,29 @@ fn an_earlier_now_is_taken_as_the_latest_in_every_build() {
 }
 
 #[test]
+fn poll_timeout_wakes_the_driver_when_the_wait_for_service_ends() {
+    let mut config = Config::java_defaults("/h", "/r");
+    config.need_wait_for_service = true;
+    config.wait_seconds_for_service = 3;
+    let mut ns = NameServer::new(config.clone(), KvConfig::default(), Instant::ZERO);
+    // Before the first scan (5 s) the wait's end comes first.
+    assert_eq!(ns.poll_timeout(), Some(Instant::from_millis(3_000)));
+    assert_eq!(ns.next_scan(), Instant::from_millis(5_000));
+    ns.handle(Instant::from_millis(3_000), Input::Timeout);
+    assert!(ns.serving_routes());
+    assert_eq!(ns.poll_timeout(), Some(Instant::from_millis(5_000)));
+
+    // A wait ending after the first scan: the scan, then the wait's end, then scans only.
+    config.wait_seconds_for_service = 7;
+    let mut ns = NameServer::new(config, KvConfig::default(), Instant::ZERO);
+    assert_eq!(ns.poll_timeout(), Some(Instant::from_millis(5_000)));
+    ns.handle(Instant::from_millis(5_000), Input::Timeout);
+    assert_eq!(ns.poll_timeout(), Some(Instant::from_millis(7_000)));
+    ns.handle(Instant::from_millis(7_000), Input::Timeout);
+    assert_eq!(ns.poll_timeout(), Some(Instant::from_millis(10_000)));
+}
+
+#[test]
 fn scans_run_every_interval_from_start_plus_five_seconds() {
     let mut ns = Ns::new();
     assert_eq!(ns.ns.poll_timeout(), Some(Instant::from_millis(5_000)));

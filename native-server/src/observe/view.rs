@@ -185,7 +185,7 @@ impl View {
             uptime_ms: ns.now().as_millis(),
             wall_ms: wall_ms(),
             serving: ns.serving_routes(),
-            next_scan_ms: ns.poll_timeout().unwrap_or(nameserver_core::Instant::MAX).as_millis(),
+            next_scan_ms: ns.next_scan().as_millis(),
             brokers,
             cluster_addr_table,
             broker_addr_table,
