@@ -6,25 +6,44 @@
 # environment and ports the system picks, serves its embedded page (an ETag that revalidates
 # with 304) and the wasm module compressed, answers /healthz and /readyz, and exits 0 on
 # SIGTERM.
+# With --from-build it first packs the archive scripts/dist.sh would, from an already built
+# binary (default: the debug one the test command's deploy step builds with --features
+# embed-page), so the test command checks every release's layout without a release build.
 # Usage: scripts/check-archive.sh dist/rocketmq-nameserver-<version>-<target>.tar.gz
+#        scripts/check-archive.sh --from-build [BINARY]
 # Needs tar, curl and node (the link check is scripts/check-links.mjs).
 set -euo pipefail
-[ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: $0 ARCHIVE.tar.gz" >&2; exit 2; }
-archive="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+usage() { echo "usage: $0 ARCHIVE.tar.gz | --from-build [BINARY]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 tree="$PWD"
 for tool in tar curl node; do
   command -v "$tool" >/dev/null || { echo "check-archive: needs $tool" >&2; exit 1; }
 done
 
-tmp="$(mktemp -d)"
+work="$(mktemp -d)"
+tmp="$work"
+if [ "${1:-}" = --from-build ]; then
+  [ $# -le 2 ] || usage
+  binary="${2:-${CARGO_TARGET_DIR:-target}/debug/nameserver}"
+  [ -x "$binary" ] || { echo "check-archive: no binary at $binary (build it first)" >&2; rm -rf "$work"; exit 1; }
+  version="$("$binary" --version | awk '{print $2}')"
+  name="rocketmq-nameserver-$version-$(rustc -vV | sed -n 's/^host: //p')"
+  mkdir "$work/pack" "$work/check"
+  scripts/lay-out-archive.sh "$binary" "$work/pack/$name" || { rm -rf "$work"; exit 1; }
+  tar -C "$work/pack" -czf "$work/$name.tar.gz" "$name"
+  archive="$work/$name.tar.gz"
+  tmp="$work/check"
+else
+  [ $# -eq 1 ] && [ -f "$1" ] || usage
+  archive="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+fi
 pid=
 cleanup() {
   if [ -n "$pid" ]; then
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   fi
-  rm -rf "$tmp"
+  rm -rf "$work"
 }
 trap cleanup EXIT
 step() { printf -- '-- %s\n' "$*"; }
@@ -63,9 +82,13 @@ mkdir "$tmp/home"
 (cd "$root" && exec env -i PATH=/usr/bin:/bin HOME="$tmp/home" ./nameserver -c deploy/namesrv.properties \
   --bind-address 127.0.0.1 --listen-port 0 --http-port 0 >"$tmp/stdout" 2>"$tmp/daemon.log") &
 pid=$!
-for _ in $(seq 200); do
-  grep -q '^HTTP console: ' "$tmp/stdout" && break
+# Each wait below polls for its event until PATIENCE, a hang guard and never a speed bound: a
+# busy machine makes anything late.
+patience=120
+deadline=$((SECONDS + patience))
+until grep -q '^HTTP console: ' "$tmp/stdout"; do
   kill -0 "$pid" 2>/dev/null || fail "the daemon exited at start"
+  [ "$SECONDS" -lt "$deadline" ] || fail "no console address on stdout after $patience s (PATIENCE)"
   sleep 0.05
 done
 http="$(sed -n 's|^HTTP console: http://\([^/]*\)/.*|\1|p' "$tmp/stdout")"
@@ -76,16 +99,15 @@ step "started in the archive, console on $http"
 get() {
   local path="$1"
   shift
-  curl -sS --max-time 10 -o "$tmp/body" -D "$tmp/headers" -w '%{http_code}' "$@" "http://$http$path" || true
+  curl -sS --max-time "$patience" -o "$tmp/body" -D "$tmp/headers" -w '%{http_code}' "$@" "http://$http$path" || true
 }
 header() { tr -d '\r' <"$tmp/headers" | sed -n "s/^$1: //Ip" | tail -n 1; }
 
-ready=
-for _ in $(seq 100); do
-  [ "$(get /readyz)" = 200 ] && { ready=yes; break; }
+deadline=$((SECONDS + patience))
+until [ "$(get /readyz)" = 200 ]; do
+  [ "$SECONDS" -lt "$deadline" ] || fail "/readyz never answered 200 in $patience s (PATIENCE; last: $(cat "$tmp/body"))"
   sleep 0.1
 done
-[ -n "$ready" ] || fail "/readyz never answered 200 (last: $(cat "$tmp/body"))"
 [ "$(get /healthz)" = 200 ] || fail "/healthz is not 200"
 step "/readyz 200, /healthz 200"
 
@@ -109,11 +131,11 @@ magic="$(head -c 4 "$tmp/module.wasm" | od -An -tx1 | tr -d ' \n')"
 step "$wasm: application/wasm, brotli and gzip, a WebAssembly module"
 
 kill -TERM "$pid"
-for _ in $(seq 200); do
-  kill -0 "$pid" 2>/dev/null || break
+deadline=$((SECONDS + patience))
+while kill -0 "$pid" 2>/dev/null; do
+  [ "$SECONDS" -lt "$deadline" ] || fail "still running $patience s after SIGTERM (PATIENCE)"
   sleep 0.1
 done
-kill -0 "$pid" 2>/dev/null && fail "still running 20 s after SIGTERM"
 status=0
 wait "$pid" || status=$?
 pid=

@@ -52,7 +52,7 @@ function readText(path) {
 }
 
 /** Lines of a Markdown file outside fenced code blocks, as [lineNumber, text]. */
-function proseLines(text) {
+export function proseLines(text) {
   const out = [];
   let fence = null;
   text.split("\n").forEach((line, i) => {
@@ -103,27 +103,39 @@ const SECTION = String.raw`§\s?(\d+(?:\.\d+)*|[a-z])(?![\w])`;
 const CHAIN = new RegExp(String.raw`((?:[\w./-]*\/)?[A-Z][A-Z0-9_-]*\.md)?(\s*)${SECTION}((?:\s*(?:,|–|-|—|and|or|to)\s*${SECTION})*)`, "g");
 const MENTION = /(?<![\w/.-])((?:[\w.-]+\/)*[A-Z][A-Z0-9_-]*\.md)\b/g;
 
+/** Upper-case Markdown names a line mentions (`RELIABILITY.md`, `docs/PROTOCOL.md`), with their offsets. */
+export function mentions(line) {
+  return [...line.matchAll(MENTION)].map((m) => ({ at: m.index, name: m[1] }));
+}
+
+/** Relative link and image targets of one Markdown prose line (code spans and URLs left out). */
+export function linkTargets(line) {
+  const code = line.replace(/`[^`]*`/g, (s) => " ".repeat(s.length));
+  return [
+    ...[...code.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]),
+    ...[...code.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/g)].map((m) => m[1]),
+  ].filter((href) => !/^[a-z][a-z0-9+.-]*:/i.test(href));
+}
+
+/** The file a cited or mentioned document name resolves to among `files`: its copy under docs/,
+ * then the one at the root, then its only copy; null when none or several. */
+export function documentIn(files, name) {
+  const candidates = files.filter((f) => basename(f) === basename(name));
+  return ["docs/" + basename(name), basename(name)].find((c) => candidates.includes(c)) ||
+    (candidates.length === 1 ? candidates[0] : null);
+}
+
 /** Checks the repository at `root`; returns the problems and what was checked. */
 export function check(root) {
   root = resolve(root);
   const files = repoFiles(root);
-  const byName = new Map();
-  for (const f of files) {
-    if (!f.endsWith(".md")) continue;
-    const name = basename(f);
-    byName.set(name, [...(byName.get(name) || []), f]);
-  }
+  const markdown = files.filter((f) => f.endsWith(".md"));
   const outlines = new Map();
   const outlineOf = (file) => {
     if (!outlines.has(file)) outlines.set(file, outline(readFileSync(join(root, file), "utf8")));
     return outlines.get(file);
   };
-  // A cited name resolves to its copy under docs/, then the one at the root, then its only copy.
-  const documentFor = (name) => {
-    const candidates = byName.get(basename(name)) || [];
-    return ["docs/" + basename(name), basename(name)].find((c) => candidates.includes(c)) ||
-      (candidates.length === 1 ? candidates[0] : null);
-  };
+  const documentFor = (name) => documentIn(markdown, name);
 
   const problems = [];
   const stats = { files: 0, citations: 0, links: 0 };
@@ -152,8 +164,8 @@ export function check(root) {
       const events = [];
       // In Markdown, link targets are checked as links below, not as mentions.
       const spans = isMd ? [...line.matchAll(/\]\([^)]*\)|^\s*\[[^\]]+\]:\s*\S+/g)].map((m) => [m.index, m.index + m[0].length]) : [];
-      for (const m of line.matchAll(MENTION)) {
-        if (!spans.some(([from, to]) => m.index >= from && m.index < to)) events.push({ at: m.index, mention: m[1] });
+      for (const m of mentions(line)) {
+        if (!spans.some(([from, to]) => m.at >= from && m.at < to)) events.push({ at: m.at, mention: m.name });
       }
       for (const m of line.matchAll(CHAIN)) {
         const ids = [m[3], ...[...m[4].matchAll(new RegExp(SECTION, "g"))].map((x) => x[1])];
@@ -179,13 +191,7 @@ export function check(root) {
       }
 
       if (!isMd) continue;
-      const code = line.replace(/`[^`]*`/g, (s) => " ".repeat(s.length));
-      const targets = [
-        ...[...code.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]),
-        ...[...code.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/g)].map((m) => m[1]),
-      ];
-      for (const href of targets) {
-        if (/^[a-z][a-z0-9+.-]*:/i.test(href)) continue;
+      for (const href of linkTargets(line)) {
         stats.links++;
         const [pathPart, anchor] = href.split("#");
         const dest = pathPart ? resolve(dirname(path), decodeURIComponent(pathPart)) : path;

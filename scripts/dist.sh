@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the release archive in dist/: the nameserver daemon for this platform with its page
-# embedded (the wasm bindings are built first), LICENSE, NOTICE, the README and every document
-# it links (the top-level *.md files and docs/) and deploy/ as in the repository (the sample
-# namesrv.properties, the systemd unit, the alert rules, the Grafana dashboard, the Kubernetes
-# and compose files), as dist/rocketmq-nameserver-<version>-<target>.tar.gz with SHA256SUMS;
+# embedded (the wasm bindings are built first), LICENSE, NOTICE, the documents (the top-level
+# *.md files, docs/ and every file they link: scripts/archive-files.mjs) and deploy/ as in the
+# repository (the sample namesrv.properties, the systemd unit, the alert rules, the Grafana
+# dashboard, the Kubernetes and compose files), laid out by scripts/lay-out-archive.sh, as dist/rocketmq-nameserver-<version>-<target>.tar.gz with SHA256SUMS;
 # and the npm package tarball when `npm pack` works here (it is skipped, with a note, when it
 # does not). Then scripts/check-archive.sh checks the archive as a user gets it: unpacked
 # outside the tree, its links resolve, and its binary serves the page and stops with status 0.
@@ -19,12 +19,8 @@ version="$("$binary" --version | awk '{print $2}')"
 host="$(rustc -vV | sed -n 's/^host: //p')"
 name="rocketmq-nameserver-$version-$host"
 rm -rf dist
-mkdir -p "dist/$name/docs"
-install -m 755 "$binary" "dist/$name/nameserver"
-# The documents keep their places in the repository, so their relative links still work.
-install -m 644 LICENSE NOTICE ./*.md "dist/$name/"
-install -m 644 docs/*.md "dist/$name/docs/"
-cp -R deploy "dist/$name/deploy"
+mkdir dist
+scripts/lay-out-archive.sh "$binary" "dist/$name"
 tar -C dist -czf "dist/$name.tar.gz" "$name"
 scripts/check-archive.sh "dist/$name.tar.gz"
 

@@ -82,4 +82,6 @@ systemd-analyze security --offline=yes --threshold=20 --no-pager "$unit_dir/name
 
 step "the image's binary, run as the image runs it"
 python3 scripts/deploy_check.py runtime "$binary"
+step "the release archive's layout, packed around this binary (scripts/check-archive.sh --from-build)"
+scripts/check-archive.sh --from-build "$binary"
 step "deploy checks passed"

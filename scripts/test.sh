@@ -24,7 +24,7 @@ STEPS=(
   "reliability|reliability tools: soak driver and kill -9 crash loop (smoke; full runs in RELIABILITY.md)"
   "nostd|core builds without std (no-std target and wasm32)"
   "wasm|WebAssembly module and bindings (pkg/)"
-  "deploy|deploy files offline: Dockerfile lint, systemd unit, Kubernetes manifests, alert rules, and the image's binary run as the image runs it"
+  "deploy|deploy files offline: Dockerfile lint, systemd unit, Kubernetes manifests, alert rules, the image's binary run as the image runs it, and the release archive's layout checked around it"
   "wasm-node|wasm-bindgen tests in Node (clippy and tests for the wasm32 target)"
   "js|JavaScript tests of the package, the link check and the wait check (node --test tests/js/)"
   "browser|browser tests of the page (www/, headless chromium)"
