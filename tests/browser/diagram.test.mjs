@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { launch, seek, settle, simTime, shot, clickInHeader, PHONE, DESKTOP } from "./lib/browser.mjs";
 import { Simulation, builtInScenarios } from "./lib/oracle.mjs";
 import { shareHash } from "../../www/url.js";
+import { PATIENCE } from "./lib/patience.mjs";
 
 let b;
 before(async () => (b = await launch()));
@@ -74,7 +75,9 @@ async function motion(page, from, to, speed) {
 test("messages are seen moving while playing, at 1× and at 60×", async () => {
   const page = await b.page({ dashboard: false });
   const slow = await motion(page, 9000, 13000, 1);
-  assert.ok(slow.frames >= 100, `sampled ${slow.frames} frames at 1×`);
+  // Enough frames for a share to mean something; how many a machine draws in the 4 s is
+  // its speed (41 at load 20), not the page's behaviour.
+  assert.ok(slow.frames >= 10, `sampled ${slow.frames} frames at 1×`);
   assert.ok(slow.moving / slow.frames >= 0.6, `1×: ${slow.moving} of ${slow.frames} frames show a moving message`);
   // 90 s of simulated time is 1.5 s on screen at 60×: long enough for tokens to leave their
   // boxes however few frames a busy machine draws.
@@ -85,7 +88,7 @@ test("messages are seen moving while playing, at 1× and at 60×", async () => {
   await seek(page, 20000);
   await page.click("[data-testid=speed-600]");
   await page.click("[data-testid=play]");
-  await page.waitForFunction(() => [...document.querySelectorAll("#diagram .token")].some((g) => Number(g.dataset.count) > 1), null, { timeout: 10000 });
+  await page.waitForFunction(() => [...document.querySelectorAll("#diagram .token")].some((g) => Number(g.dataset.count) > 1), null, { timeout: PATIENCE });
   await shot(page, "motion-bundles-desktop");
   await page.click("[data-testid=play]");
   assert.deepEqual(page.errors, []);
@@ -209,7 +212,7 @@ for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
     await page.click("[data-testid=speed-10]").catch(() => page.evaluate(() => document.querySelector("[data-testid=speed-10]").click()));
     await blur(page);
     await page.keyboard.press("Space");
-    await page.waitForFunction(() => document.querySelectorAll("#diagram .token").length > 0, null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelectorAll("#diagram .token").length > 0, null, { timeout: PATIENCE });
     await legible(page, `S1 playing (${name})`);
     await shot(page, `legible-playing-${name}`);
     await page.keyboard.press("Space");
