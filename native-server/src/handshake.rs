@@ -235,6 +235,10 @@ async fn read_more(tcp: &mut TcpStream, buf: &mut BytesMut, wait: Wait) -> Resul
         Ok(0) if buf.is_empty() => Err(Refused::quiet("the peer closed the connection")),
         Ok(0) => Err(Refused::other("the peer closed the connection half-way")),
         Ok(_) => Ok(()),
+        // A TCP probe that resets instead of closing (SO_LINGER 0, as many load balancers do).
+        Err(error) if buf.is_empty() && error.kind() == io::ErrorKind::ConnectionReset => {
+            Err(Refused::quiet("the peer reset the connection"))
+        }
         Err(error) => Err(Refused::other(error.to_string())),
     }
 }

@@ -212,6 +212,43 @@ fn connect_and_close_is_no_warning_and_other_handshake_failures_warn_once_a_minu
     assert!(half_way[0].contains("WARN") && half_way[0].contains("once a minute per source"), "{half_way:?}");
 }
 
+/// TCP health checks (a load balancer's, Kubernetes' tcpSocket probes): connect, then close at
+/// once, half with a FIN and half with a RST (SO_LINGER 0). Plaintext and TLS enforcing.
+#[test]
+fn tcp_probes_that_close_or_reset_at_once_leave_no_warning_no_frame_error_and_no_descriptor() {
+    const PROBES: usize = 400;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let pki = crate::tls_support::Pki::new();
+    let cert = format!("-Dtls.server.certPath={}", pki.server_cert.display());
+    let key = format!("-Dtls.server.keyPath={}", pki.server_key.display());
+    let enforcing = ["-Dtls.server.mode=enforcing", "-Dtls.test.mode.enable=false", cert.as_str(), key.as_str()];
+    for tls in [&[][..], &enforcing[..]] {
+        let (server, console) = Server::start_with_console(&[], &[&["--log-level", "debug"], tls].concat());
+        let warnings = |log: &str| log.lines().filter(|l| l.contains(" WARN ") || l.contains(" ERROR ")).count();
+        let warned_before = warnings(&server.daemon.log());
+        let frame_errors = metric(console, "nameserver_frame_errors_total");
+        let fds = server.usage().fds;
+        runtime.block_on(async {
+            for i in 0..PROBES {
+                let stream = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
+                if i % 2 == 1 {
+                    stream.set_zero_linger().unwrap();
+                }
+                drop(stream);
+            }
+        });
+        // Each is seen (said at debug), then nothing of it is left.
+        log_lines(&server, "ended before any frame: the peer closed the connection", PROBES / 2);
+        log_lines(&server, "ended before any frame: the peer reset the connection", PROBES / 2);
+        support::eventually_blocking("no connection or descriptor left", || {
+            (metric(console, "nameserver_connections") == 0 && server.usage().fds <= fds).then_some(())
+        });
+        let log = server.daemon.log();
+        assert_eq!(metric(console, "nameserver_frame_errors_total"), frame_errors, "tls {tls:?}:\n{log}");
+        assert_eq!(warnings(&log), warned_before, "tls {tls:?}: a probe was warned about:\n{log}");
+    }
+}
+
 #[test]
 fn a_listed_proxys_health_checks_and_silent_clients_are_counted_when_the_header_is_read() {
     let server = Server::start(&[], &["--proxy-protocol-from", "127.0.0.2", "--max-connections-per-source", "2"]);
