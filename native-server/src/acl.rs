@@ -52,7 +52,7 @@ impl AuthConfig {
                 self.accounts.len(),
                 path.display()
             ),
-            None => String::from("auth: no --acl-file: no request is verified (as in Java's NameServer)"),
+            None => String::from("auth: no --acl-file: no signature is verified (as in Java's NameServer)"),
         }];
         for class in RequestClass::ALL {
             let codes: Vec<String> = (0..1000)
