@@ -13,6 +13,7 @@ use nameserver_core::properties::{self, PropertiesError};
 use nameserver_core::{Config, KvConfig};
 
 use crate::ServerConfig;
+use crate::acl::{AuthConfig, ClassPolicies, ClassSources};
 use crate::http::{HttpOptions, Page, PeerUrl};
 use crate::source::CidrList;
 use crate::tls::{TlsConfig, TlsError};
@@ -110,6 +111,18 @@ pub struct Args {
     #[arg(long, value_name = "MODE", env = "NAMESERVER_REMOTE_CONFIG", default_value = "runtime",
           value_parser = |s: &str| s.parse::<RemoteConfig>())]
     pub remote_config: RemoteConfig,
+
+    /// Accounts whose signed requests are accepted (AccessKey and Signature, as RocketMQ's AclClientRPCHook sends them): a YAML file with the `accounts` list of RocketMQ's plain_acl.yml (accessKey, secretKey, admin; other keys are ignored), reloaded when it changes or on SIGHUP; keep it 0600. With it the classes default to route-read=open, broker=signed, admin-read=signed, admin-write=admin [default: none, nothing is verified, as in Java]
+    #[arg(long, value_name = "FILE", env = "NAMESERVER_ACL_FILE", help_heading = "Authentication")]
+    pub acl_file: Option<PathBuf>,
+
+    /// What a class of requests requires: CLASS=open|signed|admin|deny, several separated by commas, repeatable. Classes: route-read (105, 106, 901), broker (103, 104, 217, 322, 904), admin-read (101, 206, 219, 224, 304, 311-313, 319), admin-write (100, 102, 205, 216, 318, 327); other codes are not checked. signed and admin need --acl-file; 4.9 brokers never sign: broker=open with --allow-from broker=...
+    #[arg(long, value_name = "CLASS=POLICY", env = "NAMESERVER_AUTH", help_heading = "Authentication")]
+    pub auth: Vec<ClassPolicies>,
+
+    /// Sources a class also requires, on top of its policy: CLASS=CIDR,CIDR,... (another CLASS= in the list starts that class's), repeatable, e.g. 'broker=10.0.0.0/8,admin-write=10.1.2.3'. Matched against the source the per-source caps use (the TCP peer, or the client a listed proxy names). Works without --acl-file
+    #[arg(long, value_name = "CLASS=CIDRS", env = "NAMESERVER_ALLOW_FROM", help_heading = "Authentication")]
+    pub allow_from: Vec<ClassSources>,
 
     /// Test builds only: the handshake deadline and the frame deadline's base in milliseconds instead of 10 s
     #[cfg(feature = "test-hooks")]
@@ -281,6 +294,10 @@ pub enum ArgsError {
         /// The parse error.
         source: PropertiesError,
     },
+    /// The ACL file cannot be used.
+    Acl(crate::acl::AclError),
+    /// `--auth` and `--allow-from` do not make a set of rules.
+    Auth(String),
     /// A value does not fit its key.
     Value {
         /// Where the value came from (the file, or a flag).
@@ -298,6 +315,8 @@ impl fmt::Display for ArgsError {
                 write!(f, "the config file {} is not a properties file: {source}", path.display())
             }
             Self::Value { origin, source } => write!(f, "{origin}: {source}"),
+            Self::Acl(error) => error.fmt(f),
+            Self::Auth(why) => f.write_str(why),
         }
     }
 }
@@ -308,6 +327,8 @@ impl std::error::Error for ArgsError {
             Self::ReadFile { source, .. } => Some(source),
             Self::Properties { source, .. } => Some(source),
             Self::Value { source, .. } => Some(source),
+            Self::Acl(error) => Some(error),
+            Self::Auth(_) => None,
         }
     }
 }
@@ -371,6 +392,22 @@ impl Args {
             .map(|(key, _)| key.as_str())
             .filter(|key| !crate::tls::SERVER_KEYS.contains(key) && *key != "tls.enable")
             .collect()
+    }
+
+    /// Authentication on the RocketMQ port: the rules of `--auth` and `--allow-from`, and the
+    /// accounts of `--acl-file` with what to warn about in it.
+    ///
+    /// # Errors
+    /// The rules are contradictory, signed or admin without a file, or the file cannot be used.
+    pub fn auth_config(&self) -> Result<(AuthConfig, Vec<String>), ArgsError> {
+        let rules =
+            crate::acl::rules(self.acl_file.is_some(), &self.auth, &self.allow_from).map_err(ArgsError::Auth)?;
+        let Some(path) = &self.acl_file else {
+            return Ok((AuthConfig { rules, ..AuthConfig::open() }, Vec::new()));
+        };
+        let (file, acl_bytes) = crate::acl::load(path).map_err(ArgsError::Acl)?;
+        let warnings = file.ignored.iter().map(|w| format!("the ACL file {}: {w}", path.display())).collect();
+        Ok((AuthConfig { rules, acl_file: Some(path.clone()), accounts: file.accounts, acl_bytes }, warnings))
     }
 
     /// The HTTP console's options; `None` with `--no-http`.

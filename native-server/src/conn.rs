@@ -26,12 +26,14 @@
 //! the idle one).
 
 use std::io;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use bytes::{Buf, BufMut as _, BytesMut};
 use nameserver_core::ConnId;
+use nameserver_core::auth::{Refusal, Verdict};
 use nameserver_core::codec::{self, DecodeError, Limits};
 use nameserver_core::protocol::{RemotingCommand, ResponseCode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -88,6 +90,8 @@ pub(crate) struct Shared {
     pub(crate) observe: Arc<crate::observe::Observer>,
     /// TLS on this port (`tls.server.mode` and the certificate in use).
     pub(crate) tls: Arc<crate::tls::reload::TlsPort>,
+    /// Who may send what (`--acl-file`, `--auth`, `--allow-from`).
+    pub(crate) auth: Arc<crate::acl::Auth>,
     /// Listed proxies, per-source caps and the handshake deadline.
     pub(crate) fairness: crate::source::Fairness,
 }
@@ -108,6 +112,9 @@ pub(crate) struct Connection {
     pub(crate) permit: OwnedSemaphorePermit,
     /// Who it comes from, for warnings said once a minute per source.
     pub(crate) source: SourceKey,
+    /// Who it comes from: the TCP peer, or the client a listed proxy names (what
+    /// `--allow-from` is matched against).
+    pub(crate) peer: SocketAddr,
 }
 
 /// Why a connection ended.
@@ -129,11 +136,13 @@ enum End {
 impl Connection {
     /// Serves the connection until it closes, then tells the owner.
     pub(crate) async fn run(self) {
-        let Self { conn, remote, stream, outbound, unwritten, close, shared, permit, source } = self;
+        let Self { conn, remote, stream, outbound, unwritten, close, shared, permit, source, peer } = self;
         tracing::debug!("NETTY SERVER PIPELINE: channelActive, the channel[{remote}]");
         let goodbye = Goodbye { conn, intake: Arc::clone(&shared.intake) };
         let mut session = Session {
             conn,
+            peer,
+            source,
             room: shared.intake.room(conn),
             pending: None,
             unread_since: None,
@@ -227,6 +236,10 @@ impl Drop for Goodbye {
 /// A connection's state while it runs (the socket is borrowed separately, split in halves).
 struct Session {
     conn: ConnId,
+    /// The source requests are checked against.
+    peer: SocketAddr,
+    /// What warnings about it are said once a minute under.
+    source: SourceKey,
     /// Notified when the owner takes one of this connection's requests.
     room: Arc<Notify>,
     /// A request its full lane did not take yet; nothing more is read or decoded meanwhile.
@@ -460,6 +473,10 @@ impl Session {
             "{}: a connection task panics",
             crate::test_hooks::MARKER
         );
+        // Before the snapshot or the owner sees it: a route answer is checked as any other.
+        if let Verdict::Refuse(refusal) = self.shared.auth.check(self.peer.ip(), &cmd) {
+            return self.refuse(&cmd, &refusal);
+        }
         if cmd.is_oneway() && !cmd.is_response() && ONEWAY_READS.contains(&cmd.code) {
             // Nobody reads the answer: computing it would only take the owner's time from others.
             self.shared.observe.oneway_read_dropped();
@@ -474,6 +491,30 @@ impl Session {
             }
         }
         self.hand_over(cmd, at)
+    }
+
+    /// Answers a refused request NO_PERMISSION with the refusal's remark (a oneway one gets no
+    /// reply); counted, and said once a minute per source.
+    fn refuse(&mut self, cmd: &RemotingCommand, refusal: &Refusal) -> Result<(), End> {
+        let at = self.shared.observe.start();
+        self.shared.observe.auth_refused(refusal.class);
+        if self.shared.fairness.warned.allow(self.source, "auth") {
+            tracing::warn!(
+                "refused request code {} ({}) from {}: {}; said once a minute per source",
+                cmd.code,
+                refusal.class,
+                self.peer,
+                refusal.remark
+            );
+        }
+        if cmd.is_oneway() || cmd.is_response() {
+            return Ok(());
+        }
+        let reply = refusal.reply_to(cmd);
+        let encoded = codec::encode(&reply, &mut self.out).map_err(|error| End::Encode(error.to_string()));
+        self.publish_unwritten();
+        self.shared.observe.answered_here(self.conn, cmd.code, reply.code, at);
+        encoded
     }
 
     /// Puts a request in the connection's lane; one that does not fit waits in `pending`, one

@@ -65,6 +65,7 @@
 //! itself or at the deadline; then it stops accepting, answers what it took (up to a second)
 //! and closes.
 
+pub mod acl;
 pub mod args;
 mod clock;
 pub mod config_keys;
@@ -89,6 +90,7 @@ pub mod source;
 pub mod test_hooks;
 pub mod tls;
 pub mod version;
+mod watch;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
@@ -164,6 +166,9 @@ pub struct ServerConfig {
     pub io_deadline: Duration,
     /// Which keys UPDATE_NAMESRV_CONFIG may change (`--remote-config`; Java: all).
     pub remote_config: RemoteConfig,
+    /// Who may send what (`--acl-file`, `--auth`, `--allow-from`; default: everyone
+    /// everything, as Java).
+    pub auth: acl::AuthConfig,
 }
 
 impl ServerConfig {
@@ -183,6 +188,7 @@ impl ServerConfig {
             per_source_exempt: source::CidrList::default(),
             io_deadline: DEFAULT_DEADLINE,
             remote_config: RemoteConfig::Runtime,
+            auth: acl::AuthConfig::open(),
         }
     }
 }
@@ -242,6 +248,7 @@ pub async fn serve(
         per_source_exempt,
         io_deadline,
         remote_config,
+        auth,
     } = config;
     let (tls_port, loaded) =
         tls::reload::TlsPort::new(&tls).map_err(|error| io::Error::other(format!("TLS: {error}")))?;
@@ -252,6 +259,11 @@ pub async fn serve(
     let stop = CancellationToken::new();
     if let Some(loaded) = loaded.clone() {
         tokio::spawn(tls::reload::watch(tls.clone(), Arc::clone(&tls_port), loaded, stop.clone()));
+    }
+    let acl::AuthConfig { rules, acl_file, accounts, acl_bytes } = auth;
+    let auth = Arc::new(acl::Auth::new(rules, accounts));
+    if let Some(path) = acl_file {
+        tokio::spawn(acl::watch(path, acl_bytes, Arc::clone(&auth), stop.clone()));
     }
     let force_close = CancellationToken::new();
     let routes = Arc::new(ArcSwap::from_pointee(RouteSnapshot::empty()));
@@ -294,6 +306,7 @@ pub async fn serve(
         force_close: force_close.clone(),
         observe: Arc::clone(&observe),
         tls: tls_port,
+        auth,
         fairness: source::Fairness::new(
             proxy_protocol_from,
             per_source_exempt,

@@ -184,6 +184,7 @@ async fn start(
         shared: Arc::clone(&shared),
         permit,
         source: SourceKey::of(opened.remote.ip()),
+        peer: opened.remote,
     };
     connection.run().await;
 }

@@ -41,6 +41,7 @@ fn start(args: &Args) -> anyhow::Result<()> {
         print!("{}", properties::to_plain_text(&all));
         return Ok(());
     }
+    let (auth, acl_warnings) = args.auth_config()?;
     init_tracing(args.log_level.as_deref())?;
     tracing::info!("nameserver {}", nameserver::version::LONG);
     for warning in clamped {
@@ -54,6 +55,12 @@ fn start(args: &Args) -> anyhow::Result<()> {
             "-D{key} is not a property this NameServer reads (it reads {}); ignored",
             nameserver::tls::SERVER_KEYS.join(", ")
         );
+    }
+    for warning in acl_warnings {
+        tracing::warn!("{warning}");
+    }
+    for line in auth.describe() {
+        tracing::info!("{line}");
     }
     // A bad certificate path is a start-up error, before anything listens.
     if tls.mode != nameserver::tls::TlsMode::Disabled || args.http_tls {
@@ -74,6 +81,7 @@ fn start(args: &Args) -> anyhow::Result<()> {
     let (bind_address, port) = (namesrv.bind_address.clone(), namesrv.listen_port);
     let mut config = args.server_config(namesrv, kv);
     config.tls = tls;
+    config.auth = auth;
     config.max_connections = open_files(config.max_connections);
     tracing::info!("shutdown: connections get up to {:?} to be answered", config.shutdown_grace);
 
@@ -85,7 +93,7 @@ fn start(args: &Args) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {bind_address}:{port}"))?;
         let address = listener.local_addr().context("the listener has no local address")?;
-        for warning in nameserver::exposure::warnings(address, &config.tls) {
+        for warning in nameserver::exposure::warnings(address, &config.tls, &config.auth.rules) {
             tracing::warn!("{warning}");
         }
         let console = bind_console(args).await?;

@@ -37,6 +37,12 @@ impl CidrList {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// The networks.
+    #[must_use]
+    pub fn networks(&self) -> &[Cidr] {
+        &self.0
+    }
 }
 
 impl FromStr for CidrList {

@@ -331,9 +331,27 @@ fn start_broker_once(
 /// # Errors
 /// Missing jars or JDK, or it does not finish within the hang guard.
 pub fn mqadmin(version: Version, namesrv: SocketAddr, args: &[&str]) -> Result<(Option<i32>, String), PeerError> {
+    mqadmin_signing(version, namesrv, args, None)
+}
+
+/// [`mqadmin`] with `tools_yml` as `$ROCKETMQ_HOME/conf/tools.yml` (`accessKey`, `secretKey`):
+/// mqadmin then signs its requests (`AclClientRPCHook`).
+///
+/// # Errors
+/// As [`mqadmin`].
+pub fn mqadmin_signing(
+    version: Version,
+    namesrv: SocketAddr,
+    args: &[&str],
+    tools_yml: Option<&str>,
+) -> Result<(Option<i32>, String), PeerError> {
     let lib = fetch(version)?;
     let name = format!("java-mqadmin-{}", version.as_str());
     let home = rocketmq_home(&name)?;
+    if let Some(text) = tools_yml {
+        std::fs::write(home.path().join("conf/tools.yml"), text)
+            .map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
+    }
     // A short run: the first JIT tier alone costs less CPU than it saves.
     let mut command = java_command(
         &lib,

@@ -12,6 +12,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use nameserver_core::auth::RequestClass;
 use nameserver_core::protocol::RequestCode;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _, NoLabelSet};
@@ -189,6 +190,17 @@ impl Collector for Scrape {
         )?;
         for (why, value) in Refused::ALL.iter().zip(&m.refused) {
             ConstCounter::new(value.load(Relaxed)).encode(refused.encode_family(&[("reason", why.label())])?)?;
+        }
+        let mut requests_refused = enc.encode_descriptor(
+            "nameserver_requests_refused",
+            "Requests refused NO_PERMISSION (16) before being handled, by reason and request class: auth (--acl-file, --auth, --allow-from: no or a wrong signature, an unknown or non-admin account, a source not listed, a denied class); oneway ones get no reply",
+            None,
+            MetricType::Counter,
+        )?;
+        for class in RequestClass::ALL {
+            let value = m.auth_refused[class as usize].load(Relaxed);
+            let labels = [("reason", "auth"), ("class", class.name())];
+            ConstCounter::new(value).encode(requests_refused.encode_family(&labels)?)?;
         }
         let mut deadlines = enc.encode_descriptor(
             "nameserver_deadline_closes",

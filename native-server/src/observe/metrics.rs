@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 use nameserver_core::ConnId;
+use nameserver_core::auth::RequestClass;
 use nameserver_core::event::UnregisterReason;
 use nameserver_core::protocol::{RequestCode, ResponseCode};
 
@@ -81,6 +82,8 @@ pub(crate) struct Metrics {
     pub(crate) refused: [AtomicU64; Refused::ALL.len()],
     /// Indexed by [`Deadline`].
     pub(crate) deadline_closes: [AtomicU64; Deadline::ALL.len()],
+    /// Requests refused by authentication, indexed by `RequestClass as usize`.
+    pub(crate) auth_refused: [AtomicU64; RequestClass::ALL.len()],
 }
 
 /// Why a connection was refused before it was served (`nameserver_connections_refused`).
@@ -180,6 +183,7 @@ impl Default for Metrics {
             owner_queue_dropped: AtomicU64::new(0),
             refused: Default::default(),
             deadline_closes: Default::default(),
+            auth_refused: Default::default(),
         }
     }
 }

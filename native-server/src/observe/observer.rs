@@ -127,6 +127,11 @@ impl Observer {
         self.metrics.refused[why as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// A connection refused a request for its class's policy or source list.
+    pub(crate) fn auth_refused(&self, class: nameserver_core::auth::RequestClass) {
+        self.metrics.auth_refused[class as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// A connection dropped a oneway read.
     pub(crate) fn oneway_read_dropped(&self) {
         self.metrics.oneway_reads_dropped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

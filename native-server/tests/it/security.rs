@@ -9,6 +9,8 @@
 //! refused with NO_PERMISSION (16), nothing is applied, and the persisted file is unchanged
 //! byte for byte. The core's unit-level versions are in core/tests/it/requests_config.rs.
 
+mod auth;
+
 use crate::reliability;
 use crate::support;
 

@@ -14,6 +14,8 @@
 #[path = "../java_oracle/compare.rs"]
 mod compare;
 mod mqadmin;
+// Authentication end to end (issue 33): a test of its own, on its own broker.
+mod auth;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
