@@ -19,7 +19,6 @@ use nameserver_core::protocol::{RemotingCommand, RequestCode};
 use tokio_util::sync::CancellationToken;
 use yaml_rust2::{Yaml, YamlLoader};
 
-use crate::source::CidrList;
 use crate::watch::Trigger;
 
 /// How requests on the RocketMQ port are authenticated: the rules, and the accounts with the
@@ -315,7 +314,7 @@ impl FromStr for ClassSources {
                 ));
             };
             if !network.is_empty() {
-                networks.extend_from_slice(network.parse::<CidrList>()?.networks());
+                networks.extend_from_slice(network.parse::<SourceList>().map_err(|e| e.to_string())?.networks());
             }
         }
         Ok(Self(out))

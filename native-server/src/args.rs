@@ -15,7 +15,7 @@ use nameserver_core::{Config, KvConfig};
 use crate::ServerConfig;
 use crate::acl::{AuthConfig, ClassPolicies, ClassSources};
 use crate::http::{HttpOptions, Page, PeerUrl};
-use crate::source::CidrList;
+use crate::source::SourceList;
 use crate::tls::{TlsConfig, TlsError};
 
 /// `nameserver` — the RocketMQ NameServer, a drop-in replacement for `mqnamesrv`.
@@ -91,7 +91,7 @@ pub struct Args {
 
     /// Networks of the load balancers that send HAProxy PROXY headers (v1 or v2), e.g. '10.0.0.0/8,192.168.1.10': connections from them must start with one, and its client address stands for the peer. From anyone else a connection opening with a PROXY header is closed; comma-separated, repeatable [default: none, PROXY headers are refused]
     #[arg(long, value_name = "CIDRS", env = "NAMESERVER_PROXY_PROTOCOL_FROM", help_heading = "Fairness")]
-    pub proxy_protocol_from: Vec<CidrList>,
+    pub proxy_protocol_from: Vec<SourceList>,
 
     /// Most connections one source address (behind a listed proxy, the client it names; a proxy's own LOCAL/UNKNOWN health checks count under its address) may hold at once; an IPv6 /64 may hold 4 times that in all (at most --max-connections); more are closed at accept [default: a tenth of --max-connections]
     #[arg(
@@ -105,7 +105,7 @@ pub struct Args {
 
     /// Networks the per-source caps do not apply to, e.g. a NAT gateway or kube-proxy SNAT address that cannot send PROXY headers; matched against the source (the TCP peer, or the client a listed proxy names; a listed proxy's address only for its own health checks); comma-separated, repeatable
     #[arg(long, value_name = "CIDRS", env = "NAMESERVER_PER_SOURCE_EXEMPT", help_heading = "Fairness")]
-    pub per_source_exempt: Vec<CidrList>,
+    pub per_source_exempt: Vec<SourceList>,
 
     /// Which keys UPDATE_NAMESRV_CONFIG (318, e.g. mqadmin updateNamesrvConfig) may change: off (none), runtime (those that take effect at once; listenPort, bindAddress, serverChannelMaxIdleTimeSeconds, enableShutdownGracefully and shutdownWaitTimeSeconds, read only at start, are refused as if black-listed), all (as in Java); configBlackList applies in every mode
     #[arg(long, value_name = "MODE", env = "NAMESERVER_REMOTE_CONFIG", default_value = "runtime",

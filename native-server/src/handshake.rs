@@ -24,7 +24,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::proxy::{self, Detection};
-use crate::source::CidrList;
+use crate::source::SourceList;
 use crate::tls::TlsMode;
 use crate::tls::reload::TlsPort;
 
@@ -54,7 +54,7 @@ pub(crate) struct Rules<'a> {
     pub(crate) tls: &'a TlsPort,
     /// `--proxy-protocol-from`: the peers that must start with a PROXY header, and the only
     /// ones whose header is read.
-    pub(crate) proxies: &'a CidrList,
+    pub(crate) proxies: &'a SourceList,
     /// `serverChannelMaxIdleTimeSeconds`: how long a connection may stay silent before its
     /// first byte (`None`: for ever).
     pub(crate) idle: Option<Duration>,
@@ -290,7 +290,7 @@ mod tests {
         let (tcp, peer) = listener.accept().await.unwrap();
         client.write_all(&[0, 0, 0, 4]).await.unwrap();
         let (tls, _) = TlsPort::new(&TlsConfig::disabled()).unwrap();
-        let proxies = CidrList::default();
+        let proxies = SourceList::default();
         let rules = Rules { tls: &tls, proxies: &proxies, idle: Some(Duration::MAX), deadline: Duration::MAX };
         let opened = finish(begin(tcp, peer, &rules).await.unwrap(), &rules).await.unwrap();
         assert!(!opened.tls && opened.remote == peer);

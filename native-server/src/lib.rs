@@ -155,12 +155,12 @@ pub struct ServerConfig {
     pub tls: tls::TlsConfig,
     /// Peers whose connections must start with a PROXY protocol header, the only ones whose
     /// header is read (`--proxy-protocol-from`; empty: PROXY headers are refused).
-    pub proxy_protocol_from: source::CidrList,
+    pub proxy_protocol_from: source::SourceList,
     /// Connections one address may hold at once (`None`: a tenth of `max_connections`); an
     /// IPv6 /64 may hold [`source::NETWORK_SHARES`] times that, at most `max_connections`.
     pub max_connections_per_source: Option<usize>,
     /// Sources the per-source cap does not apply to (`--per-source-exempt`).
-    pub per_source_exempt: source::CidrList,
+    pub per_source_exempt: source::SourceList,
     /// How long after the accept a PROXY header and a TLS handshake must be done; a frame
     /// gets this plus a second per 64 KiB it announces.
     pub io_deadline: Duration,
@@ -183,9 +183,9 @@ impl ServerConfig {
             outbound_queue: DEFAULT_OUTBOUND_QUEUE,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             tls: tls::TlsConfig::disabled(),
-            proxy_protocol_from: source::CidrList::default(),
+            proxy_protocol_from: source::SourceList::default(),
             max_connections_per_source: None,
-            per_source_exempt: source::CidrList::default(),
+            per_source_exempt: source::SourceList::default(),
             io_deadline: DEFAULT_DEADLINE,
             remote_config: RemoteConfig::Runtime,
             auth: acl::AuthConfig::open(),

@@ -11,85 +11,14 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::net::{IpAddr, Ipv6Addr};
-use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// A network, as the core's authentication rules read it too.
-pub use nameserver_core::auth::Cidr;
-use nameserver_core::auth::CidrError;
-
-/// A list of networks, as `--proxy-protocol-from` and `--per-source-exempt` take it:
-/// `10.0.0.0/8,192.0.2.7, 2001:db8::/32`. Empty items are skipped, so an empty value (an
-/// environment variable set to "") is an empty list.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CidrList(Vec<Cidr>);
-
-impl CidrList {
-    /// Whether any of the networks holds `ip`.
-    #[must_use]
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        self.0.iter().any(|net| net.contains(ip))
-    }
-
-    /// Whether the list names no network.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The networks.
-    #[must_use]
-    pub fn networks(&self) -> &[Cidr] {
-        &self.0
-    }
-}
-
-impl FromStr for CidrList {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        text.split(',')
-            .map(str::trim)
-            .filter(|item| !item.is_empty())
-            .map(|item| {
-                item.parse::<Cidr>().map_err(|why| {
-                    let why = match why {
-                        CidrError::BadPrefix { max } => format!("`{item}`: the prefix length must be 0 to {max}"),
-                        _ => format!("`{item}` is not an address or CIDR block"),
-                    };
-                    format!("{why} (give addresses or CIDR blocks separated by commas, e.g. 10.0.0.0/8,192.0.2.7,2001:db8::/32)")
-                })
-            })
-            .collect::<Result<_, _>>()
-            .map(Self)
-    }
-}
-
-impl From<Vec<Cidr>> for CidrList {
-    fn from(networks: Vec<Cidr>) -> Self {
-        Self(networks)
-    }
-}
-
-/// Several lists as one (a flag given more than once).
-impl<'a> FromIterator<&'a Self> for CidrList {
-    fn from_iter<I: IntoIterator<Item = &'a Self>>(lists: I) -> Self {
-        Self(lists.into_iter().flat_map(|list| list.0.iter().copied()).collect())
-    }
-}
-
-impl fmt::Display for CidrList {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, net) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{net}")?;
-        }
-        Ok(())
-    }
-}
+/// A network, and a list of them as `--proxy-protocol-from`, `--per-source-exempt` and
+/// `--allow-from` take it (`10.0.0.0/8,192.0.2.7, 2001:db8::/32`; empty items are skipped, so
+/// an empty value, an environment variable set to "", is an empty list): the core's types,
+/// which its authentication rules read too.
+pub use nameserver_core::auth::{Cidr, SourceList};
 
 /// Default for `--max-connections-per-source`: a tenth of the connection limit.
 #[must_use]
@@ -113,9 +42,9 @@ pub const NETWORK_SHARES: usize = 4;
 #[derive(Debug, Default)]
 pub(crate) struct Fairness {
     /// `--proxy-protocol-from`.
-    pub(crate) proxies: CidrList,
+    pub(crate) proxies: SourceList,
     /// `--per-source-exempt`.
-    pub(crate) exempt: CidrList,
+    pub(crate) exempt: SourceList,
     /// `--max-connections-per-source`: connections one address may hold.
     pub(crate) per_source: usize,
     /// Connections one IPv6 /64 may hold in all ([`per_network`]).
@@ -139,8 +68,8 @@ pub(crate) struct Over {
 impl Fairness {
     /// The rules for a listener of `max_connections` (`per_source`: `None` for the default).
     pub(crate) fn new(
-        proxies: CidrList,
-        exempt: CidrList,
+        proxies: SourceList,
+        exempt: SourceList,
         per_source: Option<usize>,
         max_connections: usize,
         deadline: Duration,
@@ -369,16 +298,16 @@ mod tests {
 
     #[test]
     fn lists_skip_empty_items_and_name_the_bad_one() {
-        let list: CidrList = " 10.0.0.0/8, 192.0.2.7,,2001:db8::/32,".parse().unwrap();
+        let list: SourceList = " 10.0.0.0/8, 192.0.2.7,,2001:db8::/32,".parse().unwrap();
         assert_eq!(list.to_string(), "10.0.0.0/8,192.0.2.7/32,2001:db8::/32");
         assert!(list.contains(ip("10.9.9.9")) && list.contains(ip("2001:db8::1")) && !list.contains(ip("192.0.2.8")));
-        assert!("".parse::<CidrList>().unwrap().is_empty());
-        let error = "10.0.0.0/8,bogus".parse::<CidrList>().unwrap_err();
+        assert!("".parse::<SourceList>().unwrap().is_empty());
+        let error = "10.0.0.0/8,bogus".parse::<SourceList>().unwrap_err().to_string();
         assert!(
             error.starts_with("`bogus` is not an address or CIDR block") && error.contains("e.g. 10.0.0.0/8"),
             "{error}"
         );
-        let joined: CidrList = [list.clone(), "::1".parse().unwrap()].iter().collect();
+        let joined: SourceList = [list.clone(), "::1".parse().unwrap()].iter().collect();
         assert!(joined.contains(ip("::1")) && joined.contains(ip("10.0.0.1")));
     }
 
@@ -395,7 +324,7 @@ mod tests {
     }
 
     fn fairness(per_source: usize, max_connections: usize) -> Fairness {
-        Fairness::new(CidrList::default(), CidrList::default(), Some(per_source), max_connections, Duration::ZERO)
+        Fairness::new(SourceList::default(), SourceList::default(), Some(per_source), max_connections, Duration::ZERO)
     }
 
     #[test]
@@ -430,11 +359,11 @@ mod tests {
         assert_eq!(per_network(1000, 10_000), 4000);
         assert_eq!(per_network(10, 20), 20);
         assert_eq!(per_network(usize::MAX, 20), 20);
-        let fair = Fairness::new(CidrList::default(), "2001:db8::/64".parse().unwrap(), Some(1), 10, Duration::ZERO);
+        let fair = Fairness::new(SourceList::default(), "2001:db8::/64".parse().unwrap(), Some(1), 10, Duration::ZERO);
         assert!(fair.admit(ip("2001:db8::1")).unwrap().is_none());
         assert_eq!(fairness(1, 10).per_source, 1);
         assert_eq!(
-            Fairness::new(CidrList::default(), CidrList::default(), None, 10_000, Duration::ZERO).per_source,
+            Fairness::new(SourceList::default(), SourceList::default(), None, 10_000, Duration::ZERO).per_source,
             1000
         );
     }

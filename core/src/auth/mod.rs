@@ -22,7 +22,7 @@ pub use policy::{AccessKey, Account, AccountError, Accounts, Policy, RequestClas
 pub use sign::{
     ACCESS_KEY, LAST_VERSION_UNSIGNED_UNIQUE_KEY, SIGNATURE, UNIQUE_KEY_QUERY, java_order, sign, signature, verify,
 };
-pub use source::{Cidr, CidrError, SourceList};
+pub use source::{Cidr, CidrError, SourceList, SourceListError};
 
 use crate::protocol::{RemotingCommand, ResponseCode};
 

@@ -2,6 +2,7 @@
 //! An IPv4-mapped IPv6 address (a dual-stack listener's view of an IPv4 peer) is that IPv4
 //! address, on either side.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 use core::net::IpAddr;
@@ -96,6 +97,12 @@ impl SourceList {
         self.0.iter().any(|net| net.contains(ip))
     }
 
+    /// Whether the list names no network.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The networks.
     #[must_use]
     pub fn networks(&self) -> &[Cidr] {
@@ -104,13 +111,13 @@ impl SourceList {
 }
 
 impl FromStr for SourceList {
-    type Err = CidrError;
+    type Err = SourceListError;
 
-    fn from_str(text: &str) -> Result<Self, CidrError> {
+    fn from_str(text: &str) -> Result<Self, SourceListError> {
         text.split(',')
             .map(str::trim)
             .filter(|item| !item.is_empty())
-            .map(str::parse)
+            .map(|item| item.parse().map_err(|why| SourceListError { item: String::from(item), why }))
             .collect::<Result<_, _>>()
             .map(Self)
     }
@@ -121,6 +128,35 @@ impl From<Vec<Cidr>> for SourceList {
         Self(networks)
     }
 }
+
+/// Several lists as one (a flag given more than once).
+impl<'a> FromIterator<&'a Self> for SourceList {
+    fn from_iter<I: IntoIterator<Item = &'a Self>>(lists: I) -> Self {
+        Self(lists.into_iter().flat_map(|list| list.0.iter().copied()).collect())
+    }
+}
+
+/// Which item of a list of networks does not parse, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceListError {
+    /// The item, trimmed.
+    pub item: String,
+    /// Why it is not a network.
+    pub why: CidrError,
+}
+
+impl fmt::Display for SourceListError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let item = &self.item;
+        match self.why {
+            CidrError::BadPrefix { max } => write!(f, "`{item}`: the prefix length must be 0 to {max}")?,
+            _ => write!(f, "`{item}` is not an address or CIDR block")?,
+        }
+        f.write_str(" (give addresses or CIDR blocks separated by commas, e.g. 10.0.0.0/8,192.0.2.7,2001:db8::/32)")
+    }
+}
+
+impl core::error::Error for SourceListError {}
 
 impl fmt::Display for SourceList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -164,6 +200,15 @@ mod tests {
         assert_eq!("10.0.0.0/33".parse::<Cidr>(), Err(CidrError::BadPrefix { max: 32 }));
         assert_eq!("::/129".parse::<Cidr>(), Err(CidrError::BadPrefix { max: 128 }));
         assert_eq!("host.example".parse::<Cidr>(), Err(CidrError::NotAnAddress));
-        assert_eq!("10.0.0.1,nope".parse::<SourceList>(), Err(CidrError::NotAnAddress));
+        let error = "10.0.0.1,nope".parse::<SourceList>().unwrap_err();
+        assert_eq!(error.why, CidrError::NotAnAddress);
+        let text = alloc::string::ToString::to_string(&error);
+        assert!(
+            text.starts_with("`nope` is not an address or CIDR block") && text.contains("e.g. 10.0.0.0/8"),
+            "{text}"
+        );
+        assert!("".parse::<SourceList>().unwrap().is_empty());
+        let joined: SourceList = ["10.0.0.0/8".parse().unwrap(), "::1".parse().unwrap()].iter().collect();
+        assert!(joined.contains("::1".parse().unwrap()) && joined.contains("10.0.0.1".parse().unwrap()));
     }
 }
