@@ -33,7 +33,7 @@ use arc_swap::ArcSwap;
 use bytes::{Buf, BufMut as _, BytesMut};
 use nameserver_core::ConnId;
 use nameserver_core::codec::{self, DecodeError, Limits};
-use nameserver_core::protocol::{RemotingCommand, ResponseCode};
+use nameserver_core::protocol::{RemotingCommand, ResponseCode, WhileGoingAway};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc};
@@ -81,6 +81,8 @@ pub(crate) struct Shared {
     pub(crate) idle: Option<Duration>,
     /// Cancelled when the server starts shutting down.
     pub(crate) shutdown: CancellationToken,
+    /// Cancelled while a graceful shutdown still serves: newer clients get GO_AWAY.
+    pub(crate) going_away: CancellationToken,
     /// Cancelled when the shutdown grace period is over; every connection's close token is
     /// a child of it.
     pub(crate) force_close: CancellationToken,
@@ -134,6 +136,8 @@ impl Connection {
         let goodbye = Goodbye { conn, intake: Arc::clone(&shared.intake) };
         let mut session = Session {
             conn,
+            remote: remote.clone(),
+            told_to_go_away: false,
             room: shared.intake.room(conn),
             pending: None,
             unread_since: None,
@@ -227,6 +231,10 @@ impl Drop for Goodbye {
 /// A connection's state while it runs (the socket is borrowed separately, split in halves).
 struct Session {
     conn: ConnId,
+    /// The peer's address, for log lines.
+    remote: String,
+    /// A GO_AWAY was sent (logged once per connection).
+    told_to_go_away: bool,
     /// Notified when the owner takes one of this connection's requests.
     room: Arc<Notify>,
     /// A request its full lane did not take yet; nothing more is read or decoded meanwhile.
@@ -460,6 +468,13 @@ impl Session {
             "{}: a connection task panics",
             crate::test_hooks::MARKER
         );
+        if self.shared.going_away.is_cancelled() {
+            match nameserver_core::protocol::while_going_away(&cmd) {
+                WhileGoingAway::Serve => {}
+                WhileGoingAway::Drop => return Ok(()),
+                WhileGoingAway::Answer(reply) => return self.go_away(&cmd, &reply),
+            }
+        }
         if cmd.is_oneway() && !cmd.is_response() && ONEWAY_READS.contains(&cmd.code) {
             // Nobody reads the answer: computing it would only take the owner's time from others.
             self.shared.observe.oneway_read_dropped();
@@ -474,6 +489,25 @@ impl Session {
             }
         }
         self.hand_over(cmd, at)
+    }
+
+    /// Answers GO_AWAY to `cmd` here, without the owner; the first on this connection is logged.
+    fn go_away(&mut self, cmd: &RemotingCommand, reply: &RemotingCommand) -> Result<(), End> {
+        if !self.told_to_go_away {
+            self.told_to_go_away = true;
+            tracing::info!(
+                "shutting down: GO_AWAY to {} (request code {}, opaque {}, version {})",
+                self.remote,
+                cmd.code,
+                cmd.opaque,
+                cmd.version
+            );
+        }
+        let at = self.shared.observe.start();
+        let encoded = codec::encode(reply, &mut self.out).map_err(|error| End::Encode(error.to_string()));
+        self.publish_unwritten();
+        self.shared.observe.answered_here(self.conn, cmd.code, reply.code, at);
+        encoded
     }
 
     /// Puts a request in the connection's lane; one that does not fit waits in `pending`, one
