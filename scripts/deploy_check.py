@@ -158,8 +158,9 @@ def declared_grace():
 
 
 def drain_seconds(config):
+    """The longest a SIGTERM may take: the GO_AWAY window if on, then the 5 s drain."""
     if config.get("enableShutdownGracefully", "false").lower() == "true":
-        return int(config.get("shutdownWaitTimeSeconds", "30"))
+        return int(config.get("shutdownWaitTimeSeconds", "30")) + 5
     return 5
 
 
@@ -310,8 +311,9 @@ def runtime(binary):
             dest = root / target.lstrip("/")
             dest.parent.mkdir(parents=True, exist_ok=True)
             text = source.read_text()
-            # This run: wait for service (so /readyz starts at 503), and a free port for 9876.
-            text += f"\nneedWaitForService=true\nwaitSecondsForService=3\nlistenPort={tcp_port}\n"
+            # This run: wait for service (so /readyz starts at 503), a free port for 9876, and a
+            # 1 s GO_AWAY window (its configured length is checked by `consistency`).
+            text += f"\nneedWaitForService=true\nwaitSecondsForService=3\nlistenPort={tcp_port}\nshutdownWaitTimeSeconds=1\n"
             dest.write_text(text)
             os.chmod(dest, 0o444)
             os.chmod(dest.parent, 0o555)

@@ -18,6 +18,7 @@ STEPS=(
   "daemon|cargo test -p nameserver (the daemon's unit, integration and doc tests)"
   "java|Java oracle: the same requests to Apache RocketMQ's own NameServer (5.5.0, 5.3.3, 4.9.7 from Maven Central) and to ours; differences outside docs/PROTOCOL.md §18 fail"
   "java-peers|Java peers: a real Java broker (5.5.0, 4.9.7) registered with Java's NameServer and ours; routes, cluster info, topic lists, 29 mqadmin commands and the broker's removal compared; differences outside docs/PROTOCOL.md §18 fail"
+  "java-goaway|GO_AWAY with Java clients: a 5.5.0 and a 4.9.7 producer keep sending through a 5.5.0 broker while our NameServer restarts with enableShutdownGracefully=true; no send fails, the 5.5.0 client receives GO_AWAY, the 4.9.7 one keeps its routes"
   "workspace|cargo test for the other crates (core, wasm on the host, bench, fuzz helpers)"
   "doc|API docs build without warnings (broken intra-doc links fail)"
   "bench|benchmark tools: load generator, floor and bench script (smoke, tiny counts, no peer)"
@@ -96,6 +97,14 @@ step_java_peers() {
   fi
   java_jars
   cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture
+}
+step_java_goaway() {
+  if [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ]; then
+    echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): GO_AWAY with Java clients"
+    return 0
+  fi
+  java_jars
+  cargo test -p nameserver --test java_goaway --locked -- --ignored --nocapture
 }
 step_workspace() { cargo test --workspace --exclude nameserver --locked; }
 step_doc() { RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked; }
@@ -179,7 +188,7 @@ report() {
 trap report EXIT
 
 for name in "${run[@]}"; do
-  case "$name" in java | java-peers) [ -n "$java_fetch_pid" ] || java_fetch ;; esac
+  case "$name" in java | java-peers | java-goaway) [ -n "$java_fetch_pid" ] || java_fetch ;; esac
 done
 for name in "${run[@]}"; do
   for s in "${STEPS[@]}"; do [ "${s%%|*}" = "$name" ] && printf '\n== %s: %s\n' "$name" "${s#*|}"; done

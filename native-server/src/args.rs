@@ -37,8 +37,9 @@ use crate::tls::{TlsConfig, TlsError};
                   plaintext on the one port. PROXY protocol v1/v2 headers are read only from --proxy-protocol-from. \
                   SIGHUP reloads the certificate (changed files are also picked up within a second).\n\
                   Logs go to stderr; filter them with --log-level or RUST_LOG.\n\
-                  SIGINT/SIGTERM stop accepting, answer requests in flight, flush the KV config and exit 0, \
-                  waiting at most shutdownWaitTimeSeconds for connections when enableShutdownGracefully=true (else 5 s).\n\
+                  SIGINT/SIGTERM stop accepting, answer requests in flight (waiting at most 5 s for connections), \
+                  flush the KV config and exit 0; with enableShutdownGracefully=true they first keep serving for \
+                  shutdownWaitTimeSeconds, answering GO_AWAY to clients newer than 5.3.1, as Java 5.5.0 does.\n\
                   At start the soft open-files limit is raised towards --max-connections (up to the hard limit)."
 )]
 pub struct Args {
@@ -61,6 +62,14 @@ pub struct Args {
     /// Address to bind (bindAddress, default 0.0.0.0); overrides the config file
     #[arg(long = "bind-address", visible_alias = "bindAddress", value_name = "ADDR")]
     pub bind_address: Option<String>,
+
+    /// On SIGTERM, keep serving for shutdownWaitTimeSeconds first, answering GO_AWAY to clients newer than 5.3.1 as Java 5.5.0 does (enableShutdownGracefully, default false); overrides the config file
+    #[arg(long = "enable-shutdown-gracefully", visible_alias = "enableShutdownGracefully", value_name = "BOOL")]
+    pub enable_shutdown_gracefully: Option<bool>,
+
+    /// How long a graceful shutdown keeps serving (shutdownWaitTimeSeconds, default 30); overrides the config file
+    #[arg(long = "shutdown-wait-time-seconds", visible_alias = "shutdownWaitTimeSeconds", value_name = "SECONDS")]
+    pub shutdown_wait_time_seconds: Option<u32>,
 
     /// Largest frame accepted in bytes, length prefix included (Java: com.rocketmq.remoting.frameMaxLength)
     #[arg(long, value_name = "BYTES", default_value_t = Limits::DEFAULT.max_frame,
@@ -360,8 +369,18 @@ impl Args {
                 }
             }
             config.config_store_path = path.display().to_string();
-            crate::config_keys::shutdown_grace(&config)
+            crate::config_keys::go_away_window(&config)
                 .map_err(|source| ArgsError::Value { origin: path.display().to_string(), source })?;
+        }
+        if let Some(graceful) = self.enable_shutdown_gracefully {
+            config
+                .set(crate::config_keys::ENABLE_SHUTDOWN_GRACEFULLY, &graceful.to_string())
+                .map_err(|source| ArgsError::Value { origin: "--enable-shutdown-gracefully".into(), source })?;
+        }
+        if let Some(seconds) = self.shutdown_wait_time_seconds {
+            config
+                .set(crate::config_keys::SHUTDOWN_WAIT_TIME_SECONDS, &seconds.to_string())
+                .map_err(|source| ArgsError::Value { origin: "--shutdown-wait-time-seconds".into(), source })?;
         }
         if let Some(port) = self.listen_port {
             config.listen_port = port;
@@ -485,7 +504,7 @@ impl Args {
             remote_config: self.remote_config,
             #[cfg(feature = "test-hooks")]
             io_deadline: self.test_deadline_ms.map_or(crate::DEFAULT_DEADLINE, std::time::Duration::from_millis),
-            shutdown_grace: crate::config_keys::shutdown_grace(&namesrv).unwrap_or(crate::DEFAULT_SHUTDOWN_GRACE),
+            go_away_window: crate::config_keys::go_away_window(&namesrv).unwrap_or(None),
             ..ServerConfig::new(namesrv, kv)
         }
     }

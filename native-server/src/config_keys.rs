@@ -8,17 +8,19 @@ use std::time::Duration;
 use nameserver_core::Config;
 use nameserver_core::config::ConfigError;
 
-/// `enableShutdownGracefully`: when true, `shutdownWaitTimeSeconds` is the drain time.
+/// `enableShutdownGracefully`: when true, a shutdown first serves `shutdownWaitTimeSeconds` more,
+/// answering GO_AWAY to newer clients.
 pub const ENABLE_SHUTDOWN_GRACEFULLY: &str = "enableShutdownGracefully";
-/// `shutdownWaitTimeSeconds`: how long a graceful shutdown waits for connections.
+/// `shutdownWaitTimeSeconds`: how long a graceful shutdown keeps serving.
 pub const SHUTDOWN_WAIT_TIME_SECONDS: &str = "shutdownWaitTimeSeconds";
 
-/// How long a shutdown waits for connections to be answered: `shutdownWaitTimeSeconds` when
-/// `enableShutdownGracefully` is true (as Java's Netty server waits), else [`crate::DEFAULT_SHUTDOWN_GRACE`].
+/// How long a shutdown keeps serving before it drains, as Java's remoting server sleeps:
+/// `shutdownWaitTimeSeconds` when `enableShutdownGracefully` is true, else `None` (the drain
+/// starts at once).
 ///
 /// # Errors
 /// Either key holds a value of the wrong type.
-pub fn shutdown_grace(config: &Config) -> Result<Duration, ConfigError> {
+pub fn go_away_window(config: &Config) -> Result<Option<Duration>, ConfigError> {
     let value = |key: &str| config.passthrough.get(key).map(|v| v.trim().to_string());
     let invalid =
         |key: &str, value: String, expected| ConfigError::InvalidValue { key: key.to_string(), value, expected };
@@ -29,13 +31,10 @@ pub fn shutdown_grace(config: &Config) -> Result<Duration, ConfigError> {
         Some(v) => return Err(invalid(ENABLE_SHUTDOWN_GRACEFULLY, v, "true or false")),
     };
     let seconds = match value(SHUTDOWN_WAIT_TIME_SECONDS) {
-        None => None,
-        Some(v) => Some(v.parse::<u64>().map_err(|_| invalid(SHUTDOWN_WAIT_TIME_SECONDS, v, "a number of seconds"))?),
+        None => 30,
+        Some(v) => v.parse::<u64>().map_err(|_| invalid(SHUTDOWN_WAIT_TIME_SECONDS, v, "a number of seconds"))?,
     };
-    Ok(match seconds {
-        Some(seconds) if graceful => Duration::from_secs(seconds),
-        _ => crate::DEFAULT_SHUTDOWN_GRACE,
-    })
+    Ok(graceful.then(|| Duration::from_secs(seconds)))
 }
 
 /// Java's NettyClientConfig keys with their defaults (`-p` prints them after the server's, as
@@ -138,21 +137,21 @@ mod tests {
     }
 
     #[test]
-    fn the_drain_time_is_shutdown_wait_time_only_when_graceful() {
-        assert_eq!(shutdown_grace(&config(&[])).unwrap(), crate::DEFAULT_SHUTDOWN_GRACE);
+    fn the_go_away_window_is_shutdown_wait_time_only_when_graceful() {
+        assert_eq!(go_away_window(&config(&[])).unwrap(), None);
         let seven = [(SHUTDOWN_WAIT_TIME_SECONDS, "7")];
-        assert_eq!(shutdown_grace(&config(&seven)).unwrap(), crate::DEFAULT_SHUTDOWN_GRACE);
+        assert_eq!(go_away_window(&config(&seven)).unwrap(), None);
         let graceful = [(ENABLE_SHUTDOWN_GRACEFULLY, "TRUE"), (SHUTDOWN_WAIT_TIME_SECONDS, "7")];
-        assert_eq!(shutdown_grace(&config(&graceful)).unwrap(), Duration::from_secs(7));
+        assert_eq!(go_away_window(&config(&graceful)).unwrap(), Some(Duration::from_secs(7)));
         // Java's default wait (30 s) applies once graceful shutdown is on.
         let default_wait = [(ENABLE_SHUTDOWN_GRACEFULLY, "true")];
-        assert_eq!(shutdown_grace(&config(&default_wait)).unwrap(), Duration::from_secs(30));
+        assert_eq!(go_away_window(&config(&default_wait)).unwrap(), Some(Duration::from_secs(30)));
         // `Config::set` refuses a wait that is not a number; one put in by hand is refused here.
         assert!(Config::java_defaults("/h", "/r").set(SHUTDOWN_WAIT_TIME_SECONDS, "soon").is_err());
         let mut bad = config(&[(ENABLE_SHUTDOWN_GRACEFULLY, "true")]);
         bad.passthrough.insert(SHUTDOWN_WAIT_TIME_SECONDS.into(), "soon".into());
-        assert!(shutdown_grace(&bad).unwrap_err().to_string().contains("shutdownWaitTimeSeconds"));
-        assert!(shutdown_grace(&config(&[(ENABLE_SHUTDOWN_GRACEFULLY, "yes")])).is_err());
+        assert!(go_away_window(&bad).unwrap_err().to_string().contains("shutdownWaitTimeSeconds"));
+        assert!(go_away_window(&config(&[(ENABLE_SHUTDOWN_GRACEFULLY, "yes")])).is_err());
     }
 
     #[test]

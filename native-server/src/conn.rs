@@ -35,7 +35,7 @@ use bytes::{Buf, BufMut as _, BytesMut};
 use nameserver_core::ConnId;
 use nameserver_core::auth::{Refusal, Verdict};
 use nameserver_core::codec::{self, DecodeError, Limits};
-use nameserver_core::protocol::{RemotingCommand, ResponseCode};
+use nameserver_core::protocol::{RemotingCommand, ResponseCode, WhileGoingAway};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc};
@@ -83,6 +83,8 @@ pub(crate) struct Shared {
     pub(crate) idle: Option<Duration>,
     /// Cancelled when the server starts shutting down.
     pub(crate) shutdown: CancellationToken,
+    /// Cancelled while a graceful shutdown still serves: newer clients get GO_AWAY.
+    pub(crate) going_away: CancellationToken,
     /// Cancelled when the shutdown grace period is over; every connection's close token is
     /// a child of it.
     pub(crate) force_close: CancellationToken,
@@ -143,6 +145,7 @@ impl Connection {
             conn,
             peer,
             source,
+            told_to_go_away: false,
             room: shared.intake.room(conn),
             pending: None,
             unread_since: None,
@@ -240,6 +243,8 @@ struct Session {
     peer: SocketAddr,
     /// What warnings about it are said once a minute under.
     source: SourceKey,
+    /// A GO_AWAY was sent (logged once per connection).
+    told_to_go_away: bool,
     /// Notified when the owner takes one of this connection's requests.
     room: Arc<Notify>,
     /// A request its full lane did not take yet; nothing more is read or decoded meanwhile.
@@ -477,6 +482,13 @@ impl Session {
         if let Verdict::Refuse(refusal) = self.shared.auth.check(self.peer.ip(), &cmd) {
             return self.refuse(&cmd, &refusal);
         }
+        if self.shared.going_away.is_cancelled() {
+            match nameserver_core::protocol::while_going_away(&cmd) {
+                WhileGoingAway::Serve => {}
+                WhileGoingAway::Drop => return Ok(()),
+                WhileGoingAway::Answer(reply) => return self.go_away(&cmd, &reply),
+            }
+        }
         if cmd.is_oneway() && !cmd.is_response() && ONEWAY_READS.contains(&cmd.code) {
             // Nobody reads the answer: computing it would only take the owner's time from others.
             self.shared.observe.oneway_read_dropped();
@@ -511,9 +523,30 @@ impl Session {
             return Ok(());
         }
         let reply = refusal.reply_to(cmd);
-        let encoded = codec::encode(&reply, &mut self.out).map_err(|error| End::Encode(error.to_string()));
+        self.answer_here(cmd.code, &reply, at)
+    }
+
+    /// Answers GO_AWAY to `cmd` here, without the owner; the first on this connection is logged.
+    fn go_away(&mut self, cmd: &RemotingCommand, reply: &RemotingCommand) -> Result<(), End> {
+        if !self.told_to_go_away {
+            self.told_to_go_away = true;
+            tracing::info!(
+                "shutting down: GO_AWAY to {} (request code {}, opaque {}, version {})",
+                self.peer,
+                cmd.code,
+                cmd.opaque,
+                cmd.version
+            );
+        }
+        let at = self.shared.observe.start();
+        self.answer_here(cmd.code, reply, at)
+    }
+
+    /// Sends `reply` to a request of `code` answered in this task, not by the owner.
+    fn answer_here(&mut self, code: i32, reply: &RemotingCommand, at: Option<std::time::Instant>) -> Result<(), End> {
+        let encoded = codec::encode(reply, &mut self.out).map_err(|error| End::Encode(error.to_string()));
         self.publish_unwritten();
-        self.shared.observe.answered_here(self.conn, cmd.code, reply.code, at);
+        self.shared.observe.answered_here(self.conn, code, reply.code, at);
         encoded
     }
 
@@ -534,10 +567,7 @@ impl Session {
             }
             Admission::Busy(cmd) if two_way => {
                 let busy = RemotingCommand::response_to(&cmd, ResponseCode::SystemBusy).with_remark(BUSY_REMARK);
-                let encoded = codec::encode(&busy, &mut self.out).map_err(|error| End::Encode(error.to_string()));
-                self.publish_unwritten();
-                self.shared.observe.answered_here(self.conn, cmd.code, busy.code, at);
-                encoded
+                self.answer_here(cmd.code, &busy, at)
             }
             Admission::Busy(_) => Ok(()),
             Admission::Closed => Err(End::Finished),

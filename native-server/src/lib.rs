@@ -56,7 +56,10 @@
 //!
 //! # Shutdown
 //!
-//! When the `shutdown` future of [`run`] resolves, the acceptor stops, every connection stops
+//! When the `shutdown` future of [`run`] resolves and [`ServerConfig::go_away_window`] is set
+//! (`enableShutdownGracefully`), the server first serves on for that long as before, except
+//! that a request from a client newer than V5_3_1 gets GO_AWAY (a oneway one is dropped),
+//! as Java 5.5.0 does (PROTOCOL.md §4). Then the acceptor stops, every connection stops
 //! reading (after taking in what had already arrived), the owner answers all of it, each
 //! connection writes what it is owed and closes, the last file contents are written, and
 //! [`run`] returns. Connections still busy after [`ServerConfig::shutdown_grace`] are closed.
@@ -146,10 +149,14 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Replies that may wait for one peer; when a peer leaves this many unread it is closed.
     pub outbound_queue: usize,
-    /// How long a shutdown waits for connections to be answered before closing them (the
-    /// binary takes `shutdownWaitTimeSeconds` when `enableShutdownGracefully` is true, see
-    /// [`config_keys::shutdown_grace`]).
+    /// How long a shutdown waits for connections to be answered before closing them.
     pub shutdown_grace: Duration,
+    /// How long a shutdown keeps serving before that drain, answering GO_AWAY to clients
+    /// newer than V5_3_1 (`None`: none; the binary takes `shutdownWaitTimeSeconds` when
+    /// `enableShutdownGracefully` is true, see [`config_keys::go_away_window`]).
+    pub go_away_window: Option<Duration>,
+    /// Cancelled: the GO_AWAY window ends at once (the binary: a second SIGINT or SIGTERM).
+    pub go_away_cut_short: CancellationToken,
     /// TLS on the RocketMQ port ([`tls::TlsConfig::disabled`] unless set; the binary takes
     /// Java's defaults and `-D`/`tls.config.file`).
     pub tls: tls::TlsConfig,
@@ -182,6 +189,8 @@ impl ServerConfig {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             outbound_queue: DEFAULT_OUTBOUND_QUEUE,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            go_away_window: None,
+            go_away_cut_short: CancellationToken::new(),
             tls: tls::TlsConfig::disabled(),
             proxy_protocol_from: source::SourceList::default(),
             max_connections_per_source: None,
@@ -242,6 +251,8 @@ pub async fn serve(
         max_connections,
         outbound_queue,
         shutdown_grace,
+        go_away_window,
+        go_away_cut_short,
         tls,
         proxy_protocol_from,
         max_connections_per_source,
@@ -257,6 +268,10 @@ pub async fn serve(
     }
     let tls_port = Arc::new(tls_port);
     let stop = CancellationToken::new();
+    // Cancelled when the shutdown begins: the console says 503 from then on, through the
+    // GO_AWAY window (`going_away`, only with `go_away_window`) and the drain (`stop`).
+    let begun = CancellationToken::new();
+    let going_away = CancellationToken::new();
     if let Some(loaded) = loaded.clone() {
         tokio::spawn(tls::reload::watch(tls.clone(), Arc::clone(&tls_port), loaded, stop.clone()));
     }
@@ -289,7 +304,7 @@ pub async fn serve(
                 Arc::clone(&observe),
                 inbound.clone(),
                 rocketmq_addr,
-                stop.clone(),
+                begun.clone(),
                 http_quit.clone(),
             );
             Some(tokio::spawn(serve))
@@ -303,6 +318,7 @@ pub async fn serve(
         limits,
         idle,
         shutdown: stop.clone(),
+        going_away: going_away.clone(),
         force_close: force_close.clone(),
         observe: Arc::clone(&observe),
         tls: tls_port,
@@ -350,10 +366,26 @@ pub async fn serve(
     };
     let acceptor = tokio::spawn(listener::accept(listener, shared, Arc::clone(&limit), outbound_queue));
 
-    let finished_early = tokio::select! {
+    let mut finished_early = tokio::select! {
         _ = shutdown => None,
         result = &mut owner => Some(result),
     };
+    begun.cancel();
+    if let (None, Some(window)) = (&finished_early, go_away_window) {
+        // Java's graceful shutdown: serve on for the window, newer clients told to go away.
+        tracing::info!(
+            "shutdown: serving for {window:?} more, answering GO_AWAY (1500) to clients newer than V5_3_1; then \
+             draining"
+        );
+        going_away.cancel();
+        let end = clock::after(tokio::time::Instant::now(), window);
+        finished_early = tokio::select! {
+            () = tokio::time::sleep_until(end) => None,
+            () = go_away_cut_short.cancelled() => None,
+            result = &mut owner => Some(result),
+        };
+        tracing::info!("shutdown: the GO_AWAY window is over; draining");
+    }
     stop.cancel();
     let deadline = clock::after(tokio::time::Instant::now(), shutdown_grace);
     let close_the_rest = || {

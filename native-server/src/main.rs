@@ -83,12 +83,20 @@ fn start(args: &Args) -> anyhow::Result<()> {
     config.tls = tls;
     config.auth = auth;
     config.max_connections = open_files(config.max_connections);
-    tracing::info!("shutdown: connections get up to {:?} to be answered", config.shutdown_grace);
+    match config.go_away_window {
+        Some(window) => tracing::info!(
+            "shutdown: serving {window:?} more (GO_AWAY to clients newer than V5_3_1), then connections get up to {:?} to be answered",
+            config.shutdown_grace
+        ),
+        None => tracing::info!("shutdown: connections get up to {:?} to be answered", config.shutdown_grace),
+    }
 
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the tokio runtime")?;
     runtime.block_on(async {
-        let shutdown = nameserver::shutdown::signals().context("cannot install the SIGINT/SIGTERM handlers")?;
+        let signals = nameserver::shutdown::signals().context("cannot install the SIGINT/SIGTERM handlers")?;
+        config.go_away_cut_short = signals.again.clone();
+        let shutdown = signals.first.cancelled_owned();
         let listener = nameserver::bind(&bind_address, port)
             .await
             .with_context(|| format!("cannot listen on {bind_address}:{port}"))?;

@@ -32,12 +32,21 @@ impl Daemon {
     /// # Panics
     /// It does not start, or its first line is not the boot line.
     #[must_use]
-    pub fn spawn(mut command: Command, bind: &str, args: &[&str]) -> Self {
+    pub fn spawn(command: Command, bind: &str, args: &[&str]) -> Self {
+        Self::spawn_on(command, bind, 0, args)
+    }
+
+    /// [`Self::spawn`] on `port` (0: an ephemeral one), e.g. a restart where the peers expect it.
+    ///
+    /// # Panics
+    /// As [`Self::spawn`].
+    #[must_use]
+    pub fn spawn_on(mut command: Command, bind: &str, port: u16, args: &[&str]) -> Self {
         let logs = tempfile::tempdir().unwrap();
         let stderr = std::fs::File::create(logs.path().join("stderr")).unwrap();
         let mut child = command
             .args(args)
-            .args(["--bind-address", bind, "--listen-port", "0"])
+            .args(["--bind-address", bind, "--listen-port", &port.to_string()])
             .stdout(Stdio::piped())
             .stderr(stderr)
             .spawn()

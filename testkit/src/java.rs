@@ -371,3 +371,36 @@ pub fn mqadmin_signing(
     let code = peer.wait_exit(START_GUARD);
     Ok((code, peer.log_text()))
 }
+
+/// Starts a Java program of ours, one source file run by the JDK's source launcher against
+/// `version`'s jars (a client: a producer, an admin tool), with `args`; ready once its log
+/// holds `ready_line`. Its output is the peer's log; stopped like the servers when dropped.
+///
+/// # Errors
+/// Missing jars or JDK, or the program exits or does not print `ready_line` in time.
+pub fn start_program(
+    version: Version,
+    source: &Path,
+    args: &[String],
+    ready_line: &str,
+) -> Result<ExternalPeer, PeerError> {
+    let lib = fetch(version)?;
+    let stem = source.file_stem().map_or_else(|| String::from("program"), |s| s.to_string_lossy().into_owned());
+    let name = format!("java-{stem}-{}", version.as_str());
+    let home = rocketmq_home(&name)?;
+    let jvm_extra: &[&str] = if version.is_4x() { &JAVA17_OPENS_FOR_4X } else { &[] };
+    let source = source.to_str().ok_or_else(|| PeerError::Spawn {
+        name: name.clone(),
+        error: std::io::Error::other(format!("{} is not a UTF-8 path", source.display())),
+    })?;
+    let mut command = java_command(&lib, home.path(), jvm_extra, source);
+    command.args(args);
+    ExternalPeer::start(PeerSpec {
+        name,
+        command,
+        dir: home,
+        ready: Ready::LogLine(ready_line.to_string()),
+        hang_guard: START_GUARD,
+        grace: Duration::from_secs(5),
+    })
+}

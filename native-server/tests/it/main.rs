@@ -20,6 +20,7 @@ mod config_persistence;
 mod config_start;
 mod connections;
 mod crash_safety;
+mod go_away;
 mod hostile;
 mod http_address_server;
 mod http_api;

@@ -33,6 +33,13 @@ fn numbers_past_their_java_type_in_the_file_are_clamped_with_a_warning() {
         let reply = peer.call(&route_query("T1", opaque));
         assert_eq!((reply.code, reply.opaque), (0, opaque));
     }
+    // SIGTERM opens the GO_AWAY window (clamped: 68 years, a saturated deadline); a second
+    // one ends it and the daemon exits 0.
+    let pid = server.daemon.pid().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    support::eventually_blocking("the GO_AWAY window begins", || {
+        server.daemon.log().contains("answering GO_AWAY").then_some(())
+    });
     let status = server.daemon.terminate();
     assert_eq!(status.code(), Some(0), "log:\n{}", server.daemon.log());
 }
