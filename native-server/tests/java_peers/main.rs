@@ -168,17 +168,20 @@ impl Cluster {
 
     /// mqadmin of the cluster's version against `addr`: its normalised output, or why it did not
     /// run (no exit 0, or no `expect` in its output). A command that timed out waiting for a
-    /// reply runs again (up to three times): mqadmin's own timeouts are a few seconds, which a
-    /// loaded machine exceeds.
+    /// reply, or could not send on a connection, runs again (up to three times): mqadmin's own
+    /// timeouts are a few seconds, which a loaded machine exceeds, and both NameServers close a
+    /// connection idle for [`removal::IDLE_SECONDS`], which a slow mqadmin may open early and
+    /// write on late (4.9.7's `RemotingSendRequestException`, seen against Java).
     fn mqadmin(&self, addr: SocketAddr, command: &mqadmin::Command) -> Result<Vec<String>, String> {
         let mut attempt = 0;
         let (code, out) = loop {
             attempt += 1;
             let (code, out) = java::mqadmin(self.version, addr, command.args).unwrap_or_else(|e| panic!("{e}"));
-            if attempt == 3 || !out.contains("RemotingTimeoutException") {
+            let transient = ["RemotingTimeoutException", "RemotingSendRequestException"];
+            let Some(why) = transient.into_iter().find(|e| out.contains(e)).filter(|_| attempt < 3) else {
                 break (code, out);
-            }
-            println!("{}: mqadmin {} timed out against {addr}; again", self.version.as_str(), command.case);
+            };
+            println!("{}: mqadmin {}: {why} against {addr}; again", self.version.as_str(), command.case);
         };
         if code != Some(0) || !out.contains(command.expect) {
             return Err(format!("exited {code:?} without `{}` in its output:\n{out}", command.expect));
