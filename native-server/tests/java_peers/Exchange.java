@@ -25,7 +25,17 @@ import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 
 public class Exchange {
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            exchange(args);
+        } catch (Exception e) {
+            // The client's threads would keep the JVM alive until the test kit's guard.
+            e.printStackTrace();
+            System.exit(2);
+        }
+    }
+
+    static void exchange(String[] args) throws Exception {
         String namesrv = args[0];
         String topic = args[1];
         String group = args[2];
