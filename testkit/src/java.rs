@@ -263,6 +263,18 @@ const JAVA17_OPENS_FOR_4X: [&str; 6] = [
     "java.base/sun.nio.ch=ALL-UNNAMED",
 ];
 
+/// A 4.9.x broker's JVM: [`JAVA17_OPENS_FOR_4X`], and the disk use (a fraction) above which it
+/// refuses messages as "disk full", a system property in 4.9.x (a key, in percent, in 5.x).
+const BROKER_JVM_4X: [&str; 7] = [
+    JAVA17_OPENS_FOR_4X[0],
+    JAVA17_OPENS_FOR_4X[1],
+    JAVA17_OPENS_FOR_4X[2],
+    JAVA17_OPENS_FOR_4X[3],
+    JAVA17_OPENS_FOR_4X[4],
+    JAVA17_OPENS_FOR_4X[5],
+    "-Drocketmq.broker.diskSpaceWarningLevelRatio=0.98",
+];
+
 /// Starts a Java broker of `version` registering with every NameServer of `namesrvs` (in that
 /// order, `namesrvAddr=a;b`), configured by a `broker.conf` of the test defaults (its own free
 /// ports, store under its home) and `extra`; ready when its port accepts.
@@ -341,8 +353,11 @@ fn start_broker_once(
         (String::from("mappedFileSizeCommitLog"), String::from("67108864")),
         (String::from("mappedFileSizeConsumeQueue"), String::from("300000")),
         (String::from("diskMaxUsedSpaceRatio"), String::from("95")),
+        // A shared test machine's disk is often past the default 90 %, at which the broker
+        // refuses every message ("service not available now ... the broker's disk is full").
+        (String::from("diskSpaceWarningLevelRatio"), String::from("98")),
     ];
-    let jvm_extra: &'static [&'static str] = if version.is_4x() { &JAVA17_OPENS_FOR_4X } else { &[] };
+    let jvm_extra: &'static [&'static str] = if version.is_4x() { &BROKER_JVM_4X } else { &[] };
     let server = Server { name, home, port, main_class: "org.apache.rocketmq.broker.BrokerStartup", jvm_extra };
     let args = [String::from("-n"), namesrv];
     server.start(version, "broker.conf", entries, extra, &args, Duration::from_secs(20))
