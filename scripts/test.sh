@@ -17,7 +17,7 @@ STEPS=(
   "clippy|clippy, the whole workspace and every target"
   "daemon|cargo test -p nameserver (the daemon's unit, integration and doc tests)"
   "java|Java oracle: the same requests to Apache RocketMQ's own NameServer (5.5.0, 5.3.3, 4.9.7 from Maven Central) and to ours; differences outside docs/PROTOCOL.md §18 fail"
-  "java-peers|Java peers: a real Java broker (5.5.0, 4.9.7) registered with Java's NameServer and ours; routes, cluster info, topic lists, 29 mqadmin commands and the broker's removal compared; differences outside docs/PROTOCOL.md §18 fail"
+  "java-peers|Java peers: a real Java broker (5.5.0, 4.9.7) registered with Java's NameServer and ours; routes, cluster info, topic lists, 29 mqadmin commands, Java producers and push consumers exchanging 200 messages through ours (both versions and a cross pair), two 2,000-topic brokers (one split registration) and the broker's removal after kill -9, SIGSTOP and SIGTERM compared; differences outside docs/PROTOCOL.md §18 fail"
   "java-goaway|GO_AWAY with Java clients: a 5.5.0 and a 4.9.7 producer keep sending through a 5.5.0 broker while our NameServer restarts with enableShutdownGracefully=true; no send fails, the 5.5.0 client receives GO_AWAY, the 4.9.7 one keeps its routes"
   "workspace|cargo test for the other crates (core, wasm on the host, bench, fuzz helpers)"
   "doc|API docs build without warnings (broken intra-doc links fail)"

@@ -263,6 +263,18 @@ const JAVA17_OPENS_FOR_4X: [&str; 6] = [
     "java.base/sun.nio.ch=ALL-UNNAMED",
 ];
 
+/// A 4.9.x broker's JVM: [`JAVA17_OPENS_FOR_4X`], and the disk use (a fraction) above which it
+/// refuses messages as "disk full", a system property in 4.9.x (a key, in percent, in 5.x).
+const BROKER_JVM_4X: [&str; 7] = [
+    JAVA17_OPENS_FOR_4X[0],
+    JAVA17_OPENS_FOR_4X[1],
+    JAVA17_OPENS_FOR_4X[2],
+    JAVA17_OPENS_FOR_4X[3],
+    JAVA17_OPENS_FOR_4X[4],
+    JAVA17_OPENS_FOR_4X[5],
+    "-Drocketmq.broker.diskSpaceWarningLevelRatio=0.98",
+];
+
 /// Starts a Java broker of `version` registering with every NameServer of `namesrvs` (in that
 /// order, `namesrvAddr=a;b`), configured by a `broker.conf` of the test defaults (its own free
 /// ports, store under its home) and `extra`; ready when its port accepts.
@@ -274,12 +286,28 @@ pub fn start_broker(
     namesrvs: &[SocketAddr],
     extra: &[(&str, &str)],
 ) -> Result<ExternalPeer, PeerError> {
+    start_broker_with_topics(version, namesrvs, extra, &[])
+}
+
+/// [`start_broker`] with `topics` (4 read and 4 write queues each, read-write) already in the
+/// broker's own topic file (`store/config/topics.json`, where a broker keeps the topics it
+/// was told to create): it loads them at start and registers them, as a broker that has run
+/// for a while does. The cheap way to a broker with thousands of topics.
+///
+/// # Errors
+/// As [`start_broker`].
+pub fn start_broker_with_topics(
+    version: Version,
+    namesrvs: &[SocketAddr],
+    extra: &[(&str, &str)],
+    topics: &[String],
+) -> Result<ExternalPeer, PeerError> {
     // Its ports are free when chosen, not reserved: another program may take one before the
     // broker binds it (port+1 is often a client connection's own port). Then again, on others.
     let mut attempt = 0;
     loop {
         attempt += 1;
-        match start_broker_once(version, namesrvs, extra) {
+        match start_broker_once(version, namesrvs, extra, topics) {
             Err(PeerError::Exited { log_tail, .. }) if attempt < 3 && log_tail.contains("BindException") => {}
             other => return other,
         }
@@ -295,6 +323,7 @@ fn start_broker_once(
     version: Version,
     namesrvs: &[SocketAddr],
     extra: &[(&str, &str)],
+    topics: &[String],
 ) -> Result<ExternalPeer, PeerError> {
     let namesrv = namesrvs.iter().map(ToString::to_string).collect::<Vec<_>>().join(";");
     let name = format!("java-broker-{}", version.as_str());
@@ -307,6 +336,11 @@ fn start_broker_once(
         }
     };
     let store = home.path().join("store");
+    if !topics.is_empty() {
+        let spawn = |error| PeerError::Spawn { name: name.clone(), error };
+        std::fs::create_dir_all(store.join("config")).map_err(spawn)?;
+        std::fs::write(store.join("config/topics.json"), topics_json(topics)).map_err(spawn)?;
+    }
     let entries = vec![
         (String::from("brokerClusterName"), String::from("TestCluster")),
         (String::from("brokerName"), String::from("broker-a")),
@@ -319,11 +353,30 @@ fn start_broker_once(
         (String::from("mappedFileSizeCommitLog"), String::from("67108864")),
         (String::from("mappedFileSizeConsumeQueue"), String::from("300000")),
         (String::from("diskMaxUsedSpaceRatio"), String::from("95")),
+        // A shared test machine's disk is often past the default 90 %, at which the broker
+        // refuses every message ("service not available now ... the broker's disk is full").
+        (String::from("diskSpaceWarningLevelRatio"), String::from("98")),
     ];
-    let jvm_extra: &'static [&'static str] = if version.is_4x() { &JAVA17_OPENS_FOR_4X } else { &[] };
+    let jvm_extra: &'static [&'static str] = if version.is_4x() { &BROKER_JVM_4X } else { &[] };
     let server = Server { name, home, port, main_class: "org.apache.rocketmq.broker.BrokerStartup", jvm_extra };
     let args = [String::from("-n"), namesrv];
     server.start(version, "broker.conf", entries, extra, &args, Duration::from_secs(20))
+}
+
+/// The broker's topic file holding `topics` (the shape 4.9.x and 5.x brokers write and read).
+fn topics_json(topics: &[String]) -> String {
+    let table: serde_json::Map<String, serde_json::Value> = topics
+        .iter()
+        .map(|topic| {
+            let config = serde_json::json!({
+                "topicName": topic, "readQueueNums": 4, "writeQueueNums": 4, "perm": 6,
+                "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": false,
+            });
+            (topic.clone(), config)
+        })
+        .collect();
+    // The broker reads the data version along with the table (a file without one fails to load).
+    serde_json::json!({ "topicConfigTable": table, "dataVersion": { "counter": 1, "timestamp": 0 } }).to_string()
 }
 
 /// Runs `mqadmin args... -n namesrv` of `version` to completion; returns its exit code and output.
@@ -345,21 +398,48 @@ pub fn mqadmin_signing(
     args: &[&str],
     tools_yml: Option<&str>,
 ) -> Result<(Option<i32>, String), PeerError> {
+    let namesrv = namesrv.to_string();
+    let args: Vec<&str> = args.iter().copied().chain(["-n", namesrv.as_str()]).collect();
+    run_to_completion(version, "mqadmin", "org.apache.rocketmq.tools.command.MQAdminStartup", &[], &args, tools_yml)
+}
+
+/// Runs the Java program in `source` (one `.java` file, compiled at start by the JDK's
+/// source-file mode) with `version`'s jars on its class path, to completion; returns its exit
+/// code and output. Its client logging goes to files in its own home, not to its output.
+///
+/// # Errors
+/// Missing jars or JDK, or it does not finish within the hang guard.
+pub fn run_source(version: Version, source: &Path, args: &[&str]) -> Result<(Option<i32>, String), PeerError> {
+    let main = source.to_str().ok_or_else(|| PeerError::Spawn {
+        name: String::from("java-source"),
+        error: std::io::Error::other(format!("not a UTF-8 path: {}", source.display())),
+    })?;
+    // 4.9.x clients log through slf4j (the kit's `rocketmq.client.logUseSlf4j`) to logback,
+    // which without a file of its own prints DEBUG to the console.
+    run_to_completion(version, "source", main, &["-Dlogback.configurationFile=conf/logback_tools.xml"], args, None)
+}
+
+/// `java jvm_extra... main args...` of `version` in a fresh home (with `tools_yml` as its
+/// `conf/tools.yml`), to completion.
+fn run_to_completion(
+    version: Version,
+    what: &str,
+    main: &str,
+    jvm_extra: &[&str],
+    args: &[&str],
+    tools_yml: Option<&str>,
+) -> Result<(Option<i32>, String), PeerError> {
     let lib = fetch(version)?;
-    let name = format!("java-mqadmin-{}", version.as_str());
+    let name = format!("java-{what}-{}", version.as_str());
     let home = rocketmq_home(&name)?;
     if let Some(text) = tools_yml {
         std::fs::write(home.path().join("conf/tools.yml"), text)
             .map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
     }
     // A short run: the first JIT tier alone costs less CPU than it saves.
-    let mut command = java_command(
-        &lib,
-        home.path(),
-        &["-XX:TieredStopAtLevel=1"],
-        "org.apache.rocketmq.tools.command.MQAdminStartup",
-    );
-    command.args(args).arg("-n").arg(namesrv.to_string());
+    let jvm: Vec<&str> = ["-XX:TieredStopAtLevel=1"].into_iter().chain(jvm_extra.iter().copied()).collect();
+    let mut command = java_command(&lib, home.path(), &jvm, main);
+    command.args(args);
     let mut peer = ExternalPeer::start(PeerSpec {
         name,
         command,
