@@ -23,8 +23,8 @@ mod sizes;
 mod startup;
 mod unwind;
 
-use std::io::{Read as _, Write as _};
-use std::net::{SocketAddr, TcpStream};
+use std::io::Write as _;
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use nameserver_core::codec;
@@ -39,28 +39,9 @@ const KIB_PER_MIB: u64 = 1024;
 
 /// One HTTP/1.1 request to the console, its body (200 expected).
 fn http(console: SocketAddr, method: &str, path: &str) -> String {
-    let mut stream = TcpStream::connect(console).unwrap();
-    stream.set_read_timeout(Some(support::PATIENCE)).unwrap();
-    let head = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8(raw).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{method} {path}: {head}");
-    if !head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-        return body.to_string();
-    }
-    let (mut rest, mut out) = (body, String::new());
-    loop {
-        let (size, after) = rest.split_once("\r\n").unwrap();
-        let size = usize::from_str_radix(size.trim(), 16).unwrap();
-        if size == 0 {
-            return out;
-        }
-        out.push_str(&after[..size]);
-        rest = &after[size + 2..];
-    }
+    let response = crate::http_support::request_blocking(console, method, path);
+    assert_eq!(response.status, 200, "{method} {path}: {}", response.text());
+    response.text()
 }
 
 /// The value of a metric line starting with `series ` (0 when absent).

@@ -99,6 +99,28 @@ pub(crate) async fn request(
     body: &[u8],
 ) -> Response {
     let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request_head(addr, method, path, headers, body).as_bytes()).await.unwrap();
+    stream.write_all(body).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
+        .await
+        .unwrap_or_else(|_| panic!("{method} {path}: no complete response"))
+        .unwrap();
+    parse_response(&raw, method == "HEAD")
+}
+
+/// [`request`] without a body, for tests that run no runtime (a blocking socket).
+pub(crate) fn request_blocking(addr: SocketAddr, method: &str, path: &str) -> Response {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    stream.write_all(request_head(addr, method, path, &[], &[]).as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap_or_else(|error| panic!("{method} {path}: no complete response: {error}"));
+    parse_response(&raw, method == "HEAD")
+}
+
+fn request_head(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> String {
     let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -107,14 +129,7 @@ pub(crate) async fn request(
         head.push_str(&format!("Content-Length: {}\r\n", body.len()));
     }
     head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).await.unwrap();
-    stream.write_all(body).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
-        .await
-        .unwrap_or_else(|_| panic!("{method} {path}: no complete response"))
-        .unwrap();
-    parse_response(&raw, method == "HEAD")
+    head
 }
 
 fn parse_response(raw: &[u8], head_only: bool) -> Response {

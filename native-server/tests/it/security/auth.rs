@@ -7,8 +7,7 @@
 use crate::reliability::{Peer, Server, request, route_query};
 use crate::support;
 
-use std::io::{Read as _, Write as _};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use nameserver_core::TopicName;
@@ -55,25 +54,13 @@ fn start(args: &[&str]) -> (Server, SocketAddr, tempfile::TempDir, PathBuf) {
 
 /// One GET to the console: its status and body.
 fn get(console: SocketAddr, path: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(console).unwrap();
-    stream.set_read_timeout(Some(support::PATIENCE)).unwrap();
-    let head = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let status = text.get(9..12).and_then(|code| code.parse().ok()).unwrap_or(0);
-    (status, text.split_once("\r\n\r\n").map(|(_, body)| body.to_string()).unwrap_or_default())
+    let response = crate::http_support::request_blocking(console, "GET", path);
+    (response.status, response.text())
 }
 
 fn post(console: SocketAddr, path: &str) {
-    let mut stream = TcpStream::connect(console).unwrap();
-    stream.set_read_timeout(Some(support::PATIENCE)).unwrap();
-    let head = format!("POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    assert!(raw.starts_with(b"HTTP/1.1 200"), "POST {path}: {}", String::from_utf8_lossy(&raw));
+    let response = crate::http_support::request_blocking(console, "POST", path);
+    assert_eq!(response.status, 200, "POST {path}: {}", response.text());
 }
 
 /// `nameserver_requests_refused_total{reason="auth",class="CLASS"}`.
