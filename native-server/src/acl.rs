@@ -1,7 +1,7 @@
 //! Authentication on the RocketMQ port, the daemon's side (docs/PROTOCOL.md §19): the
 //! accounts of `--acl-file` (the `accounts` list of RocketMQ 4.x's `plain_acl.yml`), reloaded
-//! as the TLS files are ([`crate::watch`]), the rules of `--auth` and `--allow-from`, and the
-//! [`Auth`] every connection task checks each request against before the route snapshot or
+//! as the TLS files are (`watch.rs`), the rules of `--auth` and `--allow-from`, and the
+//! `Auth` every connection task checks each request against before the route snapshot or
 //! the owner sees it. The check itself is the core's ([`nameserver_core::auth::check`]).
 
 use std::collections::BTreeSet;

@@ -1,4 +1,4 @@
-//! The certificate in use, and its reloading ([`crate::watch`]: when a watched file's bytes
+//! The certificate in use, and its reloading (`watch.rs`: when a watched file's bytes
 //! change or on SIGHUP). A reload that fails is logged and the certificate in use stays;
 //! connections already open keep theirs.
 
