@@ -185,7 +185,12 @@ impl Owner {
                 self.conns.remove(&conn);
                 self.draining.remove(&conn);
                 self.console.disconnected(conn, self.conns.len());
-                self.step(Input::Disconnected { conn });
+                // In the drain the tables stay as they stood: a broker's connection the drain
+                // closes (nothing owed to it) must not take its routes from replies still owed
+                // to others (they got TOPIC_NOT_EXIST).
+                if !self.shutdown.is_cancelled() {
+                    self.step(Input::Disconnected { conn });
+                }
             }
             Inbound::AcceptStopped => {}
         }
