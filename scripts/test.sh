@@ -90,22 +90,17 @@ step_java() {
   JAVA_ORACLE_VERSIONS="${JAVA_VERSIONS// /,}" cargo test -p nameserver --test java_oracle --locked -- --ignored --nocapture \
     --skip long_run::java_long_run
 }
-step_java_peers() {
+# A test file of real Java peers (its tests are #[ignore]d in plain `cargo test`): TEST WHAT.
+java_test() {
   if [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ]; then
-    echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): the Java peers"
+    echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): $2"
     return 0
   fi
   java_jars
-  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture
+  cargo test -p nameserver --test "$1" --locked -- --ignored --nocapture
 }
-step_java_goaway() {
-  if [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ]; then
-    echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): GO_AWAY with Java clients"
-    return 0
-  fi
-  java_jars
-  cargo test -p nameserver --test java_goaway --locked -- --ignored --nocapture
-}
+step_java_peers() { java_test java_peers "the Java peers"; }
+step_java_goaway() { java_test java_goaway "GO_AWAY with Java clients"; }
 step_workspace() { cargo test --workspace --exclude nameserver --locked; }
 step_doc() { RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked; }
 step_bench() { scripts/bench.sh --smoke; }
