@@ -1,6 +1,10 @@
 //! The mqadmin commands run against both NameServers, and the one normaliser their output goes
 //! through before it is compared.
 
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+
 /// One mqadmin command of the run.
 pub(crate) struct Command {
     /// Its name in the comparison (`peers/mqadmin/<case>`).
@@ -168,75 +172,32 @@ const OWN_KEYS: [&str; 4] = ["listenPort", "rocketmqHome", "kvConfigPath", "conf
 
 /// Dates and clock times, and 13-digit runs (epoch milliseconds), as `<time>`.
 fn times(line: &str) -> String {
-    let b = line.as_bytes();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < b.len() {
-        // yyyy-MM-dd HH:mm:ss(,SSS)
-        if b.len() - i >= 19 && is_date_time(&b[i..i + 19]) {
-            let mut end = i + 19;
-            if end < b.len() && (b[end] == b',' || b[end] == b'.') {
-                end += 1;
-                while end < b.len() && b[end].is_ascii_digit() {
-                    end += 1;
-                }
-            }
-            out.push_str("<time>");
-            i = end;
-            continue;
-        }
-        // A run of 13 digits: epoch milliseconds.
-        if b[i].is_ascii_digit() && (i == 0 || !(b[i - 1].is_ascii_digit() || b[i - 1] == b'.')) {
-            let end = i + b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-            if end - i == 13 {
-                out.push_str("<time>");
-                i = end;
-                continue;
-            }
-            out.push_str(&line[i..end]);
-            i = end;
-            continue;
-        }
-        let ch = line[i..].chars().next().unwrap_or(' ');
-        out.push(ch);
-        i += ch.len_utf8();
-    }
-    out
+    static DATE_TIME: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d*)?").unwrap());
+    // A run of digits after no digit or dot (regex has no look-behind: the character before is kept).
+    static DIGITS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(^|[^\d.])(\d+)").unwrap());
+    let line = DATE_TIME.replace_all(line, "<time>");
+    DIGITS
+        .replace_all(
+            &line,
+            |c: &Captures<'_>| {
+                if c[2].len() == 13 { format!("{}<time>", &c[1]) } else { c[0].to_string() }
+            },
+        )
+        .into_owned()
 }
 
-fn is_date_time(b: &[u8]) -> bool {
-    let digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
-    digits.iter().all(|&i| b[i].is_ascii_digit())
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && (b[10] == b' ' || b[10] == b'T')
-        && b[13] == b':'
-        && b[16] == b':'
-}
-
-/// `12.5`, `0.0000` → `<n.n>`.
+/// `12.5`, `0.0000` → `<n.n>`; not an IP address or a version (a second dot follows).
 fn figures(line: &str) -> String {
-    let b = line.as_bytes();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_digit() && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.')) {
-            let int_end = i + b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-            if int_end + 1 < b.len() && b[int_end] == b'.' && b[int_end + 1].is_ascii_digit() {
-                let end = int_end + 1 + b[int_end + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
-                // Not an IP address or a version (a second dot follows).
-                if end >= b.len() || b[end] != b'.' {
-                    out.push_str("<n.n>");
-                    i = end;
-                    continue;
-                }
-            }
-        }
-        let ch = line[i..].chars().next().unwrap_or(' ');
-        out.push(ch);
-        i += ch.len_utf8();
-    }
-    out
+    static FIGURE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(^|[^[:alnum:].])(\d+\.\d+)(\.?)").unwrap());
+    FIGURE
+        .replace_all(
+            line,
+            |c: &Captures<'_>| {
+                if c[3].is_empty() { format!("{}<n.n>", &c[1]) } else { c[0].to_string() }
+            },
+        )
+        .into_owned()
 }
 
 #[cfg(test)]
@@ -249,6 +210,10 @@ mod tests {
         let addrs = [String::from("127.0.0.1:9876")];
         assert_eq!(normalise(out, &addrs), ["a", "b <namesrv> <time> <time> <n.n> v5.5.0 10.0.0.1"]);
         assert_ne!(normalise("a 1\n", &addrs), normalise("a 2\n", &addrs), "integers are kept");
+        // Versions, addresses, other digit runs and figures inside words stay.
+        let kept = "v1.2.3 10.0.0.1:8080 17646750001234 176467500012 x1.5 1.5.";
+        assert_eq!(normalise(&format!("{kept}\n"), &addrs), [kept]);
+        assert_eq!(normalise("at 2026-12-02T11:30:00.5, 1764675000123,0.25\n", &addrs), ["at <time>, <time>,<n.n>"]);
         let status = "127.0.0.1:10911          putTps                          : 0.0 1.5\n";
         assert_eq!(normalise(status, &addrs), ["127.0.0.1:10911          putTps                          : <live>"]);
     }
