@@ -223,7 +223,14 @@ pub struct Args {
     /// A Java system property, as in mqnamesrv's JAVA_OPT: the TLS keys tls.server.mode (permissive, enforcing, disabled), tls.config.file, tls.test.mode.enable, tls.server.certPath, tls.server.keyPath, tls.server.keyPassword, tls.server.trustCertPath, tls.server.need.client.auth (none, optional, require), tls.server.authClient; repeatable, e.g. -Dtls.server.mode=enforcing
     #[arg(short = 'D', value_name = "KEY=VALUE", value_parser = parse_property, help_heading = "TLS")]
     pub system_properties: Vec<(String, String)>,
+
+    /// A JVM option from JAVA_OPT or JAVA_OPT_EXT (heap, GC, -server…), or JAVA_HEAP_SIZE=…, HEAP_OPTS=…, MAX_POSSIBLE_HEAP=…, as bin/mqnamesrv passes them on: ignored (memory is bounded by the --max-* options), named in one line at start; repeatable
+    #[arg(long = "jvm-option", value_name = "OPTION", allow_hyphen_values = true)]
+    pub jvm_options: Vec<String>,
 }
+
+/// The `-D` keys read besides the TLS server keys.
+pub const OTHER_SYSTEM_KEYS: [&str; 2] = ["tls.enable", "user.home"];
 
 /// A token shorter than this is warned about: 16 random bytes resist online guessing.
 pub const MIN_TOKEN_BYTES: usize = 16;
@@ -403,13 +410,19 @@ impl Args {
         TlsConfig::from_system_properties(&system)
     }
 
+    /// The value of a `-D` key: the last one given, as in Java.
+    #[must_use]
+    pub fn system_property(&self, key: &str) -> Option<&str> {
+        self.system_properties.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
     /// `-D` keys this server does not read, for a warning at start.
     #[must_use]
     pub fn unknown_system_properties(&self) -> Vec<&str> {
         self.system_properties
             .iter()
             .map(|(key, _)| key.as_str())
-            .filter(|key| !crate::tls::SERVER_KEYS.contains(key) && *key != "tls.enable")
+            .filter(|key| !crate::tls::SERVER_KEYS.contains(key) && !OTHER_SYSTEM_KEYS.contains(key))
             .collect()
     }
 

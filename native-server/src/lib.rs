@@ -92,6 +92,7 @@ pub mod source;
 #[cfg(feature = "test-hooks")]
 pub mod test_hooks;
 pub mod tls;
+pub mod user_home;
 pub mod version;
 mod watch;
 

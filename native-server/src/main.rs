@@ -22,7 +22,7 @@ fn main() -> ExitCode {
 }
 
 fn start(args: &Args) -> anyhow::Result<()> {
-    let home_dir = home_dir();
+    let home_dir = home_dir(args);
     let rocketmq_home = match std::env::var("ROCKETMQ_HOME") {
         Ok(home) if !home.is_empty() => home,
         _ => std::env::current_dir()
@@ -34,7 +34,7 @@ fn start(args: &Args) -> anyhow::Result<()> {
     let tls = args.tls_config().context("TLS")?;
     if args.print_config_item {
         // Java prints NamesrvConfig, NettyServerConfig and NettyClientConfig.
-        let tls_enable = args.system_properties.iter().rev().find(|(k, _)| k == "tls.enable").map(|(_, v)| v.as_str());
+        let tls_enable = args.system_property("tls.enable");
         let mut all: std::collections::BTreeMap<String, String> =
             nameserver::config_keys::netty_client_defaults(&tls, tls_enable).into_iter().collect();
         all.extend(namesrv.to_properties());
@@ -52,8 +52,15 @@ fn start(args: &Args) -> anyhow::Result<()> {
     }
     for key in args.unknown_system_properties() {
         tracing::warn!(
-            "-D{key} is not a property this NameServer reads (it reads {}); ignored",
-            nameserver::tls::SERVER_KEYS.join(", ")
+            "-D{key} is not a property this NameServer reads (it reads {}, {}); ignored",
+            nameserver::tls::SERVER_KEYS.join(", "),
+            nameserver::args::OTHER_SYSTEM_KEYS.join(", ")
+        );
+    }
+    if !args.jvm_options.is_empty() {
+        tracing::info!(
+            "JVM options ignored (no JVM here; memory is bounded by the --max-* options): {}",
+            args.jvm_options.join(" ")
         );
     }
     for warning in acl_warnings {
@@ -183,9 +190,13 @@ async fn bind_console(args: &Args) -> anyhow::Result<Option<nameserver::http::Co
 }
 
 /// Java's `user.home`.
-fn home_dir() -> String {
+fn home_dir(args: &Args) -> String {
     let var = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
-    std::env::var(var).unwrap_or_else(|_| String::from("."))
+    nameserver::user_home::resolve(
+        args.system_property("user.home"),
+        nameserver::user_home::from_database(),
+        std::env::var(var).ok(),
+    )
 }
 
 fn init_tracing(level: Option<&str>) -> anyhow::Result<()> {

@@ -23,6 +23,7 @@ fn under_a_low_soft_limit_every_connection_is_answered() {
     let home = tempfile::tempdir().unwrap();
     let mut prlimit = Command::new("prlimit");
     prlimit.arg("--nofile=256:8192").arg(env!("CARGO_BIN_EXE_nameserver"));
+    prlimit.arg(format!("-Duser.home={}", home.path().display()));
     prlimit.env("HOME", home.path()).env_remove("RUST_LOG");
     let mut daemon = nameserver_testkit::Daemon::spawn(prlimit, "127.0.0.1", &["--no-http"]);
     let addr = daemon.addr;

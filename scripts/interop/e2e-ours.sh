@@ -56,7 +56,7 @@ make_certs() {
 start_ours() {
   OURS_LOG="$WORK/ours-$1.log"
   mkdir -p "$WORK/home-$1"
-  HOME="$WORK/home-$1" "$NSBIN" --bind-address 127.0.0.1 --listen-port "$NS_PORT" --http-port "$HTTP_PORT" \
+  HOME="$WORK/home-$1" "$NSBIN" -Duser.home="$WORK/home-$1" --bind-address 127.0.0.1 --listen-port "$NS_PORT" --http-port "$HTTP_PORT" \
     -Dtls.server.mode="$1" -Dtls.server.certPath="$WORK/tls/server.pem" -Dtls.server.keyPath="$WORK/tls/server.key" \
     --log-level info,nameserver::listener=debug >"$OURS_LOG" 2>&1 &
   OURS_PID=$!

@@ -150,10 +150,13 @@ impl Config {
     }
 }
 
-/// `program` (the built `nameserver`) with a clean environment: `HOME` is `home`, no `RUST_LOG`.
+/// `program` (the built `nameserver`) with a clean environment: `user.home` is `home` (given
+/// as `-Duser.home`, which wins over the password database and `HOME`, as in the JVM; `HOME`
+/// too), no `RUST_LOG`.
 #[must_use]
 pub fn nameserver_command(program: &Path, home: &Path) -> Command {
     let mut command = Command::new(program);
+    command.arg(format!("-Duser.home={}", home.display()));
     command.env("HOME", home).env("ROCKETMQ_HOME", "/opt/rocketmq").env_remove("RUST_LOG");
     command
 }

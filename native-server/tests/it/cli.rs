@@ -131,5 +131,5 @@ fn boots_serves_and_exits_0_on_sigterm_with_the_kv_flushed() {
     let exit = daemon.child.wait().unwrap();
     assert!(exit.success(), "exit status {exit}");
     let kv = load_kv(&home.path().join("namesrv").join("kvConfig.json")).unwrap();
-    assert_eq!(kv.get("ns", "k"), Some("v"), "the default kvConfigPath is $HOME/namesrv/kvConfig.json");
+    assert_eq!(kv.get("ns", "k"), Some("v"), "the default kvConfigPath is $user.home/namesrv/kvConfig.json");
 }

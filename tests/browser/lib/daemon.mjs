@@ -23,7 +23,7 @@ export async function startDaemon(args = [], { http: withHttp = true } = {}) {
   const httpArgs = withHttp ? ["--http-bind", "127.0.0.1", "--http-port", "0", "--http-root", ROOT] : ["--no-http"];
   const child = spawn(
     binary(),
-    ["--bind-address", "127.0.0.1", "--listen-port", "0", ...httpArgs, ...args],
+    [`-Duser.home=${home}`, "--bind-address", "127.0.0.1", "--listen-port", "0", ...httpArgs, ...args],
     { env: { ...process.env, HOME: home, ROCKETMQ_HOME: home, RUST_LOG: "warn" }, stdio: ["ignore", "pipe", "inherit"] },
   );
   const lines = createInterface({ input: child.stdout });

@@ -240,7 +240,7 @@ pub(crate) struct Daemon(nameserver_testkit::Daemon);
 
 impl Daemon {
     /// Starts the binary with `args` (plus `--bind-address 127.0.0.1 --listen-port 0`),
-    /// `HOME` set to `home`, and waits for its boot line.
+    /// `user.home` set to `home`, and waits for its boot line.
     pub(crate) fn start(home: &std::path::Path, args: &[&str]) -> Self {
         Self::start_bound(home, "127.0.0.1", args)
     }
@@ -274,7 +274,7 @@ impl std::ops::DerefMut for Daemon {
     }
 }
 
-/// The `nameserver` binary with a clean environment: `HOME` is `home`, no `RUST_LOG`.
+/// The `nameserver` binary with a clean environment: `user.home` is `home`, no `RUST_LOG`.
 pub(crate) fn nameserver_command(home: &std::path::Path) -> std::process::Command {
     nameserver_testkit::daemon::nameserver_command(std::path::Path::new(env!("CARGO_BIN_EXE_nameserver")), home)
 }
