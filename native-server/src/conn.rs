@@ -189,6 +189,11 @@ impl Connection {
                 tracing::warn!("decode exception, {remote}: {error}; closing the connection");
             }
             End::Encode(error) => tracing::error!("encode exception, {remote}: {error}; closing the connection"),
+            // A peer that resets its connection (a TCP probe, a killed client) closes it as
+            // another closes it cleanly: at DEBUG, as the open and close lines are.
+            End::Io(error) if peer_closed(&error) => {
+                tracing::debug!("NETTY SERVER PIPELINE: exceptionCaught {remote}: {error}");
+            }
             End::Io(error) => tracing::info!("NETTY SERVER PIPELINE: exceptionCaught {remote}: {error}"),
             End::FrameDeadline(announced) => {
                 session.shared.observe.deadline_close(Deadline::Frame);
@@ -639,6 +644,17 @@ impl Session {
 }
 
 /// One read of at most [`READ_MAX`] bytes.
+/// An I/O error that only says the peer went away.
+fn peer_closed(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::UnexpectedEof
+    )
+}
+
 async fn read_some<R: AsyncRead + Unpin>(reader: &mut R, inbuf: &mut BytesMut) -> io::Result<usize> {
     let mut limited = inbuf.limit(READ_MAX);
     reader.read_buf(&mut limited).await
