@@ -51,7 +51,7 @@
 //! not each other.
 //!
 //! The binary adds the command line ([`args`]), the KV load ([`load_kv`]), logging through
-//! `tracing`, [`bind`] and the signal handlers ([`shutdown`]); [`serve`] is [`run`] with the
+//! `tracing` to stderr and Java's log files ([`logging`]), [`bind`] and the signal handlers ([`shutdown`]); [`serve`] is [`run`] with the
 //! HTTP console.
 //!
 //! # Shutdown

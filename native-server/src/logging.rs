@@ -1,5 +1,5 @@
 //! Where the daemon's log lines go: standard error always, and with `--log-dir` also Java's
-//! three files, as its `rmq.namesrv.logback.xml` lays them out (PROTOCOL.md §12.4):
+//! three files, as its `rmq.namesrv.logback.xml` lays them out (MIGRATING.md, "Logs"):
 //!
 //! - `namesrv.log`: every line standard error gets, in Java's pattern;
 //! - `namesrv_traffic.log`: the request and response codes of each second with traffic

@@ -1,4 +1,4 @@
-//! The lines Java's NameServer logs each second outside `namesrv.log` (PROTOCOL.md §12.4), in
+//! The lines Java's NameServer logs each second outside `namesrv.log` (MIGRATING.md, "Logs"), in
 //! Java 5.5.0's words:
 //!
 //! - to `namesrv_traffic.log` (logger `RocketmqTraffic`), for a second in which commands were
