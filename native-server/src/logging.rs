@@ -7,7 +7,7 @@
 //! - `namesrv_default.log`: the `[WATERMARK]` line of each second (logger
 //!   `RocketmqNamesrvWaterMark`), on no other output.
 //!
-//! Each is rolled at 100 MiB into `otherdays/<name>.<i>.log.gz` ([`RollingFile`]; 5 archives,
+//! Each is rolled at 100 MiB into `otherdays/<name>.<i>.log.gz` (`rolling_file.rs`; 5 archives,
 //! 10 for the traffic) and written on a thread of its own, as logback's `AsyncAppender` does:
 //! `namesrv.log` loses no line (a writer waits when 128 Ki lines are queued), the other two drop
 //! lines rather than wait. Java's pattern is `%d{yyy-MM-dd HH:mm:ss,GMT+8} %p %t - %m%n`:
