@@ -143,8 +143,8 @@ pub struct Args {
     #[arg(long, value_name = "FILTER")]
     pub log_level: Option<String>,
 
-    /// Also write Java's log files in DIR, beside stderr: namesrv.log (what stderr gets, in Java's pattern, times in GMT+8), namesrv_traffic.log (each second with traffic: the request and response codes read and written) and namesrv_default.log (each second: a WATERMARK line with the owner's queue), each rolled at 100 MiB into DIR/otherdays/NAME.N.log.gz (5 kept, 10 for the traffic). Without DIR: Java's, $user.home/logs/rocketmqlogs (bin/mqnamesrv passes it so). A directory that cannot be created or written is one warning, and logs go to stderr only [default: stderr only]
-    #[arg(long, value_name = "DIR", env = "NAMESERVER_LOG_DIR", num_args = 0..=1)]
+    /// Also write Java's log files in DIR, beside stderr: namesrv.log (what stderr gets, in Java's pattern, times in GMT+8), namesrv_traffic.log (each second with traffic: the request and response codes read and written) and namesrv_default.log (each second: a WATERMARK line with the owner's queue), each rolled at 100 MiB into DIR/otherdays/NAME.N.log.gz (5 kept, 10 for the traffic). Without DIR: Java's, $user.home/logs/rocketmqlogs (bin/mqnamesrv passes it so; a later --log-dir wins). A directory that cannot be created or written is one warning, and logs go to stderr only [default: stderr only]
+    #[arg(long, value_name = "DIR", env = "NAMESERVER_LOG_DIR", num_args = 0..=1, overrides_with = "log_dir")]
     pub log_dir: Option<Option<PathBuf>>,
 
     /// Port of the HTTP console: the page, live view, JSON API, /metrics, /healthz, /readyz, /rocketmq/nsaddr (default 8080, 0: any; if the default is taken, the daemon runs without it)
