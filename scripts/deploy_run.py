@@ -16,7 +16,8 @@ then started there:
 - as apache's image, compose file, Helm chart and operator start apache's (NODE_ROLE with CMD
   `dummy`; `sh mqnamesrv`; `/bin/sh -c "./mqnamesrv -c …namesrv.p"` with heap options in
   JAVA_OPT; `/bin/bash mqnamesrv` as root): each listens on its port, answers a route query,
-  keeps a KV put in kvConfig.json under its user's home, owned by that user, names ignored JVM
+  keeps a KV put in kvConfig.json and writes namesrv.log under its user's home, owned by that
+  user, names ignored JVM
   options in one line, and stops with exit 0 after `sh mqshutdown namesrv` (which exits 0);
 - `mqnamesrv -p` shows what JAVA_OPT's -D options set, and the entrypoint refuses a broker.
 """
@@ -264,12 +265,18 @@ def deployer(root, name, argv, env=None, user=None, port=TCP, ignored=(), config
         fail(f"{name}: the KV put is not in {home}/namesrv/kvConfig.json\n{log}")
     if kv.stat().st_uid != uid:
         fail(f"{name}: {home}/namesrv/kvConfig.json is owned by uid {kv.stat().st_uid}, not {uid}")
+    namesrv_log = root.path(home) / "logs" / "rocketmqlogs" / "namesrv.log"
+    if not namesrv_log.is_file() or "The Name Server boot success" not in namesrv_log.read_text():
+        fail(f"{name}: no boot line in {home}/logs/rocketmqlogs/namesrv.log\n{log}")
+    if namesrv_log.stat().st_uid != uid:
+        fail(f"{name}: {home}/logs/rocketmqlogs/namesrv.log is owned by uid {namesrv_log.stat().st_uid}, not {uid}")
     named = [line for line in log.splitlines() if "JVM options ignored" in line]
     if ignored and (len(named) != 1 or not all(f" {option}" in named[0] for option in ignored)):
         fail(f"{name}: ignored options {ignored} not named in one line:\n{log}")
     if not ignored and named:
         fail(f"{name}: JVM options named though none were given:\n{log}")
-    print(f"   kvConfig.json in {home}/namesrv (uid {uid}); stopped by mqshutdown, exit 0")
+    print(f"   kvConfig.json in {home}/namesrv, namesrv.log in {home}/logs/rocketmqlogs (uid {uid}); "
+          "stopped by mqshutdown, exit 0")
 
 
 def wait_for_port(daemon, port, log_path):

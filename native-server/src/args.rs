@@ -36,7 +36,8 @@ use crate::tls::{TlsConfig, TlsError};
                   (default /etc/rocketmq/tls.properties); tls.server.mode=permissive (the default) serves TLS and \
                   plaintext on the one port. PROXY protocol v1/v2 headers are read only from --proxy-protocol-from. \
                   SIGHUP reloads the certificate (changed files are also picked up within a second).\n\
-                  Logs go to stderr; filter them with --log-level or RUST_LOG.\n\
+                  Logs go to stderr, and with --log-dir to Java's three log files too; filter them with --log-level \
+                  or RUST_LOG.\n\
                   SIGINT/SIGTERM stop accepting, answer requests in flight (waiting at most 5 s for connections), \
                   flush the KV config and exit 0; with enableShutdownGracefully=true they first keep serving for \
                   shutdownWaitTimeSeconds, answering GO_AWAY to clients newer than 5.3.1, as Java 5.5.0 does.\n\
@@ -141,6 +142,10 @@ pub struct Args {
     /// Log filter: error, warn, info, debug, trace, or directives like 'nameserver=debug' (default: RUST_LOG, else info)
     #[arg(long, value_name = "FILTER")]
     pub log_level: Option<String>,
+
+    /// Also write Java's log files in DIR, beside stderr: namesrv.log (what stderr gets, in Java's pattern, times in GMT+8), namesrv_traffic.log (each second with traffic: the request and response codes read and written) and namesrv_default.log (each second: a WATERMARK line with the owner's queue), each rolled at 100 MiB into DIR/otherdays/NAME.N.log.gz (5 kept, 10 for the traffic). Without DIR: Java's, $user.home/logs/rocketmqlogs (bin/mqnamesrv passes it so; a later --log-dir wins). A directory that cannot be created or written is one warning, and logs go to stderr only [default: stderr only]
+    #[arg(long, value_name = "DIR", env = "NAMESERVER_LOG_DIR", num_args = 0..=1, overrides_with = "log_dir")]
+    pub log_dir: Option<Option<PathBuf>>,
 
     /// Port of the HTTP console: the page, live view, JSON API, /metrics, /healthz, /readyz, /rocketmq/nsaddr (default 8080, 0: any; if the default is taken, the daemon runs without it)
     #[arg(long, value_name = "PORT", help_heading = "HTTP console")]

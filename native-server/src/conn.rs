@@ -189,6 +189,11 @@ impl Connection {
                 tracing::warn!("decode exception, {remote}: {error}; closing the connection");
             }
             End::Encode(error) => tracing::error!("encode exception, {remote}: {error}; closing the connection"),
+            // A peer that resets its connection (a TCP probe, a killed client) closes it as
+            // another closes it cleanly: at DEBUG, as the open and close lines are.
+            End::Io(error) if peer_closed(&error) => {
+                tracing::debug!("NETTY SERVER PIPELINE: exceptionCaught {remote}: {error}");
+            }
             End::Io(error) => tracing::info!("NETTY SERVER PIPELINE: exceptionCaught {remote}: {error}"),
             End::FrameDeadline(announced) => {
                 session.shared.observe.deadline_close(Deadline::Frame);
@@ -478,6 +483,7 @@ impl Session {
             "{}: a connection task panics",
             crate::test_hooks::MARKER
         );
+        self.shared.observe.traffic.read(self.conn, cmd.code);
         // Before the snapshot or the owner sees it: a route answer is checked as any other.
         if let Verdict::Refuse(refusal) = self.shared.auth.check(self.peer.ip(), &cmd) {
             return self.refuse(&cmd, &refusal);
@@ -498,6 +504,9 @@ impl Session {
         if self.owner_pending == 0 {
             if let FastPath::Answered(response) = self.shared.routes.load().answer(&cmd, &self.limits, &mut self.out) {
                 self.publish_unwritten();
+                if let Some(response) = response {
+                    self.shared.observe.traffic.written(self.conn, response.raw());
+                }
                 self.shared.observe.route_answered(self.conn, &cmd, response.map(i32::from), at);
                 return Ok(());
             }
@@ -546,6 +555,7 @@ impl Session {
     fn answer_here(&mut self, code: i32, reply: &RemotingCommand, at: Option<std::time::Instant>) -> Result<(), End> {
         let encoded = codec::encode(reply, &mut self.out).map_err(|error| End::Encode(error.to_string()));
         self.publish_unwritten();
+        self.shared.observe.traffic.written(self.conn, reply.code);
         self.shared.observe.answered_here(self.conn, code, reply.code, at);
         encoded
     }
@@ -586,6 +596,7 @@ impl Session {
         let encoded = codec::encode(cmd, &mut self.out).map_err(|error| End::Encode(error.to_string()));
         // Off the queue and into `out`: counted once, as what `out` holds.
         self.publish_unwritten();
+        self.shared.observe.traffic.written(self.conn, cmd.code);
         self.unwritten.sub(queued_size(cmd));
         encoded
     }
@@ -633,6 +644,17 @@ impl Session {
 }
 
 /// One read of at most [`READ_MAX`] bytes.
+/// An I/O error that only says the peer went away.
+fn peer_closed(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::UnexpectedEof
+    )
+}
+
 async fn read_some<R: AsyncRead + Unpin>(reader: &mut R, inbuf: &mut BytesMut) -> io::Result<usize> {
     let mut limited = inbuf.limit(READ_MAX);
     reader.read_buf(&mut limited).await

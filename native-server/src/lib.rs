@@ -51,7 +51,7 @@
 //! not each other.
 //!
 //! The binary adds the command line ([`args`]), the KV load ([`load_kv`]), logging through
-//! `tracing`, [`bind`] and the signal handlers ([`shutdown`]); [`serve`] is [`run`] with the
+//! `tracing` to stderr and Java's log files ([`logging`]), [`bind`] and the signal handlers ([`shutdown`]); [`serve`] is [`run`] with the
 //! HTTP console.
 //!
 //! # Shutdown
@@ -78,6 +78,7 @@ mod handshake;
 pub mod http;
 mod intake;
 pub mod listener;
+pub mod logging;
 mod messages;
 mod name_warnings;
 mod notify;
@@ -86,12 +87,14 @@ pub mod open_files;
 mod owner;
 pub mod persist;
 mod proxy;
+mod rolling_file;
 pub mod shutdown;
 pub mod snapshot;
 pub mod source;
 #[cfg(feature = "test-hooks")]
 pub mod test_hooks;
 pub mod tls;
+mod traffic_log;
 pub mod user_home;
 pub mod version;
 mod watch;
@@ -177,6 +180,11 @@ pub struct ServerConfig {
     /// Who may send what (`--acl-file`, `--auth`, `--allow-from`; default: everyone
     /// everything, as Java).
     pub auth: acl::AuthConfig,
+    /// Log, once a second, the codes of the commands read and written (target
+    /// `RocketmqTraffic`) and what waits for the owner (target `RocketmqNamesrvWaterMark`), the
+    /// lines of Java's `namesrv_traffic.log` and `namesrv_default.log`; the binary sets it when
+    /// it writes those files ([`logging`]).
+    pub traffic_log: bool,
 }
 
 impl ServerConfig {
@@ -199,6 +207,7 @@ impl ServerConfig {
             io_deadline: DEFAULT_DEADLINE,
             remote_config: RemoteConfig::Runtime,
             auth: acl::AuthConfig::open(),
+            traffic_log: false,
         }
     }
 }
@@ -261,6 +270,7 @@ pub async fn serve(
         io_deadline,
         remote_config,
         auth,
+        traffic_log,
     } = config;
     let (tls_port, loaded) =
         tls::reload::TlsPort::new(&tls).map_err(|error| io::Error::other(format!("TLS: {error}")))?;
@@ -291,6 +301,7 @@ pub async fn serve(
     let write_failures = vec![("kvConfig", kv_file.failures()), ("config", config_file.failures())];
     let mut observer = observe::Observer::new(console.is_some(), Arc::clone(&routes), clock, idle, write_failures);
     observer.kv_journal = kv_file.stats();
+    observer.traffic = observe::Traffic::new(traffic_log);
     let observe = Arc::new(observer);
     let intake = Arc::new(intake::Intake::new(Arc::clone(&observe)));
     // The console outlives the stop: /readyz says 503 until the drain and the files are done.
@@ -335,6 +346,9 @@ pub async fn serve(
     // Every connection holds a permit: all permits back means every connection has ended.
     let permits = u32::try_from(max_connections.clamp(1, Semaphore::MAX_PERMITS)).unwrap_or(u32::MAX);
     let limit = Arc::new(Semaphore::new(permits as usize));
+    // Until the console stops: the last part-second's traffic is logged at the very end.
+    let traffic_lines = traffic_log
+        .then(|| tokio::spawn(traffic_log::run(Arc::clone(&observe), rocketmq_addr.port(), http_quit.clone())));
 
     let owner = Owner {
         ns: NameServer::new(namesrv, kv, clock.now()).with_limits(limits).with_remote_config(remote_config),
@@ -414,6 +428,9 @@ pub async fn serve(
     // The last file contents go out before the console stops saying 503.
     let writers = (kv_writer.await, config_writer.await);
     http_quit.cancel();
+    if let Some(traffic_lines) = traffic_lines {
+        traffic_lines.await.map_err(io::Error::other)?;
+    }
     if let Some(mut http) = http {
         // It stops accepting at once; the requests it took get a moment to be answered,
         // whether the drain ended by itself or at the deadline.

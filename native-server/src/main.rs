@@ -1,14 +1,13 @@
 //! `nameserver`: start-up like `mqnamesrv` — arguments, configuration, KV load, logging,
 //! bind, serve until SIGINT/SIGTERM.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Parser as _;
 use nameserver::args::Args;
 use nameserver_core::properties;
-use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -42,7 +41,8 @@ fn start(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let (auth, acl_warnings) = args.auth_config()?;
-    init_tracing(args.log_level.as_deref())?;
+    let log_dir = nameserver::logging::log_dir(args.log_dir.as_ref(), &home_dir);
+    let logging = nameserver::logging::init(args.log_level.as_deref(), log_dir.as_deref())?;
     tracing::info!("nameserver {}", nameserver::version::LONG);
     for warning in clamped {
         tracing::warn!("config: {warning}");
@@ -90,6 +90,7 @@ fn start(args: &Args) -> anyhow::Result<()> {
     config.tls = tls;
     config.auth = auth;
     config.max_connections = open_files(config.max_connections);
+    config.traffic_log = logging.files();
     match config.go_away_window {
         Some(window) => tracing::info!(
             "shutdown: serving {window:?} more (GO_AWAY to clients newer than V5_3_1), then connections get up to {:?} to be answered",
@@ -197,16 +198,4 @@ fn home_dir(args: &Args) -> String {
         nameserver::user_home::from_database(),
         std::env::var(var).ok(),
     )
-}
-
-fn init_tracing(level: Option<&str>) -> anyhow::Result<()> {
-    let filter = match level {
-        Some(directives) => {
-            EnvFilter::try_new(directives).with_context(|| format!("invalid --log-level `{directives}`"))?
-        }
-        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-    };
-    let ansi = std::io::stderr().is_terminal();
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).init();
-    Ok(())
 }

@@ -1,5 +1,6 @@
-//! What the connection and owner tasks publish for the console to read: request metrics
-//! (`metrics.rs`), the event bus (`events.rs`), the view of the small tables (`view.rs`,
+//! What the connection and owner tasks publish for the console and the log files to read:
+//! request metrics (`metrics.rs`), the codes read and written for `namesrv_traffic.log`
+//! (`traffic.rs`), the event bus (`events.rs`), the view of the small tables (`view.rs`,
 //! built by the owner's [`OwnerHooks`] in `hooks.rs`) and each connection's last read or
 //! write (`activity.rs`), all reached through one [`Observer`] (`observer.rs`).
 //!
@@ -11,6 +12,7 @@ mod events;
 mod hooks;
 pub(crate) mod metrics;
 mod observer;
+mod traffic;
 mod view;
 
 pub(crate) use activity::LastIo;
@@ -18,6 +20,7 @@ pub(crate) use events::LiveEvent;
 pub(crate) use hooks::OwnerHooks;
 pub(crate) use metrics::{Deadline, Refused};
 pub(crate) use observer::Observer;
+pub(crate) use traffic::Traffic;
 #[cfg(test)]
 pub(crate) use view::DataVersion;
 pub(crate) use view::{BrokerGroup, BrokerRow, LiveBroker, View, wall_ms};

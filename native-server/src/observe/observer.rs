@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use super::activity::{Channels, LastIo};
 use super::events::EventBus;
 use super::metrics::Metrics;
+use super::traffic::Traffic;
 use super::view::{View, wall_ms};
 use crate::clock::Clock;
 use crate::persist::JournalStats;
@@ -24,6 +25,8 @@ use crate::snapshot::RouteSnapshot;
 pub(crate) struct Observer {
     pub(crate) on: bool,
     pub(crate) metrics: Metrics,
+    /// The codes read and written, counted with `--log-dir` for `namesrv_traffic.log`.
+    pub(crate) traffic: Traffic,
     pub(crate) events: EventBus,
     pub(crate) view: ArcSwap<View>,
     pub(crate) view_version: watch::Sender<u64>,
@@ -62,6 +65,7 @@ impl Observer {
             idle,
             on,
             metrics: Metrics::default(),
+            traffic: Traffic::new(false),
             events: EventBus::default(),
             view: ArcSwap::from_pointee(View::default()),
             view_version: watch::Sender::new(0),

@@ -31,6 +31,7 @@ mod http_peers;
 mod http_static;
 mod http_writes;
 mod kv_persistence;
+mod log_files;
 mod min_broker_id_notice;
 mod module_layers;
 mod proxy_protocol;
