@@ -83,6 +83,7 @@ pub(crate) async fn accept(listener: TcpListener, shared: Arc<Shared>, limit: Ar
             () = stop.cancelled() => break,
         };
         backoff = Duration::from_millis(5);
+        shared.observe.accepted();
         // Java sets TCP_NODELAY on every child channel; replies are small and latency-bound.
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!("set TCP_NODELAY for {peer}: {error}");

@@ -62,7 +62,12 @@ impl Collector for Scrape {
         let view = observer.view.load();
         let routes = observer.routes.load();
         gauge(&mut enc, "nameserver_connections", "Open connections", as_gauge(m.open.load(Relaxed) as usize))?;
-        counter(&mut enc, "nameserver_connections_accepted", "Connections accepted", m.accepted.load(Relaxed))?;
+        counter(
+            &mut enc,
+            "nameserver_connections_accepted",
+            "Connections accepted by the listener (probes and refused ones included)",
+            m.accepted.load(Relaxed),
+        )?;
 
         let codes: Vec<(String, &str, Totals)> = (0..SLOTS)
             .map(|slot| {

@@ -58,12 +58,11 @@ impl OwnerHooks {
         }
     }
 
-    /// A connection was accepted; `open` are open now.
+    /// A connection reached the owner; `open` are open now.
     pub(crate) fn connected(&self, open: usize) {
         if !self.observer.on {
             return;
         }
-        self.observer.metrics.accepted.fetch_add(1, Relaxed);
         self.observer.metrics.open.store(open as u64, Relaxed);
     }
 

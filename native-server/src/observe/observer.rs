@@ -121,6 +121,12 @@ impl Observer {
         if self.on { self.channels.get(conn) } else { None }
     }
 
+    /// The listener accepted a connection: counted before any handshake, so that probes and
+    /// refused connections are in the count too.
+    pub(crate) fn accepted(&self) {
+        self.metrics.accepted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// A connection was closed for a malformed frame.
     pub(crate) fn frame_error(&self) {
         self.metrics.frame_errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

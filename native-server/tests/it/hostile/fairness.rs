@@ -216,17 +216,24 @@ fn connect_and_close_is_no_warning_and_other_handshake_failures_warn_once_a_minu
 /// once, half with a FIN and half with a RST (SO_LINGER 0). Plaintext and TLS enforcing.
 #[test]
 fn tcp_probes_that_close_or_reset_at_once_leave_no_warning_no_frame_error_and_no_descriptor() {
-    const PROBES: usize = 400;
+    // A Helm chart's TCP probes: 1,200 (600 closed, 600 reset), each counted as accepted.
+    const PROBES: usize = 1200;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let pki = crate::tls_support::Pki::new();
     let cert = format!("-Dtls.server.certPath={}", pki.server_cert.display());
     let key = format!("-Dtls.server.keyPath={}", pki.server_key.display());
     let enforcing = ["-Dtls.server.mode=enforcing", "-Dtls.test.mode.enable=false", cert.as_str(), key.as_str()];
     for tls in [&[][..], &enforcing[..]] {
-        let (server, console) = Server::start_with_console(&[], &[&["--log-level", "debug"], tls].concat());
+        let logs = tempfile::tempdir().unwrap();
+        let log_dir = logs.path().display().to_string();
+        let (server, console) =
+            Server::start_with_console(&[], &[&["--log-level", "debug", "--log-dir", log_dir.as_str()], tls].concat());
         let warnings = |log: &str| log.lines().filter(|l| l.contains(" WARN ") || l.contains(" ERROR ")).count();
         let warned_before = warnings(&server.daemon.log());
+        let namesrv_log = logs.path().join("namesrv.log");
+        let filed_before = warnings(&std::fs::read_to_string(&namesrv_log).unwrap_or_default());
         let frame_errors = metric(console, "nameserver_frame_errors_total");
+        let accepted = metric(console, "nameserver_connections_accepted_total");
         let fds = server.usage().fds;
         runtime.block_on(async {
             for i in 0..PROBES {
@@ -246,6 +253,13 @@ fn tcp_probes_that_close_or_reset_at_once_leave_no_warning_no_frame_error_and_no
         let log = server.daemon.log();
         assert_eq!(metric(console, "nameserver_frame_errors_total"), frame_errors, "tls {tls:?}:\n{log}");
         assert_eq!(warnings(&log), warned_before, "tls {tls:?}: a probe was warned about:\n{log}");
+        // namesrv.log is written by a thread of its own: wait until every probe's line is in.
+        let filed = support::eventually_blocking("every probe in namesrv.log", || {
+            let filed = std::fs::read_to_string(&namesrv_log).unwrap_or_default();
+            (filed.matches("ended before any frame").count() >= PROBES).then_some(filed)
+        });
+        assert_eq!(warnings(&filed), filed_before, "tls {tls:?}: a probe was warned about in namesrv.log");
+        assert_eq!(metric(console, "nameserver_connections_accepted_total"), accepted + PROBES as u64, "tls {tls:?}");
     }
 }
 
