@@ -232,17 +232,22 @@ def http(port, path, headers=None):
 
 
 def remoting_call(port, code, fields, opaque=1):
-    """One RocketMQ request with a JSON header; returns the reply header."""
+    """One RocketMQ request with a JSON header on a connection of its own; returns the reply header."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        return remoting_request(s, code, fields, opaque)
+
+
+def remoting_request(s, code, fields, opaque=1, body=b""):
+    """One RocketMQ request on the connection `s`; returns the reply header."""
     header = json.dumps({"code": code, "extFields": fields, "flag": 0, "language": "JAVA", "opaque": opaque,
                          "serializeTypeCurrentRPC": "JSON", "version": 479}).encode()
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(struct.pack(">ii", 4 + len(header), len(header)) + header)
-        data = b""
-        while len(data) < 4 or len(data) < 4 + struct.unpack(">i", data[:4])[0]:
-            chunk = s.recv(65536)
-            if not chunk:
-                fail("the NameServer closed the connection without a reply")
-            data += chunk
+    s.sendall(struct.pack(">ii", 4 + len(header) + len(body), len(header)) + header + body)
+    data = b""
+    while len(data) < 4 or len(data) < 4 + struct.unpack(">i", data[:4])[0]:
+        chunk = s.recv(65536)
+        if not chunk:
+            fail("the NameServer closed the connection without a reply")
+        data += chunk
     header_len = struct.unpack(">i", data[4:8])[0] & 0xFFFFFF
     return json.loads(data[8:8 + header_len])
 

@@ -12,7 +12,9 @@ then started there:
   goes 503 -> 200 with needWaitForService=true, every probe path of the Kubernetes manifests
   answers, a KV put lands in the volume, the embedded page is served with validators and
   compression, every metric the alert rules and the dashboard name is in a live scrape (a
-  second daemon is its peer), and SIGTERM exits 0 within the grace the manifests declare;
+  second daemon is its peer), a broker registered with the peer only is named by /api/peers
+  and raises the divergence gauge, on whose scraped labels `promtool test rules` fires
+  NameServersDiverge, and SIGTERM exits 0 within the grace the manifests declare;
 - as apache's image, compose file, Helm chart and operator start apache's (NODE_ROLE with CMD
   `dummy`; `sh mqnamesrv`; `/bin/sh -c "./mqnamesrv -c …namesrv.p"` with heap options in
   JAVA_OPT; `/bin/bash mqnamesrv` as root): each listens on its port, answers a route query,
@@ -22,17 +24,23 @@ then started there:
 - `mqnamesrv -p` shows what JAVA_OPT's -D options set, and the entrypoint refuses a broker.
 """
 
+import json
+import os
 import re
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import zlib
+from pathlib import Path
 
 import yaml
 
 from deploy_check import (ALERTS, COMPOSE, DASHBOARD, DEPLOY, ROOT, SYNTHETIC, declared_grace, dockerfile_instructions,
-                          fail, http, manifest_docs, named_metrics, probe_paths, remoting_call, scraped_names, workload)
+                          fail, http, manifest_docs, named_metrics, probe_paths, remoting_call, remoting_request,
+                          scraped_names, workload)
 from image_root import ImageRoot
 
 # The one hang guard: how long anything may take to happen on a busy machine.
@@ -43,7 +51,7 @@ TCP, HTTP = 9876, 8080
 def image(binary):
     root = ImageRoot(dockerfile_instructions()[-1], ROOT, binary)
     try:
-        if sorted(root.expose) != [TCP, HTTP]:
+        if sorted(root.expose) != sorted([TCP, HTTP]):
             fail(f"the image exposes {root.expose}, not 9876 and 8080")
         own(root)
         for scenario in apache_scenarios(root) + our_scenarios(root):
@@ -71,7 +79,7 @@ def own(root):
     config.chmod(0o444)
     config.parent.chmod(0o555)
     peer_http = 8070
-    peer = root.spawn([nameserver(root), "--listen-port", "9870", "--http-port", str(peer_http), "-Duser.home=/tmp/peer"],
+    peer = root.spawn([nameserver(root), "--listen-port", str(PEER_TCP), "--http-port", str(peer_http), "-Duser.home=/tmp/peer"],
                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     argv = root.entrypoint + root.cmd
     print("running the image:", " ".join(argv), f"as {root.user} in {root.workdir}")
@@ -123,7 +131,7 @@ def check_running(daemon, home, uid, peer_http):
     reply = remoting_call(TCP, 100, {"namespace": "deploy", "key": "checked", "value": "yes"})
     if reply["code"] != 0:
         fail(f"PUT_KV_CONFIG answered {reply}")
-    # An answered change is in the journal beside kvConfig.json (a clean stop folds it in, step 6).
+    # An answered change is in the journal beside kvConfig.json (a clean stop folds it in, step 7).
     kv = home / "namesrv" / "kvConfig.json"
     journal = kv.with_name(kv.name + ".journal")
     if not journal.is_file() or b"checked" not in journal.read_bytes():
@@ -163,7 +171,11 @@ def check_running(daemon, home, uid, peer_http):
             fail(f"{source.relative_to(ROOT)} names metrics the daemon does not export: {missing}")
         print(f"{source.relative_to(ROOT)}: all {len(named_metrics(source))} metrics named are scraped")
 
-    # 6. SIGTERM: exit 0 within the drain the manifests allow.
+    # 6. A broker registered with the peer only: /api/peers names it, the divergence gauge
+    #    rises, and the alert rule fires on that very series (promtool test rules).
+    diverge(peer_http)
+
+    # 7. SIGTERM: exit 0 within the drain the manifests allow.
     grace, pre_stop = declared_grace()
     started = time.monotonic()
     daemon.send_signal(signal.SIGTERM)
@@ -181,6 +193,74 @@ def check_running(daemon, home, uid, peer_http):
     if kv.stat().st_uid != uid:
         fail(f"{kv} is owned by uid {kv.stat().st_uid}, not the image's user {uid}")
     print(f"SIGTERM: exit 0 after {took:.2f} s (grace {grace} s - preStop {pre_stop} s)")
+
+
+PEER_TCP = 9870
+BROKER = "127.0.0.1:10911"
+
+
+def diverge(peer_http):
+    peer_url = f"http://127.0.0.1:{peer_http}"
+    body = json.dumps({"filterServerList": [], "topicConfigSerializeWrapper": {
+        "dataVersion": {"counter": 1, "stateVersion": 0, "timestamp": 1764000000000},
+        "topicConfigTable": {}}}).encode()
+    fields = {"brokerAddr": BROKER, "brokerId": "0", "brokerName": "broker-only-there", "clusterName": "DefaultCluster",
+              "haServerAddr": BROKER, "compressed": "false", "bodyCrc32": str(zlib.crc32(body) & 0x7FFFFFFF)}
+    # The broker stays registered while its connection is open, as with Java.
+    with socket.create_connection(("127.0.0.1", PEER_TCP), timeout=10) as broker:
+        reply = remoting_request(broker, 103, fields, body=body)
+        if reply["code"] != 0:
+            fail(f"REGISTER_BROKER with the peer answered {reply}")
+        series = f'nameserver_peer_divergence_seconds{{peer="{peer_url}"}}'
+        started = time.monotonic()
+        while True:
+            peers = json.loads(http(HTTP, "/api/peers")[2] or b"{}")
+            named = BROKER in json.dumps(peers)
+            lines = [line for line in http(HTTP, "/metrics")[2].decode().splitlines() if line.startswith(series + " ")]
+            if named and lines and float(lines[0].split()[-1]) > 0:
+                break
+            if time.monotonic() - started > PATIENCE:
+                fail(f"/api/peers does not name {BROKER}, or {series} stays 0: {peers} {lines}")
+            time.sleep(0.2)
+    print(f"divergence: /api/peers names {BROKER}; {lines[0]}")
+    alert_fires(peer_url)
+
+
+def alert_fires(peer_url):
+    """NameServersDiverge, from deploy/prometheus/alerts.yaml, fires on the scraped series once
+    it passes 90 s (promtool test rules, with the labels Prometheus adds to a scrape)."""
+    rule = next(r for g in yaml.safe_load(ALERTS.read_text())["groups"] for r in g["rules"]
+                if r.get("alert") == "NameServersDiverge")
+    labels = {"instance": "nameserver-0:8080", "job": "nameserver", "peer": peer_url}
+
+    def render(template, value):
+        text = re.sub(r"\{\{\s*\$labels\.(\w+)\s*\}\}", lambda m: labels[m.group(1)], template)
+        return re.sub(r"\{\{\s*\$value \| humanizeDuration\s*\}\}", value, text)
+
+    selector = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    test = {
+        "rule_files": [str(ALERTS)],
+        "evaluation_interval": "1m",
+        "tests": [{
+            "interval": "1m",
+            # The gauge as the daemon exports it, growing 60 s a minute.
+            "input_series": [{"series": f"nameserver_peer_divergence_seconds{{{selector}}}", "values": "0+60x5"}],
+            "alert_rule_test": [
+                {"eval_time": "1m", "alertname": "NameServersDiverge", "exp_alerts": []},
+                {"eval_time": "3m", "alertname": "NameServersDiverge", "exp_alerts": [{
+                    "exp_labels": {**labels, **rule["labels"]},
+                    # At 3m the gauge is 180 s, which humanizeDuration writes "3m 0s".
+                    "exp_annotations": {k: render(v, "3m 0s") for k, v in rule["annotations"].items()},
+                }]},
+            ],
+        }],
+    }
+    path = Path(tempfile.mkdtemp()) / "diverge.test.yaml"
+    path.write_text(yaml.safe_dump(test))
+    run = subprocess.run([os.environ["PROMTOOL"], "test", "rules", str(path)], capture_output=True, text=True)
+    if run.returncode != 0:
+        fail(f"promtool test rules: NameServersDiverge does not fire on the daemon's series:\n{run.stdout}{run.stderr}")
+    print("promtool test rules: NameServersDiverge fires on the scraped series after 90 s")
 
 
 # ---------------------------------------------------------------------------- apache's deployers

@@ -88,7 +88,8 @@ systemd-analyze security --offline=yes --threshold=20 --no-pager "$unit_dir/name
 step "the image laid out from the Dockerfile in a chroot, run as built and as apache's image, compose, chart and operator run it"
 # Private mounts (the chroot's), process ids (mqshutdown finds only these daemons) and network
 # (9876 and 8080 free on a loopback of its own).
-unshare --mount --pid --net --fork --propagation private python3 scripts/deploy_run.py "$binary"
+PROMTOOL="$tools/prometheus/usr/bin/promtool" \
+  unshare --mount --pid --net --fork --propagation private python3 scripts/deploy_run.py "$binary"
 step "the release archive's layout, packed around this binary (scripts/check-archive.sh --from-build)"
 scripts/check-archive.sh --from-build "$binary"
 step "deploy checks passed"
