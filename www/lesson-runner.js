@@ -33,6 +33,8 @@ export class LessonRunner {
       const b = e.target.closest("button[data-next]");
       if (b) this.start(b.dataset.next);
     });
+    // A phone's sheet shrinks when the diagram above it grows (a line appears over it).
+    new ResizeObserver(() => this.keepNewestInView()).observe(els.panel);
   }
 
   get gate() {
@@ -200,6 +202,19 @@ export class LessonRunner {
     this.page.announce(a.observed);
   }
 
+  // On a short sheet the newest account (the verdict, else what happened) can fall under the
+  // sticky buttons: scroll just enough to show it, never its top past the title.
+  keepNewestInView() {
+    const { panel, text } = this.els;
+    const newest = text.querySelector("[data-testid=verdict]") || text.querySelector("[data-testid=observed]");
+    if (!newest || panel.hidden || panel.scrollHeight <= panel.clientHeight) return;
+    const head = panel.querySelector(".lesson-head").getBoundingClientRect();
+    const buttons = panel.querySelector(".lesson-buttons").getBoundingClientRect();
+    const r = newest.getBoundingClientRect();
+    const down = Math.min(r.bottom - buttons.top, r.top - head.bottom);
+    if (down > 0) panel.scrollTop += down;
+  }
+
   renderContext(snap) {
     const step = this.step;
     const el = this.els.context;
@@ -239,6 +254,7 @@ export class LessonRunner {
     if (panel.dataset.shown !== shown) {
       panel.dataset.shown = shown;
       panel.scrollTop = 0;
+      this.keepNewestInView();
     }
     this.renderQuestion(step);
     question.hidden = !a.asking;

@@ -3,7 +3,7 @@
 // other browser tests: these walks are most of the lessons' time.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { launch, shot, PHONE, DESKTOP, SMALL_PHONE } from "./lib/browser.mjs";
+import { launch, shot, PHONE, DESKTOP, SHORT_PHONE } from "./lib/browser.mjs";
 import { LESSONS, lesson, startLesson, reachGate, next } from "./lib/lesson-steps.mjs";
 
 let b;
@@ -64,9 +64,9 @@ for (const [size, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
   });
 }
 
-// A smaller phone (360×740) may scroll the sheet's text, but the learner always sees the
-// step's title, the newest account of what happened and the button that goes on, uncovered,
-// and every node the step names above the sheet.
+// A short phone (360×640: the sheet at its smallest, 180 px) may scroll the sheet's text, but
+// the learner always sees the step's title, the newest account of what happened and the
+// button that goes on, uncovered, and every node the step names above the sheet.
 async function readableOnSmallPhone(page, label) {
   const r = await page.evaluate(() => {
     const l = window.__rmqsim.lesson();
@@ -91,13 +91,16 @@ async function readableOnSmallPhone(page, label) {
       const r = document.querySelector(`[data-testid="node-${n}"]`).getBoundingClientRect();
       if (r.bottom > sheet.top + 1) bad.push(`node ${n} under the lesson sheet`);
     }
-    return { bad, step: l.step };
+    // Where things were, so that a failure explains itself.
+    const stage = document.getElementById("stage").getBoundingClientRect();
+    const where = `sheet ${Math.round(sheet.top)}–${Math.round(sheet.bottom)} scrolled ${panel.scrollTop} of ${panel.scrollHeight - panel.clientHeight}, stage bottom ${Math.round(stage.bottom)}`;
+    return { bad, step: l.step, where };
   });
-  assert.deepEqual(r.bad, [], `${label} step ${r.step}`);
+  assert.deepEqual(r.bad, [], `${label} step ${r.step} (${r.where})`);
 }
 
-test("every step of every lesson reads on a small phone (360×740): title, newest account and Continue in view", async () => {
-  const page = await b.page({ viewport: SMALL_PHONE, dashboard: false, context: { isMobile: true, hasTouch: true } });
+test("every step of every lesson reads on a short phone (360×640): title, newest account and Continue in view", async () => {
+  const page = await b.page({ viewport: SHORT_PHONE, dashboard: false, context: { isMobile: true, hasTouch: true } });
   for (const id of LESSONS) {
     await startLesson(page, id);
     for (let guard = 0; guard < 20; guard++) {
@@ -106,7 +109,7 @@ test("every step of every lesson reads on a small phone (360×740): title, newes
       if (l.waiting || l.asking) {
         await reachGate(page);
         await readableOnSmallPhone(page, `${id} after the event`);
-        await shot(page, `lesson-${id}-step${l.step}-done-360`);
+        await shot(page, `lesson-${id}-step${l.step}-done-360x640`);
       }
       if ((await lesson(page)).step === l.steps - 1) break;
       await next(page);

@@ -11,6 +11,8 @@ mkdirSync(ARTIFACTS, { recursive: true });
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 export const SMALL_PHONE = { width: 360, height: 740 };
+// A small phone with its browser bars shown: the lesson sheet is at its smallest (180 px).
+export const SHORT_PHONE = { width: 360, height: 640 };
 
 const FLAGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
