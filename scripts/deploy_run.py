@@ -17,7 +17,8 @@ then started there:
   NameServersDiverge, and SIGTERM exits 0 within the grace the manifests declare;
 - as apache's image, compose file, Helm chart and operator start apache's (NODE_ROLE with CMD
   `dummy`; `sh mqnamesrv`; `/bin/sh -c "./mqnamesrv -c …namesrv.p"` with heap options in
-  JAVA_OPT; `/bin/bash mqnamesrv` as root): each listens on its port, answers a route query,
+  JAVA_OPT; `/bin/bash mqnamesrv` as root), each as uid 3000 and as root, every row of
+  deploy/README.md's deployers table run and showing how: each listens on its port, answers a route query,
   keeps a KV put in kvConfig.json and writes namesrv.log under its user's home, owned by that
   user, names ignored JVM
   options in one line, and stops with exit 0 after `sh mqshutdown namesrv` (which exits 0);
@@ -54,8 +55,10 @@ def image(binary):
         if sorted(root.expose) != sorted([TCP, HTTP]):
             fail(f"the image exposes {root.expose}, not 9876 and 8080")
         own(root)
-        for scenario in apache_scenarios(root) + our_scenarios(root):
-            deployer(root, **scenario)
+        apache = apache_scenarios(root)
+        table_agrees(apache)
+        for scenario in apache + our_scenarios(root):
+            deployer(root, **{k: v for k, v in scenario.items() if k not in ("row", "shown")})
         print_config(root)
         refusals(root)
     finally:
@@ -269,25 +272,61 @@ HEAP = "-Xms512m -Xmx512m -Xmn256m -XX:+UseG1GC"
 
 
 def apache_scenarios(root):
-    """How apache's image, compose file, Helm chart and operator start a NameServer."""
+    """How apache's image, compose file, Helm chart and operator start a NameServer: each as
+    uid 3000 (apache's user) and as root, except the operator, which runs as root only. `row`
+    is the deployer's row in deploy/README.md's table, whose second cell must show `shown`."""
     chart_config = root.path("/home/rocketmq/config/namesrv.p")
     chart_config.parent.mkdir(parents=True, exist_ok=True)
     chart_config.write_text("listenPort=9877\n")
-    return [
+    image, compose, chart = "apache's image (`docker run`)", "apache's compose templates", "the rocketmq-k8s-helm chart"
+    as_apache = [
         # rocketmq-docker: `docker run -e NODE_ROLE=nameserver` keeps the image's CMD, `dummy` in apache's.
         dict(name="apache's image (NODE_ROLE=nameserver, CMD dummy)", argv=root.entrypoint + ["dummy"],
-             env={"NODE_ROLE": "nameserver"}),
-        dict(name="apache's image (CMD nameserver)", argv=root.entrypoint + ["nameserver"]),
+             env={"NODE_ROLE": "nameserver"}, row=image, shown=["NODE_ROLE=nameserver", "`dummy`"]),
+        dict(name="apache's image (CMD nameserver)", argv=root.entrypoint + ["nameserver"], row=image,
+             shown=["./docker-entrypoint.sh", "CMD `nameserver`"]),
         # rocketmq-docker's compose templates: `command: sh mqnamesrv`, the entrypoint kept.
-        dict(name="compose (command: sh mqnamesrv)", argv=root.entrypoint + ["sh", "mqnamesrv"]),
+        dict(name="compose (command: sh mqnamesrv)", argv=root.entrypoint + ["sh", "mqnamesrv"], row=compose,
+             shown=["`command: sh mqnamesrv`"]),
         # rocketmq-k8s-helm: the container's command replaces the entrypoint.
         dict(name="Helm chart (/bin/sh -c ./mqnamesrv -c namesrv.p, heap in JAVA_OPT)",
              argv=["/bin/sh", "-c", "./mqnamesrv -c /home/rocketmq/config/namesrv.p"],
-             env={"JAVA_OPT": HEAP, "JAVA_HEAP_SIZE": "512m"}, port=9877, ignored=HEAP.split() + ["JAVA_HEAP_SIZE=512m"]),
-        # rocketmq-operator: `/bin/bash mqnamesrv` as root, heap settings in JAVA_OPT_EXT.
-        dict(name="operator (/bin/bash mqnamesrv as root)", argv=["/bin/bash", "mqnamesrv"], user="0",
-             env={"JAVA_OPT_EXT": "-Xms1g -Xmx1g"}, ignored=["-Xms1g", "-Xmx1g"]),
+             env={"JAVA_OPT": HEAP, "JAVA_HEAP_SIZE": "512m"}, port=9877, ignored=HEAP.split() + ["JAVA_HEAP_SIZE=512m"],
+             row=chart, shown=['`/bin/sh -c "./mqnamesrv -c /home/rocketmq/config/namesrv.p"`', "`JAVA_HEAP_SIZE`"]),
     ]
+    as_root = [dict(s, name=f"{s['name']} as root", user="0") for s in as_apache]
+    # rocketmq-operator: `/bin/bash mqnamesrv` as root, heap settings in JAVA_OPT_EXT.
+    operator = dict(name="operator (/bin/bash mqnamesrv as root)", argv=["/bin/bash", "mqnamesrv"], user="0",
+                    env={"JAVA_OPT_EXT": "-Xms1g -Xmx1g"}, ignored=["-Xms1g", "-Xmx1g"], row="rocketmq-operator",
+                    shown=["`/bin/bash mqnamesrv` as root"])
+    return as_apache + as_root + [operator]
+
+
+# The table's row that every deployer run shows: each one is stopped by `sh mqshutdown namesrv`.
+EVERY_RUN = "`mqshutdown namesrv` (any of them)"
+
+
+def deployers_table():
+    """deploy/README.md's "Apache's deployers" table: {first cell: second cell}."""
+    text = (DEPLOY / "README.md").read_text()
+    section = text.split("\n## Apache's deployers\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip("|").split(" | ") for line in section.splitlines() if line.startswith("| ")]
+    return {cells[0].strip(): cells[1].strip() for cells in rows[1:]}
+
+
+def table_agrees(scenarios):
+    """Each row of the table is run, and says how its runs start the NameServer."""
+    table = deployers_table()
+    run = {s["row"] for s in scenarios} | {EVERY_RUN}
+    for row in table.keys() - run:
+        fail(f"deploy/README.md's deployers table has a row no run checks: {row}")
+    for row in run - table.keys():
+        fail(f"a deployer run has no row in deploy/README.md's deployers table: {row}")
+    for s in scenarios:
+        for words in s["shown"]:
+            if words not in table[s["row"]]:
+                fail(f"deploy/README.md's row {s['row']!r} does not say {words!r}, as the run {s['name']!r} does")
+    print(f"-- deploy/README.md's deployers table: {len(table)} rows, each run")
 
 
 CONFIG = "/etc/nameserver/namesrv.properties"
