@@ -17,9 +17,9 @@
 //!    [`NameServer::poll_timeout`];
 //! 2. make **one** call to [`NameServer::handle`] with the current time and that [`Input`];
 //! 3. drain [`NameServer::poll_output`] until it returns `None`, acting on each [`Output`]
-//!    (send a reply, close a connection, log an event, persist KV or config bytes); or drain
-//!    [`NameServer::poll_batch`], the same outputs with each run of events as one
-//!    [`event_run::EventRun`];
+//!    (send a reply, close a connection, log the events of a run, persist KV or config
+//!    bytes): outputs leave by this one drain, events logged one after another as one
+//!    [`Output::Events`] (an [`event_run::EventRun`], taken whole);
 //! 4. if it answers route queries from its own snapshot of the routes (as the daemon's
 //!    connection tasks do), call [`NameServer::poll_route_changes`] and rebuild the routes of
 //!    the topics it names (all of them on `None`); other drivers skip this step;
@@ -77,6 +77,6 @@ pub use config::Config;
 pub use event::Event;
 pub use kv::KvConfig;
 pub use limits::Limits;
-pub use names::{BrokerAddr, BrokerId, BrokerName, ClusterName, ConnId, TopicName};
+pub use names::{BrokerAddr, BrokerId, BrokerName, ClusterName, ConnId, RequestId, TopicName};
 pub use server::{Input, NameServer, Output};
 pub use time::Instant;

@@ -63,15 +63,22 @@ impl Sim {
                     self.send_on(conn, node, &cmd);
                 }
                 Output::Close { conn } => self.close_conn(conn, node, Payload::Fin),
-                Output::Event(event) => {
-                    if let Event::BrokerUnregistered { broker_addr, .. } = &event {
-                        self.history.removals.push(Removal { at: now, ns: node, broker_addr: broker_addr.to_string() });
+                Output::Events(events) => {
+                    for event in events {
+                        if let Event::BrokerUnregistered { broker_addr, .. } = &event {
+                            let broker_addr = broker_addr.to_string();
+                            self.history.removals.push(Removal { at: now, ns: node, broker_addr });
+                        }
+                        self.trace_line(node, event.kind().category().into(), event.to_string());
                     }
-                    self.trace_line(node, event.kind().category().into(), event.to_string());
                 }
                 // The model's brokers have no server side, and no scenario turns on
-                // notifyMinBrokerIdChanged: nothing would take the notice.
-                Output::NotifyBroker { .. } | Output::KvChanged(_) | Output::PersistConfig(_) => {}
+                // notifyMinBrokerIdChanged: nothing would take the notice. Nothing sends
+                // `Input::Request`, so no answer comes.
+                Output::NotifyBroker { .. }
+                | Output::KvChanged(_)
+                | Output::PersistConfig(_)
+                | Output::Answer { .. } => {}
             }
         }
         self.sync_ns_timer(node);
