@@ -185,8 +185,9 @@ impl NameServer {
                 let len = frame.len();
                 OutputDto::NotifyBroker { broker_addr: broker_addr.into_string(), frame, command: frame_dto(cmd, len) }
             }
-            // Taken apart by `poll_output`.
-            Output::Events(_) => return Ok(JsValue::UNDEFINED),
+            // Never here: runs are taken apart by `poll_output`, and JS drivers send no
+            // `Input::Request`.
+            Output::Events(_) | Output::Answer { .. } => return Ok(JsValue::UNDEFINED),
             // The whole file, as a JS driver writes it (the daemon journals the change instead).
             Output::KvChanged(_) => {
                 OutputDto::PersistKv { text: String::from_utf8_lossy(&self.inner.kv().to_json()).into_owned() }

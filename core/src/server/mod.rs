@@ -5,10 +5,12 @@
 //! [`NameServer::poll_timeout`]. See the crate docs for the full contract.
 
 mod handlers;
+mod idle;
 mod outputs;
 mod removal;
 mod route_reply;
 
+pub use idle::IdleClock;
 pub use removal::{Removal, RemovalPath};
 pub use route_reply::{RouteReply, RouteSource, route_reply};
 
@@ -55,7 +57,8 @@ pub enum Input {
         /// The connection.
         conn: ConnId,
     },
-    /// Nothing was read or written on a connection for `serverChannelMaxIdleTimeSeconds`.
+    /// Nothing was read or written on a connection for `serverChannelMaxIdleTimeSeconds`
+    /// (the driver's [`IdleClock`] for it expired).
     Idle {
         /// The connection.
         conn: ConnId,
