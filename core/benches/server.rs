@@ -7,8 +7,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
-use nameserver_core::server::Batch;
-use nameserver_core::{ConnId, Input, Instant, NameServer};
+use nameserver_core::{ConnId, Input, Instant, NameServer, Output};
 
 const TOPICS: usize = 1000;
 
@@ -54,7 +53,7 @@ fn register(c: &mut Criterion) {
 
 /// One registration of a million topics in the compressed form (issue 18), by a new broker
 /// into an empty server, its decode included, and the million events taken as the daemon
-/// takes them ([`NameServer::poll_batch`]), not logged.
+/// takes them ([`NameServer::poll_output`], each run of events whole), not logged.
 fn register_million(c: &mut Criterion) {
     const MILLION: usize = 1_000_000;
     let mut group = c.benchmark_group("register");
@@ -69,8 +68,8 @@ fn register_million(c: &mut Criterion) {
             |(mut ns, cmd)| {
                 ns.handle(at, Input::Connected { conn: ConnId(1), remote: String::from("127.0.0.1:40000") });
                 ns.handle(at, Input::Received { conn: ConnId(1), cmd });
-                let batches: Vec<Batch> = std::iter::from_fn(|| ns.poll_batch()).collect();
-                (ns, batches)
+                let outputs: Vec<Output> = std::iter::from_fn(|| ns.poll_output()).collect();
+                (ns, outputs)
             },
             BatchSize::PerIteration,
         );

@@ -211,6 +211,14 @@ impl PartialEq for EventRun {
 
 impl Eq for EventRun {}
 
+/// Hashes the events left (their count, then each), as equality compares them.
+impl core::hash::Hash for EventRun {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.len);
+        self.each(|event| event.hash(state));
+    }
+}
+
 /// Lists the events left.
 impl fmt::Debug for EventRun {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

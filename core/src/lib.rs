@@ -13,17 +13,27 @@
 //!
 //! A driver owns one [`NameServer`] and repeats:
 //!
-//! 1. wait for a connection event, a decoded frame, or the deadline from
-//!    [`NameServer::poll_timeout`];
+//! 1. wait for a connection event, a decoded frame, a request on no connection (an operator's
+//!    console: [`Input::Request`], never a made-up [`ConnId`]), an idle connection (below),
+//!    or the deadline from [`NameServer::poll_timeout`];
 //! 2. make **one** call to [`NameServer::handle`] with the current time and that [`Input`];
 //! 3. drain [`NameServer::poll_output`] until it returns `None`, acting on each [`Output`]
-//!    (send a reply, close a connection, log an event, persist KV or config bytes); or drain
-//!    [`NameServer::poll_batch`], the same outputs with each run of events as one
-//!    [`event_run::EventRun`];
+//!    (send a reply, hand a request its [`Output::Answer`], close a connection, log the
+//!    events of a run, persist KV or config bytes): outputs leave by this one drain, events
+//!    logged one after another as one [`Output::Events`] (an [`event_run::EventRun`], taken
+//!    whole);
 //! 4. if it answers route queries from its own snapshot of the routes (as the daemon's
 //!    connection tasks do), call [`NameServer::poll_route_changes`] and rebuild the routes of
 //!    the topics it names (all of them on `None`); other drivers skip this step;
-//! 5. go back to 1, with a timer at the new `poll_timeout`.
+//! 5. go back to 1, with a timer at the new `poll_timeout`: the next expiry scan, or the end
+//!    of the start-up wait (`needWaitForService`) while that comes first, so a driver never
+//!    computes a deadline of its own.
+//!
+//! Only the driver sees bytes, so it keeps the idle close (Netty's
+//! `IdleStateHandler(0, 0, serverChannelMaxIdleTimeSeconds)`) with one [`server::IdleClock`]
+//! per connection: [`touch`](server::IdleClock::touch) it on every read and write, wake at its
+//! [`deadline`](server::IdleClock::deadline), and deliver [`Input::Idle`] once it has
+//! [`expired`](server::IdleClock::expired).
 //!
 //! `now` never goes backwards: a `now` earlier than the previous call's is taken as the
 //! previous one, in every build, so timestamps that arrive slightly out of order do no harm.
@@ -77,6 +87,6 @@ pub use config::Config;
 pub use event::Event;
 pub use kv::KvConfig;
 pub use limits::Limits;
-pub use names::{BrokerAddr, BrokerId, BrokerName, ClusterName, ConnId, TopicName};
+pub use names::{BrokerAddr, BrokerId, BrokerName, ClusterName, ConnId, RequestId, TopicName};
 pub use server::{Input, NameServer, Output};
 pub use time::Instant;

@@ -168,6 +168,17 @@ impl fmt::Display for ConnId {
     }
 }
 
+/// A request that came on no connection (an operator's console), as named by the driver:
+/// [`crate::Input::Request`] carries it in and [`crate::Output::Answer`] back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RequestId(pub u64);
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "request#{}", self.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,6 +36,7 @@ use nameserver_core::ConnId;
 use nameserver_core::auth::{Refusal, Verdict};
 use nameserver_core::codec::{self, DecodeError, Limits};
 use nameserver_core::protocol::{RemotingCommand, ResponseCode, WhileGoingAway};
+use nameserver_core::server::IdleClock;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc};
@@ -160,7 +161,7 @@ impl Connection {
             out: Vec::new(),
             written: 0,
             owner_pending: 0,
-            last_io: Instant::now(),
+            idle_clock: IdleClock::new(nameserver_core::Instant::ZERO),
             draining: false,
             drained_sent: false,
             owner_gone: false,
@@ -272,8 +273,10 @@ struct Session {
     /// Requests forwarded to the owner that still await a reply. While there are any, route
     /// queries go to the owner too, so a connection sees its own earlier writes.
     owner_pending: usize,
-    last_io: Instant,
-    /// Where `last_io` is published for the console's removal clocks.
+    /// The last read or write, on the NameServer's clock: the idle close counts from it.
+    idle_clock: IdleClock,
+    /// Where the idle clock's last read or write is published for the console's removal
+    /// clocks.
     channel: Option<Arc<crate::observe::LastIo>>,
     draining: bool,
     drained_sent: bool,
@@ -297,9 +300,9 @@ impl Session {
         W: AsyncWrite + Unpin,
     {
         let idle = self.shared.idle;
-        let idle_timer = tokio::time::sleep_until(crate::clock::after(self.last_io, idle.unwrap_or(Duration::ZERO)));
-        let frame_timer = tokio::time::sleep_until(self.last_io);
-        let backlog_timer = tokio::time::sleep_until(self.last_io);
+        let idle_timer = tokio::time::sleep_until(self.idle_due(idle.unwrap_or(Duration::ZERO)));
+        let frame_timer = tokio::time::sleep_until(Instant::now());
+        let backlog_timer = tokio::time::sleep_until(Instant::now());
         tokio::pin!(idle_timer, frame_timer, backlog_timer);
         let room = Arc::clone(&self.room);
         loop {
@@ -377,14 +380,14 @@ impl Session {
                 }
                 () = &mut backlog_timer, if backlog_due.is_some() => return End::SlowReader(self.unwritten.get()),
                 () = &mut idle_timer, if idle.is_some() && !self.idle_sent => {
-                    let due = crate::clock::after(self.last_io, idle.unwrap_or(Duration::ZERO));
-                    if Instant::now() >= due {
+                    let idle = idle.unwrap_or(Duration::ZERO);
+                    if self.idle_clock.expired(self.shared.observe.clock.now(), idle) {
                         self.idle_sent = true;
                         if let Err(end) = self.forward(Inbound::Idle { conn: self.conn }) {
                             return end;
                         }
                     } else {
-                        idle_timer.as_mut().reset(due);
+                        idle_timer.as_mut().reset(self.idle_due(idle));
                     }
                 }
             }
@@ -627,10 +630,16 @@ impl Session {
 
     /// A read or a write: the idle close counts from now.
     fn touch(&mut self) {
-        self.last_io = Instant::now();
+        self.idle_clock.touch(self.shared.observe.clock.at(Instant::now()));
         if let Some(channel) = &self.channel {
-            channel.touch(self.shared.observe.clock.at(self.last_io));
+            channel.publish(self.idle_clock);
         }
+    }
+
+    /// When the idle close is due (unless touched before), on tokio's clock: a timer armed
+    /// here finds the idle clock expired when it fires.
+    fn idle_due(&self, idle: Duration) -> Instant {
+        self.shared.observe.clock.deadline(self.idle_clock.deadline(idle))
     }
 
     /// Whether the buffer holds the start of a frame larger than one read.

@@ -21,9 +21,10 @@ pub(crate) enum Inbound {
     /// A command the connection task did not answer itself; `at` is when it was decoded
     /// (when requests are measured).
     Received { conn: ConnId, cmd: RemotingCommand, at: Option<std::time::Instant> },
-    /// A request from the HTTP console (a KV put or delete), run by the core as a client's
-    /// would be. The reply goes to `reply` once any file it changed is written.
-    /// It is no connection: it is neither counted nor logged as one.
+    /// A request from the HTTP console (a KV put or delete), the core's `Input::Request`: run
+    /// as a client's would be, answered by `Output::Answer`. The reply goes to `reply` once
+    /// any file it changed is written. It is no connection: it is neither counted nor logged
+    /// as one.
     Request { cmd: RemotingCommand, at: Option<std::time::Instant>, reply: oneshot::Sender<RemotingCommand> },
     /// Nothing was read or written for `serverChannelMaxIdleTimeSeconds`.
     Idle { conn: ConnId },

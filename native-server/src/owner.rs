@@ -20,8 +20,7 @@ use nameserver_core::event::Severity;
 use nameserver_core::event_run::EventRun;
 use nameserver_core::excerpt::Excerpt;
 use nameserver_core::protocol::{RemotingCommand, ResponseCode};
-use nameserver_core::server::Batch;
-use nameserver_core::{ConnId, Event, Input, NameServer, Output};
+use nameserver_core::{ConnId, Event, Input, NameServer, Output, RequestId};
 use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -39,9 +38,6 @@ use crate::snapshot::RouteSnapshot;
 /// Java prints the KV table one minute after start, then every ten minutes.
 const KV_PRINT_FIRST: Duration = Duration::from_secs(60);
 const KV_PRINT_EVERY: Duration = Duration::from_secs(600);
-/// The core answers a console request on a `ConnId` of its own, counted from here: far from
-/// the acceptor's (which count from 1), and never announced as a connection.
-const REQUESTS: u64 = 1 << 62;
 
 /// The owner task's state.
 #[derive(Debug)]
@@ -59,8 +55,8 @@ pub(crate) struct Owner {
     /// Cancelled when the shutdown grace period is over.
     pub(crate) force_close: CancellationToken,
     pub(crate) conns: HashMap<ConnId, ConnHandle>,
-    /// Console requests waiting for their reply, by the `ConnId` the core answers them on.
-    pub(crate) requests: HashMap<ConnId, oneshot::Sender<RemotingCommand>>,
+    /// Console requests waiting for their reply, by the id the core answers them with.
+    pub(crate) requests: HashMap<RequestId, oneshot::Sender<RemotingCommand>>,
     pub(crate) next_request: u64,
     /// Metrics, events and the view for the HTTP console (inert when it is off).
     pub(crate) console: OwnerHooks,
@@ -74,10 +70,17 @@ pub(crate) struct Owner {
     pub(crate) names: NameWarnings,
 }
 
+/// Who a reply goes to: a connection, or a console request's reply channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum To {
+    Conn(ConnId),
+    Request(RequestId),
+}
+
 /// A reply held until the files it answers for are written.
 #[derive(Debug)]
 pub(crate) struct Held {
-    conn: ConnId,
+    to: To,
     cmd: RemotingCommand,
     /// The KV and config generations that must be written first.
     kv: u64,
@@ -154,28 +157,28 @@ impl Owner {
             }
             Inbound::Received { conn, cmd, at } => {
                 let (code, sample) = (cmd.code, self.console.sample(conn, &cmd, at));
-                let reply_to = (!cmd.is_oneway()).then_some((conn, cmd.opaque));
+                let reply_to = (!cmd.is_oneway()).then_some((To::Conn(conn), cmd.opaque));
                 let response = self.step_replying(Input::Received { conn, cmd }, reply_to);
-                self.console.answered(conn, code, response, at, sample);
+                self.console.answered(Some(conn), code, response, at, sample);
             }
             Inbound::Request { cmd, at, reply } => {
-                let conn = ConnId(REQUESTS + self.next_request);
+                let id = RequestId(self.next_request);
                 self.next_request += 1;
-                self.requests.insert(conn, reply);
-                let (code, sample) = (cmd.code, self.console.sample(conn, &cmd, at));
-                let reply_to = (!cmd.is_oneway()).then_some((conn, cmd.opaque));
-                let response = self.step_replying(Input::Received { conn, cmd }, reply_to);
+                self.requests.insert(id, reply);
+                let code = cmd.code;
+                let reply_to = (!cmd.is_oneway()).then_some((To::Request(id), cmd.opaque));
+                let response = self.step_replying(Input::Request { id, cmd }, reply_to);
                 if response.is_none() {
                     // No reply is coming (and none is held): the console hears that at once.
-                    self.requests.remove(&conn);
+                    self.requests.remove(&id);
                 }
-                self.console.answered(conn, code, response, at, sample);
+                self.console.answered(None, code, response, at, None);
             }
             Inbound::Idle { conn } => self.step(Input::Idle { conn }),
             Inbound::Drained { conn } => {
                 // Once every reply it is owed is queued, dropping the queue lets it flush and
                 // close.
-                if self.held.iter().any(|held| held.conn == conn) {
+                if self.held.iter().any(|held| held.to == To::Conn(conn)) {
                     self.draining.insert(conn);
                 } else {
                     self.conns.remove(&conn);
@@ -202,30 +205,27 @@ impl Owner {
         self.step_replying(input, None);
     }
 
-    /// [`Self::step`], returning the response code of the reply to `reply_to` (connection,
-    /// opaque) if the step sent one.
-    fn step_replying(&mut self, input: Input, reply_to: Option<(ConnId, i32)>) -> Option<i32> {
+    /// [`Self::step`], returning the response code of the reply to `reply_to` (who, opaque)
+    /// if the step sent one.
+    fn step_replying(&mut self, input: Input, reply_to: Option<(To, i32)>) -> Option<i32> {
         self.ns.handle(self.clock.now(), input);
         self.publish_routes();
         // Files first: the step's replies wait for the generations handed over here. Events
         // (a large registration logs a line per topic, as Java does) are set apart, in the
-        // runs the core hands over whole, and acted on only after the replies are on their way.
+        // runs the core hands over whole, and logged only after the replies are on their way.
         let mut outputs = Vec::new();
         let mut events: Vec<EventRun> = Vec::new();
         let (mut kv, mut config) = (0, 0);
-        while let Some(batch) = self.ns.poll_batch() {
-            match batch {
-                Batch::Events(run) => events.push(run),
-                Batch::Output(Output::KvChanged(change)) => kv = self.kv_file.change(change),
-                Batch::Output(Output::PersistConfig(bytes)) => config = self.config_file.store(bytes),
-                Batch::Output(Output::Event(event)) => events.push([event].into_iter().collect()),
-                Batch::Output(output) => outputs.push(output),
+        while let Some(output) = self.ns.poll_output() {
+            match output {
+                Output::Events(run) => events.push(run),
+                Output::KvChanged(change) => kv = self.kv_file.change(change),
+                Output::PersistConfig(bytes) => config = self.config_file.store(bytes),
+                output => outputs.push(output),
             }
         }
-        let response = outputs.iter().find_map(|output| match (output, reply_to) {
-            (Output::Send { conn, cmd }, Some((to, opaque)))
-                if *conn == to && cmd.is_response() && cmd.opaque == opaque =>
-            {
+        let response = outputs.iter().find_map(|output| match (reply_of(output), reply_to) {
+            (Some((to, cmd)), Some((asker, opaque))) if to == asker && cmd.is_response() && cmd.opaque == opaque => {
                 Some(cmd.code)
             }
             _ => None,
@@ -233,13 +233,16 @@ impl Owner {
         for output in outputs {
             match output {
                 Output::Send { conn, cmd } if kv > 0 || config > 0 => {
-                    self.held.push_back(Held { conn, cmd, kv, config });
+                    self.held.push_back(Held { to: To::Conn(conn), cmd, kv, config });
+                }
+                Output::Answer { id, cmd } if kv > 0 || config > 0 => {
+                    self.held.push_back(Held { to: To::Request(id), cmd, kv, config });
                 }
                 output => self.act(output),
             }
         }
         for event in events.into_iter().flatten() {
-            self.act(Output::Event(event));
+            self.event(&event);
         }
         self.console.publish(&self.ns);
         response
@@ -250,8 +253,7 @@ impl Owner {
     fn release(&mut self) {
         let (kv, config) = (self.kv_file.progress(), self.config_file.progress());
         while self.held.front().is_some_and(|held| held.kv <= kv.done && held.config <= config.done) {
-            let Some(Held { conn, mut cmd, kv: kv_generation, config: config_generation }) = self.held.pop_front()
-            else {
+            let Some(Held { to, mut cmd, kv: kv_generation, config: config_generation }) = self.held.pop_front() else {
                 break;
             };
             let failed = [("kvConfig", kv_generation, &kv), ("config", config_generation, &config)]
@@ -267,11 +269,14 @@ impl Owner {
                      when the NameServer stops unless a later write succeeds"
                 ));
             }
-            self.send(conn, cmd);
+            match to {
+                To::Conn(conn) => self.send(conn, cmd),
+                To::Request(id) => self.answer(id, cmd),
+            }
         }
         let held = &self.held;
         let done: Vec<ConnId> =
-            self.draining.iter().copied().filter(|conn| !held.iter().any(|held| held.conn == *conn)).collect();
+            self.draining.iter().copied().filter(|conn| !held.iter().any(|held| held.to == To::Conn(*conn))).collect();
         for conn in done {
             self.draining.remove(&conn);
             self.conns.remove(&conn);
@@ -293,13 +298,10 @@ impl Owner {
     fn act(&mut self, output: Output) {
         match output {
             Output::Send { conn, cmd } => self.send(conn, cmd),
+            Output::Answer { id, cmd } => self.answer(id, cmd),
             Output::Close { conn } => self.close(conn),
             Output::NotifyBroker { broker_addr, cmd } => self.notifier.notify(broker_addr, cmd),
-            Output::Event(event) => {
-                log_event(&event);
-                self.names.event(&event);
-                self.console.event(&event, self.ns.now());
-            }
+            Output::Events(events) => events.into_iter().for_each(|event| self.event(&event)),
             Output::KvChanged(change) => {
                 self.kv_file.change(change);
             }
@@ -309,12 +311,21 @@ impl Owner {
         }
     }
 
-    fn send(&mut self, conn: ConnId, cmd: RemotingCommand) {
-        if let Some(reply) = self.requests.remove(&conn) {
+    fn event(&mut self, event: &Event) {
+        log_event(event);
+        self.names.event(event);
+        self.console.event(event, self.ns.now());
+    }
+
+    /// Hands a console request its reply.
+    fn answer(&mut self, id: RequestId, cmd: RemotingCommand) {
+        if let Some(reply) = self.requests.remove(&id) {
             // The console may have given up waiting; nothing is lost either way.
             let _ = reply.send(cmd);
-            return;
         }
+    }
+
+    fn send(&mut self, conn: ConnId, cmd: RemotingCommand) {
         let Some(handle) = self.conns.get(&conn) else { return };
         let (waiting, size) = (handle.unwritten.get(), queued_size(&cmd));
         if waiting > 0 && waiting + size > MAX_UNWRITTEN_REPLY_BYTES {
@@ -364,6 +375,15 @@ impl Owner {
                 );
             }
         }
+    }
+}
+
+/// Who a reply goes to, and the reply (`None`: not a reply).
+fn reply_of(output: &Output) -> Option<(To, &RemotingCommand)> {
+    match output {
+        Output::Send { conn, cmd } => Some((To::Conn(*conn), cmd)),
+        Output::Answer { id, cmd } => Some((To::Request(*id), cmd)),
+        _ => None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! a traffic inspector). JS owns sockets and time; this owns the tables.
 
 use nameserver_core::codec::{self, Limits};
+use nameserver_core::event_run::EventRun;
 use nameserver_core::names::ConnId;
 use nameserver_core::time::Instant;
 use nameserver_core::{Config, Input, KvConfig, Output};
@@ -67,6 +68,8 @@ mod bytes {
 pub struct NameServer {
     inner: nameserver_core::NameServer,
     now: Instant,
+    /// The rest of the run of events being handed out one by one.
+    events: EventRun,
 }
 
 #[wasm_bindgen]
@@ -89,7 +92,7 @@ impl NameServer {
             }
             None => KvConfig::default(),
         };
-        Ok(Self { inner: nameserver_core::NameServer::new(config, kv, now), now })
+        Ok(Self { inner: nameserver_core::NameServer::new(config, kv, now), now, events: EventRun::new() })
     }
 
     fn input(&mut self, now_ms: f64, input: Input) -> Result<(), JsError> {
@@ -151,7 +154,25 @@ impl NameServer {
     /// `{type: "persistConfig", text}`.
     #[wasm_bindgen(js_name = pollOutput, unchecked_return_type = "NameServerOutput | undefined")]
     pub fn poll_output(&mut self) -> Result<JsValue, JsError> {
-        let Some(out) = self.inner.poll_output() else { return Ok(JsValue::UNDEFINED) };
+        if self.events.is_empty() {
+            match self.inner.poll_output() {
+                Some(Output::Events(run)) => self.events = run,
+                Some(out) => return self.output(out),
+                None => return Ok(JsValue::UNDEFINED),
+            }
+        }
+        let Some(e) = self.events.pop_front() else { return Ok(JsValue::UNDEFINED) };
+        let kind = e.kind();
+        to_js(&OutputDto::Event {
+            kind: kind.name(),
+            category: kind.category().name(),
+            level: kind.severity().name(),
+            text: e.to_string(),
+        })
+    }
+
+    /// One output other than events, as a plain object.
+    fn output(&self, out: Output) -> Result<JsValue, JsError> {
         let dto = match out {
             Output::Send { conn, cmd } => {
                 let frame = codec::encode_to_vec(&cmd).map_err(|e| JsError::new(&e.to_string()))?;
@@ -164,15 +185,9 @@ impl NameServer {
                 let len = frame.len();
                 OutputDto::NotifyBroker { broker_addr: broker_addr.into_string(), frame, command: frame_dto(cmd, len) }
             }
-            Output::Event(e) => {
-                let kind = e.kind();
-                OutputDto::Event {
-                    kind: kind.name(),
-                    category: kind.category().name(),
-                    level: kind.severity().name(),
-                    text: e.to_string(),
-                }
-            }
+            // Never here: runs are taken apart by `poll_output`, and JS drivers send no
+            // `Input::Request`.
+            Output::Events(_) | Output::Answer { .. } => return Ok(JsValue::UNDEFINED),
             // The whole file, as a JS driver writes it (the daemon journals the change instead).
             Output::KvChanged(_) => {
                 OutputDto::PersistKv { text: String::from_utf8_lossy(&self.inner.kv().to_json()).into_owned() }

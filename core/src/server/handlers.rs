@@ -21,9 +21,9 @@ use crate::route::{RegisterOutcome, Registration, UnregisterItem, UnregisterSour
 const ROUTE_KEYS: [&str; 2] = ["orderMessageEnable", "supportActingMaster"];
 
 impl NameServer {
-    /// Answers one request (`None`: no reply). The caller also drops the reply to a oneway
-    /// request.
-    pub(super) fn process(&mut self, conn: ConnId, cmd: &RemotingCommand) -> Option<RemotingCommand> {
+    /// Answers one request that came on `conn` (`None`: on no connection) (`None`: no reply).
+    /// The caller also drops the reply to a oneway request.
+    pub(super) fn process(&mut self, conn: Option<ConnId>, cmd: &RemotingCommand) -> Option<RemotingCommand> {
         // Java (5.2.0+) checks this switch before it reads the header (PROTOCOL.md §7.13).
         if cmd.request_code() == RequestCode::GetTopicsByCluster && !self.config.enable_topic_list {
             return Some(disabled(cmd));
@@ -83,11 +83,17 @@ impl NameServer {
             }
             // Java looks a null namespace or key up and finds nothing to delete.
             Request::DeleteKvConfig { .. } => ok(),
-            Request::RegisterBroker(register) => self.register_broker(conn, cmd, &register),
-            Request::UnregisterBroker(broker) => {
-                self.unregister(&[UnregisterItem { broker, source: UnregisterSource::Request(conn) }]);
-                ok()
-            }
+            Request::RegisterBroker(register) => match conn {
+                Some(conn) => self.register_broker(conn, cmd, &register),
+                None => no_connection(cmd),
+            },
+            Request::UnregisterBroker(broker) => match conn {
+                Some(conn) => {
+                    self.unregister(&[UnregisterItem { broker, source: UnregisterSource::Request(conn) }]);
+                    ok()
+                }
+                None => no_connection(cmd),
+            },
             Request::GetRouteInfo(query) => return self.route_info(cmd, &query),
             Request::GetBrokerClusterInfo => ok().with_body(self.routes.cluster_info().to_json(JsonStyle::Plain)),
             Request::WipeWritePerm { broker_name } => {
@@ -391,6 +397,13 @@ fn java_null(value: Option<&str>) -> &str {
 fn live_key_missing(cmd: &RemotingCommand) -> RemotingCommand {
     RemotingCommand::response_to(cmd, ResponseCode::SystemError)
         .with_remark("the custom fields <clusterName> and <brokerAddr> are required")
+}
+
+/// A broker's registration lives as long as the connection it came on: a request on none
+/// ([`super::Input::Request`]) can neither make nor end one.
+fn no_connection(cmd: &RemotingCommand) -> RemotingCommand {
+    RemotingCommand::response_to(cmd, ResponseCode::RequestCodeNotSupported)
+        .with_remark(alloc::format!(" request type {} not supported without a connection", cmd.code))
 }
 
 fn disabled(cmd: &RemotingCommand) -> RemotingCommand {

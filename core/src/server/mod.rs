@@ -5,11 +5,12 @@
 //! [`NameServer::poll_timeout`]. See the crate docs for the full contract.
 
 mod handlers;
+mod idle;
 mod outputs;
 mod removal;
 mod route_reply;
 
-pub use outputs::Batch;
+pub use idle::IdleClock;
 pub use removal::{Removal, RemovalPath};
 pub use route_reply::{RouteReply, RouteSource, route_reply};
 
@@ -24,7 +25,7 @@ use crate::event_run::EventRun;
 use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvConfig, ORDER_TOPIC_CONFIG};
 use crate::limits::Limits;
-use crate::names::{ConnId, TopicName};
+use crate::names::{ConnId, RequestId, TopicName};
 use crate::protocol::RemotingCommand;
 use crate::protocol::body::TopicRouteData;
 use crate::route::{RouteChanges, RouteFilter, RouteShape, RouteTable};
@@ -56,13 +57,24 @@ pub enum Input {
         /// The connection.
         conn: ConnId,
     },
-    /// Nothing was read or written on a connection for `serverChannelMaxIdleTimeSeconds`.
+    /// Nothing was read or written on a connection for `serverChannelMaxIdleTimeSeconds`
+    /// (the driver's [`IdleClock`] for it expired).
     Idle {
         /// The connection.
         conn: ConnId,
     },
     /// The instant returned by [`NameServer::poll_timeout`] has passed.
     Timeout,
+    /// A request that came on no connection (an operator's console writing a KV entry):
+    /// answered as a client's would be, by [`Output::Answer`] with the same `id` unless it is
+    /// oneway. Registering or unregistering a broker needs the connection it holds, so those
+    /// get REQUEST_CODE_NOT_SUPPORTED here.
+    Request {
+        /// The driver's name for it, echoed in the answer.
+        id: RequestId,
+        /// The command.
+        cmd: RemotingCommand,
+    },
 }
 
 /// Something the driver must do.
@@ -90,8 +102,10 @@ pub enum Output {
         /// The connection.
         conn: ConnId,
     },
-    /// Log this.
-    Event(Event),
+    /// Log these events, in order: the events one step logged one after another, handed over
+    /// as one run (a registration of a million topics logs a million "new topic registered",
+    /// kept as names until each [`Event`] is taken from the run).
+    Events(EventRun),
     /// The KV table changed (the change is in effect): make it durable. `kvConfigPath` holds
     /// the whole table as [`crate::KvConfig::to_json`] of [`NameServer::kv`] writes it; a
     /// driver may write that file after each change or record the changes and write it now
@@ -99,6 +113,13 @@ pub enum Output {
     KvChanged(crate::kv::KvChange),
     /// Write these bytes (properties text) to `configStorePath` (crash-safely).
     PersistConfig(Vec<u8>),
+    /// The reply to [`Input::Request`] `id`.
+    Answer {
+        /// The request's id.
+        id: RequestId,
+        /// The reply.
+        cmd: RemotingCommand,
+    },
 }
 
 /// One NameServer: route tables, KV config, configuration and connection bookkeeping.
@@ -166,10 +187,20 @@ impl NameServer {
                 if cmd.is_response() {
                     return;
                 }
-                if let Some(reply) = self.process(conn, &cmd)
+                if let Some(reply) = self.process(Some(conn), &cmd)
                     && !cmd.is_oneway()
                 {
                     self.out.push(Output::Send { conn, cmd: reply });
+                }
+            }
+            Input::Request { id, cmd } => {
+                if cmd.is_response() {
+                    return;
+                }
+                if let Some(reply) = self.process(None, &cmd)
+                    && !cmd.is_oneway()
+                {
+                    self.out.push(Output::Answer { id, cmd: reply });
                 }
             }
             Input::Disconnected { conn } => {
@@ -178,7 +209,7 @@ impl NameServer {
             }
             Input::Idle { conn } => {
                 let remote = self.conns.remove(&conn).unwrap_or_else(|| alloc::format!("{conn}"));
-                self.out.push(Output::Event(Event::ChannelIdle { conn, remote }));
+                self.out.push_event(Event::ChannelIdle { conn, remote });
                 self.destroy_channel(conn, true);
                 self.out.push(Output::Close { conn });
             }
@@ -186,19 +217,11 @@ impl NameServer {
         }
     }
 
-    /// The next thing the driver must do, if any.
+    /// The next thing the driver must do, if any. Events logged one after another come as one
+    /// [`Output::Events`], handed over without moving each.
     #[must_use]
     pub fn poll_output(&mut self) -> Option<Output> {
         self.out.pop()
-    }
-
-    /// [`Self::poll_output`] for drivers that handle events apart: the same outputs in the
-    /// same order, except that events logged one after another come as one
-    /// [`Batch::Events`], handed over without moving each (a registration of a million
-    /// topics logs a million "new topic registered").
-    #[must_use]
-    pub fn poll_batch(&mut self) -> Option<Batch> {
-        self.out.pop_batch()
     }
 
     /// When [`Input::Timeout`] is due next: the next expiry scan or, while route queries

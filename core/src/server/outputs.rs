@@ -1,15 +1,11 @@
 //! The queue of outputs a step leaves for the driver.
 //!
 //! A registration of a million topics logs a million events. They stay in the [`EventRun`]
-//! the route table logged them into (a name per topic line), instead of being moved one by
-//! one into the queue, and a driver that wants them together takes the run whole
-//! ([`Batch::Events`]). Everything else about the queue is as if each event were its own
-//! [`Output::Event`]: the same order, equality, hash and debug form.
+//! the route table logged them into (a name per topic line) and leave as one
+//! [`Output::Events`], instead of being moved one by one: events logged one after another,
+//! with nothing else between them, are one run.
 
 use alloc::collections::VecDeque;
-use alloc::vec::Vec;
-use core::fmt;
-use core::hash::{Hash, Hasher};
 
 use super::Output;
 use crate::event::Event;
@@ -18,38 +14,16 @@ use crate::event_run::EventRun;
 /// Room kept between inputs once the queue is drained.
 const KEPT: usize = 4096;
 
-/// What [`super::NameServer::poll_batch`] hands over.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Batch {
-    /// One output (never [`Output::Event`]: events come in runs).
-    Output(Output),
-    /// Events logged one after another, in order, as [`Output::Event`]s would have come.
-    Events(EventRun),
-}
-
-#[derive(Clone)]
-enum Queued {
-    Output(Output),
-    /// Never empty.
-    Events(EventRun),
-}
-
-/// Outputs in order; runs of events are kept as they were logged.
-#[derive(Clone, Default)]
-pub(super) struct OutputQueue {
-    queue: VecDeque<Queued>,
-    /// Outputs in all, each event counted.
-    len: usize,
-}
+/// Outputs in order; no two [`Output::Events`] follow each other, and none is empty, so two
+/// queues of the same outputs are equal (and hash alike) however their events were logged.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub(super) struct OutputQueue(VecDeque<Output>);
 
 impl OutputQueue {
     pub(super) fn push(&mut self, output: Output) {
         match output {
-            Output::Event(event) => self.push_event(event),
-            output => {
-                self.len += 1;
-                self.queue.push_back(Queued::Output(output));
-            }
+            Output::Events(events) => self.push_events(events),
+            output => self.0.push_back(output),
         }
     }
 
@@ -64,102 +38,27 @@ impl OutputQueue {
         if events.is_empty() {
             return;
         }
-        self.len += events.len();
-        if let Some(Queued::Events(run)) = self.queue.back_mut() {
+        if let Some(Output::Events(run)) = self.0.back_mut() {
             run.append(&mut events);
         } else {
-            self.queue.push_back(Queued::Events(events));
+            self.0.push_back(Output::Events(events));
         }
     }
 
     pub(super) fn pop(&mut self) -> Option<Output> {
-        let output = match self.queue.front_mut()? {
-            Queued::Events(run) => {
-                let event = run.pop_front().map(Output::Event);
-                if run.is_empty() {
-                    self.queue.pop_front();
-                }
-                event
-            }
-            Queued::Output(_) => match self.queue.pop_front() {
-                Some(Queued::Output(output)) => Some(output),
-                _ => None,
-            },
-        };
-        self.len -= 1;
-        self.shrink_if_drained();
+        let output = self.0.pop_front();
+        if self.0.is_empty() && self.0.capacity() > KEPT {
+            self.0 = VecDeque::new();
+        }
         output
-    }
-
-    pub(super) fn pop_batch(&mut self) -> Option<Batch> {
-        let batch = match self.queue.pop_front()? {
-            Queued::Output(output) => {
-                self.len -= 1;
-                Batch::Output(output)
-            }
-            Queued::Events(run) => {
-                self.len -= run.len();
-                Batch::Events(run)
-            }
-        };
-        self.shrink_if_drained();
-        Some(batch)
-    }
-
-    fn shrink_if_drained(&mut self) {
-        if self.queue.is_empty() && self.queue.capacity() > KEPT {
-            self.queue = VecDeque::new();
-        }
-    }
-
-    /// Every output in order, each event as the [`Output::Event`] it stands for.
-    fn each(&self, mut f: impl FnMut(&Output)) {
-        for queued in &self.queue {
-            match queued {
-                Queued::Output(output) => f(output),
-                Queued::Events(run) => run.each(|event| f(&Output::Event(event.clone()))),
-            }
-        }
-    }
-
-    fn to_vec(&self) -> Vec<Output> {
-        let mut outputs = Vec::with_capacity(self.len);
-        self.each(|output| outputs.push(output.clone()));
-        outputs
-    }
-}
-
-impl PartialEq for OutputQueue {
-    fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.to_vec() == other.to_vec()
-    }
-}
-
-impl Eq for OutputQueue {}
-
-/// Shows the outputs as the `VecDeque<Output>` it replaced did.
-impl fmt::Debug for OutputQueue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.to_vec()).finish()
-    }
-}
-
-/// Hashes as the `VecDeque<Output>` it replaced (length, then each output), so that the
-/// simulation's state hashes did not change with the representation.
-impl Hash for OutputQueue {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_usize(self.len);
-        self.each(|output| output.hash(state));
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use alloc::collections::VecDeque;
-    use alloc::vec;
+    use alloc::vec::Vec;
 
     use super::*;
-    use crate::hash_fed::fed as hash;
     use crate::names::{BrokerName, ConnId, TopicName};
     use crate::protocol::RemotingCommand;
     use crate::protocol::body::QueueData;
@@ -180,71 +79,32 @@ mod tests {
         Event::TopicRegistered { topic, queue_data }
     }
 
-    /// The same outputs pushed one way or another, and the plain queue they stand for.
-    fn queues() -> (OutputQueue, OutputQueue, VecDeque<Output>) {
-        let close = |conn| Output::Close { conn: ConnId(conn) };
+    fn events(range: core::ops::Range<u64>) -> Output {
+        Output::Events(range.map(event).collect())
+    }
+
+    #[test]
+    fn events_logged_one_after_another_leave_as_one_run() {
+        let close = Output::Close { conn: ConnId(1) };
         let send = Output::Send { conn: ConnId(1), cmd: RemotingCommand::default() };
         let mut runs = OutputQueue::default();
-        runs.push(close(1));
+        runs.push(close.clone());
         runs.push_events((0..5).map(event).collect());
         runs.push_event(event(5));
-        runs.push(Output::Event(event(6)));
+        runs.push(events(6..7));
         runs.push(send.clone());
         runs.push_events([event(7)].into_iter().collect());
         runs.push_events(EventRun::new());
-        let mut plain = VecDeque::from([close(1)]);
-        plain.extend((0..7).map(|i| Output::Event(event(i))));
-        plain.extend([send, Output::Event(event(7))]);
+        runs.push(Output::Events(EventRun::new()));
         let mut one_by_one = OutputQueue::default();
-        plain.iter().cloned().for_each(|output| one_by_one.push(output));
-        (runs, one_by_one, plain)
-    }
-
-    #[test]
-    fn runs_of_events_pop_and_compare_as_the_outputs_they_stand_for() {
-        let (mut runs, one_by_one, mut plain) = queues();
-        assert_eq!(runs, one_by_one);
-        assert_eq!(hash(&runs), hash(&plain));
-        assert_eq!(hash(&one_by_one), hash(&plain));
-        assert_eq!(alloc::format!("{runs:?}"), alloc::format!("{plain:?}"));
-        runs.pop();
-        assert_ne!(runs, one_by_one);
-        plain.pop_front();
-        while let Some(output) = runs.pop() {
-            assert_eq!(Some(output), plain.pop_front());
-            assert_eq!(hash(&runs), hash(&plain), "after each pop");
-        }
-        assert!(plain.is_empty());
+        one_by_one.push(close.clone());
+        (0..7).for_each(|i| one_by_one.push_event(event(i)));
+        one_by_one.push(send.clone());
+        one_by_one.push_event(event(7));
+        assert_eq!(runs, one_by_one, "equal however the events were logged");
+        assert_eq!(crate::hash_fed::fed(&runs), crate::hash_fed::fed(&one_by_one));
+        let taken: Vec<Output> = core::iter::from_fn(|| runs.pop()).collect();
+        assert_eq!(taken, [close, events(0..7), send, events(7..8)]);
         assert_eq!(runs, OutputQueue::default());
-    }
-
-    #[test]
-    fn batches_hand_over_each_run_whole() {
-        let (mut runs, _, plain) = queues();
-        let mut batches: Vec<Batch> = Vec::new();
-        while let Some(batch) = runs.pop_batch() {
-            batches.push(batch);
-        }
-        let events = |range: core::ops::Range<u64>| Batch::Events(range.map(event).collect());
-        assert_eq!(batches.len(), 4);
-        assert_eq!(batches[1], events(0..7));
-        assert_eq!(batches[3], events(7..8));
-        let flat: Vec<Output> = batches
-            .into_iter()
-            .flat_map(|batch| match batch {
-                Batch::Output(output) => vec![output],
-                Batch::Events(run) => run.into_iter().map(Output::Event).collect(),
-            })
-            .collect();
-        assert_eq!(flat, Vec::from(plain));
-        assert_eq!(runs.len, 0);
-    }
-
-    #[test]
-    fn a_partly_taken_run_is_handed_over_from_where_it_was() {
-        let (mut runs, ..) = queues();
-        runs.pop();
-        runs.pop();
-        assert_eq!(runs.pop_batch(), Some(Batch::Events((1..7).map(event).collect())));
     }
 }

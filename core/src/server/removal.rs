@@ -56,8 +56,8 @@ impl Removal {
 impl NameServer {
     /// When `live` is removed if nothing refreshes it: the first scan at or after it expires
     /// (on this NameServer's fixed-rate schedule), or the idle close of its channel at
-    /// `idle_close_at` (the driver's socket layer knows it: last read or write plus
-    /// `serverChannelMaxIdleTimeSeconds`) if that comes first.
+    /// `idle_close_at` (the driver knows it: [`super::IdleClock::deadline`] of the channel's
+    /// clock) if that comes first.
     #[must_use]
     pub fn removal(&self, live: &BrokerLiveInfo, idle_close_at: Option<Instant>) -> Removal {
         Removal::first_of(idle_close_at, self.scan_at_or_after(live.expired_from()))

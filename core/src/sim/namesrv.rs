@@ -1,5 +1,5 @@
-//! NameServer nodes: the real [`NameServer`] behind a simulated socket layer that tracks idle
-//! connections the way Netty's `IdleStateHandler(0, 0, serverChannelMaxIdleTimeSeconds)` does.
+//! NameServer nodes: the real [`NameServer`] behind a simulated socket layer that closes idle
+//! connections by the core's [`IdleClock`], as the daemon's connection tasks do.
 
 use alloc::collections::BTreeMap;
 use alloc::string::ToString;
@@ -14,23 +14,22 @@ use super::trace::{NodeId, TraceKind};
 use super::{Actor, Sim};
 use crate::event::Event;
 use crate::names::ConnId;
-use crate::server::{Input, NameServer, Output};
-use crate::time::Instant;
+use crate::server::{IdleClock, Input, NameServer, Output};
 
-/// A NameServer process: the core state machine plus last activity per connection.
+/// A NameServer process: the core state machine plus an idle clock per connection.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct NsNode {
     /// The real NameServer.
     pub ns: NameServer,
     /// Last read or write per open connection.
-    pub last_activity: BTreeMap<ConnId, Instant>,
+    pub idle_clocks: BTreeMap<ConnId, IdleClock>,
 }
 
 impl NsNode {
     /// Wraps a NameServer.
     #[must_use]
     pub fn new(ns: NameServer) -> Self {
-        Self { ns, last_activity: BTreeMap::new() }
+        Self { ns, idle_clocks: BTreeMap::new() }
     }
 }
 
@@ -63,15 +62,22 @@ impl Sim {
                     self.send_on(conn, node, &cmd);
                 }
                 Output::Close { conn } => self.close_conn(conn, node, Payload::Fin),
-                Output::Event(event) => {
-                    if let Event::BrokerUnregistered { broker_addr, .. } = &event {
-                        self.history.removals.push(Removal { at: now, ns: node, broker_addr: broker_addr.to_string() });
+                Output::Events(events) => {
+                    for event in events {
+                        if let Event::BrokerUnregistered { broker_addr, .. } = &event {
+                            let broker_addr = broker_addr.to_string();
+                            self.history.removals.push(Removal { at: now, ns: node, broker_addr });
+                        }
+                        self.trace_line(node, event.kind().category().into(), event.to_string());
                     }
-                    self.trace_line(node, event.kind().category().into(), event.to_string());
                 }
                 // The model's brokers have no server side, and no scenario turns on
-                // notifyMinBrokerIdChanged: nothing would take the notice.
-                Output::NotifyBroker { .. } | Output::KvChanged(_) | Output::PersistConfig(_) => {}
+                // notifyMinBrokerIdChanged: nothing would take the notice. Nothing sends
+                // `Input::Request`, so no answer comes.
+                Output::NotifyBroker { .. }
+                | Output::KvChanged(_)
+                | Output::PersistConfig(_)
+                | Output::Answer { .. } => {}
             }
         }
         self.sync_ns_timer(node);
@@ -106,9 +112,12 @@ impl Sim {
         let now = self.now;
         let incarnation = self.node(node).incarnation;
         let Actor::NameServer(ns) = &mut self.node_mut(node).actor else { return };
-        let first = ns.last_activity.insert(conn, now).is_none();
-        if first {
-            self.schedule(now + idle, CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
+        if let Some(clock) = ns.idle_clocks.get_mut(&conn) {
+            clock.touch(now);
+        } else {
+            let clock = IdleClock::new(now);
+            ns.idle_clocks.insert(conn, clock);
+            self.schedule(clock.deadline(idle), CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
         }
     }
 
@@ -130,16 +139,16 @@ impl Sim {
         let open = self.net.conns.get(&conn).is_some_and(|c| c.open_at(node));
         let now = self.now;
         let Actor::NameServer(ns) = &mut self.node_mut(node).actor else { return };
-        let Some(last) = ns.last_activity.get(&conn).copied() else { return };
+        let Some(clock) = ns.idle_clocks.get(&conn).copied() else { return };
         if !open {
-            ns.last_activity.remove(&conn);
+            ns.idle_clocks.remove(&conn);
             return;
         }
-        if now < last + idle {
-            self.schedule(last + idle, CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
+        if !clock.expired(now, idle) {
+            self.schedule(clock.deadline(idle), CLASS_NORMAL, Ev::Idle(node, conn, incarnation));
             return;
         }
-        ns.last_activity.remove(&conn);
+        ns.idle_clocks.remove(&conn);
         self.ns_input(node, Input::Idle { conn });
     }
 }

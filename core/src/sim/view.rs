@@ -172,13 +172,13 @@ impl Sim {
             .collect();
         if let Actor::NameServer(ns) = &node.actor {
             if let Some(idle) = self.scenario.idle_close_after(ns.ns.config()) {
-                for (conn, last) in &ns.last_activity {
+                for (conn, clock) in &ns.idle_clocks {
                     let peer = self.net.conns.get(conn).map(|c| c.client);
                     let name = peer.map_or("?", |p| self.dir.name(p));
                     timers.push(TimerView {
                         label: alloc::format!("idle close of {name}"),
                         kind: IDLE_CLOSE,
-                        at: *last + idle,
+                        at: clock.deadline(idle),
                         period_ms: Some(millis(idle)),
                         peer,
                     });
@@ -262,7 +262,7 @@ impl Sim {
                 let idle_close_at = self
                     .scenario
                     .idle_close_after(node.ns.config())
-                    .and_then(|idle| node.last_activity.get(&live.conn).map(|last| *last + idle));
+                    .and_then(|idle| node.idle_clocks.get(&live.conn).map(|clock| clock.deadline(idle)));
                 let removal = node.ns.removal(live, idle_close_at);
                 RemovalClock {
                     cluster: key.cluster.clone(),

@@ -13,8 +13,9 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use nameserver_core::kv::KvChange;
+use nameserver_core::protocol::FLAG_RESPONSE;
 use nameserver_core::protocol::{RequestCode, ResponseCode};
-use nameserver_core::{Config, Instant, KvConfig, NameServer, Output};
+use nameserver_core::{Config, Input, Instant, KvConfig, NameServer, Output, RequestId};
 
 fn put(namespace: &str, key: &str, value: &str) -> KvChange {
     KvChange::Put { namespace: namespace.into(), key: key.into(), value: value.into() }
@@ -121,7 +122,7 @@ fn kv_puts_over_the_budget_are_refused_and_change_nothing() {
         reply.remark.as_deref(),
         Some("the value is 9 bytes, more than --max-kv-value-bytes (8); nothing changed")
     );
-    assert!(ns.out.iter().all(|o| !matches!(o, Output::KvChanged(_) | Output::Event(_))), "{:?}", ns.out);
+    assert!(ns.out.iter().all(|o| !matches!(o, Output::KvChanged(_) | Output::Events(_))), "{:?}", ns.out);
     assert_ok(&put(&mut ns, "a", "12345678"));
     assert_ok(&put(&mut ns, "b", "12345678"));
     let reply = put(&mut ns, "c", "1");
@@ -153,4 +154,41 @@ fn kv_puts_over_the_budget_are_refused_and_change_nothing() {
     assert_eq!(ns.ask(RequestCode::GetKvConfig, &[("namespace", "ns"), ("key", "big")]).code, 0);
     assert_ok(&put(&mut ns, "big", "small"));
     assert_eq!(put(&mut ns, "more", "1").code, 0, "the table is now under the budget");
+}
+
+#[test]
+fn a_request_on_no_connection_is_answered_by_its_id() {
+    let mut ns = Ns::new();
+    let mut cmd = request(RequestCode::PutKvConfig, &[("namespace", "ns"), ("key", "k"), ("value", "v")]);
+    cmd.opaque = 7;
+    let out = ns.input(Input::Request { id: RequestId(3), cmd }).to_vec();
+    let [Output::KvChanged(change), Output::Events(events), Output::Answer { id: RequestId(3), cmd: reply }] =
+        out.as_slice()
+    else {
+        panic!("{out:?}")
+    };
+    assert_eq!(*change, put("ns", "k", "v"));
+    assert_eq!(events.len(), 1);
+    assert_ok(reply);
+    assert_eq!((reply.opaque, reply.flag), (7, FLAG_RESPONSE));
+    assert_eq!(ns.ns.kv().get("ns", "k"), Some("v"));
+    assert!(ns.ns.connections().is_empty(), "no connection was made for it");
+
+    // Oneway: applied, not answered.
+    let cmd = oneway(request(RequestCode::DeleteKvConfig, &[("namespace", "ns"), ("key", "k")]));
+    assert!(!ns.input(Input::Request { id: RequestId(4), cmd }).iter().any(|o| matches!(o, Output::Answer { .. })));
+    assert_eq!(ns.ns.kv().get("ns", "k"), None);
+
+    // A broker's registration needs the connection it lives on.
+    for cmd in [Broker::a0().cmd(), Broker::a0().unregister()] {
+        let code = cmd.code;
+        let out = ns.input(Input::Request { id: RequestId(5), cmd }).to_vec();
+        let [Output::Answer { id: RequestId(5), cmd: reply }] = out.as_slice() else { panic!("{out:?}") };
+        assert_reply(
+            reply,
+            ResponseCode::RequestCodeNotSupported,
+            Some(&format!(" request type {code} not supported without a connection")),
+        );
+    }
+    assert!(!ns.live("DefaultCluster", "127.0.0.1:10911"));
 }

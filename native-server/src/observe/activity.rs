@@ -1,27 +1,30 @@
 //! When each connection last read or wrote, for the removal clocks of `/api/view`.
 //!
-//! Connection tasks run the Netty-style idle close themselves (`conn.rs`): it fires
-//! `serverChannelMaxIdleTimeSeconds` after the last byte read or written, route queries
-//! answered on the connection included, which the owner never sees. So each task publishes
-//! that moment in an atomic of its own, and the console reads it when it answers.
+//! Connection tasks run the Netty-style idle close themselves (`conn.rs`, each with the core's
+//! [`IdleClock`]): it fires `serverChannelMaxIdleTimeSeconds` after the last byte read or
+//! written, route queries answered on the connection included, which the owner never sees. So
+//! each task publishes its clock in an atomic of its own, and the console reads it when it
+//! answers.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use nameserver_core::server::IdleClock;
 use nameserver_core::{ConnId, Instant};
 
-/// One connection's last read or write (NameServer clock, milliseconds).
+/// One connection's idle clock as its task last published it: the last read or write
+/// (NameServer clock, milliseconds).
 #[derive(Debug)]
 pub(crate) struct LastIo(AtomicU64);
 
 impl LastIo {
-    pub(crate) fn touch(&self, at: Instant) {
-        self.0.store(at.as_millis(), Relaxed);
+    pub(crate) fn publish(&self, clock: IdleClock) {
+        self.0.store(clock.last().as_millis(), Relaxed);
     }
 
-    pub(crate) fn get(&self) -> Instant {
-        Instant::from_millis(self.0.load(Relaxed))
+    pub(crate) fn get(&self) -> IdleClock {
+        IdleClock::new(Instant::from_millis(self.0.load(Relaxed)))
     }
 }
 

@@ -90,11 +90,12 @@ impl OwnerHooks {
         Some(RouteSample { conn, topic: cmd.field("topic").unwrap_or_default().to_string() })
     }
 
-    /// After the owner answered a request with `code` that arrived at `at`; `response` is
-    /// the reply's code (`None`: no reply yet, or none at all).
+    /// After the owner answered a request with `code` that arrived at `at` on `conn` (`None`:
+    /// a console request); `response` is the reply's code (`None`: no reply yet, or none at
+    /// all).
     pub(crate) fn answered(
         &self,
-        conn: ConnId,
+        conn: Option<ConnId>,
         code: i32,
         response: Option<i32>,
         at: Option<std::time::Instant>,

@@ -189,10 +189,10 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// One request with `code` on `conn`, answered with `response` (`None`: no reply) after
-    /// `elapsed`.
-    pub(crate) fn record(&self, conn: ConnId, code: i32, response: Option<i32>, elapsed: Duration) {
-        let shard = usize::try_from(conn.0 % SHARDS as u64).unwrap_or(0);
+    /// One request with `code` on `conn` (`None`: a console request, on no connection),
+    /// answered with `response` (`None`: no reply) after `elapsed`.
+    pub(crate) fn record(&self, conn: Option<ConnId>, code: i32, response: Option<i32>, elapsed: Duration) {
+        let shard = usize::try_from(conn.map_or(0, |conn| conn.0) % SHARDS as u64).unwrap_or(0);
         let slot = &self.shards[shard].0[slot_of(code)];
         let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
         slot.sum_nanos.fetch_add(nanos, Relaxed);

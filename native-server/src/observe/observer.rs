@@ -93,7 +93,7 @@ impl Observer {
         started: Option<std::time::Instant>,
     ) {
         let Some(started) = started else { return };
-        self.metrics.record(conn, cmd.code, response, started.elapsed());
+        self.metrics.record(Some(conn), cmd.code, response, started.elapsed());
         if self.events.want_sample(started) {
             let topic = cmd.field("topic").unwrap_or_default();
             let found = self.routes.load().has_topic(topic);
@@ -104,7 +104,7 @@ impl Observer {
     /// A connection answered a request itself with `response` (SYSTEM_BUSY), not a route query.
     pub(crate) fn answered_here(&self, conn: ConnId, code: i32, response: i32, started: Option<std::time::Instant>) {
         if let Some(started) = started {
-            self.metrics.record(conn, code, Some(response), started.elapsed());
+            self.metrics.record(Some(conn), code, Some(response), started.elapsed());
         }
     }
 

@@ -80,7 +80,7 @@ impl LiveBroker {
     /// When this NameServer removes the broker if it stays silent: the idle close of its
     /// channel (its last read or write plus `idle`) or the first scan that finds it expired.
     pub(crate) fn removal(&self, idle: Option<Duration>) -> Removal {
-        let idle_close_at = idle.zip(self.last_io.as_ref()).map(|(idle, last)| last.get() + idle);
+        let idle_close_at = idle.zip(self.last_io.as_ref()).map(|(idle, last)| last.get().deadline(idle));
         Removal::first_of(idle_close_at, nameserver_core::Instant::from_millis(self.scan_expire_at))
     }
 

@@ -136,13 +136,14 @@ impl Ns {
         self.ns.routes().live(&ClusterName::from(cluster), &BrokerAddr::from(addr)).is_some()
     }
 
-    pub(crate) fn events(&self) -> Vec<&Event> {
+    pub(crate) fn events(&self) -> Vec<Event> {
         self.out
             .iter()
             .filter_map(|o| match o {
-                Output::Event(e) => Some(e),
+                Output::Events(run) => Some(run.clone()),
                 _ => None,
             })
+            .flatten()
             .collect()
     }
 
