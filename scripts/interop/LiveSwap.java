@@ -17,7 +17,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -200,6 +199,7 @@ public class LiveSwap {
         }
         long drainedMs = (System.nanoTime() - drainStart) / 1_000_000L;
         timers.shutdownNow();
+        timers.awaitTermination(10, TimeUnit.SECONDS); // the stale windows are the poller's until it ends
         producer.shutdown();
         consumer.shutdown();
         remoting.shutdown();

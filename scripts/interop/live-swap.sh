@@ -303,7 +303,8 @@ verdict=()
 [ "$fewest" -gt 0 ] || verdict+=("a client saw 0 queues")
 [ "$stale_ms" -le $((STALE_LIMIT * 1000)) ] || verdict+=("a stale window over ${STALE_LIMIT}s")
 if [ "${#verdict[@]}" -gt 0 ]; then
-  echo "LIVE SWAP FAILED: ${verdict[*]}"
+  failures="$(printf '%s; ' "${verdict[@]}")"
+  echo "LIVE SWAP FAILED: ${failures%; }"
   exit 1
 fi
 echo "LIVE SWAP OK ($duplicates duplicates)"
