@@ -19,6 +19,7 @@ STEPS=(
   "java|Java oracle: the same requests to Apache RocketMQ's own NameServer (5.5.0, 5.3.3, 4.9.7 from Maven Central) and to ours; differences outside docs/PROTOCOL.md §18 fail"
   "java-peers|Java peers: a real Java broker (5.5.0, 4.9.7) registered with Java's NameServer and ours; routes, cluster info, topic lists, 29 mqadmin commands, Java producers and push consumers exchanging 200 messages through ours (both versions and a cross pair), two 2,000-topic brokers (one split registration) and the broker's removal after kill -9, SIGSTOP and SIGTERM compared; differences outside docs/PROTOCOL.md §18 fail"
   "java-goaway|GO_AWAY with Java clients: a 5.5.0 and a 4.9.7 producer keep sending through a 5.5.0 broker while our NameServer restarts with enableShutdownGracefully=true; no send fails, the 5.5.0 client receives GO_AWAY, the 4.9.7 one keeps its routes"
+  "java-tls|TLS with Java clients: a 5.5.0 producer and mqadmin with tls.enable get routes from our daemon in permissive and enforcing mode; a client offering a cipher outside tls.ciphers, or TLSv1.2 against tls.protocols=TLSv1.3, is refused; a plaintext PUT_KV in enforcing mode leaves kvConfig.json unchanged"
   "workspace|cargo test for the other crates (core, wasm on the host, bench, fuzz helpers)"
   "doc|API docs build without warnings (broken intra-doc links fail)"
   "bench|benchmark tools: load generator, floor and bench script (smoke, tiny counts, no peer)"
@@ -101,6 +102,7 @@ java_test() {
 }
 step_java_peers() { java_test java_peers "the Java peers"; }
 step_java_goaway() { java_test java_goaway "GO_AWAY with Java clients"; }
+step_java_tls() { java_test java_tls "TLS with Java clients"; }
 step_workspace() { cargo test --workspace --exclude nameserver --locked; }
 step_doc() { RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked; }
 step_bench() { scripts/bench.sh --smoke; }
@@ -183,7 +185,7 @@ report() {
 trap report EXIT
 
 for name in "${run[@]}"; do
-  case "$name" in java | java-peers | java-goaway) [ -n "$java_fetch_pid" ] || java_fetch ;; esac
+  case "$name" in java | java-peers | java-goaway | java-tls) [ -n "$java_fetch_pid" ] || java_fetch ;; esac
 done
 for name in "${run[@]}"; do
   for s in "${STEPS[@]}"; do [ "${s%%|*}" = "$name" ] && printf '\n== %s: %s\n' "$name" "${s#*|}"; done

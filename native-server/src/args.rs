@@ -225,7 +225,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = crate::http::DEFAULT_MAX_CONNECTIONS, help_heading = "HTTP console")]
     pub http_max_connections: usize,
 
-    /// A Java system property, as in mqnamesrv's JAVA_OPT: the TLS keys tls.server.mode (permissive, enforcing, disabled), tls.config.file, tls.test.mode.enable, tls.server.certPath, tls.server.keyPath, tls.server.keyPassword, tls.server.trustCertPath, tls.server.need.client.auth (none, optional, require), tls.server.authClient; repeatable, e.g. -Dtls.server.mode=enforcing
+    /// A Java system property, as in mqnamesrv's JAVA_OPT: the TLS keys tls.server.mode (permissive, enforcing, disabled), tls.config.file, tls.test.mode.enable, tls.server.certPath, tls.server.keyPath, tls.server.keyPassword, tls.server.trustCertPath, tls.server.need.client.auth (none, optional, require), tls.server.authClient, tls.ciphers (JSSE names, e.g. TLS_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256), tls.protocols (TLSv1.2, TLSv1.3); repeatable, e.g. -Dtls.server.mode=enforcing
     #[arg(short = 'D', value_name = "KEY=VALUE", value_parser = parse_property, help_heading = "TLS")]
     pub system_properties: Vec<(String, String)>,
 

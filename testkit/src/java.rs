@@ -398,9 +398,33 @@ pub fn mqadmin_signing(
     args: &[&str],
     tools_yml: Option<&str>,
 ) -> Result<(Option<i32>, String), PeerError> {
+    mqadmin_run(version, namesrv, &[], args, tools_yml)
+}
+
+/// [`mqadmin`] with `jvm` options before the main class, as `JAVA_OPT` gives them (e.g.
+/// `-Dtls.enable=true`).
+///
+/// # Errors
+/// As [`mqadmin`].
+pub fn mqadmin_with_jvm(
+    version: Version,
+    namesrv: SocketAddr,
+    jvm: &[&str],
+    args: &[&str],
+) -> Result<(Option<i32>, String), PeerError> {
+    mqadmin_run(version, namesrv, jvm, args, None)
+}
+
+fn mqadmin_run(
+    version: Version,
+    namesrv: SocketAddr,
+    jvm: &[&str],
+    args: &[&str],
+    tools_yml: Option<&str>,
+) -> Result<(Option<i32>, String), PeerError> {
     let namesrv = namesrv.to_string();
     let args: Vec<&str> = args.iter().copied().chain(["-n", namesrv.as_str()]).collect();
-    run_to_completion(version, "mqadmin", "org.apache.rocketmq.tools.command.MQAdminStartup", &[], &args, tools_yml)
+    run_to_completion(version, "mqadmin", "org.apache.rocketmq.tools.command.MQAdminStartup", jvm, &args, tools_yml)
 }
 
 /// Runs the Java program in `source` (one `.java` file, compiled at start by the JDK's
@@ -410,13 +434,28 @@ pub fn mqadmin_signing(
 /// # Errors
 /// Missing jars or JDK, or it does not finish within the hang guard.
 pub fn run_source(version: Version, source: &Path, args: &[&str]) -> Result<(Option<i32>, String), PeerError> {
+    run_source_with_jvm(version, source, &[], args)
+}
+
+/// [`run_source`] with `jvm` options before the source file (e.g. `-Dtls.enable=true`).
+///
+/// # Errors
+/// As [`run_source`].
+pub fn run_source_with_jvm(
+    version: Version,
+    source: &Path,
+    jvm: &[&str],
+    args: &[&str],
+) -> Result<(Option<i32>, String), PeerError> {
     let main = source.to_str().ok_or_else(|| PeerError::Spawn {
         name: String::from("java-source"),
         error: std::io::Error::other(format!("not a UTF-8 path: {}", source.display())),
     })?;
     // 4.9.x clients log through slf4j (the kit's `rocketmq.client.logUseSlf4j`) to logback,
     // which without a file of its own prints DEBUG to the console.
-    run_to_completion(version, "source", main, &["-Dlogback.configurationFile=conf/logback_tools.xml"], args, None)
+    let jvm: Vec<&str> =
+        ["-Dlogback.configurationFile=conf/logback_tools.xml"].into_iter().chain(jvm.iter().copied()).collect();
+    run_to_completion(version, "source", main, &jvm, args, None)
 }
 
 /// `java jvm_extra... main args...` of `version` in a fresh home (with `tools_yml` as its

@@ -98,14 +98,41 @@ pub fn client_trusting(ca: &Path, cert: Option<(&Path, &Path)>) -> tokio_rustls:
     tokio_rustls::TlsConnector::from(client_config(ca, cert))
 }
 
+/// A rustls client trusting the CA certificates in `ca` that offers only `suites` (all of
+/// rustls's when empty) and `versions`, to try a server's `tls.ciphers` and `tls.protocols`
+/// (`tokio_rustls::TlsConnector::from` it, or give it to [`crate::wire::Client::connect_tls`]).
+///
+/// # Panics
+/// A file does not read or parse, or no suite fits the versions.
+#[must_use]
+pub fn client_offering(
+    ca: &Path,
+    suites: &[rustls::CipherSuite],
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> Arc<rustls::ClientConfig> {
+    let mut provider = rustls::crypto::ring::default_provider();
+    if !suites.is_empty() {
+        provider.cipher_suites.retain(|s| suites.contains(&s.suite()));
+    }
+    client_config_of(provider, versions, ca, None)
+}
+
 fn client_config(ca: &Path, cert: Option<(&Path, &Path)>) -> Arc<rustls::ClientConfig> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    client_config_of(rustls::crypto::ring::default_provider(), rustls::DEFAULT_VERSIONS, ca, cert)
+}
+
+fn client_config_of(
+    provider: rustls::crypto::CryptoProvider,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+    ca: &Path,
+    cert: Option<(&Path, &Path)>,
+) -> Arc<rustls::ClientConfig> {
     let mut roots = rustls::RootCertStore::empty();
     for cert in CertificateDer::pem_file_iter(ca).unwrap() {
         roots.add(cert.unwrap()).unwrap();
     }
-    let builder = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
+    let builder = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
+        .with_protocol_versions(versions)
         .unwrap()
         .with_root_certificates(roots);
     let config = match cert {

@@ -5,11 +5,12 @@
 //! `tls.server.mode` (`disabled`, `permissive`, `enforcing`; anything else is `permissive`,
 //! as in Java) comes from `-D` only. With `tls.test.mode.enable=true` (Java's default) and no
 //! certificate configured, the server uses a self-signed certificate made at start, as Java's
-//! test mode does. Certificates are reloaded when their files change or on SIGHUP
-//! ([`reload`]).
+//! test mode does. `tls.ciphers` and `tls.protocols` narrow what is served ([`suites`]).
+//! Certificates are reloaded when their files change or on SIGHUP ([`reload`]).
 
 mod files;
 pub mod reload;
+pub mod suites;
 mod verifier;
 
 use std::collections::BTreeMap;
@@ -21,6 +22,7 @@ use rustls::ServerConfig;
 use rustls::server::WebPkiClientVerifier;
 
 pub use files::Loaded;
+pub use suites::Protocol;
 
 /// `tls.server.mode`.
 pub const MODE: &str = "tls.server.mode";
@@ -42,10 +44,25 @@ pub const CERT_PATH: &str = "tls.server.certPath";
 pub const AUTH_CLIENT: &str = "tls.server.authClient";
 /// `tls.server.trustCertPath`.
 pub const TRUST_CERT_PATH: &str = "tls.server.trustCertPath";
+/// `tls.ciphers` (Java 5.3.4+): the cipher suites served, JSSE names, comma-separated.
+pub const CIPHERS: &str = "tls.ciphers";
+/// `tls.protocols` (Java 5.3.4+): the protocol versions served, `TLSv1.2`, `TLSv1.3`.
+pub const PROTOCOLS: &str = "tls.protocols";
 
 /// The `tls.*` keys this server reads; the `tls.client.*` ones are a client's.
-pub const SERVER_KEYS: [&str; 9] =
-    [MODE, CONFIG_FILE, TEST_MODE, NEED_CLIENT_AUTH, KEY_PATH, KEY_PASSWORD, CERT_PATH, AUTH_CLIENT, TRUST_CERT_PATH];
+pub const SERVER_KEYS: [&str; 11] = [
+    MODE,
+    CONFIG_FILE,
+    TEST_MODE,
+    NEED_CLIENT_AUTH,
+    KEY_PATH,
+    KEY_PASSWORD,
+    CERT_PATH,
+    AUTH_CLIENT,
+    TRUST_CERT_PATH,
+    CIPHERS,
+    PROTOCOLS,
+];
 
 /// `tls.server.mode`: what the first byte of a connection decides (Java's `TlsModeHandler`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,6 +150,10 @@ pub struct TlsConfig {
     pub need_client_auth: ClientAuth,
     /// `tls.server.authClient`: check client certificates against `trustCertPath`.
     pub auth_client: bool,
+    /// `tls.ciphers`: the suites served, in this order (all rustls's when `None`).
+    pub ciphers: Option<Vec<rustls::CipherSuite>>,
+    /// `tls.protocols`: the versions served (TLS 1.2 and 1.3 when `None`).
+    pub protocols: Option<Vec<Protocol>>,
 }
 
 /// Why TLS could not be set up.
@@ -166,6 +187,8 @@ impl TlsConfig {
             trust_cert_path: None,
             need_client_auth: ClientAuth::None,
             auth_client: false,
+            ciphers: None,
+            protocols: None,
         }
     }
 
@@ -173,7 +196,8 @@ impl TlsConfig {
     /// Java's default file), whose values win, as in Java's `TlsHelper`.
     ///
     /// # Errors
-    /// The file exists but cannot be read or is not properties text.
+    /// The file exists but cannot be read or is not properties text, or a cipher suite or
+    /// protocol named is not one served here.
     pub fn from_system_properties(system: &BTreeMap<String, String>) -> Result<Self, TlsError> {
         let file = system.get(CONFIG_FILE).map_or(DEFAULT_CONFIG_FILE, String::as_str);
         let mut merged = system.clone();
@@ -190,17 +214,21 @@ impl TlsConfig {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
             Err(error) => return Err(TlsError(format!("{CONFIG_FILE} {file}: {error}"))),
         }
-        Ok(Self::from_properties(&merged))
+        Self::from_properties(&merged)
     }
 
     /// The settings in `props` (Java's defaults for missing keys).
-    #[must_use]
-    pub fn from_properties(props: &BTreeMap<String, String>) -> Self {
+    ///
+    /// # Errors
+    /// `tls.ciphers` or `tls.protocols` names something not served here.
+    pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Self, TlsError> {
         let get = |key: &str| props.get(key).map(|v| v.trim()).filter(|v| !v.is_empty());
         let path = |key: &str| get(key).map(PathBuf::from);
         let flag = |key: &str, default: bool| get(key).map_or(default, |v| v.eq_ignore_ascii_case("true"));
         let defaults = Self::java_defaults();
-        Self {
+        // An empty value is no list, as for the other keys (Java would pass Netty one empty name).
+        let list = |key: &str| props.get(key).filter(|v| !v.trim().is_empty());
+        Ok(Self {
             mode: props.get(MODE).map_or(defaults.mode, |v| TlsMode::parse(v)),
             test_mode: flag(TEST_MODE, defaults.test_mode),
             cert_path: path(CERT_PATH),
@@ -209,7 +237,9 @@ impl TlsConfig {
             trust_cert_path: path(TRUST_CERT_PATH),
             need_client_auth: get(NEED_CLIENT_AUTH).map_or(ClientAuth::None, ClientAuth::parse),
             auth_client: flag(AUTH_CLIENT, defaults.auth_client),
-        }
+            ciphers: list(CIPHERS).map(|v| suites::parse_ciphers(v)).transpose()?,
+            protocols: list(PROTOCOLS).map(|v| suites::parse_protocols(v)).transpose()?,
+        })
     }
 
     /// The files whose change reloads the certificates.
@@ -223,12 +253,25 @@ impl TlsConfig {
     ///
     /// # Errors
     /// A file that cannot be read or holds no usable certificate or key, a key that does not
-    /// match the certificate, or no certificate at all outside test mode.
+    /// match the certificate, no certificate at all outside test mode, or `tls.ciphers` and
+    /// `tls.protocols` that leave no suite.
     pub fn build(&self) -> Result<Loaded, TlsError> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut provider = rustls::crypto::ring::default_provider();
+        let (cipher_suites, versions) =
+            suites::select(&provider.cipher_suites, self.ciphers.as_deref(), self.protocols.as_deref())?;
+        provider.cipher_suites = cipher_suites;
+        let provider = Arc::new(provider);
         let (chain, key, contents) = files::certificate(self)?;
+        if self.ciphers.is_some() {
+            let algorithm = provider
+                .key_provider
+                .load_private_key(key.clone_key())
+                .map_err(|error| TlsError(format!("{KEY_PATH}: {error}")))?
+                .algorithm();
+            suites::fit_key(&provider.cipher_suites, &versions, algorithm)?;
+        }
         let builder = ServerConfig::builder_with_provider(Arc::clone(&provider))
-            .with_safe_default_protocol_versions()
+            .with_protocol_versions(&versions)
             .map_err(|error| TlsError(error.to_string()))?;
         let builder = match self.need_client_auth {
             ClientAuth::None => builder.with_no_client_auth(),

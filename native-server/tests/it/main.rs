@@ -40,4 +40,5 @@ mod route_fast_path;
 mod security;
 mod shutdown;
 mod tls;
+mod tls_ciphers;
 mod wire_replies;

@@ -339,8 +339,9 @@ fn check_table(rows: &[Row], ran: &[Version], all: &[Difference]) -> (Vec<Differ
         .iter()
         // Rows of the long run's own cases (`long/*`) are the long run's to see, and those of
         // the Java peers (`peers/*`) the peers test's. `auth/*` rows describe opt-in flags the
-        // oracle's daemon (Java's defaults) never turns on; `security::auth` tests them.
-        .filter(|r| !["long/", "peers/", "auth/"].iter().any(|prefix| r.case.starts_with(prefix)))
+        // oracle's daemon (Java's defaults) never turns on; `security::auth` tests them. `tls/*`
+        // rows are start-up checks of TLS settings (`tls_ciphers`, the `java-tls` step).
+        .filter(|r| !["long/", "peers/", "auth/", "tls/"].iter().any(|prefix| r.case.starts_with(prefix)))
         .filter(|r| r.versions.iter().any(|v| ran.iter().any(|x| x.as_str() == v)))
         .filter(|r| {
             let relevant: Vec<&Difference> = all.iter().filter(|d| r.versions.contains(&d.version)).collect();

@@ -4,7 +4,7 @@
 
 use nameserver::tls::{ClientAuth, TlsConfig, TlsMode};
 pub(crate) use nameserver_testkit::client::{call, read_frame};
-pub(crate) use nameserver_testkit::pki::{client_trusting, tls_connect};
+pub(crate) use nameserver_testkit::pki::{client_offering, client_trusting, tls_connect};
 
 /// PEM files of a test PKI ([`nameserver_testkit::Pki`]) and the daemon's TLS settings for them.
 pub(crate) struct Pki(nameserver_testkit::Pki);
