@@ -9,14 +9,13 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::mem;
 use core::time::Duration;
 
-use super::Sim;
-use super::history::{History, HistoryMark};
+use crate::Sim;
+use crate::observe::history::HistoryMark;
 
-use super::queue::{CLASS_SCRIPT, Ev};
-use super::scenario::{Action, Scenario, ScriptEvent};
+use crate::scenario::remove_last;
+use crate::scenario::{Action, Scenario, ScriptEvent};
 use nameserver_core::time::Instant;
 
 /// Simulated time between checkpoints.
@@ -260,64 +259,6 @@ impl Timeline {
     }
 }
 
-/// Removes the last occurrence of `event` from a script.
-fn remove_last(script: &mut Vec<ScriptEvent>, event: &ScriptEvent) -> bool {
-    let Some(index) = script.iter().rposition(|e| e == event) else { return false };
-    script.remove(index);
-    true
-}
-
-impl Sim {
-    /// Takes a scripted action that has not run yet out of the scenario and the event queue
-    /// (the one added last, if the same action is scheduled twice at that time).
-    fn unschedule_script(&mut self, event: &ScriptEvent) {
-        if !remove_last(&mut self.scenario.script, event) {
-            return;
-        }
-        let key = self
-            .queue
-            .range((event.at, CLASS_SCRIPT, 0)..=(event.at, CLASS_SCRIPT, u64::MAX))
-            .rev()
-            .find(|(_, ev)| matches!(ev, Ev::Script(action) if *action == event.action))
-            .map(|(key, _)| *key);
-        if let Some(key) = key {
-            self.queue.remove(&key);
-        }
-    }
-
-    /// When the next trace line will be written, found by running a copy (at most to `limit`).
-    fn clone_next_trace_time(&self, limit: Instant) -> Option<Instant> {
-        let mut probe = self.clone_parts();
-        probe.step(limit);
-        probe.history.trace.first().map(|e| e.at)
-    }
-
-    /// A copy of everything but the history, which can be large and which checkpoints keep
-    /// only as lengths.
-    fn clone_parts(&self) -> Self {
-        Self {
-            scenario: self.scenario.clone(),
-            dir: self.dir.clone(),
-            now: self.now,
-            queue: self.queue.clone(),
-            next_seq: self.next_seq,
-            rng: self.rng.clone(),
-            nodes: self.nodes.clone(),
-            net: self.net.clone(),
-            history: History::default(),
-            trace_hash: self.trace_hash,
-            stale_now: self.stale_now.clone(),
-            stale_keys: self.stale_keys.clone(),
-            stale_dirty: self.stale_dirty,
-            said: self.said.clone(),
-            said_bodies: self.said_bodies.clone(),
-            events: self.events,
-            asked: self.asked.clone(),
-            asked_limit: self.asked_limit,
-        }
-    }
-}
-
 /// Moves the branch to `t`, back (restore and replay) or forward.
 fn seek(branch: &mut Branch, t: Instant) {
     if t < branch.sim.now() {
@@ -338,7 +279,7 @@ fn advance(branch: &mut Branch, t: Instant) {
             branch.sim.run_until(next);
         }
         if branch.checkpoints.iter().all(|c| c.sim.now() != next) {
-            branch.checkpoints.push(Checkpoint { sim: branch.sim.clone_parts(), mark: branch.sim.history.mark() });
+            branch.checkpoints.push(Checkpoint { sim: branch.sim.clone_parts(), mark: branch.sim.history().mark() });
         }
     }
     branch.sim.run_until(t);
@@ -349,10 +290,6 @@ fn advance(branch: &mut Branch, t: Instant) {
 fn restore(branch: &mut Branch, t: Instant) {
     let Some(index) = branch.checkpoints.iter().rposition(|c| c.sim.now() <= t) else { return };
     let checkpoint = &branch.checkpoints[index];
-    let mut history = mem::take(&mut branch.sim.history);
-    history.truncate(checkpoint.mark);
-    let mut sim = checkpoint.sim.clone_parts();
-    sim.history = history;
-    branch.sim = sim;
+    branch.sim.restore(&checkpoint.sim, checkpoint.mark);
     // Checkpoints after this one stay valid: the branch's scenario did not change.
 }

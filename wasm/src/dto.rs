@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use nameserver_core::protocol::body::{BrokerData, QueueData, TopicRouteData};
 use nameserver_sim as sim;
-use nameserver_sim::scenario_text::action_text;
+use nameserver_sim::scenario::text::action_text;
 use nameserver_sim::{
     FaultMeasurement, FlightView, NodeSpec, NodeView, RemovalClock, Scenario, Sim, TraceEntry, WireRecord,
 };

@@ -1,7 +1,7 @@
 //! `Simulation`: the deterministic cluster model, with its time machine, behind one handle.
 
 use nameserver_core::time::Instant;
-use nameserver_sim::scenario_text::action_text;
+use nameserver_sim::scenario::text::action_text;
 use nameserver_sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text};
 use wasm_bindgen::prelude::*;
 

@@ -5,13 +5,13 @@ use alloc::string::String;
 use core::num::NonZeroU64;
 use core::time::Duration;
 
-use super::Sim;
-use super::actor::Actor;
-use super::history::WireRecord;
-use super::net::{Category, Label, Link, Payload, WireType};
-use super::node::{Failure, NodeState, Role};
-use super::queue::{CLASS_NORMAL, Ev};
-use super::trace::{NodeId, TraceKind};
+use crate::Sim;
+use crate::engine::actor::Actor;
+use crate::engine::net::{Category, Label, Link, Payload, WireType};
+use crate::engine::node::{Failure, NodeState, Role};
+use crate::engine::queue::{CLASS_NORMAL, Ev};
+use crate::engine::trace::{NodeId, TraceKind};
+use crate::observe::history::WireRecord;
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::names::ConnId;
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
@@ -19,7 +19,7 @@ use nameserver_core::time::Instant;
 
 impl Sim {
     /// Sends a request from `me` to `to`, opening a connection if needed.
-    pub(super) fn send_to(&mut self, me: NodeId, to: NodeId, cmd: &RemotingCommand) -> Option<ConnId> {
+    pub(crate) fn send_to(&mut self, me: NodeId, to: NodeId, cmd: &RemotingCommand) -> Option<ConnId> {
         let existing =
             self.node(me).conns.get(&to).copied().filter(|c| self.net.conns.get(c).is_some_and(|c| c.client_open));
         let conn = match existing {
@@ -35,7 +35,7 @@ impl Sim {
     }
 
     /// Encodes `cmd` and puts it on `conn` from `me`.
-    pub(super) fn send_on(&mut self, conn: ConnId, me: NodeId, cmd: &RemotingCommand) {
+    pub(crate) fn send_on(&mut self, conn: ConnId, me: NodeId, cmd: &RemotingCommand) {
         if !self.net.conns.get(&conn).is_some_and(|c| c.open_at(me)) {
             return;
         }
@@ -44,7 +44,7 @@ impl Sim {
         self.transmit(conn, me, Payload::Frame(bytes), Some(label));
     }
 
-    pub(super) fn transmit(&mut self, conn: ConnId, from: NodeId, payload: Payload, label: Option<Label>) {
+    pub(crate) fn transmit(&mut self, conn: ConnId, from: NodeId, payload: Payload, label: Option<Label>) {
         let Some(c) = self.net.conns.get(&conn) else { return };
         let to = c.peer(from);
         if self.net.link(from, to) == Link::Reset && payload != Payload::Rst {
@@ -136,7 +136,7 @@ impl Sim {
     }
 
     /// Closes `me`'s side of `conn` and tells the peer with `how` (FIN or RST).
-    pub(super) fn close_conn(&mut self, conn: ConnId, me: NodeId, how: Payload) {
+    pub(crate) fn close_conn(&mut self, conn: ConnId, me: NodeId, how: Payload) {
         if self.net.conns.get(&conn).is_some_and(|c| c.open_at(me)) {
             self.transmit(conn, me, how, None);
             self.net.close_side(conn, me);
@@ -146,7 +146,7 @@ impl Sim {
 
     /// Bookkeeping when `node`'s side of `conn` is gone: pending requests fail, the
     /// NameServer forgets brokers registered on it.
-    pub(super) fn after_close(&mut self, node: NodeId, conn: ConnId) {
+    pub(crate) fn after_close(&mut self, node: NodeId, conn: ConnId) {
         self.node_mut(node).conns.retain(|_, c| *c != conn);
         if !self.is_running(node) {
             return;
@@ -162,7 +162,7 @@ impl Sim {
         }
     }
 
-    pub(super) fn arrive(&mut self, id: u64) {
+    pub(crate) fn arrive(&mut self, id: u64) {
         let Some(flight) = self.net.flights.get(&id) else { return };
         if flight.arrive_at != self.now {
             return;
@@ -200,7 +200,7 @@ impl Sim {
         }
     }
 
-    pub(super) fn deliver_frame(&mut self, to: NodeId, from: NodeId, conn: ConnId, bytes: &[u8]) {
+    pub(crate) fn deliver_frame(&mut self, to: NodeId, from: NodeId, conn: ConnId, bytes: &[u8]) {
         let cmd = match codec::decode(bytes, &Limits::DEFAULT) {
             Ok(Some((cmd, _))) => cmd,
             Ok(None) | Err(_) => {
@@ -243,9 +243,16 @@ impl Sim {
     }
 
     /// `ip:port` of the client end of `conn`, as the server would log it.
-    pub(super) fn remote_of(&self, conn: ConnId, client: NodeId) -> String {
+    pub(crate) fn remote_of(&self, conn: ConnId, client: NodeId) -> String {
         let host = self.dir.addr(client).split(':').next().unwrap_or("");
         let port = self.net.conns.get(&conn).map_or(0, |c| c.port);
         alloc::format!("{host}:{port}")
+    }
+}
+
+impl Sim {
+    /// Describes a frame `from` is about to send (kept small: views decode the rest).
+    pub(crate) fn label(&self, _from: NodeId, cmd: &RemotingCommand) -> Label {
+        Label { code: cmd.code, response: cmd.is_response(), oneway: cmd.is_oneway(), opaque: cmd.opaque }
     }
 }

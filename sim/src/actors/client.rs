@@ -6,8 +6,8 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::node::{Cx, Directory, Failure, Purpose};
-use super::trace::{NodeId, TraceKind};
+use crate::engine::node::{Cx, Directory, Failure, Purpose};
+use crate::engine::trace::{NodeId, TraceKind};
 use nameserver_core::json::from_fastjson;
 use nameserver_core::names::{BrokerAddr, BrokerId, BrokerName, TopicName};
 use nameserver_core::protocol::body::{TopicRouteData, perm};
@@ -114,7 +114,7 @@ impl ClientCore {
                     TraceKind::RouteQueryFailed,
                     alloc::format!(
                         "updateTopicRouteInfoFromNameServer Exception, {}; switch name server to {next}",
-                        super::broker::failure_text(*failure, &ns_addr)
+                        crate::actors::broker::failure_text(*failure, &ns_addr)
                     ),
                 );
                 None
@@ -186,7 +186,7 @@ pub(crate) fn heartbeat_failed(broker: NodeId, failure: Failure, cx: &mut Cx<'_>
     let text = alloc::format!(
         "send heart beat to broker[{} {addr}] exception, {}",
         cx.dir.name(broker),
-        super::broker::failure_text(failure, &addr)
+        crate::actors::broker::failure_text(failure, &addr)
     );
     cx.trace(TraceKind::Info, text);
 }

@@ -8,9 +8,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use super::node::{Cx, Effect, Failure, GroupId, Purpose, TimerKind};
-use super::offsets::OffsetTable;
-use super::trace::{NodeId, TraceKind};
+use crate::actors::offsets::OffsetTable;
+use crate::engine::node::{Cx, Effect, Failure, GroupId, Purpose, TimerKind};
+use crate::engine::trace::{NodeId, TraceKind};
 use nameserver_core::json::{JsonStyle, WriteJson};
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
 use nameserver_core::protocol::body::{DataVersion, RegisterBrokerBody, TopicConfig, perm};
@@ -28,15 +28,15 @@ const WALL_CLOCK_EPOCH_MS: i64 = 1_700_000_000_000;
 
 /// A consumer's pull waiting for messages.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(super) struct HeldPull {
-    pub(super) conn: ConnId,
+pub(crate) struct HeldPull {
+    pub(crate) conn: ConnId,
     /// The answer's header, without fields yet (cheaper to keep than the request).
-    pub(super) reply: RemotingCommand,
-    pub(super) topic: TopicName,
-    pub(super) queue: i32,
-    pub(super) offset: u64,
-    pub(super) max_msgs: u64,
-    pub(super) until: Instant,
+    pub(crate) reply: RemotingCommand,
+    pub(crate) topic: TopicName,
+    pub(crate) queue: i32,
+    pub(crate) offset: u64,
+    pub(crate) max_msgs: u64,
+    pub(crate) until: Instant,
 }
 
 /// What a broker keeps on disk: `topics.json` (with its data version), the commit log and
@@ -78,7 +78,7 @@ pub struct SimBroker {
     pub master_addr: Option<String>,
     /// NameServers still to answer an unregistration during shutdown.
     pub unregistering: u32,
-    pub(super) held: Vec<HeldPull>,
+    pub(crate) held: Vec<HeldPull>,
     cached_body: Option<(u64, Vec<u8>)>,
 }
 
@@ -238,10 +238,10 @@ impl SimBroker {
             .with_field("haServerAddr", self.ha_addr.as_str())
             .with_field("bodyCrc32", crc.to_string())
             .with_body(body);
-        if cx.dir.profile == super::scenario::Profile::Modern {
+        if cx.dir.profile == crate::scenario::Profile::Modern {
             cmd = cmd.with_field("enableActingMaster", "false");
         }
-        let timeout = if cx.dir.profile == super::scenario::Profile::Modern { 24_000 } else { 6_000 };
+        let timeout = if cx.dir.profile == crate::scenario::Profile::Modern { 24_000 } else { 6_000 };
         for ns in cx.dir.nameservers.clone() {
             cx.request(ns, cmd.clone(), Purpose::Register(ns), timeout);
         }

@@ -6,12 +6,12 @@ use alloc::string::ToString;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use super::history::Removal;
-use super::net::Payload;
-use super::node::TimerKind;
-use super::queue::{CLASS_NORMAL, Ev};
-use super::trace::{NodeId, TraceKind};
-use super::{Actor, Sim};
+use crate::engine::net::Payload;
+use crate::engine::node::TimerKind;
+use crate::engine::queue::{CLASS_NORMAL, Ev};
+use crate::engine::trace::{NodeId, TraceKind};
+use crate::observe::history::Removal;
+use crate::{Actor, Sim};
 use nameserver_core::event::Event;
 use nameserver_core::names::ConnId;
 use nameserver_core::server::{IdleClock, Input, NameServer, Output};
@@ -35,7 +35,7 @@ impl NsNode {
 
 impl Sim {
     /// Feeds one input to the NameServer on `node` and carries out what it asks for.
-    pub(super) fn ns_input(&mut self, node: NodeId, input: Input) {
+    pub(crate) fn ns_input(&mut self, node: NodeId, input: Input) {
         let now = self.now;
         let route_reply = match &input {
             Input::Received { cmd, .. }
@@ -88,7 +88,7 @@ impl Sim {
     /// Keeps one scan timer armed at the NameServer's next scan. The other wake-up of
     /// `poll_timeout`, the end of `needWaitForService`, is for drivers that answer from a
     /// snapshot; the simulation asks the NameServer itself, whose clock decides.
-    pub(super) fn sync_ns_timer(&mut self, node: NodeId) {
+    pub(crate) fn sync_ns_timer(&mut self, node: NodeId) {
         let Actor::NameServer(ns) = &self.node(node).actor else { return };
         let at = ns.ns.next_scan();
         if self.node(node).timers.get(&TimerKind::Scan) != Some(&at) {
@@ -99,7 +99,7 @@ impl Sim {
     }
 
     /// The scan timer fired.
-    pub(super) fn ns_scan(&mut self, node: NodeId) {
+    pub(crate) fn ns_scan(&mut self, node: NodeId) {
         let before = self.trace().len();
         self.ns_input(node, Input::Timeout);
         let Actor::NameServer(ns) = &self.node(node).actor else { return };
@@ -109,7 +109,7 @@ impl Sim {
     }
 
     /// Records activity on a NameServer connection and makes sure an idle check is pending.
-    pub(super) fn touch_conn(&mut self, node: NodeId, conn: ConnId) {
+    pub(crate) fn touch_conn(&mut self, node: NodeId, conn: ConnId) {
         let Some(idle) = self.idle_close_after(node) else { return };
         let now = self.now;
         let incarnation = self.node(node).incarnation;
@@ -124,13 +124,13 @@ impl Sim {
     }
 
     /// When NameServer `node` closes a silent connection (`None`: it does not).
-    pub(super) fn idle_close_after(&self, node: NodeId) -> Option<Duration> {
+    pub(crate) fn idle_close_after(&self, node: NodeId) -> Option<Duration> {
         let Actor::NameServer(ns) = &self.node(node).actor else { return None };
         self.scenario.idle_close_after(ns.ns.config())
     }
 
     /// An idle check is due: close the connection if it carried nothing for the idle time.
-    pub(super) fn idle_check(&mut self, node: NodeId, conn: ConnId, incarnation: u32) {
+    pub(crate) fn idle_check(&mut self, node: NodeId, conn: ConnId, incarnation: u32) {
         if self.node(node).incarnation != incarnation {
             return;
         }

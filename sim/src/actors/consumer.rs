@@ -16,12 +16,12 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use super::broker::failure_text;
-use super::broker_consume::FLAG_COMMIT_OFFSET;
-use super::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
-use super::node::{Cx, Effect, Failure, GroupId, Purpose, QueueRef, TimerKind};
-use super::offsets::{ConsumeLog, QueueName, StartFrom};
-use super::trace::{NodeId, TraceKind};
+use crate::actors::broker::failure_text;
+use crate::actors::broker_consume::FLAG_COMMIT_OFFSET;
+use crate::actors::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
+use crate::actors::offsets::{ConsumeLog, QueueName, StartFrom};
+use crate::engine::node::{Cx, Effect, Failure, GroupId, Purpose, QueueRef, TimerKind};
+use crate::engine::trace::{NodeId, TraceKind};
 use nameserver_core::names::TopicName;
 use nameserver_core::protocol::body::perm;
 use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};

@@ -6,10 +6,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::num::NonZeroU64;
 
-use super::net::{Category, WireType};
-use super::node::SendRecord;
-use super::scenario::Action;
-use super::trace::{NodeId, TraceEntry};
+use crate::engine::net::{Category, WireType};
+use crate::engine::node::SendRecord;
+use crate::engine::trace::{NodeId, TraceEntry};
+use crate::scenario::Action;
 use nameserver_core::time::Instant;
 
 /// A NameServer dropped a broker instance.

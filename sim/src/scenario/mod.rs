@@ -1,7 +1,10 @@
 //! Scenarios as data: seed, cluster and a timed script. Their text form, which fits in a
-//! URL, is read and written by [`scenario_text`](super::scenario_text).
+//! URL, is read and written by [`text`].
 //!
 //! Any node can be killed and restarted, producers and consumers included.
+
+pub(crate) mod built_in;
+pub mod text;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -291,7 +294,7 @@ impl Default for Scenario {
     }
 }
 
-pub(super) fn namesrv_defaults() -> nameserver_core::Config {
+pub(crate) fn namesrv_defaults() -> nameserver_core::Config {
     nameserver_core::Config::java_defaults("/home/rocketmq", "/opt/rocketmq")
 }
 
@@ -329,7 +332,7 @@ impl Scenario {
         self.nodes.iter().position(|n| n.name() == name)
     }
 
-    pub(super) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         for (i, node) in self.nodes.iter().enumerate() {
             if self.nodes[..i].iter().any(|n| n.name() == node.name()) {
                 return Err(alloc::format!("two nodes are called `{}`", node.name()));
@@ -362,4 +365,11 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// Removes the last occurrence of `event` from a script.
+pub(crate) fn remove_last(script: &mut Vec<ScriptEvent>, event: &ScriptEvent) -> bool {
+    let Some(index) = script.iter().rposition(|e| e == event) else { return false };
+    script.remove(index);
+    true
 }

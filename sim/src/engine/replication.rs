@@ -4,15 +4,15 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use super::Sim;
-use super::actor::Actor;
-use super::node::{GroupId, NodeState};
-use super::trace::NodeId;
+use crate::Sim;
+use crate::engine::actor::Actor;
+use crate::engine::node::{GroupId, NodeState};
+use crate::engine::trace::NodeId;
 use nameserver_core::names::TopicName;
 
 impl Sim {
     /// What the running master of `group` has stored, per queue.
-    pub(super) fn master_store(&self, group: GroupId) -> Option<&BTreeMap<(TopicName, i32), u64>> {
+    pub(crate) fn master_store(&self, group: GroupId) -> Option<&BTreeMap<(TopicName, i32), u64>> {
         self.nodes.iter().find_map(|n| match &n.actor {
             Actor::Broker(b)
                 if b.group_id == group
@@ -27,7 +27,7 @@ impl Sim {
 
     /// A slave that starts or resumes copies what its running master stored meanwhile (HA
     /// catch-up, instantly, like the replication of each message).
-    pub(super) fn catch_up_from_master(&mut self, id: NodeId) {
+    pub(crate) fn catch_up_from_master(&mut self, id: NodeId) {
         let Actor::Broker(slave) = &self.node(id).actor else { return };
         if slave.is_master() || !self.is_running(id) {
             return;
@@ -44,7 +44,7 @@ impl Sim {
 
     /// Running slaves of `group` copy a message stored on the master (HA replication,
     /// instantly).
-    pub(super) fn replicate(&mut self, group: GroupId, topic: &TopicName) {
+    pub(crate) fn replicate(&mut self, group: GroupId, topic: &TopicName) {
         let Some(store) = self.master_store(group) else { return };
         let counts: Vec<(i32, u64)> =
             store.iter().filter(|((t, _), _)| t == topic).map(|((_, queue), count)| (*queue, *count)).collect();

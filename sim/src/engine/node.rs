@@ -5,9 +5,9 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::rng::Rng;
-use super::scenario::{NodeSpec, Profile, Scenario};
-use super::trace::{NodeId, TraceKind};
+use crate::engine::rng::Rng;
+use crate::engine::trace::{NodeId, TraceKind};
+use crate::scenario::{NodeSpec, Profile, Scenario};
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
 use nameserver_core::protocol::RemotingCommand;
 use nameserver_core::time::Instant;
@@ -398,7 +398,7 @@ impl Cx<'_> {
 }
 
 /// Builds the directory: addresses by role, groups in order of appearance.
-pub(super) fn directory(scenario: &Scenario) -> Directory {
+pub(crate) fn directory(scenario: &Scenario) -> Directory {
     let mut names = Vec::new();
     let mut roles = Vec::new();
     let mut addrs = Vec::new();

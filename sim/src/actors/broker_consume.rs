@@ -6,11 +6,11 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use super::broker::{HeldPull, SimBroker, failure_text};
-use super::client::CLIENT_API_TIMEOUT_MS;
-use super::node::{Cx, Failure, Purpose, TimerKind};
-use super::offsets::{decode_table, encode_table, table_key};
-use super::trace::TraceKind;
+use crate::actors::broker::{HeldPull, SimBroker, failure_text};
+use crate::actors::client::CLIENT_API_TIMEOUT_MS;
+use crate::actors::offsets::{decode_table, encode_table, table_key};
+use crate::engine::node::{Cx, Failure, Purpose, TimerKind};
+use crate::engine::trace::TraceKind;
 use nameserver_core::names::{ConnId, TopicName};
 use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};
 use nameserver_core::time::Instant;
@@ -43,7 +43,7 @@ impl SimBroker {
     }
 
     /// Answers held pulls that waited long enough with PULL_NOT_FOUND.
-    pub(super) fn expire_pulls(&mut self, cx: &mut Cx<'_>) {
+    pub(crate) fn expire_pulls(&mut self, cx: &mut Cx<'_>) {
         let now = cx.now;
         let (due, keep): (Vec<HeldPull>, Vec<HeldPull>) = self.held.drain(..).partition(|p| p.until <= now);
         self.held = keep;
@@ -75,7 +75,7 @@ impl SimBroker {
     /// PULL_MESSAGE of one queue: what is there from the offset on (at most `maxMsgNums`),
     /// or held until something is or 15 s pass. A master first commits the offset the pull
     /// carries; a slave ignores it.
-    pub(super) fn on_pull(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
+    pub(crate) fn on_pull(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
         let topic = TopicName::from(cmd.field("topic").unwrap_or(""));
         let group = cmd.field("consumerGroup").unwrap_or("");
         let queue: i32 = number(cmd, "queueId").unwrap_or(0);
@@ -104,7 +104,7 @@ impl SimBroker {
 
     /// QUERY_CONSUMER_OFFSET: the committed offset; with none, 0 while the queue's first
     /// message is still in memory (always, here, once it has one), else QUERY_NOT_FOUND.
-    pub(super) fn on_query_offset(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
+    pub(crate) fn on_query_offset(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
         let topic = TopicName::from(cmd.field("topic").unwrap_or(""));
         let key = table_key(topic.as_str(), cmd.field("consumerGroup").unwrap_or(""));
         let queue: i32 = number(cmd, "queueId").unwrap_or(0);
@@ -123,7 +123,7 @@ impl SimBroker {
     }
 
     /// UPDATE_CONSUMER_OFFSET (oneway from consumers, so never answered then).
-    pub(super) fn on_update_offset(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
+    pub(crate) fn on_update_offset(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
         let topic = cmd.field("topic").unwrap_or("");
         let reply = match (number::<i32>(cmd, "queueId"), number::<u64>(cmd, "commitOffset")) {
             _ if !self.topics.contains_key(topic) => RemotingCommand::response_to(cmd, ResponseCode::TopicNotExist)
@@ -142,25 +142,25 @@ impl SimBroker {
     }
 
     /// GET_MAX_OFFSET of one queue.
-    pub(super) fn on_max_offset(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
+    pub(crate) fn on_max_offset(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
         let topic = TopicName::from(cmd.field("topic").unwrap_or(""));
         let max = self.max_offset(&topic, number(cmd, "queueId").unwrap_or(0));
         cx.reply(conn, RemotingCommand::response_to(cmd, ResponseCode::Success).with_field("offset", max.to_string()));
     }
 
     /// GET_ALL_CONSUMER_OFFSET: the whole table, for a slave.
-    pub(super) fn on_all_offsets(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
+    pub(crate) fn on_all_offsets(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
         let body = encode_table(&self.offsets);
         cx.reply(conn, RemotingCommand::response_to(cmd, ResponseCode::Success).with_body(body));
     }
 
     /// A slave starts copying its master's offsets (3 s after start, then every 10 s).
-    pub(super) fn start_slave_sync(&mut self, cx: &mut Cx<'_>) {
+    pub(crate) fn start_slave_sync(&mut self, cx: &mut Cx<'_>) {
         cx.timer(TimerKind::SlaveSync, cx.now + FIRST_SLAVE_SYNC);
     }
 
     /// `syncConsumerOffset`: asks the master it knows of for its whole offset table.
-    pub(super) fn sync_from_master(&mut self, cx: &mut Cx<'_>) {
+    pub(crate) fn sync_from_master(&mut self, cx: &mut Cx<'_>) {
         cx.timer(TimerKind::SlaveSync, cx.now + SLAVE_SYNC_PERIOD);
         let Some(master) = self.master_addr.as_deref().filter(|m| *m != self.addr) else { return };
         let Some(node) = cx.dir.by_addr.get(master).copied() else { return };
@@ -169,7 +169,7 @@ impl SimBroker {
     }
 
     /// The master's table replaces each `topic@group` entry it has (`putAll`).
-    pub(super) fn on_master_offsets(&mut self, result: Result<RemotingCommand, Failure>, cx: &mut Cx<'_>) {
+    pub(crate) fn on_master_offsets(&mut self, result: Result<RemotingCommand, Failure>, cx: &mut Cx<'_>) {
         let master = self.master_addr.clone().unwrap_or_default();
         let table = match &result {
             Ok(reply) if reply.response_code() == ResponseCode::Success => decode_table(&reply.body),
@@ -197,7 +197,7 @@ impl SimBroker {
     }
 
     /// A slave's registration answer names its master (or none): `setMasterAddr`.
-    pub(super) fn set_master_addr(&mut self, master: Option<String>, cx: &mut Cx<'_>) {
+    pub(crate) fn set_master_addr(&mut self, master: Option<String>, cx: &mut Cx<'_>) {
         if self.master_addr == master {
             return;
         }

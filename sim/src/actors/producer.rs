@@ -10,11 +10,11 @@ use alloc::string::ToString;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use super::broker::DEFAULT_TOPIC;
-use super::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
-use super::node::{Cx, Effect, Failure, GroupId, Purpose, SendAttempt, SendOutcome, SendRecord, TimerKind};
-use super::scenario::Profile;
-use super::trace::{NodeId, TraceKind};
+use crate::actors::broker::DEFAULT_TOPIC;
+use crate::actors::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
+use crate::engine::node::{Cx, Effect, Failure, GroupId, Purpose, SendAttempt, SendOutcome, SendRecord, TimerKind};
+use crate::engine::trace::{NodeId, TraceKind};
+use crate::scenario::Profile;
 use nameserver_core::names::{BrokerName, TopicName};
 use nameserver_core::protocol::body::{QueueData, TopicRouteData, perm};
 use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};

@@ -5,17 +5,17 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use super::Sim;
-use super::broker::{self, SimBroker};
-use super::broker_consume;
-use super::consumer::{self, SimConsumer};
-use super::namesrv::NsNode;
-use super::net::Payload;
-use super::node::{Cx, Effect, Failure, GroupId, NodeState, Purpose, Role, TimerKind};
-use super::producer::{self, SimProducer};
-use super::queue::{CLASS_NORMAL, Ev};
-use super::scenario::NodeSpec;
-use super::trace::{NodeId, TraceKind};
+use crate::Sim;
+use crate::actors::broker::{self, SimBroker};
+use crate::actors::broker_consume;
+use crate::actors::consumer::{self, SimConsumer};
+use crate::actors::producer::{self, SimProducer};
+use crate::engine::namesrv::NsNode;
+use crate::engine::net::Payload;
+use crate::engine::node::{Cx, Effect, Failure, GroupId, NodeState, Purpose, Role, TimerKind};
+use crate::engine::queue::{CLASS_NORMAL, Ev};
+use crate::engine::trace::{NodeId, TraceKind};
+use crate::scenario::NodeSpec;
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
 use nameserver_core::protocol::RemotingCommand;
 use nameserver_core::protocol::body::TopicConfig;
@@ -24,10 +24,10 @@ use nameserver_core::time::Instant;
 /// A request waiting for its answer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Pending {
-    pub(super) conn: ConnId,
-    pub(super) to: NodeId,
-    pub(super) purpose: Purpose,
-    pub(super) deadline: Instant,
+    pub(crate) conn: ConnId,
+    pub(crate) to: NodeId,
+    pub(crate) purpose: Purpose,
+    pub(crate) deadline: Instant,
 }
 
 /// The process behind a node.
@@ -69,7 +69,7 @@ impl Actor {
 }
 
 impl Sim {
-    pub(super) fn start_node(&mut self, id: NodeId) {
+    pub(crate) fn start_node(&mut self, id: NodeId) {
         let index = usize::from(id.0);
         if !matches!(self.nodes[index].state, NodeState::NotStarted | NodeState::Down | NodeState::PoweredOff) {
             return;
@@ -110,7 +110,7 @@ impl Sim {
         }
     }
 
-    pub(super) fn make_actor(&mut self, id: NodeId) -> Actor {
+    pub(crate) fn make_actor(&mut self, id: NodeId) -> Actor {
         let spec = self.scenario.nodes[usize::from(id.0)].clone();
         let ns_count = self.dir.nameservers.len().max(1) as u64;
         let pick = |ns: &Option<String>, sim: &mut Self| -> usize {
@@ -176,7 +176,7 @@ impl Sim {
     }
 
     /// Runs `f` on the node's actor with a context, then applies the effects it asked for.
-    pub(super) fn with_actor(&mut self, id: NodeId, f: impl FnOnce(&mut Actor, &mut Cx<'_>)) {
+    pub(crate) fn with_actor(&mut self, id: NodeId, f: impl FnOnce(&mut Actor, &mut Cx<'_>)) {
         let Self { nodes, dir, now, .. } = self;
         let node = &mut nodes[usize::from(id.0)];
         if matches!(node.actor, Actor::Producer(_) | Actor::Consumer(_)) {
@@ -202,7 +202,7 @@ impl Sim {
         }
     }
 
-    pub(super) fn apply_effect(&mut self, me: NodeId, effect: Effect) {
+    pub(crate) fn apply_effect(&mut self, me: NodeId, effect: Effect) {
         match effect {
             Effect::Request { to, cmd, purpose, timeout_ms } => {
                 let opaque = cmd.opaque;
@@ -238,7 +238,7 @@ impl Sim {
         }
     }
 
-    pub(super) fn respond(
+    pub(crate) fn respond(
         &mut self,
         node: NodeId,
         purpose: Purpose,
@@ -253,7 +253,7 @@ impl Sim {
         });
     }
 
-    pub(super) fn fail_pending(&mut self, node: NodeId, conn: ConnId, failure: Failure) {
+    pub(crate) fn fail_pending(&mut self, node: NodeId, conn: ConnId, failure: Failure) {
         let failed: Vec<(i32, Pending)> =
             self.node(node).pending.iter().filter(|(_, p)| p.conn == conn).map(|(o, p)| (*o, p.clone())).collect();
         for (opaque, pending) in failed {
@@ -264,7 +264,7 @@ impl Sim {
         }
     }
 
-    pub(super) fn fire_timer(&mut self, node: NodeId, kind: TimerKind, incarnation: u32) {
+    pub(crate) fn fire_timer(&mut self, node: NodeId, kind: TimerKind, incarnation: u32) {
         let n = self.node(node);
         if n.incarnation != incarnation || n.timers.get(&kind) != Some(&self.now) {
             return;
@@ -288,7 +288,7 @@ impl Sim {
         });
     }
 
-    pub(super) fn fire_timeout(&mut self, node: NodeId, opaque: i32, incarnation: u32) {
+    pub(crate) fn fire_timeout(&mut self, node: NodeId, opaque: i32, incarnation: u32) {
         let n = self.node(node);
         if n.incarnation != incarnation || n.pending.get(&opaque).is_none_or(|p| p.deadline != self.now) {
             return;

@@ -1,6 +1,6 @@
 //! The built-in scenarios S1–S10 of the teaching page, and their variants, as scenario text.
 
-use super::scenario::Scenario;
+use crate::scenario::Scenario;
 
 /// The base cluster of every scenario: classic 4.9 timings, seed 42, two NameServers, a
 /// master/slave group and a master, one producer bound to NS-1 and one consumer bound to NS-2.
@@ -139,9 +139,7 @@ mod tests {
         assert_eq!(s2.nodes.len(), 7);
         let s10 = built_in("S10").unwrap();
         assert!(
-            s10.nodes
-                .iter()
-                .all(|n| !matches!(n, super::super::NodeSpec::Producer { topic, .. } if topic == "TopicTest"))
+            s10.nodes.iter().all(|n| !matches!(n, crate::NodeSpec::Producer { topic, .. } if topic == "TopicTest"))
         );
     }
 }

@@ -4,14 +4,14 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::mem;
 
-use super::history::FaultRecord;
-use super::net::{Link, Payload};
-use super::node::NodeState;
-use super::queue::{CLASS_NORMAL, Ev};
-use super::scenario::Action;
-use super::scenario_text::action_text;
-use super::trace::{NodeId, TraceKind};
-use super::{Actor, Sim};
+use crate::engine::net::{Link, Payload};
+use crate::engine::node::NodeState;
+use crate::engine::queue::{CLASS_NORMAL, Ev};
+use crate::engine::trace::{NodeId, TraceKind};
+use crate::observe::history::FaultRecord;
+use crate::scenario::Action;
+use crate::scenario::text::action_text;
+use crate::{Actor, Sim};
 use nameserver_core::names::TopicName;
 
 impl Sim {
@@ -20,7 +20,7 @@ impl Sim {
     }
 
     /// Carries out one action now.
-    pub(super) fn apply_action(&mut self, action: &Action) {
+    pub(crate) fn apply_action(&mut self, action: &Action) {
         let target = match action {
             Action::Drop(id) | Action::Delay(id, _) => self.net.flights.get(id).map(|f| f.from),
             _ => action.node_names().first().and_then(|n| self.node_named(n)),
@@ -99,7 +99,7 @@ impl Sim {
                         for side in [a, b] {
                             if self.net.conns.get(&conn).is_some_and(|c| c.open_at(side)) {
                                 self.net.close_side(conn, side);
-                                self.fail_pending(side, conn, super::Failure::ConnectFailed);
+                                self.fail_pending(side, conn, crate::Failure::ConnectFailed);
                                 self.after_close(side, conn);
                             }
                         }
@@ -151,7 +151,7 @@ impl Sim {
             }
             Action::FaultTolerance(n, on) => {
                 let Some(id) = self.node_named(n) else { return };
-                if let Some(super::NodeSpec::Producer { fault_tolerance, .. }) =
+                if let Some(crate::NodeSpec::Producer { fault_tolerance, .. }) =
                     self.scenario.nodes.get_mut(usize::from(id.0))
                 {
                     *fault_tolerance = *on;
@@ -187,7 +187,7 @@ impl Sim {
 
     /// The process dies. With `os_alive` (kill -9, exit) the OS closes its connections;
     /// without (power off) nothing is sent at all.
-    pub(super) fn kill(&mut self, id: NodeId, os_alive: bool) {
+    pub(crate) fn kill(&mut self, id: NodeId, os_alive: bool) {
         if matches!(self.node(id).state, NodeState::NotStarted | NodeState::Down | NodeState::PoweredOff) {
             return;
         }

@@ -38,7 +38,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::scenario::{Action, NodeSpec, Profile, Scenario, TopicSpec, namesrv_defaults};
+use crate::scenario::{Action, NodeSpec, Profile, Scenario, TopicSpec, namesrv_defaults};
 use nameserver_core::time::Instant;
 
 /// A scenario text that could not be read.

@@ -9,9 +9,8 @@ use core::fmt;
 
 use serde::Deserialize;
 
-use super::node::GroupId;
-use super::trace::NodeId;
-use super::{Actor, Sim};
+use crate::engine::node::GroupId;
+use crate::engine::trace::NodeId;
 use nameserver_core::json::{JsonStyle, JsonWriter};
 use nameserver_core::names::{BrokerName, TopicName};
 
@@ -171,64 +170,6 @@ pub struct ConsumerView {
     pub consumed: u64,
     /// Messages consumed again.
     pub duplicates: u64,
-}
-
-impl Sim {
-    /// A consumer's queues with the broker's committed and max offsets, and what it consumed;
-    /// `None` if `id` is not a consumer.
-    #[must_use]
-    pub fn consumer_view(&self, id: NodeId) -> Option<ConsumerView> {
-        let node = self.nodes.get(usize::from(id.0))?;
-        let super::NodeSpec::Consumer { group, topic, .. } = self.scenario.nodes.get(usize::from(id.0))? else {
-            return None;
-        };
-        let Actor::Consumer(c) = &node.actor else {
-            let log = node.consume_log.clone().unwrap_or_default();
-            return Some(ConsumerView {
-                group: group.clone(),
-                topic: TopicName::from(topic.as_str()),
-                running: false,
-                queues: Vec::new(),
-                consumed: log.consumed,
-                duplicates: log.duplicates,
-            });
-        };
-        let broker = |node: Option<NodeId>| match node.map(|n| &self.nodes[usize::from(n.0)]) {
-            Some(n) if matches!(n.state, super::NodeState::Up | super::NodeState::ShuttingDown) => match &n.actor {
-                Actor::Broker(b) => Some(b),
-                _ => None,
-            },
-            _ => None,
-        };
-        let key = table_key(c.client.topic.as_str(), &c.group);
-        let queues = c
-            .assigned
-            .iter()
-            .map(|(&(g, q), state)| {
-                let name = self.dir.group_name(g).clone();
-                let commit_to = broker(c.client.find_in_subscribe(&name, false, &self.dir).map(|f| f.0));
-                let reads =
-                    broker(state.from.or_else(|| c.client.find_in_subscribe(&name, false, &self.dir).map(|f| f.0)));
-                ConsumerQueueView {
-                    broker: name,
-                    queue_id: q,
-                    next_offset: state.next_offset(),
-                    committed_offset: commit_to.and_then(|b| b.offsets.get(&key)?.get(&q).copied()),
-                    max_offset: reads.map(|b| b.max_offset(&c.client.topic, q)),
-                    from: state.start_from(),
-                    pulling_from: state.from,
-                }
-            })
-            .collect();
-        Some(ConsumerView {
-            group: c.group.clone(),
-            topic: c.client.topic.clone(),
-            running: true,
-            queues,
-            consumed: c.log.consumed,
-            duplicates: c.log.duplicates,
-        })
-    }
 }
 
 #[cfg(test)]

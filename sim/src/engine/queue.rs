@@ -1,17 +1,17 @@
 //! The event queue: what can be scheduled, the (time, class, sequence number) order events
 //! run in, and taking the next one off.
 
-use super::Sim;
-use super::node::{NodeState, TimerKind};
-use super::scenario::Action;
-use super::trace::NodeId;
+use crate::Sim;
+use crate::engine::node::{NodeState, TimerKind};
+use crate::engine::trace::NodeId;
+use crate::scenario::Action;
 use nameserver_core::names::ConnId;
 use nameserver_core::time::Instant;
 
 /// Ordering class of events at the same millisecond: everything else first, then script
 /// actions, so an action injected live at `now` replays at the same point.
-pub(super) const CLASS_NORMAL: u8 = 1;
-pub(super) const CLASS_SCRIPT: u8 = 2;
+pub(crate) const CLASS_NORMAL: u8 = 1;
+pub(crate) const CLASS_SCRIPT: u8 = 2;
 
 /// Something scheduled.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -25,12 +25,12 @@ pub(crate) enum Ev {
 }
 
 impl Sim {
-    pub(super) fn schedule(&mut self, at: Instant, class: u8, ev: Ev) {
+    pub(crate) fn schedule(&mut self, at: Instant, class: u8, ev: Ev) {
         self.next_seq += 1;
         self.queue.insert((at.max(self.now), class, self.next_seq), ev);
     }
 
-    pub(super) fn process_next(&mut self) {
+    pub(crate) fn process_next(&mut self) {
         let Some(((at, _, _), ev)) = self.queue.pop_first() else { return };
         self.now = self.now.max(at);
         self.events += 1;
@@ -46,7 +46,7 @@ impl Sim {
     }
 
     /// Whether events for `node` must wait (it is frozen); if so they are kept for later.
-    pub(super) fn defer_if_frozen(&mut self, node: NodeId, ev: Ev) -> bool {
+    pub(crate) fn defer_if_frozen(&mut self, node: NodeId, ev: Ev) -> bool {
         let n = &mut self.nodes[usize::from(node.0)];
         if n.state == NodeState::Frozen {
             n.deferred.push(ev);
