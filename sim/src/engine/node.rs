@@ -257,7 +257,7 @@ impl Directory {
     /// wrapping. A scenario with clients always has a NameServer (`Scenario::validate`).
     #[must_use]
     pub fn client_nameserver(&self, ns_index: usize) -> NodeId {
-        self.nameservers[ns_index % self.nameservers.len()]
+        self.nameservers[ns_index % self.nameservers.len().max(1)]
     }
 
     /// A node's name.
