@@ -327,8 +327,8 @@ large_cluster
 # ---------------------------------------------------------------------------------------------
 # Core microbenchmarks (criterion): `loadgen report` reads their medians from target/criterion.
 if [ "$MODE" = full ]; then
-  log "criterion microbenchmarks (core): codec, server, sim"
-  "${RUN[@]}" cargo bench --locked -p nameserver-core --bench codec --bench server --bench sim -- \
+  log "criterion microbenchmarks (core, sim): codec, server, sim"
+  "${RUN[@]}" cargo bench --locked -p nameserver-core -p nameserver-sim --bench codec --bench server --bench sim -- \
     --warm-up-time 1 --measurement-time 3 >"$OUT/criterion.log" 2>&1 || die "cargo bench; see $OUT/criterion.log"
   grep -E '^[a-zA-Z0-9/_-]+ *time:|^[a-zA-Z0-9/_-]+$|time:' "$OUT/criterion.log" >"$OUT/criterion-summary.txt" || true
 fi

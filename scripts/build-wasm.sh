@@ -19,7 +19,7 @@ fi
 inputs=$({
   rustc --version
   echo "$WASM_BINDGEN_VERSION"
-  find core wasm Cargo.toml Cargo.lock .cargo -type f -not -path '*/target/*' | LC_ALL=C sort | xargs sha256sum
+  find core sim wasm Cargo.toml Cargo.lock .cargo -type f -not -path '*/target/*' | LC_ALL=C sort | xargs sha256sum
 } | sha256sum | cut -c1-32)
 cache="${CARGO_TARGET_DIR:-target}/wasm-pkg/$inputs"
 if [ -f "$cache/nameserver_wasm_bg.wasm" ]; then

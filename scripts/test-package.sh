@@ -14,13 +14,13 @@ trap 'rm -rf "$work"' EXIT
 [ -x node_modules/.bin/vite ] && [ -x node_modules/.bin/tsc ] && [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
 scripts/install-chromium.sh
 
-# The clone builds the wasm in the work tree's target dir, so only our two crates compile.
+# The clone builds the wasm in the work tree's target dir, so only our three crates compile.
 # Cargo then also takes the work tree's own sources as built (they are older than the clone's
 # output), which is right only if they are what was committed: otherwise the clone gets a
 # target dir of its own.
 target=${CARGO_TARGET_DIR:-$root/target}
-if [ -n "$(git status --porcelain -- Cargo.toml Cargo.lock .cargo core wasm)" ]; then
-  echo "package: core/ or wasm/ has uncommitted changes; the clean clone builds in its own target dir"
+if [ -n "$(git status --porcelain -- Cargo.toml Cargo.lock .cargo core sim wasm)" ]; then
+  echo "package: core/, sim/ or wasm/ has uncommitted changes; the clean clone builds in its own target dir"
   target=$target/clean-clone
 fi
 git clone --quiet "$root" "$work/clone"

@@ -27,16 +27,16 @@ function defaults({ timings: tm }) {
 }
 
 const SIMPLIFICATIONS = [
-  [L("The NameServer is the real state machine; only its socket layer is simulated (connections, idle tracking).", "NameServer 是真实的状态机；只有套接字层是模拟的（连接、空闲跟踪）。"), "core/src/server/, core/src/sim/namesrv.rs"],
-  [L("Brokers are small actors: registration every 30 s, unregister on shutdown, re-register on topic creation, in-memory queues. No commit log, no HA replication traffic.", "Broker 是简化的参与者：每 30 秒注册、关闭时注销、创建主题时立即注册、内存队列。没有 CommitLog，没有主从复制流量。"), "core/src/sim/broker.rs"],
-  [L("Producers send one synchronous message at a time; async and oneway sends are not modelled.", "生产者每次只同步发送一条消息；不模拟异步和单向发送。"), "core/src/sim/producer.rs"],
-  [L("Consumers: push consumer, clustering mode, long polling; offsets committed to the broker every 5 s and when a queue is dropped, a taken queue resumes at its committed offset; a rebalance follows each route change at once (Java waits for its 20 s tick); one consumer per group holds every queue; no retry topics.", "消费者：Push 消费者、集群模式、长轮询；位点每 5 秒以及丢弃队列时提交给 Broker，接手的队列从已提交位点继续；路由变化后立即重平衡（Java 会等 20 秒的周期）；每组一个消费者持有全部队列；没有重试主题。"), "core/src/sim/consumer.rs"],
-  [L("Clients share one route cache and the 30 s poll; a client binds to one NameServer and switches only when that channel fails.", "客户端共享路由缓存和 30 秒轮询；客户端绑定一个 NameServer，只有该连接失败时才切换。"), "core/src/sim/client.rs"],
-  [L("Network: per-link latency 2 ms ± 1 ms (seeded), TCP order per connection; cut = silent drop, reset = RST. No bandwidth, no packet loss besides faults.", "网络：每条链路延迟 2 ms ± 1 ms（有种子），每个连接保持 TCP 顺序；切断=静默丢包，重置=RST。没有带宽限制，除故障外不丢包。"), "core/src/sim/net.rs"],
-  [L("Faults are applied exactly at their scripted millisecond.", "故障在脚本指定的毫秒精确生效。"), "core/src/sim/faults.rs"],
-  [L("Master/slave is classic mode: no DLedger, no automatic promotion.", "主从为经典模式：没有 DLedger，没有自动切换。"), "core/src/sim/broker.rs, core/src/sim/consumer.rs"],
-  [L("Time is virtual (milliseconds); everything is deterministic from the seed.", "时间是虚拟的（毫秒）；一切由种子决定。"), "core/src/sim/mod.rs, core/src/sim/rng.rs"],
-  [L("Scan-only mode switches off the Netty idle close: the textbook model where only the scan removes silent brokers.", "仅扫描模式关闭 Netty 空闲关闭：教科书模型，只有扫描会移除静默的 Broker。"), "core/src/sim/scenario.rs (idle on/off)"],
+  [L("The NameServer is the real state machine; only its socket layer is simulated (connections, idle tracking).", "NameServer 是真实的状态机；只有套接字层是模拟的（连接、空闲跟踪）。"), "core/src/server/, sim/src/engine/namesrv.rs"],
+  [L("Brokers are small actors: registration every 30 s, unregister on shutdown, re-register on topic creation, in-memory queues. No commit log, no HA replication traffic.", "Broker 是简化的参与者：每 30 秒注册、关闭时注销、创建主题时立即注册、内存队列。没有 CommitLog，没有主从复制流量。"), "sim/src/actors/broker.rs"],
+  [L("Producers send one synchronous message at a time; async and oneway sends are not modelled.", "生产者每次只同步发送一条消息；不模拟异步和单向发送。"), "sim/src/actors/producer.rs"],
+  [L("Consumers: push consumer, clustering mode, long polling; offsets committed to the broker every 5 s and when a queue is dropped, a taken queue resumes at its committed offset; a rebalance follows each route change at once (Java waits for its 20 s tick); one consumer per group holds every queue; no retry topics.", "消费者：Push 消费者、集群模式、长轮询；位点每 5 秒以及丢弃队列时提交给 Broker，接手的队列从已提交位点继续；路由变化后立即重平衡（Java 会等 20 秒的周期）；每组一个消费者持有全部队列；没有重试主题。"), "sim/src/actors/consumer.rs"],
+  [L("Clients share one route cache and the 30 s poll; a client binds to one NameServer and switches only when that channel fails.", "客户端共享路由缓存和 30 秒轮询；客户端绑定一个 NameServer，只有该连接失败时才切换。"), "sim/src/actors/client.rs"],
+  [L("Network: per-link latency 2 ms ± 1 ms (seeded), TCP order per connection; cut = silent drop, reset = RST. No bandwidth, no packet loss besides faults.", "网络：每条链路延迟 2 ms ± 1 ms（有种子），每个连接保持 TCP 顺序；切断=静默丢包，重置=RST。没有带宽限制，除故障外不丢包。"), "sim/src/engine/net.rs"],
+  [L("Faults are applied exactly at their scripted millisecond.", "故障在脚本指定的毫秒精确生效。"), "sim/src/engine/faults.rs"],
+  [L("Master/slave is classic mode: no DLedger, no automatic promotion.", "主从为经典模式：没有 DLedger，没有自动切换。"), "sim/src/actors/broker.rs, sim/src/actors/consumer.rs"],
+  [L("Time is virtual (milliseconds); everything is deterministic from the seed.", "时间是虚拟的（毫秒）；一切由种子决定。"), "sim/src/engine/mod.rs, sim/src/engine/rng.rs"],
+  [L("Scan-only mode switches off the Netty idle close: the textbook model where only the scan removes silent brokers.", "仅扫描模式关闭 Netty 空闲关闭：教科书模型，只有扫描会移除静默的 Broker。"), "sim/src/scenario/mod.rs (idle on/off)"],
 ];
 
 // `model`: the scenario view (`Simulation.scenarioView()`): its profile, idle switch and timings.

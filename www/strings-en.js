@@ -152,7 +152,7 @@ export default {
   profile: "profile {p}",
   seed: "seed {s}",
   branchOf: "branch {b}",
-  aboutIntro: "Every number on this page comes from the real NameServer state machine (core/) compiled to WebAssembly, driven by a deterministic simulation (core/src/sim/). Same seed and script, same run, byte for byte.",
+  aboutIntro: "Every number on this page comes from the real NameServer state machine (core/) compiled to WebAssembly, driven by a deterministic simulation (sim/). Same seed and script, same run, byte for byte.",
   aboutProfile: "RocketMQ version profile",
   aboutIdle: "Removal of silent brokers",
   idleOn: "Netty idle close + scan (real)",

@@ -152,7 +152,7 @@ export default {
   profile: "版本 {p}",
   seed: "种子 {s}",
   branchOf: "分支 {b}",
-  aboutIntro: "本页所有数字都来自真实的 NameServer 状态机（core/），编译为 WebAssembly，并由确定性模拟（core/src/sim/）驱动。相同的种子和脚本，得到逐字节相同的运行结果。",
+  aboutIntro: "本页所有数字都来自真实的 NameServer 状态机（core/），编译为 WebAssembly，并由确定性模拟（sim/）驱动。相同的种子和脚本，得到逐字节相同的运行结果。",
   aboutProfile: "RocketMQ 版本配置",
   aboutIdle: "静默 Broker 的移除方式",
   idleOn: "Netty 空闲关闭 + 扫描（真实）",

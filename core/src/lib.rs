@@ -7,7 +7,7 @@
 //!
 //! It is **not** a server: it has no networking code, reads no clock, takes no lock and never
 //! touches a file. It is `#![no_std]` (with `alloc`) and deterministic, so the same code runs in
-//! the tokio daemon, in WebAssembly and inside the cluster simulation.
+//! the tokio daemon, in WebAssembly and inside the cluster simulation (`nameserver-sim`).
 //!
 //! # Run loop
 //!
@@ -80,7 +80,6 @@ pub mod properties;
 pub mod protocol;
 pub mod route;
 pub mod server;
-pub mod sim;
 pub mod time;
 
 pub use config::Config;

@@ -5,9 +5,10 @@
 use std::collections::BTreeMap;
 
 use nameserver_core::protocol::body::{BrokerData, QueueData, TopicRouteData};
-use nameserver_core::sim::scenario_text::action_text;
-use nameserver_core::sim::{
-    self, FaultMeasurement, FlightView, NodeSpec, NodeView, RemovalClock, Scenario, Sim, TraceEntry, WireRecord,
+use nameserver_sim as sim;
+use nameserver_sim::scenario::text::action_text;
+use nameserver_sim::{
+    FaultMeasurement, FlightView, NodeSpec, NodeView, RemovalClock, Scenario, Sim, TraceEntry, WireRecord,
 };
 use serde::Serialize;
 

@@ -1,8 +1,8 @@
 //! `Simulation`: the deterministic cluster model, with its time machine, behind one handle.
 
-use nameserver_core::sim::scenario_text::action_text;
-use nameserver_core::sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text};
 use nameserver_core::time::Instant;
+use nameserver_sim::scenario::text::action_text;
+use nameserver_sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{millis, to_js};
@@ -427,14 +427,14 @@ impl Simulation {
 /// Every kind a trace line may have, in the core's order (the log's filter lists them).
 #[wasm_bindgen(js_name = traceKinds, unchecked_return_type = "TraceKind[]")]
 pub fn trace_kinds() -> Result<JsValue, JsError> {
-    let names: Vec<&str> = nameserver_core::sim::TraceKind::ALL.iter().map(|k| k.name()).collect();
+    let names: Vec<&str> = nameserver_sim::TraceKind::ALL.iter().map(|k| k.name()).collect();
     to_js(&names)
 }
 
 /// Every built-in scenario: id, title and full text.
 #[wasm_bindgen(js_name = builtInScenarios, unchecked_return_type = "BuiltInScenario[]")]
 pub fn built_in_scenarios() -> Result<JsValue, JsError> {
-    let list: Vec<dto::BuiltIn> = nameserver_core::sim::BUILT_IN
+    let list: Vec<dto::BuiltIn> = nameserver_sim::BUILT_IN
         .iter()
         .map(|(id, title, _)| dto::BuiltIn { id, title, text: built_in_text(id).unwrap_or_default() })
         .collect();

@@ -177,7 +177,7 @@ export type NameServerOutput =
 #[cfg(test)]
 mod tests {
     use nameserver_core::event::{EventCategory, EventKind, Severity};
-    use nameserver_core::sim::TraceKind;
+    use nameserver_sim::TraceKind;
 
     use super::TYPES;
 

@@ -4,8 +4,8 @@
 
 mod golden;
 
-use nameserver_core::sim::{Sim, built_in};
 use nameserver_core::time::Instant;
+use nameserver_sim::{Sim, built_in};
 
 /// `(scenario, millis, trace hash, state hash)` as hex, computed by running the model.
 fn compute(id: &str, ms: u64) -> (String, String) {

@@ -1,4 +1,3 @@
-//! Helpers shared by the integration tests: the request harness and the simulation harness.
+//! Helpers shared by the integration tests: the request harness.
 
 pub(crate) mod requests;
-pub(crate) mod sim;

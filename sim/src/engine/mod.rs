@@ -1,0 +1,348 @@
+//! The engine: `Sim`, its clock and event queue, the network and transport, the node API the
+//! actors are written against, the NameServer driver, faults and replication. The only place
+//! that changes a `Sim`.
+
+pub(crate) mod actor;
+mod checkpoint;
+pub(crate) mod faults;
+pub(crate) mod namesrv;
+pub(crate) mod net;
+pub(crate) mod node;
+pub(crate) mod queue;
+mod record;
+pub(crate) mod replication;
+pub(crate) mod rng;
+pub(crate) mod trace;
+pub(crate) mod transport;
+mod views;
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::hash::{Hash, Hasher};
+use core::time::Duration;
+
+use crate::Action;
+use crate::Scenario;
+use crate::actors::broker;
+use crate::actors::offsets;
+use crate::observe::History;
+use actor::{Actor, Pending};
+use nameserver_core::names::ConnId;
+use nameserver_core::time::Instant;
+use net::Net;
+use node::{Directory, NodeState, Role, TimerKind, directory};
+use queue::{CLASS_NORMAL, CLASS_SCRIPT, Ev};
+use rng::Rng;
+use trace::{Fnv64, NodeId, TraceEntry, TraceKind};
+
+/// One simulated process and its machine.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    /// Its kind.
+    pub role: Role,
+    /// Process state.
+    pub state: NodeState,
+    /// Bumped on every start and death, so events of an old process are ignored.
+    pub incarnation: u32,
+    /// The process.
+    pub actor: Actor,
+    /// Armed timers and their deadlines.
+    pub timers: BTreeMap<TimerKind, Instant>,
+    /// When the current process started.
+    pub started_at: Option<Instant>,
+    rng: Rng,
+    next_opaque: i32,
+    pending: BTreeMap<i32, Pending>,
+    conns: BTreeMap<NodeId, ConnId>,
+    deferred: Vec<Ev>,
+    /// What survives a restart on this machine's disk (a broker's topics and commit log).
+    disk: Option<broker::BrokerDisk>,
+    /// What a consumer machine's processes consumed (kept across restarts).
+    consume_log: Option<offsets::ConsumeLog>,
+    /// When the process last resumed from a freeze.
+    resumed_at: Option<Instant>,
+}
+
+impl Node {
+    /// Requests it sent whose answers it still waits for, by opaque.
+    pub(crate) fn pending(&self) -> &BTreeMap<i32, Pending> {
+        &self.pending
+    }
+
+    /// Its connections, by peer.
+    pub(crate) fn conns(&self) -> &BTreeMap<NodeId, ConnId> {
+        &self.conns
+    }
+
+    /// When the process last resumed from a freeze.
+    pub(crate) fn resumed_at(&self) -> Option<Instant> {
+        self.resumed_at
+    }
+
+    /// What this consumer machine's processes consumed.
+    pub(crate) fn consume_log(&self) -> Option<&offsets::ConsumeLog> {
+        self.consume_log.as_ref()
+    }
+}
+
+/// A running simulation.
+#[derive(Clone, Debug)]
+pub struct Sim {
+    scenario: Scenario,
+    dir: Directory,
+    now: Instant,
+    queue: BTreeMap<(Instant, u8, u64), Ev>,
+    next_seq: u64,
+    rng: Rng,
+    nodes: Vec<Node>,
+    net: Net,
+    history: History,
+    trace_hash: u64,
+    stale_now: BTreeMap<NodeId, bool>,
+    stale_keys: BTreeMap<NodeId, record::StaleKey>,
+    /// Whether a route table, a client's route or a process changed since staleness was last
+    /// measured.
+    stale_dirty: bool,
+    /// Fingerprints of every route a NameServer answered (for [`Self::check`]), and of the
+    /// answer bodies already parsed for it.
+    said: alloc::collections::BTreeSet<u64>,
+    said_bodies: alloc::collections::BTreeSet<u64>,
+    events: u64,
+    /// The code of every request on the wire whose answer may still come, by (connection,
+    /// requester, opaque), so the wire log can name answers; pruned when it reaches the limit.
+    asked: BTreeMap<(ConnId, NodeId, i32), nameserver_core::protocol::RequestCode>,
+    asked_limit: usize,
+}
+
+impl Sim {
+    /// A simulation of `scenario` at time zero.
+    #[must_use]
+    pub fn new(scenario: &Scenario) -> Self {
+        let dir = directory(scenario);
+        let mut rng = Rng::new(scenario.seed);
+        let nodes = dir
+            .roles
+            .iter()
+            .map(|role| Node {
+                role: *role,
+                state: NodeState::NotStarted,
+                incarnation: 0,
+                actor: Actor::None,
+                timers: BTreeMap::new(),
+                started_at: None,
+                rng: rng.fork(),
+                next_opaque: 0,
+                pending: BTreeMap::new(),
+                conns: BTreeMap::new(),
+                deferred: Vec::new(),
+                disk: None,
+                consume_log: None,
+                resumed_at: None,
+            })
+            .collect();
+        let mut sim = Self {
+            scenario: scenario.clone(),
+            dir,
+            now: Instant::ZERO,
+            queue: BTreeMap::new(),
+            next_seq: 0,
+            rng,
+            nodes,
+            net: Net::new(scenario.latency_ms, scenario.jitter_ms),
+            history: History::default(),
+            trace_hash: Fnv64::default().finish(),
+            stale_now: BTreeMap::new(),
+            stale_keys: BTreeMap::new(),
+            stale_dirty: true,
+            said: alloc::collections::BTreeSet::new(),
+            said_bodies: alloc::collections::BTreeSet::new(),
+            events: 0,
+            asked: BTreeMap::new(),
+            asked_limit: 64,
+        };
+        for (i, spec) in scenario.nodes.iter().enumerate() {
+            sim.schedule(spec.start(), CLASS_NORMAL, Ev::Start(NodeId(i as u16)));
+        }
+        for event in &scenario.script {
+            sim.schedule(event.at, CLASS_SCRIPT, Ev::Script(event.action.clone()));
+        }
+        sim
+    }
+
+    /// The scenario being run (including actions injected so far).
+    #[must_use]
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Names, roles and addresses.
+    #[must_use]
+    pub fn directory(&self) -> &Directory {
+        &self.dir
+    }
+
+    /// Virtual time.
+    #[must_use]
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// The nodes, indexed by [`NodeId`].
+    #[must_use]
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// The network.
+    #[must_use]
+    pub fn net(&self) -> &Net {
+        &self.net
+    }
+
+    /// The record of the run.
+    #[must_use]
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// The trace so far.
+    #[must_use]
+    pub fn trace(&self) -> &[TraceEntry] {
+        &self.history.trace
+    }
+
+    /// Events processed so far.
+    #[must_use]
+    pub fn events_processed(&self) -> u64 {
+        self.events
+    }
+
+    /// A fingerprint of the whole trace so far.
+    #[must_use]
+    pub fn trace_hash(&self) -> u64 {
+        self.trace_hash
+    }
+
+    /// A fingerprint of the whole state (not the history).
+    ///
+    /// Queued events are hashed in their order without their sequence numbers: two states
+    /// that will process the same events in the same order hash alike, whether an action was
+    /// injected live or replayed from the script.
+    #[must_use]
+    pub fn state_hash(&self) -> u64 {
+        let mut h = Fnv64::default();
+        self.now.hash(&mut h);
+        self.queue.len().hash(&mut h);
+        for ((at, class, _), ev) in &self.queue {
+            at.hash(&mut h);
+            class.hash(&mut h);
+            ev.hash(&mut h);
+        }
+        self.rng.hash(&mut h);
+        self.nodes.hash(&mut h);
+        self.net.hash(&mut h);
+        self.scenario.hash(&mut h);
+        h.finish()
+    }
+
+    /// When the next event is due.
+    #[must_use]
+    pub fn next_event_time(&self) -> Option<Instant> {
+        self.queue.keys().next().map(|k| k.0)
+    }
+
+    /// Runs every event due at or before `until`, then sets the clock to `until`.
+    pub fn run_until(&mut self, until: Instant) {
+        while let Some((&(at, _, _), _)) = self.queue.first_key_value() {
+            if at > until {
+                break;
+            }
+            self.process_next();
+        }
+        self.now = self.now.max(until);
+    }
+
+    /// Advances by `by`.
+    pub fn advance(&mut self, by: Duration) {
+        self.run_until(self.now + by);
+    }
+
+    /// Processes exactly one event if one is due at or before `limit`; returns whether it did.
+    /// The clock moves to that event's time, not to `limit`. Tests call [`Self::check`] after
+    /// each one.
+    pub fn step_event(&mut self, limit: Instant) -> bool {
+        match self.next_event_time() {
+            Some(at) if at <= limit => {
+                self.process_next();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Mutable access to the nodes, so tests can build broken states and show that
+    /// [`Self::check`] catches them. Not for drivers.
+    #[doc(hidden)]
+    pub fn nodes_mut_for_test(&mut self) -> &mut [Node] {
+        self.stale_dirty = true;
+        &mut self.nodes
+    }
+
+    /// Runs events until at least one trace line is written, then finishes that millisecond.
+    /// Returns the new trace lines (none if nothing is left to happen before `limit`).
+    pub fn step(&mut self, limit: Instant) -> &[TraceEntry] {
+        let start = self.history.trace.len();
+        while self.history.trace.len() == start {
+            match self.next_event_time() {
+                Some(at) if at <= limit => self.process_next(),
+                _ => break,
+            }
+        }
+        if self.history.trace.len() > start {
+            let at = self.now;
+            self.run_until(at);
+        }
+        &self.history.trace[start..]
+    }
+
+    /// Applies `action` now, after everything else due now (as a script line would).
+    pub fn inject(&mut self, action: Action) {
+        let now = self.now;
+        self.run_until(now);
+        self.scenario.push_action(now, action.clone());
+        self.apply_action(&action);
+        self.after_event();
+    }
+
+    /// Adds a script action at `at` (not before now) without applying anything yet.
+    pub(crate) fn add_scripted(&mut self, at: Instant, action: Action) {
+        self.scenario.push_action(at, action.clone());
+        self.schedule(at, CLASS_SCRIPT, Ev::Script(action));
+    }
+
+    fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[usize::from(id.0)]
+    }
+
+    fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        &mut self.nodes[usize::from(id.0)]
+    }
+
+    fn is_running(&self, id: NodeId) -> bool {
+        matches!(self.node(id).state, NodeState::Up | NodeState::ShuttingDown)
+    }
+
+    pub(crate) fn trace_line(&mut self, node: NodeId, kind: TraceKind, text: String) {
+        let entry = TraceEntry { seq: self.history.trace.len() as u64, at: self.now, node, kind, text };
+        let mut h = Fnv64(self.trace_hash);
+        trace::hash_entry(&mut h, &entry);
+        self.trace_hash = h.finish();
+        self.history.trace.push(entry);
+    }
+
+    /// After every event: measure client staleness (cheap unless routes changed).
+    pub(crate) fn after_event(&mut self) {
+        self.update_staleness();
+    }
+}

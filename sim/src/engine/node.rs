@@ -1,0 +1,438 @@
+//! What every simulated process shares: its identity, the context its actor acts through, and
+//! the effects an actor can ask for.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::engine::rng::Rng;
+use crate::engine::trace::{NodeId, TraceKind};
+use crate::scenario::{NodeSpec, Profile, Scenario};
+use nameserver_core::names::{BrokerName, ConnId, TopicName};
+use nameserver_core::protocol::RemotingCommand;
+use nameserver_core::time::Instant;
+
+/// A broker group, by index in [`Directory::groups`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GroupId(pub u16);
+
+/// What kind of process a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// A NameServer.
+    NameServer,
+    /// A broker instance.
+    Broker,
+    /// A producer.
+    Producer,
+    /// A consumer.
+    Consumer,
+}
+
+impl Role {
+    /// Lowercase name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::NameServer => "nameserver",
+            Self::Broker => "broker",
+            Self::Producer => "producer",
+            Self::Consumer => "consumer",
+        }
+    }
+}
+
+/// A node's process state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NodeState {
+    /// Not started yet.
+    NotStarted,
+    /// Running: it reads, sends and keeps its timers.
+    Up,
+    /// Hung with its sockets open: it reads and sends nothing, its timers wait.
+    Frozen,
+    /// Shutting down gracefully.
+    ShuttingDown,
+    /// The process is gone; the machine still answers with resets.
+    Down,
+    /// The machine is off: silence.
+    PoweredOff,
+}
+
+impl NodeState {
+    /// Lowercase name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::NotStarted => "not-started",
+            Self::Up => "up",
+            Self::Frozen => "frozen",
+            Self::ShuttingDown => "shutting-down",
+            Self::Down => "down",
+            Self::PoweredOff => "powered-off",
+        }
+    }
+}
+
+/// The periodic or one-shot timers of actors; the page shows each with its deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TimerKind {
+    /// Broker: `registerBrokerAll` every 30 s.
+    Register,
+    /// NameServer: `scanNotActiveBroker`.
+    Scan,
+    /// Client: route poll every `pollNameServerInterval` (30 s).
+    RoutePoll,
+    /// Client: heartbeat to brokers every 30 s.
+    Heartbeat,
+    /// Producer: the next send.
+    Send,
+    /// Consumer: rebalance every 20 s.
+    Rebalance,
+    /// Consumer: retry a failed pull from this group after 3 s.
+    PullRetry(GroupId),
+    /// Broker: answer held pulls that waited 15 s.
+    PullHold,
+    /// Consumer: `persistAllConsumerOffset` every 5 s.
+    PersistOffsets,
+    /// Slave broker: `SlaveSynchronize.syncAll` every 10 s.
+    SlaveSync,
+}
+
+impl TimerKind {
+    /// A stable machine id for the page: `register`, `scan`, `route-poll`, `heartbeat`,
+    /// `send`, `rebalance`, `pull-retry`, `long-poll`, `commit-offsets` or `slave-sync`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Register => "register",
+            Self::Scan => "scan",
+            Self::RoutePoll => "route-poll",
+            Self::Heartbeat => "heartbeat",
+            Self::Send => "send",
+            Self::Rebalance => "rebalance",
+            Self::PullRetry(_) => "pull-retry",
+            Self::PullHold => "long-poll",
+            Self::PersistOffsets => "commit-offsets",
+            Self::SlaveSync => "slave-sync",
+        }
+    }
+
+    /// A label for the page.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Register => "register to NameServers",
+            Self::Scan => "scan for expired brokers",
+            Self::RoutePoll => "route poll",
+            Self::Heartbeat => "heartbeat to brokers",
+            Self::Send => "next send",
+            Self::Rebalance => "rebalance",
+            Self::PullRetry(_) => "pull retry",
+            Self::PullHold => "long-poll hold",
+            Self::PersistOffsets => "commit consumer offsets",
+            Self::SlaveSync => "sync offsets from master",
+        }
+    }
+}
+
+/// Why a request got no response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Failure {
+    /// The connection was refused or reset before an answer.
+    ConnectFailed,
+    /// The connection closed before an answer.
+    Closed,
+    /// No answer within the timeout.
+    Timeout,
+}
+
+/// One queue a consumer holds, and which taking of it (an answer for a queue dropped and
+/// taken again since is ignored, as Java ignores answers for a dropped `ProcessQueue`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct QueueRef {
+    /// The broker group.
+    pub group: GroupId,
+    /// Queue id.
+    pub queue: i32,
+    /// Which taking of the queue by this process.
+    pub take: u32,
+}
+
+/// What a client request was for, so its answer can be routed back to the right logic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Purpose {
+    /// Broker: REGISTER_BROKER to this NameServer.
+    Register(NodeId),
+    /// Broker: UNREGISTER_BROKER to this NameServer.
+    Unregister(NodeId),
+    /// Client: periodic route query.
+    RoutePoll,
+    /// Producer: on-demand route query for a send; `default_topic` for the TBW102 fallback.
+    RouteOnDemand {
+        /// Whether this is the TBW102 query.
+        default_topic: bool,
+    },
+    /// Producer: one attempt of one send.
+    Send {
+        /// The send.
+        send: u64,
+        /// The group written to.
+        group: GroupId,
+        /// The queue.
+        queue: i32,
+    },
+    /// Client: heartbeat to a broker.
+    Heartbeat,
+    /// Consumer: pull one queue.
+    Pull(QueueRef),
+    /// Consumer: QUERY_CONSUMER_OFFSET of a queue it takes.
+    QueryOffset(QueueRef),
+    /// Consumer: GET_MAX_OFFSET of a queue it takes, when the broker holds no offset for it.
+    MaxOffset(QueueRef),
+    /// Slave broker: GET_ALL_CONSUMER_OFFSET from its master.
+    SyncOffsets,
+}
+
+/// How a send ended (Jepsen's ok / fail / info).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SendOutcome {
+    /// SEND_OK.
+    Ok,
+    /// Failed, and no attempt can have stored the message.
+    Failed,
+    /// Failed after an attempt timed out: the message may or may not have been stored.
+    Indeterminate,
+}
+
+/// One attempt of a send.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SendAttempt {
+    /// The group written to.
+    pub group: GroupId,
+    /// When the attempt started.
+    pub at: Instant,
+    /// How it ended: `None` on success.
+    pub failure: Option<Failure>,
+}
+
+/// One send call (`DefaultMQProducer.send`), with its attempts.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SendRecord {
+    /// The producer.
+    pub producer: NodeId,
+    /// Its send number.
+    pub id: u64,
+    /// When the call started.
+    pub started: Instant,
+    /// When it returned.
+    pub finished: Instant,
+    /// How it ended.
+    pub outcome: SendOutcome,
+    /// Every attempt, in order.
+    pub attempts: Vec<SendAttempt>,
+}
+
+/// Names and addresses of everything in the model; fixed for a run.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Directory {
+    /// Node names by id.
+    pub names: Vec<String>,
+    /// Node roles by id.
+    pub roles: Vec<Role>,
+    /// Listen addresses by id.
+    pub addrs: Vec<String>,
+    /// Node by listen address.
+    pub by_addr: BTreeMap<String, NodeId>,
+    /// Broker group names.
+    pub groups: Vec<BrokerName>,
+    /// The NameServers, in declaration order (clients' `namesrvAddr` list).
+    pub nameservers: Vec<NodeId>,
+    /// The timing profile.
+    pub profile: Profile,
+}
+
+impl Directory {
+    /// The NameServer a client bound first to `ns_index` asks: its index into the list,
+    /// wrapping. A scenario with clients always has a NameServer (`Scenario::validate`).
+    #[must_use]
+    pub fn client_nameserver(&self, ns_index: usize) -> NodeId {
+        self.nameservers[ns_index % self.nameservers.len().max(1)]
+    }
+
+    /// A node's name.
+    #[must_use]
+    pub fn name(&self, node: NodeId) -> &str {
+        &self.names[usize::from(node.0)]
+    }
+
+    /// A node's listen address.
+    #[must_use]
+    pub fn addr(&self, node: NodeId) -> &str {
+        &self.addrs[usize::from(node.0)]
+    }
+
+    /// The group with this name.
+    #[must_use]
+    pub fn group(&self, name: &BrokerName) -> Option<GroupId> {
+        self.groups.iter().position(|g| g == name).map(|i| GroupId(i as u16))
+    }
+
+    /// A group's name.
+    #[must_use]
+    pub fn group_name(&self, group: GroupId) -> &BrokerName {
+        &self.groups[usize::from(group.0)]
+    }
+}
+
+/// An effect an actor asks the engine for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Effect {
+    /// Send a request and track its answer.
+    Request {
+        /// To whom.
+        to: NodeId,
+        /// The request (its opaque already assigned).
+        cmd: RemotingCommand,
+        /// What it is for.
+        purpose: Purpose,
+        /// Milliseconds to wait for the answer.
+        timeout_ms: u64,
+    },
+    /// Send a request that gets no answer.
+    Oneway {
+        /// To whom.
+        to: NodeId,
+        /// The request.
+        cmd: RemotingCommand,
+    },
+    /// Answer on a connection.
+    Reply {
+        /// The connection the request came on.
+        conn: ConnId,
+        /// The response.
+        cmd: RemotingCommand,
+    },
+    /// Arm (or move) a timer.
+    Timer(TimerKind, Instant),
+    /// Disarm a timer.
+    CancelTimer(TimerKind),
+    /// Write a trace line.
+    Trace(TraceKind, String),
+    /// Close the client connection to this node (e.g. after a timeout).
+    CloseTo(NodeId),
+    /// The process exits (graceful shutdown done).
+    Exit,
+    /// A send finished; the engine keeps the record for measurements and lanes.
+    SendFinished(SendRecord),
+    /// A message was stored on a master: slaves of the group copy it.
+    Replicate {
+        /// The group.
+        group: GroupId,
+        /// The topic.
+        topic: TopicName,
+    },
+}
+
+/// The context an actor acts through: time, its random stream, the directory, and a buffer
+/// of effects the engine applies after the actor returns.
+#[derive(Debug)]
+pub struct Cx<'a> {
+    /// The simulated time of the step.
+    pub now: Instant,
+    /// The acting node.
+    pub me: NodeId,
+    /// The node's random stream.
+    pub rng: &'a mut Rng,
+    /// Names and addresses.
+    pub dir: &'a Directory,
+    pub(crate) effects: Vec<Effect>,
+    pub(crate) next_opaque: &'a mut i32,
+}
+
+impl Cx<'_> {
+    /// Sends a request; the answer comes back through the actor's response handler with
+    /// `purpose`. Returns the opaque used.
+    pub fn request(&mut self, to: NodeId, mut cmd: RemotingCommand, purpose: Purpose, timeout_ms: u64) -> i32 {
+        cmd.opaque = *self.next_opaque;
+        *self.next_opaque = self.next_opaque.wrapping_add(1);
+        cmd.version = self.dir.profile.wire_version();
+        let opaque = cmd.opaque;
+        self.effects.push(Effect::Request { to, cmd, purpose, timeout_ms });
+        opaque
+    }
+
+    /// Sends a oneway request.
+    pub fn oneway(&mut self, to: NodeId, mut cmd: RemotingCommand) {
+        cmd.opaque = *self.next_opaque;
+        *self.next_opaque = self.next_opaque.wrapping_add(1);
+        cmd.version = self.dir.profile.wire_version();
+        cmd.flag |= nameserver_core::protocol::FLAG_ONEWAY;
+        self.effects.push(Effect::Oneway { to, cmd });
+    }
+
+    /// Answers a request.
+    pub fn reply(&mut self, conn: ConnId, cmd: RemotingCommand) {
+        self.effects.push(Effect::Reply { conn, cmd });
+    }
+
+    /// Arms a timer at `at`.
+    pub fn timer(&mut self, kind: TimerKind, at: Instant) {
+        self.effects.push(Effect::Timer(kind, at));
+    }
+
+    /// Disarms a timer.
+    pub fn cancel_timer(&mut self, kind: TimerKind) {
+        self.effects.push(Effect::CancelTimer(kind));
+    }
+
+    /// Writes a trace line.
+    pub fn trace(&mut self, kind: TraceKind, text: String) {
+        self.effects.push(Effect::Trace(kind, text));
+    }
+
+    /// Asks for another effect.
+    pub fn effect(&mut self, effect: Effect) {
+        self.effects.push(effect);
+    }
+}
+
+/// Builds the directory: addresses by role, groups in order of appearance.
+pub(crate) fn directory(scenario: &Scenario) -> Directory {
+    let mut names = Vec::new();
+    let mut roles = Vec::new();
+    let mut addrs = Vec::new();
+    let mut groups: Vec<BrokerName> = Vec::new();
+    let mut nameservers = Vec::new();
+    let (mut ns_n, mut broker_n, mut client_n) = (0u32, 0u32, 0u32);
+    for (i, spec) in scenario.nodes.iter().enumerate() {
+        names.push(String::from(spec.name()));
+        let (role, addr) = match spec {
+            NodeSpec::NameServer { .. } => {
+                ns_n += 1;
+                nameservers.push(NodeId(i as u16));
+                (Role::NameServer, alloc::format!("10.0.0.{ns_n}:9876"))
+            }
+            NodeSpec::Broker { group, .. } => {
+                broker_n += 1;
+                let name = BrokerName::from(group.as_str());
+                if !groups.contains(&name) {
+                    groups.push(name);
+                }
+                (Role::Broker, alloc::format!("10.0.1.{broker_n}:10911"))
+            }
+            NodeSpec::Producer { .. } => {
+                client_n += 1;
+                (Role::Producer, alloc::format!("10.0.2.{client_n}:0"))
+            }
+            NodeSpec::Consumer { .. } => {
+                client_n += 1;
+                (Role::Consumer, alloc::format!("10.0.2.{client_n}:0"))
+            }
+        };
+        roles.push(role);
+        addrs.push(addr);
+    }
+    let by_addr = addrs.iter().enumerate().map(|(i, a)| (a.clone(), NodeId(i as u16))).collect();
+    Directory { names, roles, addrs, by_addr, groups, nameservers, profile: scenario.profile }
+}

@@ -1,0 +1,45 @@
+//! A deterministic, seeded model of a RocketMQ cluster that drives the real NameServer.
+//!
+//! Every NameServer in the model is the real [`nameserver_core::NameServer`], and every message
+//! between nodes is a real `RemotingCommand` that goes through the real codec. Brokers, producers
+//! and consumers are small actors with RocketMQ's timings. Time is virtual (milliseconds); events
+//! are ordered by (time, class, sequence number) in a `BTreeMap`; randomness comes from a
+//! seeded in-crate PRNG; every table is a `BTreeMap`. The same seed and script give the same
+//! trace, byte for byte, natively and in WebAssembly.
+//!
+//! A crate of its own on `nameserver-core`, so the daemon does not compile what it never runs;
+//! `no_std` + `alloc` like the core, so it builds for the same targets.
+
+#![no_std]
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
+
+mod actors;
+mod engine;
+mod observe;
+pub mod scenario;
+mod timeline;
+
+pub use actors::broker::SimBroker;
+pub use actors::consumer::{QueueState, SimConsumer};
+pub use actors::offsets::{ConsumeLog, ConsumerQueueView, ConsumerView, OffsetTable, StartFrom};
+pub use actors::producer::SimProducer;
+pub use engine::actor::Actor;
+pub use engine::namesrv::NsNode;
+pub use engine::net::{Category, Conn, Flight, Label, Link, Net, Payload, WireType};
+pub use engine::node::{
+    Directory, Failure, GroupId, NodeState, Purpose, QueueRef, Role, SendAttempt, SendOutcome, SendRecord, TimerKind,
+};
+pub use engine::rng::Rng;
+pub use engine::trace::{Fnv64, NodeId, TraceEntry, TraceKind};
+pub use engine::{Node, Sim};
+pub use nameserver_core::server::RemovalPath;
+pub use observe::check::Violation;
+pub use observe::history::{FaultRecord, History, Removal, RouteChange, StaleMark, WireRecord};
+pub use observe::measure::{FaultMeasurement, StaleWindow};
+pub use observe::view::{FlightView, IDLE_CLOSE, NodeView, RemovalClock, TimerView, Timings};
+pub use scenario::built_in::{BASE, BUILT_IN, built_in, built_in_text};
+pub use scenario::text::ScenarioError;
+pub use scenario::{Action, NodeSpec, Profile, Scenario, ScriptEvent};
+pub use timeline::{Branch, Timeline};

@@ -1,0 +1,3 @@
+//! Helpers shared by the integration tests: the simulation harness.
+
+pub(crate) mod sim;
