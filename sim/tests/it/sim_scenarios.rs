@@ -5,8 +5,7 @@
 //! `sim_invariants.rs`; the shared harness in `common/sim.rs`.
 //!
 //! `UPDATE_GOLDEN=1 cargo test -p nameserver-sim --test it -- sim_scenarios::` rewrites the golden
-//! files under `tests/testdata/scenarios/`. Their `# Regenerate:` line is not compared: the
-//! files moved here from the core byte for byte, still naming the core's test.
+//! files under `tests/testdata/scenarios/`.
 
 use crate::common;
 
@@ -29,9 +28,6 @@ fn is_routine(e: &TraceEntry) -> bool {
         || e.text.starts_with("Update slave consumer offset from master")
 }
 
-/// The start of the header line that says how to rewrite a golden file (not compared).
-const REGENERATE: &str = "# Regenerate:";
-
 fn golden_text(id: &str, sim: &Sim) -> String {
     let title = BUILT_IN.iter().find(|(i, _, _)| *i == id).map_or("", |(_, t, _)| *t);
     let trace = sim.trace();
@@ -43,7 +39,7 @@ fn golden_text(id: &str, sim: &Sim) -> String {
         "# Every trace line except send-ok, pull, scan, register-ok, periodic offset commits and slave offset \
          syncs; the hash covers all of them."
     );
-    let _ = writeln!(out, "{REGENERATE} UPDATE_GOLDEN=1 cargo test -p nameserver-sim --test it -- sim_scenarios::");
+    let _ = writeln!(out, "# Regenerate: UPDATE_GOLDEN=1 cargo test -p nameserver-sim --test it -- sim_scenarios::");
     let _ = writeln!(out, "seed {}", sim.scenario().seed);
     let _ = writeln!(out, "until {}", duration_s(id));
     let _ = writeln!(out, "trace-hash {:016x}", sim.trace_hash());
@@ -58,22 +54,17 @@ fn golden_path(id: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/testdata/scenarios").join(format!("{id}.trace"))
 }
 
-/// The first line where two texts differ, the `# Regenerate:` line aside: (1-based number in
-/// the golden file, golden line, new line).
+/// The first line where two texts differ: (1-based number, golden line, new line).
 fn first_difference<'t>(golden: &'t str, now: &'t str) -> Option<(usize, &'t str, &'t str)> {
-    let compared = |(_, l): &(usize, &str)| !l.starts_with(REGENERATE);
-    let (mut a, mut b) =
-        (golden.lines().enumerate().filter(compared), now.lines().filter(|l| !l.starts_with(REGENERATE)));
-    loop {
+    let (mut a, mut b) = (golden.lines(), now.lines());
+    for n in 1.. {
         match (a.next(), b.next()) {
             (None, None) => return None,
-            (Some((_, x)), Some(y)) if x == y => {}
-            (x, y) => {
-                let n = x.map_or(golden.lines().count(), |(i, _)| i) + 1;
-                return Some((n, x.map_or("<end of file>", |(_, l)| l), y.unwrap_or("<end of trace>")));
-            }
+            (Some(x), Some(y)) if x == y => {}
+            (x, y) => return Some((n, x.unwrap_or("<end of file>"), y.unwrap_or("<end of trace>"))),
         }
     }
+    None
 }
 
 /// The time at the start of a golden trace line (`   75.000s NS-1 …`).
