@@ -81,6 +81,7 @@ pub mod protocol;
 pub mod route;
 pub mod server;
 pub mod time;
+pub mod view;
 
 pub use config::Config;
 pub use event::Event;

@@ -2,12 +2,16 @@
 //! the first expiry scan that finds its heartbeat too old, whichever comes first. The page's
 //! clocks (simulation and live daemon alike) are built from this one rule.
 
+use serde::{Deserialize, Serialize};
+
 use super::NameServer;
 use crate::route::BrokerLiveInfo;
 use crate::time::Instant;
 
-/// Which of a NameServer's two removal paths gets to a silent broker first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Which of a NameServer's two removal paths gets to a silent broker first (`idle` or
+/// `scan` in JSON, as [`Self::name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RemovalPath {
     /// Netty's idle close of the broker's channel (`serverChannelMaxIdleTimeSeconds`).
     Idle,

@@ -16,3 +16,5 @@ mod requests_register;
 mod requests_routes;
 mod requests_topics;
 mod route_model;
+mod view_divergence;
+mod view_tables;

@@ -9,12 +9,13 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};
+use nameserver_core::view::{BrokerGroup, LiveRow, NsTables};
 use serde::Serialize;
 use tokio::sync::oneshot;
 
 use super::Ctx;
 use crate::messages::Inbound;
-use crate::observe::{BrokerGroup, BrokerRow, View};
+use crate::observe::View;
 
 /// How long a KV write waits for the owner's answer.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -64,8 +65,9 @@ pub(crate) async fn index() -> Response {
 struct PageView<'a> {
     #[serde(flatten)]
     view: &'a View,
-    /// `brokerLiveTable`, each row with its removal clock as of now.
-    brokers: Vec<BrokerRow<'a>>,
+    /// The tables, each `brokerLiveTable` row with its removal clock as of now.
+    #[serde(flatten)]
+    tables: NsTables,
     /// The NameServer's clock now (the view may be older).
     now_ms: u64,
     /// Wall-clock milliseconds when this daemon started (a new value: it restarted).
@@ -87,7 +89,7 @@ pub(crate) fn page_view(ctx: &Ctx) -> String {
     let routes = ctx.observer.routes.load();
     let page = PageView {
         view: &view,
-        brokers: view.broker_rows(ctx.observer.idle),
+        tables: view.tables_now(ctx.observer.idle),
         now_ms: ctx.observer.now().as_millis(),
         started_at_ms: ctx.observer.started_wall_ms,
         instance: &ctx.observer.instance,
@@ -114,35 +116,36 @@ pub(crate) async fn cluster(State(ctx): State<Ctx>) -> Response {
         cluster_addr_table: &'a BTreeMap<String, Vec<String>>,
     }
     let view = ctx.observer.view.load();
-    to_json(&Cluster { broker_addr_table: &view.broker_addr_table, cluster_addr_table: &view.cluster_addr_table })
+    let tables = &view.tables;
+    to_json(&Cluster { broker_addr_table: &tables.broker_addr_table, cluster_addr_table: &tables.cluster_addr_table })
 }
 
 /// `GET /api/brokers`: `brokerLiveTable`, each row with its heartbeat age now.
 pub(crate) async fn brokers(State(ctx): State<Ctx>) -> Response {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
-    struct Row<'a> {
+    struct Row {
         #[serde(flatten)]
-        broker: BrokerRow<'a>,
+        broker: LiveRow,
         age_ms: u64,
         expires_in_ms: i64,
     }
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
-    struct Brokers<'a> {
+    struct Brokers {
         now_ms: u64,
-        brokers: Vec<Row<'a>>,
+        brokers: Vec<Row>,
     }
-    let view = ctx.observer.view.load();
+    let tables = ctx.observer.view.load().tables_now(ctx.observer.idle);
     let now = ctx.observer.now().as_millis();
-    let brokers = view
+    let brokers = tables
         .brokers
-        .iter()
+        .into_iter()
         .map(|broker| Row {
-            broker: broker.row(ctx.observer.idle),
             age_ms: now.saturating_sub(broker.last_update),
             expires_in_ms: i64::try_from(broker.expires_at).unwrap_or(i64::MAX)
                 - i64::try_from(now).unwrap_or(i64::MAX),
+            broker,
         })
         .collect();
     to_json(&Brokers { now_ms: now, brokers })

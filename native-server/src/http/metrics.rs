@@ -14,6 +14,7 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use nameserver_core::auth::RequestClass;
 use nameserver_core::protocol::RequestCode;
+use nameserver_core::view::{LiveRow, NsTables};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _, NoLabelSet};
 use prometheus_client::metrics::MetricType;
@@ -25,7 +26,7 @@ use super::Ctx;
 use super::peers::PeerBoard;
 use crate::observe::metrics::{BOUNDS, REASONS, SLOTS, Totals, response_labels};
 use crate::observe::{Deadline, Refused};
-use crate::observe::{LiveBroker, Observer, View, wall_ms};
+use crate::observe::{Observer, wall_ms};
 
 /// The OpenMetrics text format's content type (prometheus-client writes `# EOF` and `_total`).
 const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -121,12 +122,17 @@ impl Collector for Scrape {
             "Connections closed for a malformed frame",
             m.frame_errors.load(Relaxed),
         )?;
-        gauge(&mut enc, "nameserver_brokers", "Broker instances in brokerLiveTable", as_gauge(view.brokers.len()))?;
+        gauge(
+            &mut enc,
+            "nameserver_brokers",
+            "Broker instances in brokerLiveTable",
+            as_gauge(view.tables.brokers.len()),
+        )?;
         gauge(
             &mut enc,
             "nameserver_clusters",
             "Clusters in clusterAddrTable",
-            as_gauge(view.cluster_addr_table.len()),
+            as_gauge(view.tables.cluster_addr_table.len()),
         )?;
         gauge(&mut enc, "nameserver_topics", "Topics with a route", as_gauge(routes.topics()))?;
         gauge(
@@ -135,7 +141,7 @@ impl Collector for Scrape {
             "1 while route queries are answered, 0 while needWaitForService holds them back",
             i64::from(routes.serving()),
         )?;
-        brokers(&mut enc, &view, observer.now().as_millis())?;
+        brokers(&mut enc, &view.tables, observer.now().as_millis())?;
         gauge(&mut enc, "nameserver_kv_entries", "KV config entries", as_gauge(view.kv.len()))?;
         gauge(
             &mut enc,
@@ -277,11 +283,11 @@ pub(crate) const MAX_SERIES: usize = 2_000;
 /// `brokerLiveTable` in RocketMQ's labels: heartbeat age and timeout per broker instance, and
 /// live instances per cluster (0 for a cluster whose brokers are all gone), each family at
 /// most [`MAX_SERIES`] series.
-fn brokers(enc: &mut DescriptorEncoder<'_>, view: &View, now_ms: u64) -> fmt::Result {
+fn brokers(enc: &mut DescriptorEncoder<'_>, tables: &NsTables, now_ms: u64) -> fmt::Result {
     #[allow(clippy::cast_precision_loss)]
     let seconds = |ms: u64| ms as f64 / 1000.0;
-    let ids: Vec<String> = view.brokers.iter().map(|b| b.broker_id.to_string()).collect();
-    let labels = |b: &LiveBroker, id: &'_ str| -> [(&'static str, String); 4] {
+    let ids: Vec<String> = tables.brokers.iter().map(|b| b.broker_id.to_string()).collect();
+    let labels = |b: &LiveRow, id: &'_ str| -> [(&'static str, String); 4] {
         [
             ("cluster", b.cluster.clone()),
             ("broker", b.broker_name.clone()),
@@ -295,7 +301,7 @@ fn brokers(enc: &mut DescriptorEncoder<'_>, view: &View, now_ms: u64) -> fmt::Re
         Some(&Unit::Seconds),
         MetricType::Gauge,
     )?;
-    for (broker, id) in view.brokers.iter().zip(&ids).take(MAX_SERIES) {
+    for (broker, id) in tables.brokers.iter().zip(&ids).take(MAX_SERIES) {
         let value = seconds(now_ms.saturating_sub(broker.last_update));
         ConstGauge::new(value).encode(age.encode_family(&labels(broker, id))?)?;
     }
@@ -305,12 +311,12 @@ fn brokers(enc: &mut DescriptorEncoder<'_>, view: &View, now_ms: u64) -> fmt::Re
         Some(&Unit::Seconds),
         MetricType::Gauge,
     )?;
-    for (broker, id) in view.brokers.iter().zip(&ids).take(MAX_SERIES) {
+    for (broker, id) in tables.brokers.iter().zip(&ids).take(MAX_SERIES) {
         ConstGauge::new(seconds(broker.timeout_ms)).encode(timeout.encode_family(&labels(broker, id))?)?;
     }
     let mut live: std::collections::BTreeMap<&str, i64> =
-        view.cluster_addr_table.keys().map(|cluster| (cluster.as_str(), 0)).collect();
-    for broker in &view.brokers {
+        tables.cluster_addr_table.keys().map(|cluster| (cluster.as_str(), 0)).collect();
+    for broker in &tables.brokers {
         *live.entry(broker.cluster.as_str()).or_default() += 1;
     }
     let mut family = enc.encode_descriptor(
@@ -329,7 +335,7 @@ fn brokers(enc: &mut DescriptorEncoder<'_>, view: &View, now_ms: u64) -> fmt::Re
         None,
         MetricType::Gauge,
     )?;
-    for (family_name, count) in [("broker", view.brokers.len()), ("cluster", clusters)] {
+    for (family_name, count) in [("broker", tables.brokers.len()), ("cluster", clusters)] {
         let over = i64::try_from(count.saturating_sub(MAX_SERIES)).unwrap_or(i64::MAX);
         ConstGauge::new(over).encode(dropped.encode_family(&[("family", family_name)])?)?;
     }
@@ -420,10 +426,12 @@ pub(crate) async fn handler(State(ctx): State<Ctx>, headers: HeaderMap) -> Respo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nameserver_core::protocol::body::DataVersion;
+    use nameserver_core::server::RemovalPath;
 
     /// Only the broker families, over a view the test builds.
     #[derive(Debug)]
-    struct Brokers(View);
+    struct Brokers(NsTables);
 
     impl Collector for Brokers {
         fn encode(&self, mut enc: DescriptorEncoder<'_>) -> fmt::Result {
@@ -434,9 +442,9 @@ mod tests {
     #[test]
     fn per_broker_and_per_cluster_families_stop_at_their_bound_and_count_the_rest() {
         let count = MAX_SERIES + 1;
-        let view = View {
+        let tables = NsTables {
             brokers: (0..count)
-                .map(|i| LiveBroker {
+                .map(|i| LiveRow {
                     cluster: format!("C{i}"),
                     broker_addr: format!("10.0.0.1:{i}"),
                     broker_name: format!("b{i}"),
@@ -445,16 +453,18 @@ mod tests {
                     last_update: 0,
                     timeout_ms: 120_000,
                     expires_at: 120_000,
-                    data_version: crate::observe::DataVersion { counter: 1, state_version: 0, timestamp: 0 },
+                    data_version: DataVersion { counter: 1, state_version: 0, timestamp: 0 },
                     scan_expire_at: 125_000,
-                    last_io: None,
+                    idle_close_at: None,
+                    removal_at: 125_000,
+                    removal_by: RemovalPath::Scan,
                 })
                 .collect(),
             cluster_addr_table: (0..count).map(|i| (format!("C{i}"), vec![format!("b{i}")])).collect(),
-            ..View::default()
+            ..NsTables::default()
         };
         let mut registry = Registry::default();
-        registry.register_collector(Box::new(Brokers(view)));
+        registry.register_collector(Box::new(Brokers(tables)));
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
         let series = |family: &str| text.lines().filter(|l| l.starts_with(family)).count();

@@ -47,7 +47,6 @@
 
 mod accept;
 mod api;
-mod divergence;
 mod events;
 mod metrics;
 mod page;
@@ -390,7 +389,7 @@ async fn healthz(State(ctx): State<Ctx>) -> Response {
         "status": "UP",
         "serving": routes.serving(),
         "uptimeMs": ctx.observer.now().as_millis(),
-        "brokers": view.brokers.len(),
+        "brokers": view.tables.brokers.len(),
         "topics": routes.topics(),
     });
     api::json(body.to_string())

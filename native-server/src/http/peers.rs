@@ -5,7 +5,7 @@
 //! its heartbeats reach one and not another they disagree, and clients of the two get
 //! different routes. One task per peer reads the peer's `/api/view` every
 //! [`POLL_EVERY`] (and its `/api/topics` when its routes changed), compares them with this
-//! daemon's published view and route snapshot ([`super::divergence`]) and publishes a
+//! daemon's published view and route snapshot (the core's [`Divergence`]) and publishes a
 //! [`PeerReport`] that `/api/peers` and `/metrics` read. Polling reads only what the owner has
 //! already published: it never makes the owner or a connection wait.
 
@@ -23,12 +23,12 @@ use axum::response::Response;
 use http_body_util::{BodyExt, Empty, Limited};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
+use nameserver_core::view::{BrokerDiff, Divergence, NsTables, TopicDiff};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
 use super::Ctx;
-use super::divergence::{BrokerDiff, Divergence, Listed, TopicDiff};
 use crate::observe::{Observer, wall_ms};
 
 /// How often each peer is read.
@@ -197,7 +197,7 @@ pub(crate) async fn handler(State(ctx): State<Ctx>) -> Response {
     super::api::json(serde_json::to_string(&body).unwrap_or_default())
 }
 
-/// The part of a peer's `/api/view` compared here.
+/// A peer's `/api/view`: its tables and what names its daemon.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PeerView {
@@ -206,17 +206,8 @@ struct PeerView {
     started_at_ms: u64,
     address: String,
     routes_version: u64,
-    brokers: Vec<PeerBroker>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PeerBroker {
-    broker_addr: String,
-    cluster: String,
-    broker_name: String,
-    broker_id: i64,
-    last_update: u64,
+    #[serde(flatten)]
+    tables: NsTables,
 }
 
 #[derive(Debug, Deserialize)]
@@ -279,33 +270,9 @@ impl Poller {
             return Ok(());
         }
         let now = wall_ms();
-        let ours = self.observer.view.load();
-        let here = ours
-            .brokers
-            .iter()
-            .map(|b| {
-                let listed = Listed {
-                    cluster: b.cluster.clone(),
-                    broker_name: b.broker_name.clone(),
-                    broker_id: b.broker_id,
-                    last_heard: self.observer.started_wall_ms + b.last_update,
-                };
-                (b.broker_addr.clone(), listed)
-            })
-            .collect();
-        let there = view
-            .brokers
-            .into_iter()
-            .map(|b| {
-                let listed = Listed {
-                    cluster: b.cluster,
-                    broker_name: b.broker_name,
-                    broker_id: b.broker_id,
-                    last_heard: view.started_at_ms + b.last_update,
-                };
-                (b.broker_addr, listed)
-            })
-            .collect();
+        // Each side's lastUpdate on the wall clock of its start.
+        let here = self.observer.view.load().tables.listed(self.observer.started_wall_ms);
+        let there = view.tables.listed(view.started_at_ms);
         self.divergence.brokers(here, there, now);
         self.compare_topics((view.started_at_ms, view.routes_version), now).await
     }

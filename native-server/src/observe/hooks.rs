@@ -170,7 +170,14 @@ impl OwnerHooks {
             self.config = Arc::new(ns.config().to_properties());
         }
         let version = self.observer.view.load().version + 1;
-        let view = View::build(ns, &self.observer.channels, version, Arc::clone(&self.kv), Arc::clone(&self.config));
+        let view = View::build(
+            ns,
+            &self.observer.channels,
+            self.observer.idle,
+            version,
+            Arc::clone(&self.kv),
+            Arc::clone(&self.config),
+        );
         self.observer.view.store(Arc::new(view));
         self.observer.view_version.send_replace(version);
     }

@@ -29,6 +29,7 @@ mod http_limits;
 mod http_metrics;
 mod http_peers;
 mod http_static;
+mod http_view;
 mod http_writes;
 mod kv_persistence;
 mod log_files;

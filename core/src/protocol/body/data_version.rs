@@ -1,6 +1,6 @@
 //! `DataVersion`: a broker's topic-config version, compared to detect changes.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::json::{JsonWriter, WriteJson};
 
@@ -11,7 +11,7 @@ use crate::json::{JsonWriter, WriteJson};
 /// the wall clock, so a registration whose version lacks a timestamp always counts as
 /// changed. The core has no wall clock, so such a version is marked
 /// ([`Self::UNSTAMPED`]) and stamped with the NameServer's clock when it is stored.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default = "DataVersion::java_new")]
 pub struct DataVersion {
     /// Bumped on every change.

@@ -1,60 +1,72 @@
-//! How this NameServer's tables differ from one peer's, and since when.
+//! [`Divergence`]: how one NameServer's tables differ from another's, and since when.
 //!
-//! Each poll of a peer gives the broker addresses and topic names each side has. A difference
-//! keeps the wall-clock time it was first seen until it disappears, so a broker missing from
+//! Each comparison (the daemon's poll of a peer, for one) gives the broker addresses and
+//! topic names each side has. A difference keeps the time it was first seen until it
+//! disappears, so a broker missing from
 //! the peer since 10:02 still says 10:02 at 10:20 while others come and go. The last time
 //! each side heard from a broker (its `lastUpdate`, on that side's clock) is remembered while
 //! either side lists it, so that a broker one side lost can say when that side last
 //! heard from it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// Topic names reported per direction in `/api/peers` (the counts are exact).
-pub(crate) const TOPIC_NAMES_SHOWN: usize = 10;
+/// Topic names reported per direction (the counts are exact).
+pub const TOPIC_NAMES_SHOWN: usize = 10;
 
 /// A broker instance as one side lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Listed {
-    pub(crate) cluster: String,
-    pub(crate) broker_name: String,
-    pub(crate) broker_id: i64,
+pub struct Listed {
+    /// The live-table key's cluster.
+    pub cluster: String,
+    /// Its group.
+    pub broker_name: String,
+    /// Its id in the group.
+    pub broker_id: i64,
     /// Its last registration or heartbeat, in wall-clock milliseconds on that side's clock.
-    pub(crate) last_heard: u64,
+    pub last_heard: u64,
 }
 
 /// A broker present on one side and missing on the other.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct BrokerDiff {
-    pub(crate) broker_addr: String,
-    pub(crate) cluster: String,
-    pub(crate) broker_name: String,
-    pub(crate) broker_id: i64,
+pub struct BrokerDiff {
+    /// The broker's address (what is compared).
+    pub broker_addr: String,
+    /// Its cluster, as the side that lists it has it.
+    pub cluster: String,
+    /// Its group, likewise.
+    pub broker_name: String,
+    /// Its id in the group, likewise.
+    pub broker_id: i64,
     /// When this difference was first seen (wall clock, ms).
-    pub(crate) since: u64,
+    pub since: u64,
     /// When this NameServer last heard from the broker (its `lastUpdate`, wall clock), if
     /// it has listed it since polling began.
-    pub(crate) here_last_heard: Option<u64>,
+    pub here_last_heard: Option<u64>,
     /// The same on the peer, by the peer's clock.
-    pub(crate) there_last_heard: Option<u64>,
+    pub there_last_heard: Option<u64>,
 }
 
 /// Topics present on one side and missing on the other.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct TopicDiff {
-    pub(crate) count: usize,
+pub struct TopicDiff {
+    /// How many.
+    pub count: usize,
     /// When the oldest of these differences was first seen.
-    pub(crate) since: Option<u64>,
+    pub since: Option<u64>,
     /// The first few, oldest difference first.
-    pub(crate) names: Vec<String>,
+    pub names: Vec<String>,
 }
 
-/// What differs between here and one peer.
-#[derive(Debug, Default)]
-pub(crate) struct Divergence {
+/// What differs between here and there (another NameServer), each difference with the time
+/// it was first seen, on whatever clock the caller's `now` is (the daemon: wall-clock ms).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Divergence {
     brokers_only_here: BTreeMap<String, u64>,
     brokers_only_there: BTreeMap<String, u64>,
     topics_only_here: BTreeMap<String, u64>,
@@ -75,7 +87,7 @@ fn track<'a>(diffs: &mut BTreeMap<String, u64>, current: impl Iterator<Item = &'
 
 impl Divergence {
     /// Compares the brokers each side lists now (by address).
-    pub(crate) fn brokers(&mut self, here: BTreeMap<String, Listed>, there: BTreeMap<String, Listed>, now: u64) {
+    pub fn brokers(&mut self, here: BTreeMap<String, Listed>, there: BTreeMap<String, Listed>, now: u64) {
         track(&mut self.brokers_only_here, here.keys().filter(|a| !there.contains_key(*a)).map(String::as_str), now);
         track(&mut self.brokers_only_there, there.keys().filter(|a| !here.contains_key(*a)).map(String::as_str), now);
         // Every difference is listed on one side: remember what either side lists.
@@ -85,35 +97,44 @@ impl Divergence {
     }
 
     /// Compares the topics each side has a route for.
-    pub(crate) fn topics(&mut self, here: &BTreeSet<&str>, there: &BTreeSet<&str>, now: u64) {
+    pub fn topics(&mut self, here: &BTreeSet<&str>, there: &BTreeSet<&str>, now: u64) {
         track(&mut self.topics_only_here, here.difference(there).copied(), now);
         track(&mut self.topics_only_there, there.difference(here).copied(), now);
     }
 
-    /// Forgets every difference (the peer restarted into a state not compared yet, or is
-    /// this very daemon).
-    pub(crate) fn clear(&mut self) {
+    /// Forgets every difference (the other side restarted into a state not compared yet, or
+    /// is this very NameServer).
+    pub fn clear(&mut self) {
         *self = Self::default();
     }
 
-    pub(crate) fn brokers_only_here(&self) -> Vec<BrokerDiff> {
+    /// Brokers listed here and not there, by address.
+    #[must_use]
+    pub fn brokers_only_here(&self) -> Vec<BrokerDiff> {
         self.broker_diffs(&self.brokers_only_here, &self.heard_here)
     }
 
-    pub(crate) fn brokers_only_there(&self) -> Vec<BrokerDiff> {
+    /// Brokers listed there and not here, by address.
+    #[must_use]
+    pub fn brokers_only_there(&self) -> Vec<BrokerDiff> {
         self.broker_diffs(&self.brokers_only_there, &self.heard_there)
     }
 
-    pub(crate) fn topics_only_here(&self) -> TopicDiff {
+    /// Topics with a route here and none there.
+    #[must_use]
+    pub fn topics_only_here(&self) -> TopicDiff {
         topic_diff(&self.topics_only_here)
     }
 
-    pub(crate) fn topics_only_there(&self) -> TopicDiff {
+    /// Topics with a route there and none here.
+    #[must_use]
+    pub fn topics_only_there(&self) -> TopicDiff {
         topic_diff(&self.topics_only_there)
     }
 
     /// When the oldest difference still present was first seen; `None`: none.
-    pub(crate) fn since(&self) -> Option<u64> {
+    #[must_use]
+    pub fn since(&self) -> Option<u64> {
         [&self.brokers_only_here, &self.brokers_only_there, &self.topics_only_here, &self.topics_only_there]
             .into_iter()
             .flat_map(BTreeMap::values)
@@ -160,6 +181,8 @@ fn topic_diff(diffs: &BTreeMap<String, u64>) -> TopicDiff {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::format;
+    use alloc::vec;
 
     fn listed(addr: &str, name: &str, last_heard: u64) -> (String, Listed) {
         let l = Listed { cluster: "C".into(), broker_name: name.into(), broker_id: 0, last_heard };
