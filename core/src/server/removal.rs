@@ -10,12 +10,14 @@ use crate::time::Instant;
 
 /// Which of a NameServer's two removal paths gets to a silent broker first (`idle` or
 /// `scan` in JSON, as [`Self::name`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RemovalPath {
     /// Netty's idle close of the broker's channel (`serverChannelMaxIdleTimeSeconds`).
     Idle,
-    /// `scanNotActiveBroker` finding its heartbeat expired.
+    /// `scanNotActiveBroker` finding its heartbeat expired (also what a view without the
+    /// field is read as).
+    #[default]
     Scan,
 }
 

@@ -17,8 +17,11 @@ use crate::time::Instant;
 use super::divergence::Listed;
 
 /// One NameServer's tables at one moment.
+///
+/// Reading is lenient: a peer daemon of an older build may lack fields added since, and is
+/// still compared by what it has (a row needs only its keys, group, id and `lastUpdate`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct NsTables {
     /// The NameServer's clock when the tables were read.
     pub uptime_ms: u64,
@@ -48,22 +51,30 @@ pub struct LiveRow {
     /// Its id in the group (0: master).
     pub broker_id: i64,
     /// Empty when the registration had none (Java's null).
+    #[serde(default)]
     pub ha_server_addr: String,
     /// Its last registration or heartbeat.
     pub last_update: u64,
     /// How long it may stay silent (its `heartbeatTimeoutMillis`).
+    #[serde(default)]
     pub timeout_ms: u64,
     /// `lastUpdate` + `timeoutMs`.
+    #[serde(default)]
     pub expires_at: u64,
     /// Its topic-config data version.
+    #[serde(default)]
     pub data_version: DataVersion,
     /// The first expiry scan that finds it expired.
+    #[serde(default)]
     pub scan_expire_at: u64,
     /// The idle close of its channel (`null`: idle close off, or the channel not tracked).
+    #[serde(default)]
     pub idle_close_at: Option<u64>,
     /// The earlier of the two.
+    #[serde(default)]
     pub removal_at: u64,
     /// Which one that is.
+    #[serde(default)]
     pub removal_by: RemovalPath,
 }
 

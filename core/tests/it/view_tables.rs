@@ -97,3 +97,23 @@ fn the_json_is_api_views_and_reads_back() {
     let back: NsTables = serde_json::from_value(value).unwrap();
     assert_eq!(back, tables);
 }
+
+/// A peer daemon built before the removal clocks (or any field added since) is still read: its
+/// rows keep what it sent and are compared by it.
+#[test]
+fn a_view_from_an_older_daemon_is_read_with_what_it_has() {
+    let old = json!({
+        "brokers": [{
+            "cluster": "DefaultCluster",
+            "brokerAddr": "127.0.0.1:10911",
+            "brokerName": "broker-a",
+            "brokerId": 0,
+            "lastUpdate": 7_300
+        }]
+    });
+    let tables: NsTables = serde_json::from_value(old).expect("an older view reads");
+    let listed = tables.listed(1_000);
+    let row = &listed["127.0.0.1:10911"];
+    assert_eq!((row.broker_name.as_str(), row.broker_id, row.last_heard), ("broker-a", 0, 8_300));
+    assert_eq!(tables.brokers[0].removal_by, RemovalPath::Scan);
+}
