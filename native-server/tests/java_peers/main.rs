@@ -178,14 +178,15 @@ impl Cluster {
         let mut attempt = 0;
         let (code, out) = loop {
             attempt += 1;
-            let (code, out) = java::mqadmin(self.version, addr, command.args).unwrap_or_else(|e| panic!("{e}"));
+            let args: Vec<&str> = command.args.iter().map(String::as_str).collect();
+            let (code, out) = java::mqadmin(self.version, addr, &args).unwrap_or_else(|e| panic!("{e}"));
             let transient = ["RemotingTimeoutException", "RemotingSendRequestException"];
             let Some(why) = transient.into_iter().find(|e| out.contains(e)).filter(|_| attempt < 3) else {
                 break (code, out);
             };
             println!("{}: mqadmin {}: {why} against {addr}; again", self.version.as_str(), command.case);
         };
-        if code != Some(0) || !out.contains(command.expect) {
+        if code != Some(0) || !out.contains(&command.expect) {
             return Err(format!("exited {code:?} without `{}` in its output:\n{out}", command.expect));
         }
         let lines = mqadmin::normalise(&out, &[self.java_addr().to_string(), self.ours.addr.to_string()]);
