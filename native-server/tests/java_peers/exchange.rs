@@ -80,6 +80,7 @@ pub(crate) fn run(version: Version, ours: SocketAddr) -> Vec<Exchanged> {
     };
     std::thread::scope(|s| {
         let handles: Vec<_> = clients.iter().map(|&c| s.spawn(move || exchange(c, version, ours))).collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+        // A failed exchange's own message, not the join's.
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
     })
 }
