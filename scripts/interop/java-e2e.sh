@@ -15,7 +15,7 @@
 # (its exit code is never trusted alone) fails it. Then it prints a results summary, the
 # figures MIGRATING.md's "Verified with" records, and `JAVA E2E OK VERSION`.
 #
-# usage: scripts/interop/java-e2e.sh VERSION          (≈ 15-25 min on 2 busy cores; run it with nice)
+# usage: scripts/interop/java-e2e.sh VERSION          (≈ 10 min on 2 busy cores; run it with nice)
 # env:   KEEP_LOG=1 keeps the full log (kept on failure anyway), TMPDIR, CARGO_TARGET_DIR.
 set -euo pipefail
 
