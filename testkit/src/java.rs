@@ -424,7 +424,8 @@ fn mqadmin_run(
 ) -> Result<(Option<i32>, String), PeerError> {
     let namesrv = namesrv.to_string();
     let args: Vec<&str> = args.iter().copied().chain(["-n", namesrv.as_str()]).collect();
-    run_to_completion(version, "mqadmin", "org.apache.rocketmq.tools.command.MQAdminStartup", jvm, &args, tools_yml)
+    let main = "org.apache.rocketmq.tools.command.MQAdminStartup";
+    run_to_completion(version, "mqadmin", main, jvm, &args, tools_yml, START_GUARD)
 }
 
 /// Runs the Java program in `source` (one `.java` file, compiled at start by the JDK's
@@ -447,6 +448,29 @@ pub fn run_source_with_jvm(
     jvm: &[&str],
     args: &[&str],
 ) -> Result<(Option<i32>, String), PeerError> {
+    run_source_guarded(version, source, jvm, args, START_GUARD)
+}
+
+/// [`run_source`] with a hang guard of `guard` rather than [`START_GUARD`] (a long run).
+///
+/// # Errors
+/// As [`run_source`].
+pub fn run_source_within(
+    version: Version,
+    source: &Path,
+    args: &[&str],
+    guard: Duration,
+) -> Result<(Option<i32>, String), PeerError> {
+    run_source_guarded(version, source, &[], args, guard)
+}
+
+fn run_source_guarded(
+    version: Version,
+    source: &Path,
+    jvm: &[&str],
+    args: &[&str],
+    guard: Duration,
+) -> Result<(Option<i32>, String), PeerError> {
     let main = source.to_str().ok_or_else(|| PeerError::Spawn {
         name: String::from("java-source"),
         error: std::io::Error::other(format!("not a UTF-8 path: {}", source.display())),
@@ -455,11 +479,11 @@ pub fn run_source_with_jvm(
     // which without a file of its own prints DEBUG to the console.
     let jvm: Vec<&str> =
         ["-Dlogback.configurationFile=conf/logback_tools.xml"].into_iter().chain(jvm.iter().copied()).collect();
-    run_to_completion(version, "source", main, &jvm, args, None)
+    run_to_completion(version, "source", main, &jvm, args, None, guard)
 }
 
 /// `java jvm_extra... main args...` of `version` in a fresh home (with `tools_yml` as its
-/// `conf/tools.yml`), to completion.
+/// `conf/tools.yml`), to completion within `guard`.
 fn run_to_completion(
     version: Version,
     what: &str,
@@ -467,6 +491,7 @@ fn run_to_completion(
     jvm_extra: &[&str],
     args: &[&str],
     tools_yml: Option<&str>,
+    guard: Duration,
 ) -> Result<(Option<i32>, String), PeerError> {
     let lib = fetch(version)?;
     let name = format!("java-{what}-{}", version.as_str());
@@ -484,10 +509,10 @@ fn run_to_completion(
         command,
         dir: home,
         ready: Ready::Started,
-        hang_guard: START_GUARD,
+        hang_guard: guard,
         grace: Duration::from_secs(5),
     })?;
-    let code = peer.wait_exit(START_GUARD);
+    let code = peer.wait_exit(guard);
     Ok((code, peer.log_text()))
 }
 

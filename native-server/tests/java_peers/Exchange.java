@@ -3,8 +3,9 @@
 // by the Java peers test in source-file mode (`java -cp 'lib/*' Exchange.java ...`), compiled
 // against whichever client version it runs with: the same source fits 4.9.x and 5.x.
 //
-//   java -cp 'lib/*' Exchange.java NAMESRV TOPIC GROUP COUNT PREFIX
+//   java -cp 'lib/*' Exchange.java NAMESRV TOPIC GROUP COUNT PREFIX [WAIT_SECONDS]
 //
+// WAIT_SECONDS (default 150) bounds the wait for the last bodies after the last send.
 // Prints `SENT <body> <status> <broker>` per message sent, `RECEIVED <body>` per distinct body consumed,
 // then `EXCHANGED <n> of <COUNT>`; the test reads the bodies, never the exit code alone.
 
@@ -41,6 +42,7 @@ public class Exchange {
         String group = args[2];
         int count = Integer.parseInt(args[3]);
         String prefix = args[4];
+        long waitSeconds = args.length > 5 ? Long.parseLong(args[5]) : 150;
 
         Set<String> received = ConcurrentHashMap.newKeySet();
         CountDownLatch all = new CountDownLatch(count);
@@ -89,9 +91,9 @@ public class Exchange {
             System.out.println("SENT " + body + " " + result.getSendStatus() + " " + result.getMessageQueue().getBrokerName());
         }
 
-        // A hang guard only, below the test kit's (180 s) so that this still prints: the test
-        // fails on a missing body, whatever this prints.
-        boolean done = all.await(150, TimeUnit.SECONDS);
+        // A hang guard only, below the test kit's so that this still prints: the test fails on
+        // a missing body, whatever this prints.
+        boolean done = all.await(waitSeconds, TimeUnit.SECONDS);
         System.out.println("EXCHANGED " + received.size() + " of " + count);
         producer.shutdown();
         consumer.shutdown();

@@ -5,105 +5,70 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 
-/// One mqadmin command of the run.
+/// One mqadmin command of the run: a line of `mqadmin.commands`.
+#[derive(Debug)]
 pub(crate) struct Command {
-    /// Its name in the comparison (`peers/mqadmin/<case>`).
-    pub(crate) case: &'static str,
+    /// Its name in the comparison (`peers/mqadmin:<case>`).
+    pub(crate) case: String,
     /// The arguments, before `-n`.
-    pub(crate) args: &'static [&'static str],
+    pub(crate) args: Vec<String>,
     /// The request code it mostly sends to the NameServer (the table's `code` cell).
     pub(crate) code: i32,
     /// Text both outputs must hold: the command ran (4.9.x mqadmin exits 0 on a logging
     /// failure that runs nothing, so the exit code alone proves nothing).
-    pub(crate) expect: &'static str,
+    pub(crate) expect: String,
     /// It changes the broker (which both NameServers share): run against Java first, then
     /// against ours, never at once.
     pub(crate) changes_broker: bool,
 }
 
-const fn cmd(case: &'static str, args: &'static [&'static str], code: i32, expect: &'static str) -> Command {
-    Command { case, args, code, expect, changes_broker: false }
-}
-
-const fn broker_cmd(case: &'static str, args: &'static [&'static str], code: i32, expect: &'static str) -> Command {
-    Command { case, args, code, expect, changes_broker: true }
-}
-
-/// The topic the run creates and deletes.
+/// The topic the run creates and deletes (`$TOPIC` in `mqadmin.commands`).
 pub(crate) const TOPIC: &str = "PeerTopic";
+
+/// The command list, one file so that the test and `scripts/interop/java-e2e.sh` (which runs
+/// this test with larger counts) cannot drift apart.
+const COMMANDS: &str = include_str!("mqadmin.commands");
 
 /// The run, in phases: the commands of a phase run at once (each against both NameServers);
 /// a phase starts when the one before has finished. After the phase that creates [`TOPIC`],
 /// the test waits until both NameServers route it.
 pub(crate) fn phases() -> Vec<Vec<Command>> {
-    vec![
-        vec![
-            cmd("clusterList", &["clusterList"], 106, "TestCluster"),
-            cmd("clusterList-more", &["clusterList", "-m"], 106, "TestCluster"),
-            cmd("topicList", &["topicList"], 206, "TestCluster"),
-            cmd("topicList-cluster", &["topicList", "-c"], 106, "TestCluster"),
-            cmd("getNamesrvConfig", &["getNamesrvConfig"], 319, "kvConfigPath"),
-        ],
-        vec![broker_cmd(
-            "updateTopic",
-            &["updateTopic", "-c", "TestCluster", "-t", TOPIC, "-r", "4", "-w", "4"],
-            106,
-            "success",
-        )],
-        vec![
-            cmd("topicRoute", &["topicRoute", "-t", TOPIC], 105, "brokerDatas"),
-            cmd("topicStatus", &["topicStatus", "-t", TOPIC], 105, "#Broker Name"),
-            cmd("topicClusterList", &["topicClusterList", "-t", TOPIC], 105, "TestCluster"),
-            cmd("allocateMQ", &["allocateMQ", "-t", TOPIC, "-i", "10.0.0.1,10.0.0.2"], 105, "10.0.0.1"),
-            cmd("brokerStatus", &["brokerStatus", "-c", "TestCluster"], 106, "brokerVersionDesc"),
-            cmd("getBrokerConfig", &["getBrokerConfig", "-c", "TestCluster"], 106, "brokerClusterName"),
-            cmd(
-                "updateKvConfig",
-                &["updateKvConfig", "-s", "PeerNamespace", "-k", "peerKey", "-v", "peerValue"],
-                100,
-                "success",
-            ),
-        ],
-        vec![
-            cmd("deleteKvConfig", &["deleteKvConfig", "-s", "PeerNamespace", "-k", "peerKey"], 102, "success"),
-            cmd("wipeWritePerm", &["wipeWritePerm", "-b", "broker-a"], 205, "wipe write perm of broker[broker-a]"),
-            cmd("statsAll", &["statsAll"], 206, "#Topic"),
-            cmd(
-                "updateNamesrvConfig",
-                &["updateNamesrvConfig", "-k", "orderMessageEnable", "-v", "true"],
-                318,
-                "success",
-            ),
-        ],
-        vec![
-            cmd("topicRoute-wiped", &["topicRoute", "-t", TOPIC], 105, "brokerDatas"),
-            cmd("getNamesrvConfig-updated", &["getNamesrvConfig"], 319, "orderMessageEnable"),
-        ],
-        vec![cmd("addWritePerm", &["addWritePerm", "-b", "broker-a"], 327, "add write perm of broker[broker-a]")],
-        vec![
-            cmd("topicRoute-restored", &["topicRoute", "-t", TOPIC], 105, "brokerDatas"),
-            broker_cmd("updateSubGroup", &["updateSubGroup", "-c", "TestCluster", "-g", "PeerGroup"], 106, "success"),
-        ],
-        vec![broker_cmd("deleteSubGroup", &["deleteSubGroup", "-c", "TestCluster", "-g", "PeerGroup"], 106, "success")],
-        // The order configuration last but one: a broker told by a registration reply that a
-        // topic is ordered bumps its data version, and its next registration restores the
-        // write permission wipeWritePerm removed (4.9.7).
-        vec![cmd(
-            "updateOrderConf-put",
-            &["updateOrderConf", "-t", TOPIC, "-v", "broker-a:4", "-m", "put"],
-            100,
-            "success",
-        )],
-        vec![cmd("updateOrderConf-get", &["updateOrderConf", "-t", TOPIC, "-m", "get"], 101, "broker-a:4")],
-        vec![
-            cmd("updateOrderConf-delete", &["updateOrderConf", "-t", TOPIC, "-m", "delete"], 102, "success"),
-            broker_cmd("deleteTopic", &["deleteTopic", "-c", "TestCluster", "-t", TOPIC], 216, "success"),
-        ],
-        vec![
-            cmd("topicRoute-deleted", &["topicRoute", "-t", TOPIC], 105, "No topic route info"),
-            cmd("topicList-after", &["topicList"], 206, "TestCluster"),
-        ],
-    ]
+    parse(COMMANDS).unwrap_or_else(|e| panic!("native-server/tests/java_peers/mqadmin.commands: {e}"))
+}
+
+/// The phases of a commands file (its format is described at its top).
+fn parse(text: &str) -> Result<Vec<Vec<Command>>, String> {
+    let mut phases: Vec<Vec<Command>> = Vec::new();
+    for (n, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line == "phase" {
+            phases.push(Vec::new());
+            continue;
+        }
+        let fields: Vec<&str> = line.split(" | ").map(str::trim).collect();
+        let [case, code, expect, runs, args] = fields[..] else {
+            return Err(format!("line {n}: 5 fields separated by ` | `, not {}", fields.len()));
+        };
+        let changes_broker = match runs {
+            "both" => false,
+            "broker" => true,
+            other => return Err(format!("line {n}: runs is `both` or `broker`, not `{other}`")),
+        };
+        let command = Command {
+            case: case.to_string(),
+            args: args.split_whitespace().map(|a| a.replace("$TOPIC", TOPIC)).collect(),
+            code: code.parse().map_err(|e| format!("line {n}: code `{code}`: {e}"))?,
+            expect: expect.to_string(),
+            changes_broker,
+        };
+        phases.last_mut().ok_or_else(|| format!("line {n}: a command before the first `phase`"))?.push(command);
+    }
+    if phases.iter().any(Vec::is_empty) {
+        return Err(String::from("a phase without commands"));
+    }
+    Ok(phases)
 }
 
 /// What [`normalise`] does, rule by rule, as docs/PROTOCOL.md §18 lists it.
@@ -202,7 +167,18 @@ fn figures(line: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::normalise;
+    use super::{normalise, parse, phases};
+
+    #[test]
+    fn the_command_list_parses_and_a_malformed_line_is_refused() {
+        let all = phases();
+        assert_eq!(all.iter().map(Vec::len).sum::<usize>(), 29);
+        let create = all.iter().flatten().find(|c| c.case == "updateTopic").expect("updateTopic");
+        assert!(create.changes_broker && create.args.contains(&String::from("PeerTopic")), "{create:?}");
+        assert!(parse("a | 1 | x | both | a\n").unwrap_err().contains("before the first"));
+        assert!(parse("phase\na | 1 | x | once | a\n").unwrap_err().contains("line 2"));
+        assert!(parse("phase\na | 1 | x\n").unwrap_err().contains("5 fields"));
+    }
 
     #[test]
     fn the_normaliser_hides_what_each_run_makes_its_own_and_nothing_else() {
