@@ -18,6 +18,10 @@ if [ -f "$DIR/complete" ]; then echo "$LIB"; exit 0; fi
 command -v "$MVN" >/dev/null || { echo "fetch.sh: Maven ('$MVN') is not installed; apt-get install maven" >&2; exit 1; }
 
 mkdir -p "$DIR"
+# Two test runs on one machine fetch into the same directory: the second waits for the first.
+exec 9>"$DIR/.lock"
+flock 9
+if [ -f "$DIR/complete" ]; then echo "$LIB"; exit 0; fi
 # The artifacts a NameServer, a broker and mqadmin need; Maven resolves their dependencies.
 cat >"$DIR/pom.xml" <<POM
 <project xmlns="http://maven.apache.org/POM/4.0.0">
