@@ -380,6 +380,7 @@ fn topics_json(topics: &[String]) -> String {
 }
 
 /// Runs `mqadmin args... -n namesrv` of `version` to completion; returns its exit code and output.
+/// A run that timed out waiting for a reply, or could not send, runs again ([`MQADMIN_TRANSIENT`]).
 ///
 /// # Errors
 /// Missing jars or JDK, or it does not finish within the hang guard.
@@ -422,11 +423,25 @@ fn mqadmin_run(
     args: &[&str],
     tools_yml: Option<&str>,
 ) -> Result<(Option<i32>, String), PeerError> {
-    let namesrv = namesrv.to_string();
-    let args: Vec<&str> = args.iter().copied().chain(["-n", namesrv.as_str()]).collect();
+    let namesrv_text = namesrv.to_string();
+    let args: Vec<&str> = args.iter().copied().chain(["-n", namesrv_text.as_str()]).collect();
     let main = "org.apache.rocketmq.tools.command.MQAdminStartup";
-    run_to_completion(version, "mqadmin", main, jvm, &args, tools_yml, START_GUARD)
+    let mut attempt = 1;
+    loop {
+        let (code, out) = run_to_completion(version, "mqadmin", main, jvm, &args, tools_yml, START_GUARD)?;
+        let Some(why) = MQADMIN_TRANSIENT.into_iter().find(|e| out.contains(e)).filter(|_| attempt < 3) else {
+            return Ok((code, out));
+        };
+        println!("{}: mqadmin {}: {why} against {namesrv}; again", version.as_str(), args[0]);
+        attempt += 1;
+    }
 }
+
+/// What makes mqadmin run again (up to three times in all): its own timeouts are a few
+/// seconds, which a loaded machine exceeds, and a NameServer closes a connection idle for its
+/// idle time, which a slow mqadmin may open early and write on late (4.9.7's
+/// `RemotingSendRequestException`, seen against Java).
+const MQADMIN_TRANSIENT: [&str; 2] = ["RemotingTimeoutException", "RemotingSendRequestException"];
 
 /// Runs the Java program in `source` (one `.java` file, compiled at start by the JDK's
 /// source-file mode) with `version`'s jars on its class path, to completion; returns its exit

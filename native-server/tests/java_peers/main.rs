@@ -199,23 +199,11 @@ impl Cluster {
     }
 
     /// mqadmin of the cluster's version against `addr`: its normalised output, or why it did not
-    /// run (no exit 0, or no `expect` in its output). A command that timed out waiting for a
-    /// reply, or could not send on a connection, runs again (up to three times): mqadmin's own
-    /// timeouts are a few seconds, which a loaded machine exceeds, and both NameServers close a
-    /// connection idle for [`removal::IDLE_SECONDS`], which a slow mqadmin may open early and
-    /// write on late (4.9.7's `RemotingSendRequestException`, seen against Java).
+    /// run (no exit 0, or no `expect` in its output). The test kit runs it again on a transient
+    /// timeout.
     fn mqadmin(&self, addr: SocketAddr, command: &mqadmin::Command) -> Result<Vec<String>, String> {
-        let mut attempt = 0;
-        let (code, out) = loop {
-            attempt += 1;
-            let args: Vec<&str> = command.args.iter().map(String::as_str).collect();
-            let (code, out) = java::mqadmin(self.version, addr, &args).unwrap_or_else(|e| panic!("{e}"));
-            let transient = ["RemotingTimeoutException", "RemotingSendRequestException"];
-            let Some(why) = transient.into_iter().find(|e| out.contains(e)).filter(|_| attempt < 3) else {
-                break (code, out);
-            };
-            println!("{}: mqadmin {}: {why} against {addr}; again", self.version.as_str(), command.case);
-        };
+        let args: Vec<&str> = command.args.iter().map(String::as_str).collect();
+        let (code, out) = java::mqadmin(self.version, addr, &args).unwrap_or_else(|e| panic!("{e}"));
         if code != Some(0) || !out.contains(&command.expect) {
             return Err(format!("exited {code:?} without `{}` in its output:\n{out}", command.expect));
         }
