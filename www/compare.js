@@ -22,7 +22,8 @@ export class Compare {
 
   build() {
     const ids = this.page.scenarios().map((s) => s.id);
-    const opts = (sel) => `<option value="">—</option><option value="branch">${esc(t("compareBranch"))}</option>${ids.map((id) => `<option value="${id}"${id === sel ? " selected" : ""}>${id}</option>`).join("")}`;
+    const opts = (sel) =>
+      `<option value="">—</option><option value="branch">${esc(t("compareBranch"))}</option>${ids.map((id) => `<option value="${id}"${id === sel ? " selected" : ""}>${id}</option>`).join("")}`;
     this.el.innerHTML = `<form class="compare-form"><p class="muted small">${esc(t("compareIntro"))}</p><div class="row">
 ${DEFAULT.map((d, i) => `<label class="field"><span>${esc(t("compareRun", { n: i + 1 }))}</span><select name="run${i}" data-testid="compare-run-${i}">${opts(d)}</select></label>`).join("")}
 <label class="field"><span>${esc(t("compareAt"))}</span><input name="at" type="number" min="0" step="1" value="200" data-testid="compare-at" inputmode="numeric"></label>
@@ -38,7 +39,9 @@ ${DEFAULT.map((d, i) => `<label class="field"><span>${esc(t("compareRun", { n: i
     const form = this.el.querySelector("form");
     const at = Math.max(0, Number(form.at.value) || 0) * 1000;
     const runs = [0, 1, 2].map((i) => form[`run${i}`].value).filter(Boolean);
-    const items = runs.map((r) => (r === "branch" ? { label: t("compareBranch"), text: this.page.branchText() } : { label: r, id: r }));
+    const items = runs.map((r) =>
+      r === "branch" ? { label: t("compareBranch"), text: this.page.branchText() } : { label: r, id: r },
+    );
     const out = this.el.querySelector(".compare-out");
     if (!items.length) {
       out.textContent = t("compareNone");
@@ -64,8 +67,16 @@ function table(cols, at) {
     [t("compareFault"), cell((c) => `${c.m.action} @ ${secs(c.m.at)}`)],
     ...nss.map((ns) => [t("compareRemoval", { ns }), cell((c) => when(c.m.nsRemoval, ns, c.m.at))]),
     ...clients.map((n) => [t("compareUpdate", { c: n }), cell((c) => when(c.m.clientUpdate, n, c.m.at))]),
-    [t("compareStale"), cell((c) => (c.stale.length ? c.stale.map((w) => `${w.client} ${dur((w.to ?? at) - w.from)}`).join(", ") : "0 s"))],
-    [t("compareSends"), cell((c) => t("compareSendsCell", { f: c.m.sendsFailed, i: c.m.sendsIndeterminate, r: c.m.sendsRetried }))],
+    [
+      t("compareStale"),
+      cell((c) =>
+        c.stale.length ? c.stale.map((w) => `${w.client} ${dur((w.to ?? at) - w.from)}`).join(", ") : "0 s",
+      ),
+    ],
+    [
+      t("compareSends"),
+      cell((c) => t("compareSendsCell", { f: c.m.sendsFailed, i: c.m.sendsIndeterminate, r: c.m.sendsRetried })),
+    ],
   ];
   return `<div class="table-wrap"><table class="compare" data-at="${at}"><caption>${esc(t("compareCaption", { t: secs(at, 0) }))}</caption><thead><tr><th></th>${cols.map((c) => `<th scope="col">${esc(c.label)}</th>`).join("")}</tr></thead><tbody>${rows
     .map(([h, cells], i) => `<tr data-row="${i}"><th scope="row">${esc(h)}</th>${cells}</tr>`)

@@ -14,17 +14,27 @@ const LANE_SPAN_MS = 60000;
 export function renderContext(el, spec, snap, meta, trace) {
   const fn = KINDS[spec.kind];
   const html = fn ? fn(spec, snap, meta, trace) : "";
-  setHtml(el, `<div class="ctx ctx-${esc(spec.kind)}" data-testid="context-${esc(spec.kind)}" data-node="${esc(spec.node || "")}">${html}</div>`);
+  setHtml(
+    el,
+    `<div class="ctx ctx-${esc(spec.kind)}" data-testid="context-${esc(spec.kind)}" data-node="${esc(spec.node || "")}">${html}</div>`,
+  );
 }
 
 const KINDS = {
   route: (s, snap, meta) => (isClient(snap, s.node) ? clientVsNs(s.node, snap) : nsRoute(s.node, snap, meta)),
   stale: (s, snap) => clientVsNs(s.node, snap),
-  routes: (s, snap, meta) => snap.nodes.filter((n) => n.role === "nameserver").map((n) => nsRoute(n.name, snap, meta)).join(""),
+  routes: (s, snap, meta) =>
+    snap.nodes
+      .filter((n) => n.role === "nameserver")
+      .map((n) => nsRoute(n.name, snap, meta))
+      .join(""),
   ns: (s, snap) => nsLive(s.node, snap),
   timer: (s, snap) => timerRow(s.node, s.timer, snap),
   lane: (s, snap, meta, trace) => lane(s.node, snap, trace),
-  measure: (s, snap) => (snap.measurements.length ? measureShort(snap.measurements[snap.measurements.length - 1]) : `<p class="muted">${esc(t("noMeasure"))}</p>`),
+  measure: (s, snap) =>
+    snap.measurements.length
+      ? measureShort(snap.measurements[snap.measurements.length - 1])
+      : `<p class="muted">${esc(t("noMeasure"))}</p>`,
   divergence: (s, snap) => diverged(snap),
   log: (s, snap, meta, trace) => logTail(s.node, trace),
   consumer: (s, snap, meta, trace) => consumerQueues(s.node, snap, meta, trace),
@@ -41,7 +51,12 @@ function clientVsNs(name, snap) {
   if (!c) return `<p class="muted">${esc(name)}: ${esc(t("notRunning"))}</p>`;
   const truth = snap.routes[c.boundTo] ? snap.routes[c.boundTo][c.topic] : null;
   const d = routeDiff(c.route, truth);
-  const all = [...new Set([...(c.route ? c.route.brokerDatas.map((b) => b.brokerName) : []), ...(truth ? truth.brokerDatas.map((b) => b.brokerName) : [])])].sort();
+  const all = [
+    ...new Set([
+      ...(c.route ? c.route.brokerDatas.map((b) => b.brokerName) : []),
+      ...(truth ? truth.brokerDatas.map((b) => b.brokerName) : []),
+    ]),
+  ].sort();
   const queues = (r, b) => {
     const q = r && r.queueDatas.find((x) => x.brokerName === b);
     return q ? `w${q.writeQueueNums}` : "";
@@ -62,7 +77,9 @@ function clientVsNs(name, snap) {
 
 function nsRoute(name, snap, meta) {
   const r = snap.routes[name] ? snap.routes[name][meta.topics[0]] : null;
-  const list = r ? r.brokerDatas.map((b) => `${b.brokerName} {${Object.keys(b.brokerAddrs).join(", ")}}`).join(" · ") : t("noRoute");
+  const list = r
+    ? r.brokerDatas.map((b) => `${b.brokerName} {${Object.keys(b.brokerAddrs).join(", ")}}`).join(" · ")
+    : t("noRoute");
   return `<p class="ctx-line"><strong>${esc(t("routeOf", { topic: meta.topics[0], who: name }))}</strong>: ${esc(list)}</p>`;
 }
 
@@ -100,12 +117,28 @@ function lane(node, snap, trace) {
   const pct = (ms) => `${(((ms - from) / LANE_SPAN_MS) * 100).toFixed(2)}%`;
   const lines = trace.filter((l) => l.node === node && l.at >= from && /^send-/.test(l.kind));
   const marks = lines.map((l) => {
-    const cls = l.kind === "send-ok" ? "ok" : l.kind === "send-retry" ? "retried" : l.text.includes("timeout") ? "indeterminate" : "failed";
+    const cls =
+      l.kind === "send-ok"
+        ? "ok"
+        : l.kind === "send-retry"
+          ? "retried"
+          : l.text.includes("timeout")
+            ? "indeterminate"
+            : "failed";
     const sym = cls === "ok" ? "" : cls === "retried" ? "↻" : cls === "failed" ? "✖" : "?";
     return `<span class="mark ${cls}" style="left:${pct(l.at)}" title="${esc(`${secs(l.at)} ${l.kind}`)}">${sym}</span>`;
   });
   const counts = { ok: 0, retried: 0, failed: 0, indeterminate: 0 };
-  for (const l of lines) counts[l.kind === "send-ok" ? "ok" : l.kind === "send-retry" ? "retried" : l.text.includes("timeout") ? "indeterminate" : "failed"]++;
+  for (const l of lines)
+    counts[
+      l.kind === "send-ok"
+        ? "ok"
+        : l.kind === "send-retry"
+          ? "retried"
+          : l.text.includes("timeout")
+            ? "indeterminate"
+            : "failed"
+    ]++;
   return `<div class="lane-row"><span class="axis-l small">${secs(from, 0)}</span><div class="mini-lane" aria-hidden="true">${marks.join("")}</div><span class="axis-r small">${secs(snap.time, 0)}</span></div><p class="ctx-line small"><strong>${esc(node)}</strong> ${esc(t("ctxLane", { ok: counts.ok, retried: counts.retried, failed: counts.failed, ind: counts.indeterminate }))}</p>`;
 }
 
@@ -123,10 +156,19 @@ function logTail(node, trace) {
 
 // The last fault and what followed, in three lines: removals, client updates, sends.
 function measureShort(m) {
-  const removals = m.nsRemoval.map(([ns, at]) => (at === null ? t("ctxNotRemoved", { ns }) : `${ns} ${secs(at)} (+${dur(at - m.at)})`)).join(", ");
-  const updates = m.clientUpdate.filter(([, at]) => at !== null).map(([c, at]) => `${c} ${secs(at)}`).join(", ") || "—";
+  const removals = m.nsRemoval
+    .map(([ns, at]) => (at === null ? t("ctxNotRemoved", { ns }) : `${ns} ${secs(at)} (+${dur(at - m.at)})`))
+    .join(", ");
+  const updates =
+    m.clientUpdate
+      .filter(([, at]) => at !== null)
+      .map(([c, at]) => `${c} ${secs(at)}`)
+      .join(", ") || "—";
   // The action is script text, kept as written.
-  const head = esc(t("mFault", { action: "\u0001", t: secs(m.at) })).replace("\u0001", `<code lang="en">${esc(m.action)}</code>`);
+  const head = esc(t("mFault", { action: "\u0001", t: secs(m.at) })).replace(
+    "\u0001",
+    `<code lang="en">${esc(m.action)}</code>`,
+  );
   return `<p class="ctx-line"><strong>${head}</strong></p>
 <ul class="ctx-measure"><li>${esc(t("ctxRemoved"))}: ${esc(removals)}</li><li>${esc(t("ctxUpdated"))}: ${esc(updates)}</li>
 <li>${esc(t("compareSends"))}: ${esc(t("compareSendsCell", { f: m.sendsFailed, i: m.sendsIndeterminate, r: m.sendsRetried }))}</li></ul>`;
@@ -143,12 +185,26 @@ function consumerQueues(name, snap, meta, trace) {
     if (held.length) {
       const unread = held.reduce((n, q) => n + Math.max(0, (q.maxOffset ?? 0) - (q.nextOffset ?? 0)), 0);
       const next = held.map((q) => q.nextOffset ?? 0);
-      const at = Math.min(...next) === Math.max(...next) ? String(next[0]) : `${Math.min(...next)}–${Math.max(...next)}`;
+      const at =
+        Math.min(...next) === Math.max(...next) ? String(next[0]) : `${Math.min(...next)}–${Math.max(...next)}`;
       return `<tr data-broker="${esc(b)}" data-read="true"><td>${esc(b)}</td><td>${esc(t("ctxQueuesAt", { n: held.length, at }))}</td><td class="num">${unread}</td></tr>`;
     }
-    const dropped = [...trace].reverse().find((l) => l.node === name && l.kind === "rebalance" && l.text.includes("remove unnecessary mq") && l.text.includes(`brokerName=${b},`));
+    const dropped = [...trace]
+      .reverse()
+      .find(
+        (l) =>
+          l.node === name &&
+          l.kind === "rebalance" &&
+          l.text.includes("remove unnecessary mq") &&
+          l.text.includes(`brokerName=${b},`),
+      );
     const since = dropped ? dropped.at : null;
-    const written = since === null ? 0 : trace.filter((l) => l.at > since && l.kind === "send-ok" && l.text.includes(`topic=${c.topic}, brokerName=${b},`)).length;
+    const written =
+      since === null
+        ? 0
+        : trace.filter(
+            (l) => l.at > since && l.kind === "send-ok" && l.text.includes(`topic=${c.topic}, brokerName=${b},`),
+          ).length;
     const what = since === null ? t("ctxNotRead") : t("ctxNotReadSince", { t: secs(since) });
     return `<tr class="row-gone-soft" data-broker="${esc(b)}" data-read="false" data-unread="${written}"><td>${esc(b)}</td><td>${esc(what)}</td><td class="num">${written}</td></tr>`;
   });

@@ -36,18 +36,31 @@ export function bindControls(page) {
   $("speed-down").addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), -1)));
   $("speed-up").addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), 1)));
   const presets = $("speed-presets");
-  presets.innerHTML = PRESETS.map((x) => `<button type="button" data-speed="${x}" data-testid="speed-${x}" aria-pressed="false">${x}×</button>`).join("");
+  presets.innerHTML = PRESETS.map(
+    (x) => `<button type="button" data-speed="${x}" data-testid="speed-${x}" aria-pressed="false">${x}×</button>`,
+  ).join("");
   presets.addEventListener("click", (e) => {
     const b = e.target.closest("button[data-speed]");
     if (b) page.setSpeed(Number(b.dataset.speed));
   });
   const types = $("step-type");
-  types.innerHTML = STEP_TYPES.map(([v, k]) => `<option value="${v}">${k === "anyEvent" ? t("anyEvent") : k}</option>`).join("");
+  types.innerHTML = STEP_TYPES.map(
+    ([v, k]) => `<option value="${v}">${k === "anyEvent" ? t("anyEvent") : k}</option>`,
+  ).join("");
 
   const help = [
-    ["Space", t("keySpace")], ["→ / ←", t("keyArrows")], ["Shift+→ / Shift+←", t("keyShiftArrows")],
-    ["+ / −", t("keyPlusMinus")], ["Home / End", t("keyHomeEnd")], ["1–9", t("keyDigits")], ["k", t("keyK")],
-    ["l", t("keyL")], ["f", t("keyF")], ["t", t("keyT")], ["?", t("keyQ")], ["Enter", t("keyEnter")],
+    ["Space", t("keySpace")],
+    ["→ / ←", t("keyArrows")],
+    ["Shift+→ / Shift+←", t("keyShiftArrows")],
+    ["+ / −", t("keyPlusMinus")],
+    ["Home / End", t("keyHomeEnd")],
+    ["1–9", t("keyDigits")],
+    ["k", t("keyK")],
+    ["l", t("keyL")],
+    ["f", t("keyF")],
+    ["t", t("keyT")],
+    ["?", t("keyQ")],
+    ["Enter", t("keyEnter")],
   ];
   $("help-list").innerHTML = help.map(([k, v]) => `<dt><kbd>${k}</kbd></dt><dd>${v}</dd>`).join("");
   $("help-btn").addEventListener("click", () => $("help").showModal());
@@ -65,7 +78,7 @@ export function bindControls(page) {
         page.toggle();
         break;
       case "ArrowRight":
-        if (e.shiftKey) (types.value ? page.stepNext(types.value) : page.jump(10000));
+        if (e.shiftKey) types.value ? page.stepNext(types.value) : page.jump(10000);
         else page.stepNext();
         break;
       case "ArrowLeft":

@@ -11,7 +11,6 @@ import { svgEl, shape, msgType, flightLabel, shortWord } from "./glyphs.js";
 import { textWidth, place, around } from "./labels.js";
 import { esc } from "./html.js";
 
-
 const MAX_FLIGHTS = 80;
 const LABEL_SIZE = 12;
 
@@ -87,14 +86,25 @@ export class Diagram {
     this.gLabels = layer("texts labels");
     // Messages travel under the boxes, as their links do: one whose path must cross another
     // node (no clear route on a narrow screen) passes behind it instead of over its words.
-    svg.append(this.gGroups, this.gLinks, this.gTraces, this.gFlights, this.gTokens, this.gNodes, this.gNodeText, this.gLabels);
+    svg.append(
+      this.gGroups,
+      this.gLinks,
+      this.gTraces,
+      this.gFlights,
+      this.gTokens,
+      this.gNodes,
+      this.gNodeText,
+      this.gLabels,
+    );
     this.obstacles = [];
     for (const g of L.groups) {
       this.gGroups.appendChild(svgEl("rect", { x: g.x, y: g.y, width: g.w, height: g.h, rx: 10, class: "group-box" }));
       const label = `${t("groupLabel")} ${g.name}`;
       // The label sits on the frame's top edge (a phone has no room above it).
       const ly = L.form === "wide" ? g.y + 14 : g.y + 5;
-      this.gGroups.appendChild(svgEl("text", { x: g.x + 8, y: ly, class: "group-label", "font-size": LABEL_SIZE }, label));
+      this.gGroups.appendChild(
+        svgEl("text", { x: g.x + 8, y: ly, class: "group-label", "font-size": LABEL_SIZE }, label),
+      );
       this.obstacles.push({ x: g.x + 6, y: ly - 12, w: textWidth(label, font(LABEL_SIZE)) + 4, h: 16 });
     }
     this.faces = {};
@@ -126,7 +136,13 @@ export class Diagram {
       const live = byName[n.name];
       const face = this.faces[n.name];
       if (!live || !face) continue;
-      face.render(live, snap, { ...o, partitioned: cutNodes.has(n.name), brokerOrder: this.brokerOrder, brokerByAddr: this.brokerByAddr, bound: (this.meta.bound || {})[n.name] });
+      face.render(live, snap, {
+        ...o,
+        partitioned: cutNodes.has(n.name),
+        brokerOrder: this.brokerOrder,
+        brokerByAddr: this.brokerByAddr,
+        bound: (this.meta.bound || {})[n.name],
+      });
     }
     this.renderLinks(snap, byName, o);
     if (o.playing) {
@@ -178,8 +194,16 @@ export class Diagram {
       if (!e) continue;
       const s = state[key];
       const cls = `link ${s ? `link-${s}` : `link-${kind}`}${lit.has(key) ? " lit" : ""}`;
-      parts.push(`<line class="${cls}" data-link="${esc(key)}" x1="${e.x1.toFixed(1)}" y1="${e.y1.toFixed(1)}" x2="${e.x2.toFixed(1)}" y2="${e.y2.toFixed(1)}"/>`);
-      if (s) this.linkLabels.push({ key, x: (e.x1 + e.x2) / 2, y: (e.y1 + e.y2) / 2, text: s === "cut" ? `✂ ${t("linkCut")}` : `⚡ ${t("linkReset")}` });
+      parts.push(
+        `<line class="${cls}" data-link="${esc(key)}" x1="${e.x1.toFixed(1)}" y1="${e.y1.toFixed(1)}" x2="${e.x2.toFixed(1)}" y2="${e.y2.toFixed(1)}"/>`,
+      );
+      if (s)
+        this.linkLabels.push({
+          key,
+          x: (e.x1 + e.x2) / 2,
+          y: (e.y1 + e.y2) / 2,
+          text: s === "cut" ? `✂ ${t("linkCut")}` : `⚡ ${t("linkReset")}`,
+        });
     }
     const html = parts.join("");
     if (html !== this.lastLinks) {
@@ -319,14 +343,40 @@ export class Diagram {
     const H = LABEL_SIZE + 4;
     for (const l of this.linkLabels || []) {
       const w = textWidth(l.text, f) + 4;
-      labels.push({ w, h: H, ax: l.x, ay: l.y, spots: [[-w / 2, -H / 2], [-w / 2, -H - 6], [-w / 2, 6]], kind: "link", text: l.text });
+      labels.push({
+        w,
+        h: H,
+        ax: l.x,
+        ay: l.y,
+        spots: [
+          [-w / 2, -H / 2],
+          [-w / 2, -H - 6],
+          [-w / 2, 6],
+        ],
+        kind: "link",
+        text: l.text,
+      });
     }
     for (const [name, n] of Object.entries(this.held || {})) {
       const p = this.L.pos[name];
       if (!p) continue;
       const text = `❚❚ ${n} ${t("heldShort")}`;
       const w = textWidth(text, f) + 4;
-      labels.push({ w, h: H, ax: p.x, ay: p.y + p.h / 2, spots: [[-w / 2, 3], [p.w / 2 - w, 3], [-p.w / 2, 3], [-w / 2, -p.h - H - 3]], kind: "held", text, node: name });
+      labels.push({
+        w,
+        h: H,
+        ax: p.x,
+        ay: p.y + p.h / 2,
+        spots: [
+          [-w / 2, 3],
+          [p.w / 2 - w, 3],
+          [-p.w / 2, 3],
+          [-w / 2, -p.h - H - 3],
+        ],
+        kind: "held",
+        text,
+        node: name,
+      });
     }
     const msgs = [...this.flightEls.values(), ...this.tokenEls.values()].filter((g) => g.anchor);
     for (const g of msgs) {
@@ -358,7 +408,15 @@ export class Diagram {
       keep.add(key);
       let el = this.fixed.get(key);
       if (!el) {
-        el = svgEl("text", { class: l.kind === "held" ? "held-more" : "link-label", "font-size": LABEL_SIZE, ...(l.node ? { "data-held-at": l.node } : {}) }, l.text);
+        el = svgEl(
+          "text",
+          {
+            class: l.kind === "held" ? "held-more" : "link-label",
+            "font-size": LABEL_SIZE,
+            ...(l.node ? { "data-held-at": l.node } : {}),
+          },
+          l.text,
+        );
         this.fixed.set(key, el);
         this.gLabels.appendChild(el);
       }
@@ -391,7 +449,15 @@ function heldCounts(snap) {
 
 function defs() {
   const d = svgEl("defs");
-  const m = svgEl("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" });
+  const m = svgEl("marker", {
+    id: "arrow",
+    viewBox: "0 0 10 10",
+    refX: "9",
+    refY: "5",
+    markerWidth: "7",
+    markerHeight: "7",
+    orient: "auto-start-reverse",
+  });
   m.appendChild(svgEl("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }));
   d.appendChild(m);
   return d;
@@ -414,8 +480,14 @@ function placeGlyph(g, x, y, e) {
 function makeFlight(f) {
   const g = svgEl("g", {
     class: `flight cat-${f.category}${f.response ? " response" : ""}`,
-    "data-flight-id": String(f.id), "data-msg-type": msgType(f), "data-category": f.category,
-    "data-from": f.from, "data-to": f.to, "data-response": String(f.response), role: "button", tabindex: "0",
+    "data-flight-id": String(f.id),
+    "data-msg-type": msgType(f),
+    "data-category": f.category,
+    "data-from": f.from,
+    "data-to": f.to,
+    "data-response": String(f.response),
+    role: "button",
+    tabindex: "0",
   });
   g.appendChild(svgEl("line", { class: "trail", "marker-end": "url(#arrow)" }));
   const body = svgEl("g", { class: "glyph" });
@@ -430,8 +502,13 @@ function makeFlight(f) {
 
 function makeToken(k) {
   const g = svgEl("g", {
-    class: `token cat-${k.category}${k.response ? " response" : ""}`, "data-token": String(k.id),
-    "data-from": k.from, "data-to": k.to, "data-category": k.category, "data-msg-type": k.type || "", "data-lost": String(k.lost),
+    class: `token cat-${k.category}${k.response ? " response" : ""}`,
+    "data-token": String(k.id),
+    "data-from": k.from,
+    "data-to": k.to,
+    "data-category": k.category,
+    "data-msg-type": k.type || "",
+    "data-lost": String(k.lost),
   });
   g.appendChild(svgEl("line", { class: "trail" }));
   const body = svgEl("g", { class: "glyph" });
@@ -441,4 +518,3 @@ function makeToken(k) {
   g.label.appendChild(svgEl("text", { class: "msg-label", x: 0, y: 0, "font-size": LABEL_SIZE }));
   return g;
 }
-

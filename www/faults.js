@@ -47,13 +47,19 @@ function nodeActions(n, snap) {
 
 export function allActions(snap, meta) {
   const out = [];
-  for (const n of snap.nodes) out.push(...nodeActions(n, snap).filter(([cmd]) => !/^(cut|reset|heal) /.test(cmd) || cmd.split(" ")[1] < cmd.split(" ")[2]));
+  for (const n of snap.nodes)
+    out.push(
+      ...nodeActions(n, snap).filter(
+        ([cmd]) => !/^(cut|reset|heal) /.test(cmd) || cmd.split(" ")[1] < cmd.split(" ")[2],
+      ),
+    );
   for (const f of snap.flights.slice(0, 40)) {
     out.push([`drop ${f.id}`, t("actDrop", { id: f.id, summary: f.summary, from: f.from, to: f.to })]);
     out.push([`delay ${f.id} 5000`, t("actDelay", { id: f.id, summary: f.summary })]);
   }
   const groups = [...new Set(meta.nodes.filter((n) => n.role === "broker").map((n) => n.group))];
-  for (const g of groups) out.push([`create-topic ${g} ${meta.topics[0]} 4`, t("actCreateTopic", { topic: meta.topics[0], group: g })]);
+  for (const g of groups)
+    out.push([`create-topic ${g} ${meta.topics[0]} 4`, t("actCreateTopic", { topic: meta.topics[0], group: g })]);
   out.push(["autocreate on", t("actAutoOn")], ["autocreate off", t("actAutoOff")]);
   return out;
 }
@@ -103,12 +109,21 @@ export class FaultUi {
     const { snap, meta } = this.page.current();
     const q = this.input.value.trim().toLowerCase();
     const words = q.split(/\s+/).filter(Boolean);
-    const items = allActions(snap, meta).filter(([cmd, label]) => words.every((w) => cmd.toLowerCase().includes(w) || label.toLowerCase().includes(w)));
-    const custom = q && !items.some(([cmd]) => cmd === q) ? `<li><button type="button" data-action="${esc(this.input.value.trim())}">${esc(t("actScript", { a: this.input.value.trim() }))}</button></li>` : "";
-    this.list.innerHTML = items
-      .slice(0, 200)
-      .map(([cmd, label]) => `<li><button type="button" data-action="${esc(cmd)}" data-testid="action-${esc(cmd.replace(/ /g, "_"))}"><span>${esc(label)}</span> <code>${esc(cmd)}</code></button></li>`)
-      .join("") + custom;
+    const items = allActions(snap, meta).filter(([cmd, label]) =>
+      words.every((w) => cmd.toLowerCase().includes(w) || label.toLowerCase().includes(w)),
+    );
+    const custom =
+      q && !items.some(([cmd]) => cmd === q)
+        ? `<li><button type="button" data-action="${esc(this.input.value.trim())}">${esc(t("actScript", { a: this.input.value.trim() }))}</button></li>`
+        : "";
+    this.list.innerHTML =
+      items
+        .slice(0, 200)
+        .map(
+          ([cmd, label]) =>
+            `<li><button type="button" data-action="${esc(cmd)}" data-testid="action-${esc(cmd.replace(/ /g, "_"))}"><span>${esc(label)}</span> <code>${esc(cmd)}</code></button></li>`,
+        )
+        .join("") + custom;
   }
 
   openNode(name) {
@@ -117,7 +132,12 @@ export class FaultUi {
     if (!n) return;
     document.getElementById("sheet-title").textContent = `${n.name} — ${STATE_ICON[n.state]} ${t(`state_${n.state}`)}`;
     const body = document.getElementById("sheet-body");
-    const when = (x) => (n.state === "frozen" ? t("timerFrozen") : x.at < snap.time ? t("overdue", { s: dur(snap.time - x.at) }) : t("timerIn", { s: dur(x.at - snap.time) }));
+    const when = (x) =>
+      n.state === "frozen"
+        ? t("timerFrozen")
+        : x.at < snap.time
+          ? t("overdue", { s: dur(snap.time - x.at) })
+          : t("timerIn", { s: dur(x.at - snap.time) });
     const timers = n.timers.map((x) => `<li>${esc(x.label)}: ${secs(x.at)} (${esc(when(x))})</li>`).join("");
     let extra = "";
     if (n.role === "nameserver") {
@@ -129,7 +149,10 @@ export class FaultUi {
     }
     body.innerHTML = `<p class="mono small">${esc(n.addr)}${n.group ? ` · group ${esc(n.group)} · BID ${n.brokerId}` : ""}${n.boundTo ? ` · → ${esc(n.boundTo)}` : ""}</p><ul class="small">${timers}</ul>${extra}`;
     document.getElementById("sheet-list").innerHTML = nodeActions(n, snap)
-      .map(([cmd, label]) => `<li><button type="button" data-action="${esc(cmd)}" data-testid="action-${esc(cmd.replace(/ /g, "_"))}">${esc(label)}</button></li>`)
+      .map(
+        ([cmd, label]) =>
+          `<li><button type="button" data-action="${esc(cmd)}" data-testid="action-${esc(cmd.replace(/ /g, "_"))}">${esc(label)}</button></li>`,
+      )
       .join("");
     this.sheet.showModal();
     const first = this.sheet.querySelector("button[data-action]");
@@ -140,7 +163,8 @@ export class FaultUi {
   // Resolves true (keep), false (drop) or null (cancelled).
   askKeep(later) {
     const d = document.getElementById("fork-ask");
-    document.getElementById("fork-ask-body").innerHTML = `<p>${esc(t("forkAskText"))}</p><ul>${later.map((x) => `<li><code>${esc(x.action)}</code> @ ${secs(x.at)}</li>`).join("")}</ul>`;
+    document.getElementById("fork-ask-body").innerHTML =
+      `<p>${esc(t("forkAskText"))}</p><ul>${later.map((x) => `<li><code>${esc(x.action)}</code> @ ${secs(x.at)}</li>`).join("")}</ul>`;
     return new Promise((resolve) => {
       const done = (v) => {
         d.removeEventListener("click", onClick);
@@ -167,7 +191,11 @@ export class FaultUi {
     const frame = await this.page.flightFrame(id);
     let payload = esc(f.summary);
     if (frame) {
-      const fields = frame.extFields ? Object.entries(frame.extFields).map(([k, v]) => `${esc(k)}=${esc(v)}`).join(", ") : "";
+      const fields = frame.extFields
+        ? Object.entries(frame.extFields)
+            .map(([k, v]) => `${esc(k)}=${esc(v)}`)
+            .join(", ")
+        : "";
       let topics = "";
       if (frame.bodyText) {
         try {
@@ -188,7 +216,8 @@ export class FaultUi {
 <dt>${t("msgSent")}</dt><dd data-field="sentAt">${secs(f.sentAt)}</dd>
 <dt>${t("msgArrive")}</dt><dd data-field="arriveAt">${secs(f.arriveAt)}${f.held ? ` (${esc(t("held"))})` : ""}</dd>
 <dt>${t("msgPayload")}</dt><dd data-field="payload">${payload}</dd></dl>`;
-    document.getElementById("sheet-list").innerHTML = `<li><button type="button" data-action="drop ${f.id}" data-testid="action-drop">${esc(t("drop"))}</button></li><li><button type="button" data-action="delay ${f.id} 5000" data-testid="action-delay">${esc(t("delay"))}</button></li>`;
+    document.getElementById("sheet-list").innerHTML =
+      `<li><button type="button" data-action="drop ${f.id}" data-testid="action-drop">${esc(t("drop"))}</button></li><li><button type="button" data-action="delay ${f.id} 5000" data-testid="action-delay">${esc(t("delay"))}</button></li>`;
     this.sheet.showModal();
   }
 }

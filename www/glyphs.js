@@ -51,7 +51,12 @@ export function msgType(f) {
 }
 
 // Consumer-offset traffic has no category of its own; its code says what it is.
-const OTHER_WORDS = { UPDATE_CONSUMER_OFFSET: "COMMIT", QUERY_CONSUMER_OFFSET: "OFFSET?", GET_MAX_OFFSET: "MAX?", GET_ALL_CONSUMER_OFFSET: "SYNC" };
+const OTHER_WORDS = {
+  UPDATE_CONSUMER_OFFSET: "COMMIT",
+  QUERY_CONSUMER_OFFSET: "OFFSET?",
+  GET_MAX_OFFSET: "MAX?",
+  GET_ALL_CONSUMER_OFFSET: "SYNC",
+};
 
 // The word drawn next to a message: ACK for a send's answer, else the category's short word.
 export function shortWord(f) {

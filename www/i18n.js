@@ -18,7 +18,7 @@ export function t(key, vars) {
 
 // Picks the current language from an {en, zh} pair.
 export function pick(pair) {
-  return typeof pair === "string" ? pair : pair[lang] ?? pair.en;
+  return typeof pair === "string" ? pair : (pair[lang] ?? pair.en);
 }
 
 export function applyStatic(root = document) {

@@ -43,8 +43,15 @@ export function place(labels, obstacles, bounds) {
 // Spots around a point for a label of size w×h: right, left, above, below, then farther out.
 export function around(w, h, d = 12) {
   return [
-    [d, -h - 2], [d, 2], [-w - d, -h - 2], [-w - d, 2],
-    [-w / 2, -h - d], [-w / 2, d], [d + 8, -h / 2], [-w - d - 8, -h / 2],
-    [-w / 2, -h - d - 14], [-w / 2, d + 14],
+    [d, -h - 2],
+    [d, 2],
+    [-w - d, -h - 2],
+    [-w - d, 2],
+    [-w / 2, -h - d],
+    [-w / 2, d],
+    [d + 8, -h / 2],
+    [-w - d - 8, -h / 2],
+    [-w / 2, -h - d - 14],
+    [-w / 2, d + 14],
   ];
 }

@@ -5,8 +5,36 @@
 
 // Box sizes and gaps per form factor; `rowH` is one clock row inside a NameServer box.
 const FORMS = {
-  wide: { pad: 12, nsW: 236, nsHead: 44, rowH: 17, bW: 224, bH: 80, cW: 224, cH: 80, gapX: 36, gapY: 50, stack: 10, groupGap: 22, groupLabel: 20 },
-  narrow: { pad: 5, nsW: 184, nsHead: 22, rowH: 14, bW: 156, bH: 52, cW: 156, cH: 52, gapX: 8, gapY: 28, stack: 6, groupGap: 18, groupLabel: 12 },
+  wide: {
+    pad: 12,
+    nsW: 236,
+    nsHead: 44,
+    rowH: 17,
+    bW: 224,
+    bH: 80,
+    cW: 224,
+    cH: 80,
+    gapX: 36,
+    gapY: 50,
+    stack: 10,
+    groupGap: 22,
+    groupLabel: 20,
+  },
+  narrow: {
+    pad: 5,
+    nsW: 184,
+    nsHead: 22,
+    rowH: 14,
+    bW: 156,
+    bH: 52,
+    cW: 156,
+    cH: 52,
+    gapX: 8,
+    gapY: 28,
+    stack: 6,
+    groupGap: 18,
+    groupLabel: 12,
+  },
 };
 
 function formFor(width) {
@@ -54,7 +82,13 @@ export function layout(meta, width, formName = formFor(width)) {
       yb += f.bH + f.stack;
     }
     if (framed) {
-      groups.push({ name: g, x: f.pad - 2, y: y0 - f.groupLabel, w: colW + 16, h: yb - f.stack - y0 + f.groupLabel + 8 });
+      groups.push({
+        name: g,
+        x: f.pad - 2,
+        y: y0 - f.groupLabel,
+        w: colW + 16,
+        h: yb - f.stack - y0 + f.groupLabel + 8,
+      });
       yb += 8;
     }
     yb += f.groupGap - f.stack;
@@ -101,7 +135,9 @@ function path(pos, a, b) {
   const A = pos[a];
   const B = pos[b];
   if (!A || !B) return null;
-  const others = Object.keys(pos).filter((n) => n !== a && n !== b).map((n) => pos[n]);
+  const others = Object.keys(pos)
+    .filter((n) => n !== a && n !== b)
+    .map((n) => pos[n]);
   let best = null;
   for (const sa of ANCHORS) {
     for (const sb of ANCHORS) {
@@ -138,7 +174,8 @@ function between(A, sa, B, sb) {
   const len = Math.hypot(dx, dy) || 1;
   const ux = dx / len;
   const uy = dy / len;
-  const leave = (box) => Math.min(box.w / 2 / Math.max(Math.abs(ux), 1e-6), box.h / 2 / Math.max(Math.abs(uy), 1e-6)) + 10;
+  const leave = (box) =>
+    Math.min(box.w / 2 / Math.max(Math.abs(ux), 1e-6), box.h / 2 / Math.max(Math.abs(uy), 1e-6)) + 10;
   const ra = sa ? 0 : leave(A);
   const rb = sb ? 0 : leave(B);
   if (ra + rb >= len) return null;
@@ -158,7 +195,12 @@ function crosses(seg, box, margin) {
   const dy = seg.y2 - seg.y1;
   let t0 = 0;
   let t1 = 1;
-  for (const [p, q] of [[-dx, seg.x1 - x0], [dx, x1 - seg.x1], [-dy, seg.y1 - y0], [dy, y1 - seg.y1]]) {
+  for (const [p, q] of [
+    [-dx, seg.x1 - x0],
+    [dx, x1 - seg.x1],
+    [-dy, seg.y1 - y0],
+    [dy, y1 - seg.y1],
+  ]) {
     if (p === 0) {
       if (q < 0) return false;
     } else {

@@ -144,7 +144,8 @@ export class LessonRunner {
   seenSinceStart(gate) {
     const a = this.active;
     if (!a || !a.start) return null;
-    if (gate.at !== undefined) return this.page.current().snap.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
+    if (gate.at !== undefined)
+      return this.page.current().snap.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
     return this.page.trace().find((l) => l.at >= a.start.time && lineMatches(gate, l)) || null;
   }
 
@@ -195,7 +196,14 @@ export class LessonRunner {
       const right = a.prediction === correct;
       const option = (id) => pick(step.ask.options.find((o) => o.id === id) || { en: id });
       a.graded = { right, correct, prediction: a.prediction, at: hit.at };
-      a.answers.push({ step: a.index, question: pick(step.ask.q), predicted: option(a.prediction), actual: option(correct), right, at: hit.at });
+      a.answers.push({
+        step: a.index,
+        question: pick(step.ask.q),
+        predicted: option(a.prediction),
+        actual: option(correct),
+        right,
+        at: hit.at,
+      });
       a.prediction = undefined;
     }
     this.show();
@@ -240,13 +248,16 @@ export class LessonRunner {
     if (a.graded) {
       const g = a.graded;
       const opt = (id) => pick(step.ask.options.find((o) => o.id === id));
-      const msg = g.right ? t("predictRight", { p: opt(g.prediction), t: secs(g.at) }) : t("predictWrong", { p: opt(g.prediction), c: opt(g.correct), t: secs(g.at) });
+      const msg = g.right
+        ? t("predictRight", { p: opt(g.prediction), t: secs(g.at) })
+        : t("predictWrong", { p: opt(g.prediction), c: opt(g.correct), t: secs(g.at) });
       html += `<p class="verdict ${g.right ? "good" : "bad"}" data-testid="verdict" data-right="${g.right}" data-correct="${esc(g.correct)}">${g.right ? "✓" : "✖"} ${esc(msg)}</p>`;
     }
     if (a.done) {
       const next = LESSON_ORDER[LESSON_ORDER.indexOf(a.id) + 1];
       html += `<p class="observed">${esc(t("lessonDone"))}</p>${this.summary()}`;
-      if (next) html += `<p><button type="button" class="primary" data-next="${esc(next)}" data-testid="lesson-next">${esc(t("nextLesson"))}: ${esc(`${next} — ${this.page.scenarioTitle(next)}`)} ›</button></p>`;
+      if (next)
+        html += `<p><button type="button" class="primary" data-next="${esc(next)}" data-testid="lesson-next">${esc(t("nextLesson"))}: ${esc(`${next} — ${this.page.scenarioTitle(next)}`)} ›</button></p>`;
     }
     setHtml(text, html);
     // A new step, or its event's account, starts at the top of a sheet that scrolls.
@@ -283,7 +294,10 @@ export class LessonRunner {
     if (el.dataset.step === key) return;
     el.dataset.step = key;
     el.innerHTML = `<fieldset><legend>${esc(t("predictLead"))} ${rich(pick(step.ask.q))}</legend>${step.ask.options
-      .map((o, i) => `<label class="radio"><input type="radio" name="predict" value="${esc(o.id)}" data-testid="predict-${i}" data-option="${esc(o.id)}"> ${rich(pick(o))}</label>`)
+      .map(
+        (o, i) =>
+          `<label class="radio"><input type="radio" name="predict" value="${esc(o.id)}" data-testid="predict-${i}" data-option="${esc(o.id)}"> ${rich(pick(o))}</label>`,
+      )
       .join("")}</fieldset>`;
   }
 
@@ -292,17 +306,33 @@ export class LessonRunner {
     if (!rows.length) return "";
     const right = rows.filter((r) => r.right).length;
     return `<div class="summary" data-testid="lesson-summary"><h3>${esc(t("summaryTitle", { n: right, total: rows.length }))}</h3><ul>${rows
-      .map((r) => `<li data-right="${r.right}">${r.right ? "✓" : "✖"} ${esc(r.question)} — ${esc(t("summaryLine", { p: r.predicted, a: r.actual, t: secs(r.at) }))}</li>`)
+      .map(
+        (r) =>
+          `<li data-right="${r.right}">${r.right ? "✓" : "✖"} ${esc(r.question)} — ${esc(t("summaryLine", { p: r.predicted, a: r.actual, t: secs(r.at) }))}</li>`,
+      )
       .join("")}</ul></div>`;
   }
 
   state() {
     const a = this.active;
     const step = a && a.steps[a.index];
-    return a && {
-      id: a.id, step: a.index, steps: a.steps.length, waiting: a.waiting, asking: !!a.asking, done: !!a.done,
-      startTime: a.start && a.start.time, startHash: a.start && a.start.stateHash, gateAt: a.gateAt, answers: a.answers.slice(),
-      focus: this.focus(), panel: step.panel && !a.asking ? step.panel.kind : null, questions: a.steps.filter((x) => x.ask).length, ask: !!step.ask,
-    };
+    return (
+      a && {
+        id: a.id,
+        step: a.index,
+        steps: a.steps.length,
+        waiting: a.waiting,
+        asking: !!a.asking,
+        done: !!a.done,
+        startTime: a.start && a.start.time,
+        startHash: a.start && a.start.stateHash,
+        gateAt: a.gateAt,
+        answers: a.answers.slice(),
+        focus: this.focus(),
+        panel: step.panel && !a.asking ? step.panel.kind : null,
+        questions: a.steps.filter((x) => x.ask).length,
+        ask: !!step.ask,
+      }
+    );
   }
 }

@@ -31,18 +31,63 @@ export function clusterAt(sources, at, topic, live) {
     const up = !!entry && (!live || src.connected || src.reachable !== false);
     nsNodes.push({ name, role: "nameserver", addr: name, group: null, brokerId: null });
     const rows = entry ? rowsOf(src, entry.view) : [];
-    const timers = entry ? [{ label: "scan for expired brokers", kind: "scan", at: src.wallOf(entry.view, entry.view.nextScanMs), periodMs: null, peer: null }] : [];
+    const timers = entry
+      ? [
+          {
+            label: "scan for expired brokers",
+            kind: "scan",
+            at: src.wallOf(entry.view, entry.view.nextScanMs),
+            periodMs: null,
+            peer: null,
+          },
+        ]
+      : [];
     nodes.push({ name, role: "nameserver", state: up ? "up" : "down", addr: name, timers, boundTo: null });
-    ns[name] = { name, state: up ? "up" : "down", nextScan: timers.length ? timers[0].at : null, live: up ? rows : [], clusters: entry ? entry.view.clusterAddrTable : {} };
-    routes[name] = { [topic]: entry && topic ? entry.routes[topic] ?? null : null };
-    if (up) for (const r of rows) if (!brokers.has(r.brokerAddr)) brokers.set(r.brokerAddr, { name: brokerName(r), role: "broker", addr: r.brokerAddr, group: r.brokerName, brokerId: r.brokerId });
+    ns[name] = {
+      name,
+      state: up ? "up" : "down",
+      nextScan: timers.length ? timers[0].at : null,
+      live: up ? rows : [],
+      clusters: entry ? entry.view.clusterAddrTable : {},
+    };
+    routes[name] = { [topic]: entry && topic ? (entry.routes[topic] ?? null) : null };
+    if (up)
+      for (const r of rows)
+        if (!brokers.has(r.brokerAddr))
+          brokers.set(r.brokerAddr, {
+            name: brokerName(r),
+            role: "broker",
+            addr: r.brokerAddr,
+            group: r.brokerName,
+            brokerId: r.brokerId,
+          });
   }
   const brokerNodes = [...brokers.values()].sort((a, b) => a.group.localeCompare(b.group) || a.brokerId - b.brokerId);
   for (const b of brokerNodes) nodes.push({ ...b, state: "up", timers: [], boundTo: null });
-  const meta = { nodes: [...nsNodes, ...brokerNodes], topics: [topic || ""], text: "", bound: {}, key: [...nsNodes, ...brokerNodes].map((n) => n.name).join("|") };
+  const meta = {
+    nodes: [...nsNodes, ...brokerNodes],
+    topics: [topic || ""],
+    text: "",
+    bound: {},
+    key: [...nsNodes, ...brokerNodes].map((n) => n.name).join("|"),
+  };
   const snap = {
-    time: at, nodes, ns, routes, clients: {}, consumers: {}, links: [], flights: [], faults: [], stale: [],
-    measurements: [], branches: [], isolations: [], trace: [], sends: [], wire: [],
+    time: at,
+    nodes,
+    ns,
+    routes,
+    clients: {},
+    consumers: {},
+    links: [],
+    flights: [],
+    faults: [],
+    stale: [],
+    measurements: [],
+    branches: [],
+    isolations: [],
+    trace: [],
+    sends: [],
+    wire: [],
   };
   return { meta, snap };
 }
@@ -52,7 +97,12 @@ export function clusterAt(sources, at, topic, live) {
 export function divergences(sources, at) {
   const out = [];
   const entries = sources.map((s) => ({ src: s, entry: s.entryAt(at) })).filter((x) => x.entry);
-  const by = entries.map(({ src, entry }) => ({ src, name: entry.view.address, rows: new Map(rowsOf(src, entry.view).map((r) => [r.brokerAddr, r])), topics: new Set(entry.topics || []) }));
+  const by = entries.map(({ src, entry }) => ({
+    src,
+    name: entry.view.address,
+    rows: new Map(rowsOf(src, entry.view).map((r) => [r.brokerAddr, r])),
+    topics: new Set(entry.topics || []),
+  }));
   const all = new Map();
   for (const x of by) for (const r of x.rows.values()) all.set(r.brokerAddr, r);
   for (const x of by) {
@@ -60,8 +110,18 @@ export function divergences(sources, at) {
       if (x.rows.has(addr)) continue;
       const holders = by.filter((y) => y.rows.has(addr));
       const heard = lastHeard(x.src, addr, at);
-      const best = holders.map((y) => ({ ns: y.name, age: at - y.rows.get(addr).lastUpdate })).sort((a, b) => a.age - b.age)[0];
-      out.push({ kind: "broker", ns: x.name, broker: brokerName(r), addr, lastHeard: heard, other: best.ns, otherAge: best.age });
+      const best = holders
+        .map((y) => ({ ns: y.name, age: at - y.rows.get(addr).lastUpdate }))
+        .sort((a, b) => a.age - b.age)[0];
+      out.push({
+        kind: "broker",
+        ns: x.name,
+        broker: brokerName(r),
+        addr,
+        lastHeard: heard,
+        other: best.ns,
+        otherAge: best.age,
+      });
     }
   }
   for (const x of by) {
@@ -98,17 +158,46 @@ export function viewTraffic(src, prev, view, recentLines) {
     if (old && old.lastUpdate === b.lastUpdate) continue;
     const at = src.wallOf(view, b.lastUpdate);
     const name = brokerName(b);
-    events.push({ from: name, to: ns, sentAt: at - 1, arriveAt: at, category: "register", response: false, type: "REGISTER_BROKER", lost: false });
-    events.push({ from: ns, to: name, sentAt: at, arriveAt: at + 1, category: "register", response: true, type: "REGISTER_BROKER", lost: false });
+    events.push({
+      from: name,
+      to: ns,
+      sentAt: at - 1,
+      arriveAt: at,
+      category: "register",
+      response: false,
+      type: "REGISTER_BROKER",
+      lost: false,
+    });
+    events.push({
+      from: ns,
+      to: name,
+      sentAt: at,
+      arriveAt: at + 1,
+      category: "register",
+      response: true,
+      type: "REGISTER_BROKER",
+      lost: false,
+    });
   }
   const now = new Set(view.brokers.map((b) => b.brokerAddr));
   for (const [addr, b] of before) {
     if (now.has(addr)) continue;
-    const closed = recentLines.some((l) => (l.kind === "channel-closed" || l.kind === "channel-idle") && l.text.includes(addr));
+    const closed = recentLines.some(
+      (l) => (l.kind === "channel-closed" || l.kind === "channel-idle") && l.text.includes(addr),
+    );
     const expired = recentLines.some((l) => l.kind === "expired" && l.text.includes(addr));
     if (expired) continue;
     const at = src.wallOf(view, view.uptimeMs);
-    events.push({ from: brokerName(b), to: ns, sentAt: at - 1, arriveAt: at, category: closed ? "close" : "unregister", response: false, type: closed ? "FIN" : "UNREGISTER_BROKER", lost: false });
+    events.push({
+      from: brokerName(b),
+      to: ns,
+      sentAt: at - 1,
+      arriveAt: at,
+      category: closed ? "close" : "unregister",
+      response: false,
+      type: closed ? "FIN" : "UNREGISTER_BROKER",
+      lost: false,
+    });
   }
   return events;
 }

@@ -64,7 +64,17 @@ export class LiveSource {
     });
     es.addEventListener("view", (e) => this.onView(JSON.parse(e.data)));
     es.addEventListener("log", (e) => this.onLog(JSON.parse(e.data)));
-    es.addEventListener("lagged", (e) => this.onLog({ seq: this.lastSeq, at: this.latest ? this.latest.nowMs : 0, kind: "info", text: `… ${JSON.parse(e.data).missed} lines missed` }, true));
+    es.addEventListener("lagged", (e) =>
+      this.onLog(
+        {
+          seq: this.lastSeq,
+          at: this.latest ? this.latest.nowMs : 0,
+          kind: "info",
+          text: `… ${JSON.parse(e.data).missed} lines missed`,
+        },
+        true,
+      ),
+    );
   }
 
   close() {
@@ -81,7 +91,12 @@ export class LiveSource {
     }
     if (prev && prev.view.version === view.version && prev.view.startedAtMs === view.startedAtMs) prev.view = view;
     else {
-      this.history.push({ wall: this.wallOf(view, view.uptimeMs), view, routes: prev ? { ...prev.routes } : {}, topics: prev ? prev.topics : [] });
+      this.history.push({
+        wall: this.wallOf(view, view.uptimeMs),
+        view,
+        routes: prev ? { ...prev.routes } : {},
+        topics: prev ? prev.topics : [],
+      });
       if (this.history.length > KEEP_VIEWS) this.history.shift();
     }
     this.receivedAt = performance.now();
@@ -96,7 +111,13 @@ export class LiveSource {
     }
     const view = this.latest;
     const wall = view ? this.wallOf(view, line.at) : Date.now();
-    this.trace.push({ seq: `${this.label}#${synthetic ? `m${this.trace.length}` : line.seq}`, at: wall, node: this.name, kind: line.kind, text: line.text });
+    this.trace.push({
+      seq: `${this.label}#${synthetic ? `m${this.trace.length}` : line.seq}`,
+      at: wall,
+      node: this.name,
+      kind: line.kind,
+      text: line.text,
+    });
     if (this.trace.length > KEEP_LINES) this.trace.shift();
     this.onChange(this, { line: this.trace[this.trace.length - 1] });
   }

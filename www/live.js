@@ -11,7 +11,8 @@ import { LiveSource } from "./live-source.js";
 import { clusterAt, divergences, viewTraffic } from "./live-cluster.js";
 
 // Topics every broker registers; a user topic is a better first choice.
-const SYSTEM = /^(TBW102|SELF_TEST_TOPIC|OFFSET_MOVED_EVENT|SCHEDULE_TOPIC_XXXX|BenchmarkTest|RMQ_SYS_|rmq_sys_|%RETRY%|%DLQ%)|_REPLY_TOPIC$/;
+const SYSTEM =
+  /^(TBW102|SELF_TEST_TOPIC|OFFSET_MOVED_EVENT|SCHEDULE_TOPIC_XXXX|BenchmarkTest|RMQ_SYS_|rmq_sys_|%RETRY%|%DLQ%)|_REPLY_TOPIC$/;
 
 // `?live` (this origin), `?live=URL` or `?live=URL1,URL2,…`.
 export function liveBases(param) {
@@ -124,7 +125,11 @@ export class LiveView {
   // A user topic if there is one (brokers also register their cluster and group names).
   firstTopic() {
     const topics = [...new Set(this.sources.flatMap((s) => s.topics))];
-    const own = new Set(this.sources.flatMap((s) => (s.latest ? [...Object.keys(s.latest.clusterAddrTable), ...Object.keys(s.latest.brokerAddrTable)] : [])));
+    const own = new Set(
+      this.sources.flatMap((s) =>
+        s.latest ? [...Object.keys(s.latest.clusterAddrTable), ...Object.keys(s.latest.brokerAddrTable)] : [],
+      ),
+    );
     const user = topics.filter((x) => !SYSTEM.test(x) && !own.has(x));
     if (user.includes("TopicTest")) return "TopicTest";
     return user[0] || (topics.includes("TBW102") ? "TBW102" : topics[0]) || null;
@@ -151,7 +156,8 @@ export class LiveView {
     if (this.closed) return;
     const ready = this.sources.filter((s) => s.history.length);
     if (!ready.length) {
-      if (this.sources.length && this.sources.every((s) => s.reachable === false)) this.status(t("liveUnreachable", { url: this.label }), "bad");
+      if (this.sources.length && this.sources.every((s) => s.reachable === false))
+        this.status(t("liveUnreachable", { url: this.label }), "bad");
       return;
     }
     const now = this.now();
@@ -173,7 +179,12 @@ export class LiveView {
       this.metaKey = meta.key;
       diagram.setMeta(meta);
     }
-    diagram.render(snap, { playing: this.following, reduced: this.page.reducedMotion(), selected: null, highlight: [] });
+    diagram.render(snap, {
+      playing: this.following,
+      reduced: this.page.reducedMotion(),
+      selected: null,
+      highlight: [],
+    });
     if (this.pendingTraffic) {
       diagram.feed(this.pendingTraffic, frameNow, 1);
       this.pendingTraffic = null;
@@ -194,7 +205,9 @@ export class LiveView {
     if (key === this.topicsKey) return;
     this.topicsKey = key;
     const list = this.topic && !topics.includes(this.topic) ? [this.topic, ...topics] : topics;
-    this.el.topic.innerHTML = list.map((x) => `<option${x === this.topic ? " selected" : ""}>${esc(x)}</option>`).join("");
+    this.el.topic.innerHTML = list
+      .map((x) => `<option${x === this.topic ? " selected" : ""}>${esc(x)}</option>`)
+      .join("");
   }
 
   // What each NameServer lacks, in sentences, under the diagram's banner.
@@ -203,7 +216,10 @@ export class LiveView {
     const lines = d.map((x) => {
       if (x.kind === "broker") {
         const other = t("liveHeardAgo", { ns: x.other, s: dur(x.otherAge) });
-        const mine = x.lastHeard === null ? t("liveNeverHeard", { ns: x.ns, b: x.broker }) : t("liveNotHeard", { ns: x.ns, b: x.broker, s: dur(time - x.lastHeard) });
+        const mine =
+          x.lastHeard === null
+            ? t("liveNeverHeard", { ns: x.ns, b: x.broker })
+            : t("liveNotHeard", { ns: x.ns, b: x.broker, s: dur(time - x.lastHeard) });
         return `<li data-kind="broker" data-ns="${esc(x.ns)}" data-broker="${esc(x.broker)}">${esc(`${mine}; ${other}.`)}</li>`;
       }
       const shown = x.topics.slice(0, 3).join(", ") + (x.topics.length > 3 ? ` (+${x.topics.length - 3})` : "");
@@ -242,8 +258,15 @@ export class LiveView {
   renderStatus(now) {
     const parts = this.sources.map((s) => {
       const v = s.latest;
-      if (!v) return s.reachable === false ? t("liveUnreachable", { url: s.label }) : t("liveConnecting", { url: s.label });
-      return t("liveStats", { addr: v.address, b: v.brokers.length, tp: v.topicCount, c: v.connections, up: dur(v.nowMs) });
+      if (!v)
+        return s.reachable === false ? t("liveUnreachable", { url: s.label }) : t("liveConnecting", { url: s.label });
+      return t("liveStats", {
+        addr: v.address,
+        b: v.brokers.length,
+        tp: v.topicCount,
+        c: v.connections,
+        up: dur(v.nowMs),
+      });
     });
     const bad = this.sources.some((s) => s.reachable === false || (s.latest && !s.connected && s.es));
     this.status(parts.join(" · "), bad ? "bad" : "ok");
@@ -268,7 +291,13 @@ export class LiveView {
       connected: this.sources.length > 0 && this.sources.every((s) => s.connected),
       following: this.following,
       time: this.time,
-      sources: this.sources.map((s) => ({ base: s.base, name: s.name, connected: s.connected, views: s.history.length, lines: s.trace.length })),
+      sources: this.sources.map((s) => ({
+        base: s.base,
+        name: s.name,
+        connected: s.connected,
+        views: s.history.length,
+        lines: s.trace.length,
+      })),
       views: this.sources.reduce((n, s) => n + s.history.length, 0),
       lines: this.sources.reduce((n, s) => n + s.trace.length, 0),
       topic: this.topic,

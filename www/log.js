@@ -28,18 +28,23 @@ export class EventLog {
   // The kinds come from the model (`traceKinds()`), or in live mode from the daemon's lines.
   setKinds(kinds) {
     const cur = this.kindSel.value;
-    this.kindSel.innerHTML = `<option value="">${t("all")}</option>` + kinds.map((k) => `<option value="${esc(k)}">${esc(k)}</option>`).join("");
+    this.kindSel.innerHTML =
+      `<option value="">${t("all")}</option>` +
+      kinds.map((k) => `<option value="${esc(k)}">${esc(k)}</option>`).join("");
     if (kinds.includes(cur)) this.kindSel.value = cur;
   }
 
   setNodes(names) {
     const cur = this.nodeSel.value;
-    this.nodeSel.innerHTML = `<option value="">${t("all")}</option>` + names.map((n) => `<option>${esc(n)}</option>`).join("");
+    this.nodeSel.innerHTML =
+      `<option value="">${t("all")}</option>` + names.map((n) => `<option>${esc(n)}</option>`).join("");
     if (names.includes(cur)) this.nodeSel.value = cur;
   }
 
   matches(l) {
-    return (!this.nodeSel.value || l.node === this.nodeSel.value) && (!this.kindSel.value || l.kind === this.kindSel.value);
+    return (
+      (!this.nodeSel.value || l.node === this.nodeSel.value) && (!this.kindSel.value || l.kind === this.kindSel.value)
+    );
   }
 
   item(l) {
@@ -94,7 +99,10 @@ export class EventLog {
 
   rebuild() {
     const trace = this.trace || [];
-    const lines = trace.filter((l) => this.matches(l)).slice(-KEEP).reverse();
+    const lines = trace
+      .filter((l) => this.matches(l))
+      .slice(-KEEP)
+      .reverse();
     const frag = document.createDocumentFragment();
     for (const l of lines) frag.appendChild(this.item(l));
     this.list.replaceChildren(frag);

@@ -56,8 +56,11 @@ class App {
       onFlight: (id) => this.faults.openFlight(id),
     });
     this.timeline = new Timeline({
-      scrubber: $("scrubber"), lanes: $("lanes"), branches: $("branches"),
-      onSeek: (ms, live) => this.scrub(ms, live), onBranch: (id) => this.selectBranch(id),
+      scrubber: $("scrubber"),
+      lanes: $("lanes"),
+      branches: $("branches"),
+      onSeek: (ms, live) => this.scrub(ms, live),
+      onBranch: (id) => this.selectBranch(id),
     });
     this.panels = new Panels($("tabs"), $("panels"), () => this.snap && this.render());
     this.log = new EventLog($("log"), $("log-node"), $("log-kind"), (line) => this.seekToLine(line));
@@ -72,33 +75,49 @@ class App {
       run: (args) => this.client.call("quiz", args),
       loadText: (text, ms) => this.loadText(text, ms),
     });
-    this.compare = new Compare({
-      scenarios: () => this.scenarios,
-      branchText: () => this.meta.text,
-      run: (args) => this.client.call("compare", args),
-    }, $("compare"));
-    this.lesson = new LessonRunner({
-      current: () => this.current(),
-      trace: () => this.trace,
-      loadBuiltIn: (id) => this.loadBuiltIn(id),
-      scenarioTitle: (id) => this.scenarioTitle(id),
-      hashes: () => this.hashes(),
-      peekGate: (gate) => this.client.call("peekGate", { gate }),
-      runGate: (gate) => this.runGate(gate),
-      play: () => this.play(),
-      pause: () => this.pause(),
-      seek: (ms) => this.seek(ms),
-      speedChosen: () => !!this.userSpeed,
-      setSpeed: (x) => this.setSpeed(x, false),
-      showPanel: (id) => this.showPanel(id),
-      render: () => this.render(),
-      announce: (msg) => this.announce(msg),
-      rememberFreePlay: (on) => this.rememberFreePlay(on),
-    }, {
-      panel: $("lesson"), title: $("lesson-title"), text: $("lesson-text"), wait: $("lesson-wait"), waitText: $("lesson-wait-text"), skip: $("lesson-skip"), question: $("lesson-question"),
-      context: $("lesson-context"), cont: $("lesson-continue"), replay: $("lesson-replay"), free: $("lesson-free"),
-      progress: $("lesson-progress"), fold: $("lesson-fold"),
-    });
+    this.compare = new Compare(
+      {
+        scenarios: () => this.scenarios,
+        branchText: () => this.meta.text,
+        run: (args) => this.client.call("compare", args),
+      },
+      $("compare"),
+    );
+    this.lesson = new LessonRunner(
+      {
+        current: () => this.current(),
+        trace: () => this.trace,
+        loadBuiltIn: (id) => this.loadBuiltIn(id),
+        scenarioTitle: (id) => this.scenarioTitle(id),
+        hashes: () => this.hashes(),
+        peekGate: (gate) => this.client.call("peekGate", { gate }),
+        runGate: (gate) => this.runGate(gate),
+        play: () => this.play(),
+        pause: () => this.pause(),
+        seek: (ms) => this.seek(ms),
+        speedChosen: () => !!this.userSpeed,
+        setSpeed: (x) => this.setSpeed(x, false),
+        showPanel: (id) => this.showPanel(id),
+        render: () => this.render(),
+        announce: (msg) => this.announce(msg),
+        rememberFreePlay: (on) => this.rememberFreePlay(on),
+      },
+      {
+        panel: $("lesson"),
+        title: $("lesson-title"),
+        text: $("lesson-text"),
+        wait: $("lesson-wait"),
+        waitText: $("lesson-wait-text"),
+        skip: $("lesson-skip"),
+        question: $("lesson-question"),
+        context: $("lesson-context"),
+        cont: $("lesson-continue"),
+        replay: $("lesson-replay"),
+        free: $("lesson-free"),
+        progress: $("lesson-progress"),
+        fold: $("lesson-fold"),
+      },
+    );
     this.reducedQuery.addEventListener("change", () => this.render());
     // On a phone the lesson is a sheet over the page's lower part: it may grow up to the
     // bottom of the (sticky) diagram, never over it.
@@ -139,14 +158,23 @@ class App {
     this.scenarios = scenarios;
     this.workerResources = resources;
     const sel = $("scenario-select");
-    sel.innerHTML = scenarios.map((s) => `<option value="${s.id}">${s.id} — ${this.scenarioTitle(s.id)}</option>`).join("");
+    sel.innerHTML = scenarios
+      .map((s) => `<option value="${s.id}">${s.id} — ${this.scenarioTitle(s.id)}</option>`)
+      .join("");
     sel.addEventListener("change", () => {
       this.lesson.freePlay();
       this.loadBuiltIn(sel.value);
     });
     const lessons = $("lesson-select");
-    lessons.innerHTML = `<option value="">${t("freePlayOption")}</option>` + LESSON_ORDER.map((id) => `<option value="${id}">${id === "intro" ? t("introTitle") : `${id} — ${this.scenarioTitle(id)}`}</option>`).join("");
-    lessons.addEventListener("change", () => (lessons.value ? this.lesson.start(lessons.value) : this.lesson.freePlay()));
+    lessons.innerHTML =
+      `<option value="">${t("freePlayOption")}</option>` +
+      LESSON_ORDER.map(
+        (id) =>
+          `<option value="${id}">${id === "intro" ? t("introTitle") : `${id} — ${this.scenarioTitle(id)}`}</option>`,
+      ).join("");
+    lessons.addEventListener("change", () =>
+      lessons.value ? this.lesson.start(lessons.value) : this.lesson.freePlay(),
+    );
     $("lesson-btn").addEventListener("click", () => this.lesson.start(LESSONS[sel.value] ? sel.value : "S1"));
     $("quiz-btn").addEventListener("click", () => this.quiz.open());
     $("table-toggle").addEventListener("click", () => this.toggleTable());
@@ -232,7 +260,8 @@ class App {
   // past a fault isolation that sendLatencyFaultEnable may start.
   horizonFor(model) {
     let h = Math.max(300000, ...model.script.map((a) => a.at + 180000));
-    const tolerant = model.nodes.some((n) => n.faultTolerance) || model.script.some((a) => /^faulttolerance \S+ on$/.test(a.action));
+    const tolerant =
+      model.nodes.some((n) => n.faultTolerance) || model.script.some((a) => /^faulttolerance \S+ on$/.test(a.action));
     if (tolerant) h = Math.max(h, model.timings.isolationMs + 120000);
     return Math.ceil(h / 60000) * 60000;
   }
@@ -274,7 +303,8 @@ class App {
     const gate = this.lesson.gate;
     if (!gate) return;
     let found = null;
-    if (gate.at !== undefined) found = this.snap.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
+    if (gate.at !== undefined)
+      found = this.snap.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
     else found = (hit && hit.kind !== "time" ? hit : null) || lines.find((l) => lineMatches(gate, l));
     if (found) {
       this.pause();
@@ -298,10 +328,17 @@ class App {
     clock.dataset.simMs = String(s.time);
     clock.textContent = `t = ${secs(s.time)}`;
     const branch = s.branches.find((b) => b.current);
-    $("status-meta").textContent = `${t("seed", { s: this.meta.model.seed })} · ${t("profile", { p: s.profile })} · ${t("branchOf", { b: branch.parent === null ? t("branchMain") : branch.id })}`;
+    $("status-meta").textContent =
+      `${t("seed", { s: this.meta.model.seed })} · ${t("profile", { p: s.profile })} · ${t("branchOf", { b: branch.parent === null ? t("branchMain") : branch.id })}`;
     const reduced = this.reducedQuery.matches;
     const focus = this.lesson.focus();
-    this.diagram.render(s, { playing: this.playing, reduced, selected: this.selected, highlight: focus.nodes.length ? focus.nodes : this.highlight ? [this.highlight] : [], highlightLinks: focus.links });
+    this.diagram.render(s, {
+      playing: this.playing,
+      reduced,
+      selected: this.selected,
+      highlight: focus.nodes.length ? focus.nodes : this.highlight ? [this.highlight] : [],
+      highlightLinks: focus.links,
+    });
     renderDivergence($("divergence"), s);
     this.timeline.renderCursor(s);
     this.lesson.renderContext(s);
@@ -313,7 +350,8 @@ class App {
       () => on("measure") && renderMeasurements($("measurements"), s),
       () => {
         if (!on("lanes")) return;
-        const faultsKey = JSON.stringify(s.faults) + JSON.stringify(s.stale.map((w) => [w.client, w.from, w.to === null])) + s.branch;
+        const faultsKey =
+          JSON.stringify(s.faults) + JSON.stringify(s.stale.map((w) => [w.client, w.from, w.to === null])) + s.branch;
         this.timeline.render(s, this.sends, faultsKey !== this.lastFaults, this.trace);
         this.lastFaults = faultsKey;
       },
@@ -400,13 +438,16 @@ class App {
       this.clockTrace.push({ wall: now, target, speed, capped });
       if (this.clockTrace.length > 600) this.clockTrace.shift();
       this.pending = true;
-      this.pendingRun = this.client.call("runTo", { ms: Math.floor(target), gate: this.lesson.gate || undefined }).then((r) => {
-        this.pending = false;
-        this.apply(r, false, performance.now());
-      }, (e) => {
-        this.pending = false;
-        this.fail(e);
-      });
+      this.pendingRun = this.client.call("runTo", { ms: Math.floor(target), gate: this.lesson.gate || undefined }).then(
+        (r) => {
+          this.pending = false;
+          this.apply(r, false, performance.now());
+        },
+        (e) => {
+          this.pending = false;
+          this.fail(e);
+        },
+      );
     }
     this.diagram.animate(now, { reduced: this.reducedQuery.matches });
     this.raf = requestAnimationFrame((n) => this.frame(n));
@@ -417,7 +458,8 @@ class App {
     if (byUser) this.userSpeed = true;
     $("speed-out").textContent = `${x}×`;
     $("speed-out").dataset.speed = String(x);
-    for (const b of document.querySelectorAll("#speed-presets button")) b.setAttribute("aria-pressed", String(Number(b.dataset.speed) === x));
+    for (const b of document.querySelectorAll("#speed-presets button"))
+      b.setAttribute("aria-pressed", String(Number(b.dataset.speed) === x));
     if (this.playing) this.base = { sim: this.snap.time, wall: performance.now() };
     if (this.snap) this.render();
   }
@@ -578,12 +620,28 @@ class App {
     const bases = liveBases(param);
     const b = bases[0];
     const link = (path) => `<a href="${b}${path}">${path}</a>`;
-    $("live-links").innerHTML = t("liveLinks", { api: link("/api"), metrics: link("/metrics"), health: link("/healthz"), nsaddr: link("/rocketmq/nsaddr") });
-    this.live = new LiveView({ diagram: this.diagram, log: this.log, reducedMotion: () => this.reducedQuery.matches }, bases, {
-      status: $("live-status"), topic: $("live-topic"), follow: $("live-follow"), scrubber: $("live-scrubber"),
-      clock: $("live-clock"), tables: $("ns-tables"), routes: $("route-grid"), links: $("live-links"),
-      divergence: $("divergence"), sentences: $("live-sentences"),
+    $("live-links").innerHTML = t("liveLinks", {
+      api: link("/api"),
+      metrics: link("/metrics"),
+      health: link("/healthz"),
+      nsaddr: link("/rocketmq/nsaddr"),
     });
+    this.live = new LiveView(
+      { diagram: this.diagram, log: this.log, reducedMotion: () => this.reducedQuery.matches },
+      bases,
+      {
+        status: $("live-status"),
+        topic: $("live-topic"),
+        follow: $("live-follow"),
+        scrubber: $("live-scrubber"),
+        clock: $("live-clock"),
+        tables: $("ns-tables"),
+        routes: $("route-grid"),
+        links: $("live-links"),
+        divergence: $("divergence"),
+        sentences: $("live-sentences"),
+      },
+    );
     this.live.start();
     this.setLiveParam(param);
   }
@@ -659,11 +717,26 @@ class App {
 // downloaded once). Resolves with how many files were kept.
 function keepOffline(workerResources) {
   if (!("serviceWorker" in navigator) || location.protocol === "file:") return Promise.resolve(0);
-  return navigator.serviceWorker.register(new URL("./sw.js", import.meta.url)).then(() => navigator.serviceWorker.ready).then((reg) => new Promise((done) => {
-    const urls = [location.href.split("#")[0], ...performance.getEntriesByType("resource").map((e) => e.name), ...workerResources];
-    navigator.serviceWorker.addEventListener("message", (e) => e.data && "cached" in e.data && done(e.data.cached), { once: true });
-    reg.active.postMessage({ cache: urls });
-  })).catch(() => 0);
+  return navigator.serviceWorker
+    .register(new URL("./sw.js", import.meta.url))
+    .then(() => navigator.serviceWorker.ready)
+    .then(
+      (reg) =>
+        new Promise((done) => {
+          const urls = [
+            location.href.split("#")[0],
+            ...performance.getEntriesByType("resource").map((e) => e.name),
+            ...workerResources,
+          ];
+          navigator.serviceWorker.addEventListener(
+            "message",
+            (e) => e.data && "cached" in e.data && done(e.data.cached),
+            { once: true },
+          );
+          reg.active.postMessage({ cache: urls });
+        }),
+    )
+    .catch(() => 0);
 }
 
 function remembered() {
@@ -680,7 +753,8 @@ window.__rmqsim = {
   time: () => (app.snap ? app.snap.time : 0),
   stateHash: () => app.hashes().then((h) => h.stateHash),
   traceHash: () => app.hashes().then((h) => h.traceHash),
-  views: () => Promise.resolve(app.snap && { ...app.snap, trace: app.trace.slice(), sends: app.sends.slice(), meta: app.meta }),
+  views: () =>
+    Promise.resolve(app.snap && { ...app.snap, trace: app.trace.slice(), sends: app.sends.slice(), meta: app.meta }),
   playing: () => app.playing,
   speed: () => app.speed,
   effectiveSpeed: () => (app.snap ? app.effectiveSpeed() : app.speed),

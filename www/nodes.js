@@ -34,14 +34,29 @@ export class NodeFace {
     this.m = METRICS[form];
     const m = this.m;
     this.g = svgEl("g", {
-      class: `node role-${node.role}`, "data-node": node.name, "data-testid": `node-${node.name}`,
-      role: "button", tabindex: "0", transform: `translate(${box.x - box.w / 2},${box.y - box.h / 2})`,
+      class: `node role-${node.role}`,
+      "data-node": node.name,
+      "data-testid": `node-${node.name}`,
+      role: "button",
+      tabindex: "0",
+      transform: `translate(${box.x - box.w / 2},${box.y - box.h / 2})`,
     });
     this.g.appendChild(svgEl("rect", { class: "box", width: box.w, height: box.h, rx: 8 }));
-    this.text = svgEl("g", { class: "node-text", "data-node-text": node.name, "aria-hidden": "true", transform: this.g.getAttribute("transform") });
+    this.text = svgEl("g", {
+      class: "node-text",
+      "data-node-text": node.name,
+      "aria-hidden": "true",
+      transform: this.g.getAttribute("transform"),
+    });
     const [l1, l2, l3] = m.lines;
     this.nameEl = svgEl("text", { class: "name", x: m.pad, y: l1, "font-size": m.name });
-    this.stateEl = svgEl("text", { class: "state", x: box.w - m.pad, y: l1, "text-anchor": "end", "font-size": m.state });
+    this.stateEl = svgEl("text", {
+      class: "state",
+      x: box.w - m.pad,
+      y: l1,
+      "text-anchor": "end",
+      "font-size": m.state,
+    });
     this.subEl = svgEl("text", { class: "sub", x: m.pad, y: l2, "font-size": m.small });
     this.text.append(this.nameEl, this.stateEl, this.subEl);
     if (node.role !== "nameserver" && form === "wide") {
@@ -115,7 +130,8 @@ export class NodeFace {
       const scan = live.timers.find((x) => timerKind(x) === "scan");
       // A phone has no room for the scan line: the Timers panel has it.
       sub = this.form === "wide" ? t("nodeNameserver") : "";
-      if (scan && state === "up" && this.form === "wide") sub += ` · ${t("scanIn", { s: clockText(scan.at - snap.time) })}`;
+      if (scan && state === "up" && this.form === "wide")
+        sub += ` · ${t("scanIn", { s: clockText(scan.at - snap.time) })}`;
       const order = o.brokerOrder;
       for (const row of tb ? tb.live : []) {
         const c = removalClock(row, snap.time);
@@ -140,7 +156,8 @@ export class NodeFace {
         sub = `${n.role === "producer" ? t("nodeProducer") : t("nodeConsumer")} ${t("boundTo", { ns: live.boundTo || o.bound || "?" })}`;
         const c = snap.clients[n.name];
         if (c && c.stale) stale = c;
-        else if (c && c.route) extra = `${t("routeShort")}: ${c.route.brokerDatas.map((b) => b.brokerName).join(", ") || "—"}`;
+        else if (c && c.route)
+          extra = `${t("routeShort")}: ${c.route.brokerDatas.map((b) => b.brokerName).join(", ") || "—"}`;
         else if (c) extra = `${t("routeShort")}: —`;
       }
       const y = this.form === "wide" ? m.lines[2] + 18 : m.lines[2];

@@ -11,7 +11,10 @@ export class Panels {
     this.onChange = onChange;
     this.dashboard = false;
     this.active = "routes";
-    nav.innerHTML = TABS.map((id) => `<button type="button" role="tab" id="tab-${id}" data-tab="${id}" data-testid="tab-${id}" aria-controls="${this.panel(id).id}">${t(`tab_${id}`)}</button>`).join("");
+    nav.innerHTML = TABS.map(
+      (id) =>
+        `<button type="button" role="tab" id="tab-${id}" data-tab="${id}" data-testid="tab-${id}" aria-controls="${this.panel(id).id}">${t(`tab_${id}`)}</button>`,
+    ).join("");
     for (const id of TABS) this.panel(id).setAttribute("aria-labelledby", `tab-${id}`);
     nav.addEventListener("click", (e) => {
       const b = e.target.closest("button[data-tab]");

@@ -52,21 +52,25 @@ export class Quiz {
     // The wrong answers are the usual mistakes, made with the model's own periods: the broker
     // timeout counted from the freeze, the scan after the timeout, a route poll too many.
     const { brokerTimeoutMs: timeout, scanIntervalMs: scan, routePollPeriodMs: poll } = r.timings;
-    const cands = kind === "ns"
-      ? [correct, freezeAt + timeout, r.lastHeartbeat + timeout + scan, freezeAt + poll]
-      : [correct, removal, freezeAt + timeout, correct + poll, freezeAt + timeout + poll];
+    const cands =
+      kind === "ns"
+        ? [correct, freezeAt + timeout, r.lastHeartbeat + timeout + scan, freezeAt + poll]
+        : [correct, removal, freezeAt + timeout, correct + poll, freezeAt + timeout + poll];
     const seen = new Set();
-    const options = shuffle(cands.filter((ms) => {
-      const k = (ms / 1000).toFixed(2);
-      if (seen.has(k) || ms === null) return false;
-      seen.add(k);
-      return true;
-    })).slice(0, 4);
+    const options = shuffle(
+      cands.filter((ms) => {
+        const k = (ms / 1000).toFixed(2);
+        if (seen.has(k) || ms === null) return false;
+        seen.add(k);
+        return true;
+      }),
+    ).slice(0, 4);
     if (!options.includes(correct)) options[0] = correct;
     this.q = { kind, freezeAt, text, correct, removal, update: r.update, lastHeartbeat: r.lastHeartbeat, options };
-    const question = kind === "ns"
-      ? t("quizQuestionNs", { f: secs(freezeAt), hb: secs(r.lastHeartbeat) })
-      : t("quizQuestionClient", { f: secs(freezeAt) });
+    const question =
+      kind === "ns"
+        ? t("quizQuestionNs", { f: secs(freezeAt), hb: secs(r.lastHeartbeat) })
+        : t("quizQuestionClient", { f: secs(freezeAt) });
     this.body.innerHTML = `<p class="muted small">${esc(t("quizParams"))}</p>
 <fieldset data-testid="quiz-question" data-kind="${kind}" data-freeze-at="${freezeAt}"><legend>${esc(question)}</legend>
 ${options.map((ms, i) => `<label class="radio"><input type="radio" name="quiz-opt" value="${ms}" data-testid="quiz-option-${i}"> ${secs(ms, 2)}</label>`).join("")}
@@ -80,9 +84,10 @@ ${options.map((ms, i) => `<label class="radio"><input type="radio" name="quiz-op
     if (!picked || !this.q) return;
     const q = this.q;
     const right = Number(picked.value) === q.correct;
-    const explain = q.kind === "ns"
-      ? t("quizExplainNs", { hb: secs(q.lastHeartbeat), r: secs(q.removal) })
-      : t("quizExplainClient", { r: secs(q.removal), c: secs(q.update) });
+    const explain =
+      q.kind === "ns"
+        ? t("quizExplainNs", { hb: secs(q.lastHeartbeat), r: secs(q.removal) })
+        : t("quizExplainClient", { r: secs(q.removal), c: secs(q.update) });
     const result = this.body.querySelector("[data-testid=quiz-result]");
     result.dataset.correct = String(right);
     result.dataset.answerMs = String(q.correct);

@@ -22,12 +22,17 @@ export function routeHtml(route, marks = {}) {
   };
   const bd = route.brokerDatas
     .map((b) => {
-      const addrs = Object.entries(b.brokerAddrs).map(([id, a]) => `${esc(id)}: <span class="nowrap">${esc(a)}</span>`).join("<br>");
+      const addrs = Object.entries(b.brokerAddrs)
+        .map(([id, a]) => `${esc(id)}: <span class="nowrap">${esc(a)}</span>`)
+        .join("<br>");
       return `<tr${mark("addrs", b.brokerName)}><td>${esc(b.brokerName)}</td><td class="mono addrs">{${addrs}}</td></tr>`;
     })
     .join("");
   const qd = route.queueDatas
-    .map((q) => `<tr${mark("queues", q.brokerName)}><td>${esc(q.brokerName)}</td><td>${q.readQueueNums}</td><td>${q.writeQueueNums}</td><td>${q.perm} (${PERM[q.perm] || "?"})</td></tr>`)
+    .map(
+      (q) =>
+        `<tr${mark("queues", q.brokerName)}><td>${esc(q.brokerName)}</td><td>${q.readQueueNums}</td><td>${q.writeQueueNums}</td><td>${q.perm} (${PERM[q.perm] || "?"})</td></tr>`,
+    )
     .join("");
   const th = (names) => names.map((n) => `<th>${soft(n)}</th>`).join("");
   return `<table class="router"><caption>brokerDatas</caption><thead><tr>${th(["brokerName", "brokerAddrs"])}</tr></thead><tbody>${bd}</tbody></table>
@@ -36,8 +41,14 @@ export function routeHtml(route, marks = {}) {
 
 function routeKey(route) {
   if (!route) return "none";
-  const b = route.brokerDatas.map((x) => `${x.brokerName}${JSON.stringify(x.brokerAddrs)}`).sort().join(";");
-  const q = route.queueDatas.map((x) => `${x.brokerName}:${x.readQueueNums}/${x.writeQueueNums}/${x.perm}`).sort().join(";");
+  const b = route.brokerDatas
+    .map((x) => `${x.brokerName}${JSON.stringify(x.brokerAddrs)}`)
+    .sort()
+    .join(";");
+  const q = route.queueDatas
+    .map((x) => `${x.brokerName}:${x.readQueueNums}/${x.writeQueueNums}/${x.perm}`)
+    .sort()
+    .join(";");
   return `${b}|${q}`;
 }
 
@@ -62,14 +73,24 @@ export function brokerText(route, name, other) {
     const b = r && r.brokerDatas.find((x) => x.brokerName === name);
     const q = r && r.queueDatas.find((x) => x.brokerName === name);
     return {
-      members: b ? `BID ${Object.keys(b.brokerAddrs).map(Number).sort((x, y) => x - y).join(", ")}` : "",
-      queues: q ? `w${q.writeQueueNums}${q.readQueueNums === q.writeQueueNums ? "" : ` r${q.readQueueNums}`} ${PERM[q.perm] || q.perm}` : "",
+      members: b
+        ? `BID ${Object.keys(b.brokerAddrs)
+            .map(Number)
+            .sort((x, y) => x - y)
+            .join(", ")}`
+        : "",
+      queues: q
+        ? `w${q.writeQueueNums}${q.readQueueNums === q.writeQueueNums ? "" : ` r${q.readQueueNums}`} ${PERM[q.perm] || q.perm}`
+        : "",
     };
   };
   const mine = part(route);
   const theirs = other === undefined ? null : part(other);
   const shown = ["members", "queues"].filter((k) => !theirs || mine[k] !== theirs[k]);
-  return shown.map((k) => mine[k]).filter(Boolean).join(" · ");
+  return shown
+    .map((k) => mine[k])
+    .filter(Boolean)
+    .join(" · ");
 }
 
 // "P1 still sends to broker-b: NS-1 removed it 8.0 s ago; P1 asks again in 22.0 s."
@@ -80,7 +101,12 @@ export function staleSentence(client, snap) {
   const d = routeDiff(c.route, truth);
   const node = snap.nodes.find((n) => n.name === client);
   const poll = node && node.timers.find((x) => x.kind === "route-poll");
-  const vars = { c: client, ns: c.boundTo, s: dur(snap.time - c.staleSince), next: poll ? dur(Math.max(0, poll.at - snap.time)) : "?" };
+  const vars = {
+    c: client,
+    ns: c.boundTo,
+    s: dur(snap.time - c.staleSince),
+    next: poll ? dur(Math.max(0, poll.at - snap.time)) : "?",
+  };
   if (d.gone.length) return t("staleGone", { ...vars, b: d.gone.join(", ") });
   if (d.added.length) return t("staleNew", { ...vars, b: d.added.join(", ") });
   if (d.changed.length) {
@@ -98,9 +124,11 @@ function marksFor(cached, truth) {
     ...(addrs(cached, b) !== addrs(truth, b) ? [[`addrs:${b}`, "changed"]] : []),
     ...(queues(cached, b) !== queues(truth, b) ? [[`queues:${b}`, "changed"]] : []),
   ]);
-  return { cached: Object.fromEntries([...d.gone.map((b) => [b, "gone"]), ...changed]), truth: Object.fromEntries([...d.added.map((b) => [b, "new"]), ...changed]) };
+  return {
+    cached: Object.fromEntries([...d.gone.map((b) => [b, "gone"]), ...changed]),
+    truth: Object.fromEntries([...d.added.map((b) => [b, "new"]), ...changed]),
+  };
 }
-
 
 function nsCard(n, route, topic, marks = {}) {
   const down = n.state !== "up";
@@ -129,16 +157,20 @@ export function renderRouteGrid(el, snap, meta) {
   const topic = meta.topics[0];
   const rows = [];
   const clients = snap.nodes.filter((x) => x.role === "producer" || x.role === "consumer");
-  const boundOf = (c) => (snap.clients[c.name] ? snap.clients[c.name].boundTo : c.boundTo || (meta.bound || {})[c.name]);
+  const boundOf = (c) =>
+    snap.clients[c.name] ? snap.clients[c.name].boundTo : c.boundTo || (meta.bound || {})[c.name];
   for (const n of snap.nodes.filter((x) => x.role === "nameserver")) {
     const route = snap.routes[n.name] && snap.routes[n.name][topic];
     const mine = clients.filter((c) => boundOf(c) === n.name);
     const staleHere = mine.filter((c) => snap.clients[c.name] && snap.clients[c.name].stale);
     const marks = staleHere.length ? marksFor(snap.clients[staleHere[0].name].route, route).truth : {};
-    rows.push(`<div class="route-row" data-ns="${esc(n.name)}">${nsCard(n, route, topic, marks)}${mine.map((c) => clientCard(c, snap, topic)).join("")}</div>`);
+    rows.push(
+      `<div class="route-row" data-ns="${esc(n.name)}">${nsCard(n, route, topic, marks)}${mine.map((c) => clientCard(c, snap, topic)).join("")}</div>`,
+    );
   }
   const bound = new Set(snap.nodes.filter((x) => x.role === "nameserver").map((x) => x.name));
   const orphans = clients.filter((c) => !bound.has(boundOf(c)));
-  if (orphans.length) rows.push(`<div class="route-row">${orphans.map((c) => clientCard(c, snap, topic)).join("")}</div>`);
+  if (orphans.length)
+    rows.push(`<div class="route-row">${orphans.map((c) => clientCard(c, snap, topic)).join("")}</div>`);
   setHtml(el, rows.join(""));
 }

@@ -6,7 +6,13 @@ import { shareHash } from "./url.js";
 // selection.
 export function shareUrl(app) {
   const l = app.lesson.state();
-  const hash = shareHash({ compact: app.meta.compact, time: app.snap.time, selected: app.selected, lesson: null, step: l ? l.step : undefined });
+  const hash = shareHash({
+    compact: app.meta.compact,
+    time: app.snap.time,
+    selected: app.selected,
+    lesson: null,
+    step: l ? l.step : undefined,
+  });
   return location.origin + location.pathname + location.search + hash;
 }
 
@@ -31,7 +37,14 @@ export async function share(app) {
 
 export async function exportTrace(app) {
   const r = await app.client.call("trace");
-  const data = { format: "rocketmq-nameserver-sim-trace", version: 1, scenario: r.text, time: r.time, traceHash: r.traceHash, trace: r.trace };
+  const data = {
+    format: "rocketmq-nameserver-sim-trace",
+    version: 1,
+    scenario: r.text,
+    time: r.time,
+    traceHash: r.traceHash,
+    trace: r.trace,
+  };
   const blob = new Blob([JSON.stringify(data, null, 1)], { type: "application/json" });
   const a = document.createElement("a");
   a.href = URL.createObjectURL(blob);

@@ -8,9 +8,6 @@ import { removalClock } from "./clocks.js";
 import { rich } from "./glossary.js";
 import { esc, setHtml } from "./html.js";
 
-
-
-
 // The heartbeat age and the clock toward removal: blue while far, amber in its last quarter,
 // red once the broker is past its timeout (the scan-only wait) or due.
 function ageCell(row, now) {
@@ -27,11 +24,19 @@ export function renderNsTables(el, snap, at = secs) {
   const out = [];
   for (const n of snap.nodes.filter((x) => x.role === "nameserver")) {
     const tb = snap.ns[n.name];
-    const scan = tb.nextScan !== null && n.state === "up" ? t("nextScan", { s: dur(tb.nextScan - snap.time) }) : t(`state_${n.state}`);
+    const scan =
+      tb.nextScan !== null && n.state === "up"
+        ? t("nextScan", { s: dur(tb.nextScan - snap.time) })
+        : t(`state_${n.state}`);
     const rows = tb.live
-      .map((r) => `<tr data-broker="${esc(r.brokerName)}" data-broker-id="${r.brokerId}"><td class="mono addr">${esc(r.brokerAddr)}</td><td>${esc(r.brokerName)}</td><td>${r.brokerId}</td><td>${esc(at(r.lastUpdate))}</td>${ageCell(r, snap.time)}</tr>`)
+      .map(
+        (r) =>
+          `<tr data-broker="${esc(r.brokerName)}" data-broker-id="${r.brokerId}"><td class="mono addr">${esc(r.brokerAddr)}</td><td>${esc(r.brokerName)}</td><td>${r.brokerId}</td><td>${esc(at(r.lastUpdate))}</td>${ageCell(r, snap.time)}</tr>`,
+      )
       .join("");
-    const clusters = Object.entries(tb.clusters).map(([c, names]) => `${esc(c)}: [${names.map(esc).join(", ")}]`).join("; ");
+    const clusters = Object.entries(tb.clusters)
+      .map(([c, names]) => `${esc(c)}: [${names.map(esc).join(", ")}]`)
+      .join("; ");
     out.push(`<article class="card ns-card" data-testid="ns-${esc(n.name)}" data-state="${n.state}">
 <h3>${esc(n.name)} <span class="muted">${STATE_ICON[n.state]} ${esc(t(`state_${n.state}`))} · <span data-testid="next-scan-${esc(n.name)}">${esc(scan)}</span></span></h3>
 <div class="table-wrap"><table class="live" data-testid="live-${esc(n.name)}"><caption>${rich("[[livetable|brokerLiveTable]]")}</caption>
@@ -46,7 +51,10 @@ export function divergence(snap) {
   const ups = snap.nodes.filter((n) => n.role === "nameserver" && n.state === "up");
   if (ups.length < 2) return null;
   const byAddr = Object.fromEntries(snap.nodes.map((n) => [n.addr, n.name]));
-  const sets = ups.map((n) => ({ name: n.name, brokers: new Set(snap.ns[n.name].live.map((r) => byAddr[r.brokerAddr] || r.brokerAddr)) }));
+  const sets = ups.map((n) => ({
+    name: n.name,
+    brokers: new Set(snap.ns[n.name].live.map((r) => byAddr[r.brokerAddr] || r.brokerAddr)),
+  }));
   const all = new Set(sets.flatMap((s) => [...s.brokers]));
   for (const s of sets) {
     const missing = [...all].filter((b) => !s.brokers.has(b));
@@ -73,10 +81,26 @@ export function renderDivergence(el, snap) {
 function timerList(snap) {
   const rows = [];
   for (const n of snap.nodes) {
-    for (const tm of n.timers) rows.push({ node: n.name, label: tm.label, kind: tm.kind, at: tm.at, period: tm.periodMs ?? null, frozen: n.state === "frozen" });
+    for (const tm of n.timers)
+      rows.push({
+        node: n.name,
+        label: tm.label,
+        kind: tm.kind,
+        at: tm.at,
+        period: tm.periodMs ?? null,
+        frozen: n.state === "frozen",
+      });
   }
   for (const i of snap.isolations) {
-    if (i.until > snap.time) rows.push({ node: i.producer, label: t("isolation", { broker: i.broker }), kind: "isolation", at: i.until, period: null, isolation: true });
+    if (i.until > snap.time)
+      rows.push({
+        node: i.producer,
+        label: t("isolation", { broker: i.broker }),
+        kind: "isolation",
+        at: i.until,
+        period: null,
+        isolation: true,
+      });
   }
   return rows;
 }
@@ -95,7 +119,11 @@ export function renderTimers(el, snap) {
         const left = Math.max(0, r.at - snap.time);
         const frac = r.period ? Math.max(0, Math.min(1, left / r.period)) : 1;
         const every = r.period ? ` · ${t("timerEvery", { s: dur(r.period) })}` : "";
-        const when = r.frozen ? t("timerFrozen") : r.at < snap.time ? t("overdue", { s: dur(snap.time - r.at) }) : t("timerIn", { s: dur(left) });
+        const when = r.frozen
+          ? t("timerFrozen")
+          : r.at < snap.time
+            ? t("overdue", { s: dur(snap.time - r.at) })
+            : t("timerIn", { s: dur(left) });
         return `<li data-timer="${esc(r.label)}" data-kind="${esc(r.kind || "")}" data-node="${esc(node)}" data-left-ms="${left}" data-period-ms="${r.period ?? ""}"><span class="bar" aria-hidden="true"><span style="width:${(frac * 100).toFixed(1)}%"></span></span> ${esc(r.label)}: ${esc(when)} (${secs(r.at)})${esc(every)}</li>`;
       })
       .join("");
@@ -122,35 +150,58 @@ function measurementCard(m, i) {
     if (at === null) lines.push(`<li>${esc(t("mNever", { ns }))}</li>`);
     else {
       lastRemoval = Math.max(lastRemoval ?? 0, at);
-      lines.push(`<li data-testid="m-${i}-removal-${esc(ns)}" data-ms="${at}">${esc(t("mRemoval", { ns, t: secs(at), d: dur(at - m.at) }))}</li>`);
+      lines.push(
+        `<li data-testid="m-${i}-removal-${esc(ns)}" data-ms="${at}">${esc(t("mRemoval", { ns, t: secs(at), d: dur(at - m.at) }))}</li>`,
+      );
     }
   }
   for (const [c, at] of m.clientUpdate) {
     if (at === null) continue;
     const from = lastRemoval ?? m.at;
-    lines.push(`<li data-testid="m-${i}-update-${esc(c)}" data-ms="${at}">${esc(t("mUpdate", { c, t: secs(at), d: `+${dur(at - from)}` }))}</li>`);
+    lines.push(
+      `<li data-testid="m-${i}-update-${esc(c)}" data-ms="${at}">${esc(t("mUpdate", { c, t: secs(at), d: `+${dur(at - from)}` }))}</li>`,
+    );
   }
-  lines.push(`<li data-testid="m-${i}-sends">${esc(t("mSends", {
-    target: m.target || "?", attempts: m.attempts, failed: m.failedAttempts, retried: m.sendsRetried,
-    indeterminate: m.sendsIndeterminate, sendsFailed: m.sendsFailed,
-  }))}</li>`);
+  lines.push(
+    `<li data-testid="m-${i}-sends">${esc(
+      t("mSends", {
+        target: m.target || "?",
+        attempts: m.attempts,
+        failed: m.failedAttempts,
+        retried: m.sendsRetried,
+        indeterminate: m.sendsIndeterminate,
+        sendsFailed: m.sendsFailed,
+      }),
+    )}</li>`,
+  );
   return `<article class="card measure" data-testid="measurement-${i}" data-action="${esc(m.action)}"><h3>${esc(t("mFault", { action: m.action, t: secs(m.at) }))}</h3><ul>${lines.join("")}</ul></article>`;
 }
 
 function staleHtml(snap) {
   const w = snap.stale.filter((x) => x.from > 0);
   if (!w.length) return "";
-  const items = w.map((x) => `<li>${esc(x.client)}: ${secs(x.from)} → ${x.to === null ? "…" : secs(x.to)} (${dur((x.to ?? snap.time) - x.from)})</li>`).join("");
+  const items = w
+    .map(
+      (x) =>
+        `<li>${esc(x.client)}: ${secs(x.from)} → ${x.to === null ? "…" : secs(x.to)} (${dur((x.to ?? snap.time) - x.from)})</li>`,
+    )
+    .join("");
   return `<details class="stale-windows"><summary>${esc(t("staleWin"))} (${w.length})</summary><ul>${items}</ul></details>`;
 }
 
 // The whole state as plain tables, for screen readers and for anyone who prefers text.
 export function renderTableView(el, snap, meta) {
   const nodes = snap.nodes
-    .map((n) => `<tr><td>${esc(n.name)}</td><td>${esc(n.role)}${n.group ? ` (${esc(n.group)}, BID ${n.brokerId})` : ""}</td><td>${STATE_ICON[n.state]} ${esc(t(`state_${n.state}`))}</td><td class="mono">${esc(n.addr)}</td><td>${esc(n.boundTo || "")}</td></tr>`)
+    .map(
+      (n) =>
+        `<tr><td>${esc(n.name)}</td><td>${esc(n.role)}${n.group ? ` (${esc(n.group)}, BID ${n.brokerId})` : ""}</td><td>${STATE_ICON[n.state]} ${esc(t(`state_${n.state}`))}</td><td class="mono">${esc(n.addr)}</td><td>${esc(n.boundTo || "")}</td></tr>`,
+    )
     .join("");
   const timers = timerList(snap)
-    .map((r) => `<tr><td>${esc(r.node)}</td><td>${esc(r.label)}</td><td>${secs(r.at)}</td><td>${dur(Math.max(0, r.at - snap.time))}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr><td>${esc(r.node)}</td><td>${esc(r.label)}</td><td>${secs(r.at)}</td><td>${dur(Math.max(0, r.at - snap.time))}</td></tr>`,
+    )
     .join("");
   const flights = snap.flights
     .slice(0, 200)
@@ -159,19 +210,30 @@ export function renderTableView(el, snap, meta) {
       return `<tr data-msg-type="${esc(msgType(f))}"><td>${f.id}</td><td>${esc(flightLabel(f))}</td><td>${secs(f.sentAt)}</td><td>${secs(f.arriveAt)}</td><td>${Math.round(p * 100)}%</td></tr>`;
     })
     .join("");
-  const links = snap.links.map((l) => `<li>${esc(l.a)} ↔ ${esc(l.b)}: ${esc(l.state === "cut" ? t("linkCut") : t("linkReset"))}</li>`).join("");
+  const links = snap.links
+    .map((l) => `<li>${esc(l.a)} ↔ ${esc(l.b)}: ${esc(l.state === "cut" ? t("linkCut") : t("linkReset"))}</li>`)
+    .join("");
   const topic = meta.topics[0];
   const routes = snap.nodes
     .filter((n) => n.role === "nameserver")
-    .map((n) => `<h4>${esc(t("routeOf", { topic: topic || "—", who: n.name }))}</h4>${topic ? routeHtml(snap.routes[n.name][topic]) : `<p class="muted">${esc(t("noTopicYet"))}</p>`}`)
+    .map(
+      (n) =>
+        `<h4>${esc(t("routeOf", { topic: topic || "—", who: n.name }))}</h4>${topic ? routeHtml(snap.routes[n.name][topic]) : `<p class="muted">${esc(t("noTopicYet"))}</p>`}`,
+    )
     .join("");
   const clients = Object.values(snap.clients)
     .filter(Boolean)
-    .map((c) => `<h4>${esc(t("cachedRoute", { c: c.name, ns: c.boundTo }))} ${c.stale ? `— ⚠ ${esc(t("stale", { s: dur(snap.time - c.staleSince) }))}` : ""}</h4>${c.route ? routeHtml(c.route) : `<p>${esc(t("noCache"))}</p>`}`)
+    .map(
+      (c) =>
+        `<h4>${esc(t("cachedRoute", { c: c.name, ns: c.boundTo }))} ${c.stale ? `— ⚠ ${esc(t("stale", { s: dur(snap.time - c.staleSince) }))}` : ""}</h4>${c.route ? routeHtml(c.route) : `<p>${esc(t("noCache"))}</p>`}`,
+    )
     .join("");
-  setHtml(el, `<h3>${esc(t("stateTable"))}</h3><div class="table-wrap"><table><thead><tr><th>${t("colNode")}</th><th>${t("colRole")}</th><th>${t("colState")}</th><th>${t("colAddr")}</th><th>${t("colBound")}</th></tr></thead><tbody>${nodes}</tbody></table></div>
+  setHtml(
+    el,
+    `<h3>${esc(t("stateTable"))}</h3><div class="table-wrap"><table><thead><tr><th>${t("colNode")}</th><th>${t("colRole")}</th><th>${t("colState")}</th><th>${t("colAddr")}</th><th>${t("colBound")}</th></tr></thead><tbody>${nodes}</tbody></table></div>
 ${links ? `<ul>${links}</ul>` : ""}
 <h3>${esc(t("timersTable"))}</h3><div class="table-wrap"><table><thead><tr><th>${t("colNode")}</th><th>${t("colTimer")}</th><th>${t("colAt")}</th><th>${t("colIn")}</th></tr></thead><tbody>${timers}</tbody></table></div>
 <h3>${esc(t("flightsTable"))} (${snap.flights.length})</h3><div class="table-wrap"><table data-testid="table-flights"><thead><tr><th>${t("colId")}</th><th>${t("msgType")}</th><th>${t("msgSent")}</th><th>${t("msgArrive")}</th><th>${t("colProgress")}</th></tr></thead><tbody>${flights}</tbody></table></div>
-${routes}${clients}`);
+${routes}${clients}`,
+  );
 }

@@ -4,7 +4,14 @@ import { t } from "./i18n.js";
 import { secs } from "./format.js";
 import { esc } from "./html.js";
 
-const RECOVER = { freeze: "unfreeze", kill: "restart", poweroff: "restart", shutdown: "restart", cut: "heal", reset: "heal" };
+const RECOVER = {
+  freeze: "unfreeze",
+  kill: "restart",
+  poweroff: "restart",
+  shutdown: "restart",
+  cut: "heal",
+  reset: "heal",
+};
 
 // Fault intervals per node from the injected actions.
 export function faultIntervals(faults, now) {
@@ -17,13 +24,15 @@ export function faultIntervals(faults, now) {
     } else {
       for (const o of open) {
         if (o.to === undefined && RECOVER[o.verb] === verb && o.args.join(" ") === args.join(" ")) o.to = f.at;
-        else if (o.to === undefined && verb === "restart" && o.args[0] === args[0] && RECOVER[o.verb] === "restart") o.to = f.at;
+        else if (o.to === undefined && verb === "restart" && o.args[0] === args[0] && RECOVER[o.verb] === "restart")
+          o.to = f.at;
       }
     }
   }
   for (const o of open) {
     const nodes = o.verb === "cut" || o.verb === "reset" ? o.args : [o.args[0]];
-    for (const n of nodes) out.push({ node: n, from: o.from, to: o.to ?? now, open: o.to === undefined, label: o.label });
+    for (const n of nodes)
+      out.push({ node: n, from: o.from, to: o.to ?? now, open: o.to === undefined, label: o.label });
   }
   return out;
 }
@@ -44,7 +53,14 @@ export class Timeline {
     scrubber.addEventListener("change", () => this.onSeek(Number(scrubber.value), false));
     // Keys move by whole seconds (step="any" lets links and tests seek to any millisecond).
     scrubber.addEventListener("keydown", (e) => {
-      const by = { ArrowLeft: -1000, ArrowDown: -1000, ArrowRight: 1000, ArrowUp: 1000, PageDown: -10000, PageUp: 10000 }[e.key];
+      const by = {
+        ArrowLeft: -1000,
+        ArrowDown: -1000,
+        ArrowRight: 1000,
+        ArrowUp: 1000,
+        PageDown: -10000,
+        PageUp: 10000,
+      }[e.key];
       if (by === undefined) return;
       e.preventDefault();
       this.onSeek(Math.max(0, Math.round(Number(scrubber.value) + by)), false);
@@ -95,7 +111,8 @@ export class Timeline {
       this.removalLines = [];
     }
     const before = this.removalLines.length;
-    for (let i = this.scanned; i < trace.length; i++) if (trace[i].kind === "unregistered" || trace[i].kind === "expired") this.removalLines.push(trace[i]);
+    for (let i = this.scanned; i < trace.length; i++)
+      if (trace[i].kind === "unregistered" || trace[i].kind === "expired") this.removalLines.push(trace[i]);
     this.scanned = trace.length;
     if (!this.built || sends.length < this.sendCount) this.build(snap, sends);
     else {
@@ -122,7 +139,10 @@ export class Timeline {
 
   build(snap, sends) {
     this.built = true;
-    const rows = this.meta.nodes.map((n) => `<div class="lane" data-lane="${esc(n.name)}"><span class="lane-label">${esc(n.name)}</span><div class="lane-track"><span class="marks"></span><span class="sends"></span></div></div>`);
+    const rows = this.meta.nodes.map(
+      (n) =>
+        `<div class="lane" data-lane="${esc(n.name)}"><span class="lane-label">${esc(n.name)}</span><div class="lane-track"><span class="marks"></span><span class="sends"></span></div></div>`,
+    );
     this.lanes.innerHTML = `<div class="lane axis"><span class="lane-label"></span><div class="lane-track"><span class="marks"></span>${this.ticks()}<span class="cursor" aria-hidden="true"></span></div></div>${rows.join("")}`;
     this.cursor = this.lanes.querySelector(".cursor");
     this.renderMarks(snap);
@@ -137,7 +157,10 @@ export class Timeline {
     this.intervals = faultIntervals(snap.faults, snap.time);
     const axis = snap.branches
       .filter((b) => b.forkAt !== null)
-      .map((b) => `<span class="branch-marker" data-testid="branch-marker" data-branch="${b.id}" style="left:${this.pct(b.forkAt)}" title="${esc(t("branchFork", { id: b.id, t: secs(b.forkAt) }))}">◆</span>`)
+      .map(
+        (b) =>
+          `<span class="branch-marker" data-testid="branch-marker" data-branch="${b.id}" style="left:${this.pct(b.forkAt)}" title="${esc(t("branchFork", { id: b.id, t: secs(b.forkAt) }))}">◆</span>`,
+      )
       .join("");
     this.lanes.querySelector(".lane.axis .marks").innerHTML = axis;
     for (const n of this.meta.nodes) {
@@ -152,7 +175,10 @@ export class Timeline {
         .join("");
       const stale = snap.stale
         .filter((w) => w.client === n.name)
-        .map((w) => `<span class="stale-win${w.to === null ? " open" : ""}" data-testid="stale-win-${esc(n.name)}" data-from="${w.from}" style="left:${this.pct(w.from)};width:calc(${this.pct(w.to ?? snap.time)} - ${this.pct(w.from)})"></span>`)
+        .map(
+          (w) =>
+            `<span class="stale-win${w.to === null ? " open" : ""}" data-testid="stale-win-${esc(n.name)}" data-from="${w.from}" style="left:${this.pct(w.from)};width:calc(${this.pct(w.to ?? snap.time)} - ${this.pct(w.from)})"></span>`,
+        )
         .join("");
       const removals = n.role === "nameserver" ? this.removals(n.name) : "";
       this.lanes.querySelector(`.lane[data-lane="${CSS.escape(n.name)}"] .marks`).innerHTML = faults + stale + removals;
@@ -210,9 +236,12 @@ export class Timeline {
           continue;
         }
         flush();
-        const mark = s.outcome === "failed" ? "✖" : s.outcome === "indeterminate" ? "?" : s.attempts.length > 1 ? "↻" : "";
+        const mark =
+          s.outcome === "failed" ? "✖" : s.outcome === "indeterminate" ? "?" : s.attempts.length > 1 ? "↻" : "";
         const title = `${s.producer} #${s.id} ${secs(s.started)}→${secs(s.finished)} ${s.outcome} (${s.attempts.length})`;
-        html.push({ text: `<span class="send ${s.outcome}${s.attempts.length > 1 ? " retried" : ""}" data-outcome="${s.outcome}" data-attempts="${s.attempts.length}" style="${this.barStyle(s.started, s.finished)}" title="${esc(title)}">${mark}</span>` });
+        html.push({
+          text: `<span class="send ${s.outcome}${s.attempts.length > 1 ? " retried" : ""}" data-outcome="${s.outcome}" data-attempts="${s.attempts.length}" style="${this.barStyle(s.started, s.finished)}" title="${esc(title)}">${mark}</span>`,
+        });
         run = plain ? { from: s.started, to: s.finished, n: 1, el: null } : null;
       }
       if (html.length) {

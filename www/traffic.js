@@ -50,8 +50,21 @@ export class Traffic {
       if (speed <= SLOW_SPEED) start = Math.min(now + MAX_LAG_MS, Math.max(now, this.drawnArrival(e.from, e.sentAt)));
       const dur = Math.min(MAX_MS, Math.max(MIN_MS, (e.arriveAt - e.sentAt) / speed));
       this.tokens.push({
-        id: ++this.seq, key, link, from: e.from, to: e.to, category: e.category, response: e.response,
-        type: e.type, lost: !!e.lost, count: 1, start, dur, sentAt: e.sentAt, arriveAt: e.arriveAt, first: e,
+        id: ++this.seq,
+        key,
+        link,
+        from: e.from,
+        to: e.to,
+        category: e.category,
+        response: e.response,
+        type: e.type,
+        lost: !!e.lost,
+        count: 1,
+        start,
+        dur,
+        sentAt: e.sentAt,
+        arriveAt: e.arriveAt,
+        first: e,
       });
     }
   }
@@ -71,7 +84,14 @@ export class Traffic {
     for (const k of this.tokens) {
       if (now >= k.start + k.dur) {
         if (!k.lost) {
-          this.traces.push({ id: k.id, from: k.from, to: k.to, category: k.category, response: k.response, t0: k.start + k.dur });
+          this.traces.push({
+            id: k.id,
+            from: k.from,
+            to: k.to,
+            category: k.category,
+            response: k.response,
+            t0: k.start + k.dur,
+          });
           let list = this.arrivals.get(k.to);
           if (!list) this.arrivals.set(k.to, (list = []));
           list.push({ simAt: k.arriveAt, wallAt: k.start + k.dur });

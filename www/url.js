@@ -45,4 +45,3 @@ export function parseHash(hash) {
   if (!Number.isFinite(out.time) || out.time < 0) out.time = 0;
   return out.text || out.lesson ? out : null;
 }
-

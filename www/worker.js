@@ -11,7 +11,6 @@ let sent = { branch: -1, trace: 0, sends: 0, wire: 0, time: 0 };
 const MAX_MS = 24 * 3600 * 1000;
 const PEEK_MS = 600 * 1000;
 
-
 function currentBranch() {
   return sim.branches().find((b) => b.current);
 }
@@ -58,7 +57,16 @@ function meta() {
   const model = sim.scenarioView();
   // The NameServer each client is configured with, known before it starts.
   const bound = Object.fromEntries(model.nodes.filter((n) => n.ns !== null).map((n) => [n.name, n.ns]));
-  return { text: sim.scenarioText(), compact: sim.scenarioCompact(), profile: model.profile, nodes, topics: model.topics, bound, model, kinds: traceKinds() };
+  return {
+    text: sim.scenarioText(),
+    compact: sim.scenarioCompact(),
+    profile: model.profile,
+    nodes,
+    topics: model.topics,
+    bound,
+    model,
+    kinds: traceKinds(),
+  };
 }
 
 function snapshot(meta0) {
@@ -147,7 +155,12 @@ function quiz({ text, freezeAt, producer = "P1", until }) {
     const m = probe.measurements()[0];
     const removal = Object.fromEntries(m.nsRemoval);
     const update = Object.fromEntries(m.clientUpdate);
-    return { lastHeartbeat: row ? row.lastUpdate : null, removal, update: update[producer] ?? null, timings: probe.scenarioView().timings };
+    return {
+      lastHeartbeat: row ? row.lastUpdate : null,
+      removal,
+      update: update[producer] ?? null,
+      timings: probe.scenarioView().timings,
+    };
   } finally {
     probe.free();
   }
@@ -160,7 +173,11 @@ function compare({ items, at }) {
     try {
       probe.seek(Math.max(0, Math.min(at, MAX_MS)));
       const ms = probe.measurements();
-      return { label: item.label, m: ms.length ? ms[ms.length - 1] : null, stale: probe.staleWindows().filter((w) => w.from > 0) };
+      return {
+        label: item.label,
+        m: ms.length ? ms[ms.length - 1] : null,
+        stale: probe.staleWindows().filter((w) => w.from > 0),
+      };
     } finally {
       probe.free();
     }
@@ -169,7 +186,10 @@ function compare({ items, at }) {
 
 const ops = {
   // What this worker loaded (its module and the WebAssembly), for the page's offline copy.
-  init: () => ({ scenarios: builtInScenarios(), resources: performance.getEntriesByType("resource").map((e) => e.name) }),
+  init: () => ({
+    scenarios: builtInScenarios(),
+    resources: performance.getEntriesByType("resource").map((e) => e.name),
+  }),
   load,
   runTo: ({ ms, gate }) => {
     const hit = runTo(sim, ms, gate);

@@ -24,7 +24,11 @@ for (const line of lines) {
 
 test("the fixture holds S1–S10, a fork and a lesson step", () => {
   assert.equal(links.length, 12);
-  for (let i = 1; i <= 10; i++) assert.ok(links.some((l) => l.label.startsWith(`S${i} at`)), `S${i}`);
+  for (let i = 1; i <= 10; i++)
+    assert.ok(
+      links.some((l) => l.label.startsWith(`S${i} at`)),
+      `S${i}`,
+    );
 });
 
 for (const { label, link, state, trace } of links) {

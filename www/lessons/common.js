@@ -9,12 +9,17 @@ export const at = (h) => secs(h.at);
 
 // The first trace line from `from` (ms) on that matches.
 export function find(trace, { node, kind, text, from = 0 }) {
-  return trace.find((l) => l.at >= from && (!node || l.node === node) && (!kind || l.kind === kind) && (!text || l.text.includes(text)));
+  return trace.find(
+    (l) => l.at >= from && (!node || l.node === node) && (!kind || l.kind === kind) && (!text || l.text.includes(text)),
+  );
 }
 
 // When a NameServer removed broker `addr` (ms), from its trace lines.
 export function removedAt(trace, ns, addr, from = 0) {
-  const l = trace.find((x) => x.at >= from && x.node === ns && (x.kind === "unregistered" || x.kind === "expired") && x.text.includes(addr));
+  const l = trace.find(
+    (x) =>
+      x.at >= from && x.node === ns && (x.kind === "unregistered" || x.kind === "expired") && x.text.includes(addr),
+  );
   return l ? l.at : null;
 }
 
