@@ -1,31 +1,51 @@
 // The page: holds the latest snapshot from the worker and renders it. While paused nothing
 // runs: no animation frame is requested until Play (or while the last messages finish
 // drawing).
-import { lineMatches } from "./gate.js";
-import { t, applyStatic } from "./i18n.js";
-import { secs } from "./format.js";
-import { SimClient } from "./sim-client.js";
-import { Diagram } from "./diagram.js";
-import { legendText } from "./glyphs.js";
-import { renderNsTables, renderDivergence, renderTimers, renderMeasurements, renderTableView } from "./tables.js";
-import { renderRouteGrid } from "./routes.js";
-import { Timeline } from "./timeline.js";
-import { EventLog } from "./log.js";
-import { LessonRunner } from "./lesson-runner.js";
+import { lineMatches } from "./source/gate.js";
+import { t, applyStatic, setLanguage } from "./app/i18n.js";
+import { secs } from "./app/format.js";
+import { SimClient } from "./source/sim-client.js";
+import { Diagram } from "./diagram/diagram.js";
+import { setTextMeasure } from "./diagram/labels.js";
+import { setFontFamily } from "./diagram/nodes.js";
+import { legendText } from "./diagram/glyphs.js";
+import {
+  renderNsTables,
+  renderDivergence,
+  renderTimers,
+  renderMeasurements,
+  renderTableView,
+} from "./panels/tables.js";
+import { renderRouteGrid } from "./panels/routes.js";
+import { Timeline } from "./panels/timeline.js";
+import { EventLog } from "./panels/log.js";
+import { LessonRunner } from "./lessons/lesson-runner.js";
 import { LESSONS, LESSON_ORDER } from "./lessons/index.js";
-import { FaultUi } from "./faults.js";
-import { bindControls, PRESETS } from "./controls.js";
-import { parseHash } from "./url.js";
-import { shareUrl, updateUrl, share, exportTrace, importTrace } from "./share.js";
-import { renderAbout } from "./about.js";
-import { Quiz } from "./quiz.js";
-import { Announcer, announceFor } from "./announce.js";
-import { LiveView, liveBases } from "./live.js";
-import { Panels } from "./panels.js";
-import { Compare } from "./compare.js";
-import { Glossary } from "./glossary.js";
+import { FaultUi } from "./panels/faults.js";
+import { bindControls, PRESETS } from "./app/controls.js";
+import { parseHash } from "./app/url.js";
+import { shareUrl, updateUrl, share, exportTrace, importTrace } from "./app/share.js";
+import { renderAbout } from "./panels/about.js";
+import { Quiz } from "./lessons/quiz.js";
+import { Announcer, announceFor } from "./app/announce.js";
+import { LiveView, liveBases } from "./source/live.js";
+import { Panels } from "./panels/panels.js";
+import { Compare } from "./panels/compare.js";
+import { Glossary } from "./lessons/glossary.js";
 
 const $ = (id) => document.getElementById(id);
+
+// What the modules below take from the page rather than reading it at import (so Node can
+// import them): the language, the font family and a way to measure text.
+setLanguage(new URLSearchParams(location.search).get("lang"));
+setFontFamily(getComputedStyle(document.documentElement).fontFamily);
+const measuring = (
+  typeof OffscreenCanvas !== "undefined" ? new OffscreenCanvas(1, 1) : document.createElement("canvas")
+).getContext("2d");
+setTextMeasure((text, font) => {
+  measuring.font = font;
+  return measuring.measureText(text).width;
+});
 const MAX_FRAME_SIM_MS = (speed) => Math.max(250, speed * 500);
 const PANEL_MS = 60;
 const FREE_PLAY_KEY = "rmqsim.freePlay";

@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { launch, seek, settle, simTime, shot, clickInHeader, PHONE, SMALL_PHONE } from "./lib/browser.mjs";
-import { toBase64Url } from "../../www/url.js";
+import { toBase64Url } from "../../www/app/url.js";
 import { Simulation } from "./lib/oracle.mjs";
 
 let b;

@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, seek, settle, simTime, shot, clickInHeader, PHONE, DESKTOP } from "./lib/browser.mjs";
 import { Simulation, builtInScenarios } from "./lib/oracle.mjs";
-import { shareHash } from "../../www/url.js";
+import { shareHash } from "../../www/app/url.js";
 import { PATIENCE } from "./lib/patience.mjs";
 
 let b;

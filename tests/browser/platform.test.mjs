@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { launch, seek, settle, simTime, shot, clickInHeader, ARTIFACTS } from "./lib/browser.mjs";
 import { Simulation, builtInScenarios } from "./lib/oracle.mjs";
-import { toBase64Url } from "../../www/url.js";
+import { toBase64Url } from "../../www/app/url.js";
 import { join } from "node:path";
 import { PATIENCE } from "./lib/patience.mjs";
 import { BIG_CLUSTER } from "./lib/big-cluster.mjs";
@@ -44,7 +44,7 @@ test("T29 performance", async () => {
   // The core runs in a Web Worker: the page itself never fetched the .wasm.
   const resources = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
   assert.ok(
-    resources.some((n) => n.endsWith("/www/worker.js")),
+    resources.some((n) => n.endsWith("/www/source/worker.js")),
     "worker loaded",
   );
   assert.ok(!resources.some((n) => n.endsWith(".wasm")), "no wasm on the main thread");

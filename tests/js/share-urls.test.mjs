@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import init, { Simulation } from "rocketmq-nameserver";
-import { parseHash } from "../../www/url.js";
+import { parseHash } from "../../www/app/url.js";
 
 await init();
 

@@ -1,7 +1,7 @@
 // What the lessons share: quoting a simulated time, finding what the trace says, and reading
 // the scenario's own times and periods from the model (`model`: the worker's
 // `Simulation.scenarioView()`), so a grade never rests on a number typed here.
-import { secs } from "../format.js";
+import { secs } from "../app/format.js";
 
 export const A = "10.0.1.1:10911";
 export const B = "10.0.1.3:10911";

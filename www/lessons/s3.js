@@ -1,6 +1,6 @@
 // S3 — a graceful shutdown unregisters at once, but clients still lag.
 import { AT_ONCE_MS, B, at, faultAt, option, removedAt } from "./common.js";
-import { dur, secs } from "../format.js";
+import { dur, secs } from "../app/format.js";
 
 const SHUTDOWN = "shutdown broker-b";
 

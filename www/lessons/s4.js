@@ -1,6 +1,6 @@
 // S4 — kill -9 is not the 120 s case.
 import { AT_ONCE_MS, B, at, faultAt, option, removedAt } from "./common.js";
-import { secs } from "../format.js";
+import { secs } from "../app/format.js";
 
 const KILL = "kill broker-b";
 

@@ -1,6 +1,6 @@
 // S5 — silent failure: the 120 s clock.
 import { AT_ONCE_MS, B, at, faultAt, option, lastRegistration, removedAt } from "./common.js";
-import { dur, secs } from "../format.js";
+import { dur, secs } from "../app/format.js";
 
 const FREEZE = "freeze broker-b";
 

@@ -1,6 +1,6 @@
 // S7 — two NameServers disagree: a silent cut between broker-b and NS-2.
 import { B, at, faultAt, find, option } from "./common.js";
-import { secs } from "../format.js";
+import { secs } from "../app/format.js";
 
 const brokerBSends = (trace, from, to) =>
   trace.filter(

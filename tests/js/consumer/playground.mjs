@@ -31,7 +31,7 @@ try {
   const expect = {
     "/www/": "text/html",
     "/www/main.js": "text/javascript",
-    "/www/worker.js": "text/javascript",
+    "/www/source/worker.js": "text/javascript",
     "/pkg/nameserver_wasm.js": "text/javascript",
     "/pkg/nameserver_wasm_bg.wasm": "application/wasm",
   };

@@ -1,8 +1,8 @@
 // The scrubber, the branch list and the lanes: one per process, fault intervals shaded, stale
 // cached-route windows hatched, each send an invoke→complete bar (ok / failed / indeterminate).
-import { t } from "./i18n.js";
-import { secs } from "./format.js";
-import { esc } from "./html.js";
+import { t } from "../app/i18n.js";
+import { secs } from "../app/format.js";
+import { esc } from "../app/html.js";
 
 const RECOVER = {
   freeze: "unfreeze",

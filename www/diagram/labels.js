@@ -2,17 +2,22 @@
 // and takes the first that overlaps neither a node box nor a label placed before it; a label
 // with no free spot is hidden (its message keeps its shape and its accessible name).
 
-const canvas = typeof OffscreenCanvas !== "undefined" ? new OffscreenCanvas(1, 1) : document.createElement("canvas");
-const ctx = canvas.getContext("2d");
 const widths = new Map();
+// How wide a text is in a font: the page hands in a canvas's measureText (main.js); until then
+// (and in Node) an estimate from the font's size.
+let measure = (text, font) => text.length * 0.6 * Number((/(\d+(?:\.\d+)?)px/.exec(font) || [0, 12])[1]);
+
+export function setTextMeasure(fn) {
+  measure = fn;
+  widths.clear();
+}
 
 // Width of `text` in CSS px for a font shorthand like "700 12px system-ui".
 export function textWidth(text, font) {
   const key = `${font}|${text}`;
   let w = widths.get(key);
   if (w === undefined) {
-    ctx.font = font;
-    w = ctx.measureText(text).width;
+    w = measure(text, font);
     if (widths.size > 4000) widths.clear();
     widths.set(key, w);
   }

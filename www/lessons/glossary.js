@@ -1,8 +1,8 @@
 // Every RocketMQ word the page uses, defined in a sentence or two (English and Chinese).
 // Narration marks a term as [[id]] or [[id|shown words]]; it becomes a button that opens the
 // definition in a popover (mouse, touch or keyboard), and the Glossary dialog lists them all.
-import { lang } from "./i18n.js";
-import { esc } from "./html.js";
+import { lang } from "../app/i18n.js";
+import { esc } from "../app/html.js";
 
 const TERMS = {
   producer: {

@@ -1,9 +1,9 @@
 // The event log: RocketMQ's own wording, filterable; Enter or click seeks to that moment.
 // Newest first in the DOM; the list is laid out bottom-up (column-reverse), so the newest line
 // stays in view without scripted scrolling (which would force a layout on every frame).
-import { t } from "./i18n.js";
-import { secs } from "./format.js";
-import { esc } from "./html.js";
+import { t } from "../app/i18n.js";
+import { secs } from "../app/format.js";
+import { esc } from "../app/html.js";
 
 const KEEP = 300;
 

@@ -1,7 +1,7 @@
 // "About this model": the RocketMQ version profile, the defaults in force, and every
 // simplification with the source file that implements (or leaves out) the behaviour.
-import { t, lang } from "./i18n.js";
-import { esc } from "./html.js";
+import { t, lang } from "../app/i18n.js";
+import { esc } from "../app/html.js";
 
 const L = (en, zh) => (lang === "zh" ? zh : en);
 

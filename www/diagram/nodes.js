@@ -1,14 +1,18 @@
 // One node of the diagram: its box, its words and its clocks. A NameServer shows one clock per
 // broker it knows, running toward that broker's removal; a broker its registration clock; a
 // client its route-poll clock and, when its cached route differs from its NameServer's, STALE.
-import { t, lang } from "./i18n.js";
+import { t, lang } from "../app/i18n.js";
 import { STATE_ICON, svgEl } from "./glyphs.js";
 import { textWidth } from "./labels.js";
 import { timerKind, timerPeriod, removalClock } from "./clocks.js";
-import { clockText } from "./format.js";
+import { clockText } from "../app/format.js";
 
-const FONT = getComputedStyle(document.documentElement).fontFamily || "sans-serif";
-export const font = (size, weight = 400) => `${weight} ${size}px ${FONT}`;
+// The page's font family, handed in by main.js (read from its style sheet).
+let family = "sans-serif";
+export function setFontFamily(f) {
+  family = f || "sans-serif";
+}
+export const font = (size, weight = 400) => `${weight} ${size}px ${family}`;
 
 // Cuts `text` to `max` px with an ellipsis (names in custom scenarios can be long).
 function fit(text, f, max) {

@@ -1,8 +1,8 @@
 // Predict, then observe: the question's parameters are randomized per attempt, the options and
 // the grade come from a separate run of the model (worker `quiz`), never from a formula here.
-import { t } from "./i18n.js";
-import { secs, scriptSeconds } from "./format.js";
-import { esc } from "./html.js";
+import { t } from "../app/i18n.js";
+import { secs, scriptSeconds } from "../app/format.js";
+import { esc } from "../app/html.js";
 
 function rand(min, max) {
   const a = new Uint32Array(1);

@@ -2,13 +2,13 @@
 // trace line or a time), never for a wall-clock delay. A step may first ask the learner to
 // predict what will happen; the answer is graded by what the simulation then does. Playback
 // slows down as the awaited event approaches, so the learner sees it happen.
-import { t, pick } from "./i18n.js";
-import { secs } from "./format.js";
-import { lineMatches } from "./gate.js";
-import { LESSONS, LESSON_ORDER } from "./lessons/index.js";
+import { t, pick } from "../app/i18n.js";
+import { secs } from "../app/format.js";
+import { lineMatches } from "../source/gate.js";
+import { LESSONS, LESSON_ORDER } from "./index.js";
 import { renderContext } from "./context.js";
 import { rich } from "./glossary.js";
-import { esc, setHtml } from "./html.js";
+import { esc, setHtml } from "../app/html.js";
 
 const LESSON_SPEED = 30;
 // Within this much wall time of the event the clock slows toward 1×.

@@ -2,11 +2,11 @@
 // HTTP consoles) are read and drawn with the simulation's own diagram, tables and routes; what
 // one NameServer knows and another does not is named, with since when. The history slider
 // scrubs every daemon together on the wall clock.
-import { t } from "./i18n.js";
-import { dur } from "./format.js";
-import { renderNsTables, renderDivergence } from "./tables.js";
-import { esc } from "./html.js";
-import { renderRouteGrid } from "./routes.js";
+import { t } from "../app/i18n.js";
+import { dur } from "../app/format.js";
+import { renderNsTables, renderDivergence } from "../panels/tables.js";
+import { esc } from "../app/html.js";
+import { renderRouteGrid } from "../panels/routes.js";
 import { LiveSource } from "./live-source.js";
 import { clusterAt, divergences, viewTraffic } from "./live-cluster.js";
 

@@ -1,9 +1,9 @@
 // Two or three runs side by side at the same moment: the same measurements for each (when
 // each NameServer dropped the broker, when each client caught up, how long routes were stale,
 // what happened to the sends). Each column is its own simulation, run in the worker.
-import { t } from "./i18n.js";
-import { secs, dur } from "./format.js";
-import { esc } from "./html.js";
+import { t } from "../app/i18n.js";
+import { secs, dur } from "../app/format.js";
+import { esc } from "../app/html.js";
 
 const DEFAULT = ["S3", "S4", "S5"];
 

@@ -1,6 +1,6 @@
 // The expert panels as tabs beside the diagram ("essentials", the default) or all at once
 // ("full dashboard"). A tab list with arrow-key navigation, as the ARIA tabs pattern has it.
-import { t } from "./i18n.js";
+import { t } from "../app/i18n.js";
 
 const TABS = ["routes", "tables", "timers", "lanes", "measure", "compare", "log"];
 

@@ -5,10 +5,13 @@ import zh from "./strings-zh.js";
 
 const STRINGS = { en, zh };
 
-export const lang = (() => {
-  const q = new URLSearchParams(location.search).get("lang");
-  return q && q.toLowerCase().startsWith("zh") ? "zh" : "en";
-})();
+// The page's language, set once by main.js from ?lang= before anything is drawn (so that Node
+// can import this module and everything below it).
+export let lang = "en";
+
+export function setLanguage(requested) {
+  lang = requested && requested.toLowerCase().startsWith("zh") ? "zh" : "en";
+}
 
 export function t(key, vars) {
   let s = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;

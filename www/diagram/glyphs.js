@@ -1,7 +1,7 @@
 // What a message looks like: a shape, a short word and a colour per category, so a type is
 // never told by colour alone (the legend lists them once).
-import { t } from "./i18n.js";
-import { secs } from "./format.js";
+import { t } from "../app/i18n.js";
+import { secs } from "../app/format.js";
 
 const NS = "http://www.w3.org/2000/svg";
 

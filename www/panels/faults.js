@@ -1,10 +1,10 @@
 // Every action the simulation supports, as a filterable palette (k), a per-node action sheet
 // (tap or Enter on a node) and a message inspector (tap or Enter on a message).
-import { t } from "./i18n.js";
-import { secs, dur } from "./format.js";
-import { esc } from "./html.js";
+import { t } from "../app/i18n.js";
+import { secs, dur } from "../app/format.js";
+import { esc } from "../app/html.js";
 import { routeHtml } from "./routes.js";
-import { flightLabel, msgType, STATE_ICON } from "./glyphs.js";
+import { flightLabel, msgType, STATE_ICON } from "../diagram/glyphs.js";
 
 function nodeActions(n, snap) {
   const a = [];

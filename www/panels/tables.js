@@ -1,12 +1,12 @@
 // Each NameServer's tables (the live table with heartbeat ages and removal clocks), divergence,
 // timers, measurements and the all-text table view.
-import { t } from "./i18n.js";
-import { secs, dur } from "./format.js";
-import { STATE_ICON, flightLabel, msgType } from "./glyphs.js";
+import { t } from "../app/i18n.js";
+import { secs, dur } from "../app/format.js";
+import { STATE_ICON, flightLabel, msgType } from "../diagram/glyphs.js";
 import { routeHtml } from "./routes.js";
-import { removalClock } from "./clocks.js";
-import { rich } from "./glossary.js";
-import { esc, setHtml } from "./html.js";
+import { removalClock } from "../diagram/clocks.js";
+import { rich } from "../lessons/glossary.js";
+import { esc, setHtml } from "../app/html.js";
 
 // The heartbeat age and the clock toward removal: blue while far, amber in its last quarter,
 // red once the broker is past its timeout (the scan-only wait) or due.

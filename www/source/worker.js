@@ -1,6 +1,6 @@
 // The simulation lives here, off the main thread. The page sends one request at a time and
 // renders the snapshot each answer carries; this worker never runs on its own.
-import init, { Simulation, builtInScenarios, traceKinds } from "../pkg/nameserver_wasm.js";
+import init, { Simulation, builtInScenarios, traceKinds } from "../../pkg/nameserver_wasm.js";
 import { lineMatches } from "./gate.js";
 
 const ready = init();

@@ -2,14 +2,14 @@
 // viewBox is the element's own size), laid out again when its width changes. Paused, every
 // message in flight is drawn where it really is, with its arrow; playing, the traffic layer
 // replays what was sent slowly enough to be seen.
-import { t } from "./i18n.js";
-import { secs } from "./format.js";
+import { t } from "../app/i18n.js";
+import { secs } from "../app/format.js";
 import { layout, route } from "./layout.js";
 import { NodeFace, font } from "./nodes.js";
 import { Traffic } from "./traffic.js";
 import { svgEl, shape, msgType, flightLabel, shortWord } from "./glyphs.js";
 import { textWidth, place, around } from "./labels.js";
-import { esc } from "./html.js";
+import { esc } from "../app/html.js";
 
 const MAX_FLIGHTS = 80;
 const LABEL_SIZE = 12;

@@ -1,11 +1,11 @@
 // The two views of the truth: each NameServer's route for the topic beside the copy each of
 // its clients cached, the rows that differ marked (struck through when gone, marked when new)
 // and the difference said in plain words.
-import { t } from "./i18n.js";
-import { dur } from "./format.js";
-import { esc, setHtml } from "./html.js";
-import { STATE_ICON } from "./glyphs.js";
-import { rich } from "./glossary.js";
+import { t } from "../app/i18n.js";
+import { dur } from "../app/format.js";
+import { esc, setHtml } from "../app/html.js";
+import { STATE_ICON } from "../diagram/glyphs.js";
+import { rich } from "../lessons/glossary.js";
 
 const PERM = { 2: "W", 4: "R", 6: "RW", 7: "RWX" };
 // Camel-case names may break between words in a narrow column (the text stays the name).

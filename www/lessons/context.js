@@ -1,12 +1,12 @@
 // The one panel a lesson step talks about, drawn small enough to sit beside its narration:
 // a client's copy against its NameServer's table, a NameServer's live table, one timer, a
 // strip of sends, the last measurement, the disagreement between NameServers, a node's log.
-import { t } from "./i18n.js";
-import { secs, dur } from "./format.js";
-import { esc, setHtml } from "./html.js";
-import { brokerText, routeDiff, staleSentence } from "./routes.js";
-import { divergence } from "./tables.js";
-import { removalClock } from "./clocks.js";
+import { t } from "../app/i18n.js";
+import { secs, dur } from "../app/format.js";
+import { esc, setHtml } from "../app/html.js";
+import { brokerText, routeDiff, staleSentence } from "../panels/routes.js";
+import { divergence } from "../panels/tables.js";
+import { removalClock } from "../diagram/clocks.js";
 import { rich } from "./glossary.js";
 
 const LANE_SPAN_MS = 60000;
