@@ -1,7 +1,9 @@
-// The page: holds the latest snapshot from the worker and renders it. While paused nothing
-// runs: no animation frame is requested until Play (or while the last messages finish
-// drawing).
-import { lineMatches } from "./source/gate.js";
+// The page: its state is the store's (app/store.js), the latest snapshot from the worker among
+// it, and it renders that. While paused nothing runs: the loop (app/loop.js) asks for no
+// animation frame until Play.
+import { createStore } from "./app/store.js";
+import { Loop } from "./app/loop.js";
+import { gateHit } from "./source/gate.js";
 import { t, applyStatic, setLanguage } from "./app/i18n.js";
 import { secs } from "./app/format.js";
 import { SimClient } from "./source/sim-client.js";
@@ -53,14 +55,11 @@ const FREE_PLAY_KEY = "rmqsim.freePlay";
 class App {
   constructor() {
     this.client = new SimClient();
-    this.speed = 60;
-    this.playing = false;
-    this.selected = null;
-    this.trace = [];
-    this.sends = [];
-    this.tableView = false;
+    this.store = createStore();
+    this.store.subscribe((state, action) => this.reflect(state, action));
+    // One loop for both sources: the simulation's clock while playing, live mode while following.
+    this.loop = new Loop((now) => (this.live ? this.live.frame(now) : this.frame(now)));
     this.frameTimes = [];
-    this.rafCount = 0;
     // The clock's last (wall, target) pairs, for the tests and the page benchmark.
     this.clockTrace = [];
     this.reducedQuery = matchMedia("(prefers-reduced-motion: reduce)");
@@ -115,12 +114,13 @@ class App {
         play: () => this.play(),
         pause: () => this.pause(),
         seek: (ms) => this.seek(ms),
-        speedChosen: () => !!this.userSpeed,
+        speedChosen: () => this.store.state.playback.userSpeed,
         setSpeed: (x) => this.setSpeed(x, false),
         showPanel: (id) => this.showPanel(id),
         render: () => this.render(),
         announce: (msg) => this.announce(msg),
         rememberFreePlay: (on) => this.rememberFreePlay(on),
+        dispatch: (action) => this.store.dispatch(action),
       },
       {
         panel: $("lesson"),
@@ -147,6 +147,69 @@ class App {
     };
     new ResizeObserver(fitSheet).observe($("stage"));
     window.addEventListener("resize", fitSheet);
+  }
+
+  // What the page shows, read from the store (only dispatch changes it).
+  get snap() {
+    return this.store.state.view && this.store.state.view.snap;
+  }
+  get meta() {
+    return this.store.state.view && this.store.state.view.meta;
+  }
+  get trace() {
+    return this.store.state.trace;
+  }
+  get sends() {
+    return this.store.state.sends;
+  }
+  get playing() {
+    return this.store.state.playback.playing;
+  }
+  get speed() {
+    return this.store.state.playback.speed;
+  }
+  get selected() {
+    return this.store.state.selection.node;
+  }
+
+  // The controls that show the store's state follow each change of it (the diagram and the
+  // panels are drawn by render, at the pace of the clock).
+  reflect(state, action) {
+    switch (action.type) {
+      case "play":
+      case "pause": {
+        const b = $("btn-play");
+        b.setAttribute("aria-pressed", String(state.playback.playing));
+        b.textContent = state.playback.playing ? t("pause") : t("play");
+        b.dataset.playing = String(state.playback.playing);
+        break;
+      }
+      case "speed": {
+        const x = state.playback.speed;
+        $("speed-out").textContent = `${x}×`;
+        $("speed-out").dataset.speed = String(x);
+        for (const b of document.querySelectorAll("#speed-presets button"))
+          b.setAttribute("aria-pressed", String(Number(b.dataset.speed) === x));
+        break;
+      }
+      case "tableView":
+        $("table-toggle").setAttribute("aria-pressed", String(state.ui.tableView));
+        $("table-view").hidden = !state.ui.tableView;
+        $("diagram-wrap").hidden = state.ui.tableView;
+        break;
+      case "dashboard":
+        $("layout-toggle").setAttribute("aria-pressed", String(state.ui.dashboard));
+        this.panels.setDashboard(state.ui.dashboard);
+        break;
+      case "live":
+        this.setLiveParam(state.ui.live);
+        break;
+      case "lesson":
+        $("lesson-select").value = state.lesson.id || "";
+        if (state.lesson.id) document.body.dataset.lesson = state.lesson.id;
+        else delete document.body.dataset.lesson;
+        break;
+    }
   }
 
   async start() {
@@ -270,8 +333,6 @@ class App {
   async load(args) {
     this.pause();
     const r = await this.client.call("load", args);
-    this.trace = [];
-    this.sends = [];
     this.apply(r, true);
     return r;
   }
@@ -289,8 +350,8 @@ class App {
   // ---- applying worker answers -----------------------------------------------------------
 
   apply(r, fresh = false, wall = null) {
+    this.store.dispatch({ type: "answer", answer: r, fresh });
     if (r.meta) {
-      this.meta = r.meta;
       this.diagram.setMeta(r.meta);
       this.timeline.setMeta(r.meta, this.horizonFor(r.meta.model));
       this.log.setNodes(r.meta.nodes.map((n) => n.name));
@@ -298,12 +359,7 @@ class App {
       this.lastFaults = null;
     }
     const s = r.snap;
-    this.trace.length = Math.min(this.trace.length, s.traceFrom);
-    for (const l of s.trace) this.trace.push(l);
-    this.sends.length = Math.min(this.sends.length, s.sendsFrom);
-    for (const x of s.sends) this.sends.push(x);
     const newLines = fresh ? [] : s.trace;
-    this.snap = s;
     // Only frames of playing feed the traffic layer: a seek or a step shows exact positions.
     if (wall !== null && this.playing) this.diagram.feed(s.wire, wall, this.speed);
     const t0 = performance.now();
@@ -322,10 +378,9 @@ class App {
   checkGate(hit, lines) {
     const gate = this.lesson.gate;
     if (!gate) return;
-    let found = null;
-    if (gate.at !== undefined)
-      found = this.snap.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
-    else found = (hit && hit.kind !== "time" ? hit : null) || lines.find((l) => lineMatches(gate, l));
+    // The worker's hit when it stopped at a line; else the clock or the new lines decide.
+    const found =
+      (gate.at === undefined && hit && hit.kind !== "time" ? hit : null) || gateHit(gate, this.snap.time, lines);
     if (found) {
       this.pause();
       this.lesson.gateHit(found, this.snap);
@@ -352,11 +407,12 @@ class App {
       `${t("seed", { s: this.meta.model.seed })} · ${t("profile", { p: s.profile })} · ${t("branchOf", { b: branch.parent === null ? t("branchMain") : branch.id })}`;
     const reduced = this.reducedQuery.matches;
     const focus = this.lesson.focus();
+    const highlight = this.store.state.selection.highlight;
     this.diagram.render(s, {
       playing: this.playing,
       reduced,
       selected: this.selected,
-      highlight: focus.nodes.length ? focus.nodes : this.highlight ? [this.highlight] : [],
+      highlight: focus.nodes.length ? focus.nodes : highlight ? [highlight] : [],
       highlightLinks: focus.links,
     });
     renderDivergence($("divergence"), s);
@@ -380,7 +436,7 @@ class App {
         this.log.update(this.trace, this.logFrom, this.playing ? 20 : Infinity);
         this.logFrom = undefined;
       },
-      () => this.tableView && renderTableView($("table-view"), s, this.meta),
+      () => this.store.state.ui.tableView && renderTableView($("table-view"), s, this.meta),
       () => on("compare") && this.compare.render(s),
     ];
     if (this.playing) {
@@ -404,19 +460,16 @@ class App {
 
   play() {
     if (this.playing || this.live) return;
-    this.playing = true;
+    this.store.dispatch({ type: "play" });
     this.base = { sim: this.snap.time, wall: performance.now() };
-    this.updatePlay();
     this.render();
-    cancelAnimationFrame(this.raf);
-    this.raf = requestAnimationFrame((now) => this.frame(now));
+    this.loop.start();
   }
 
   pause() {
     if (!this.playing) return;
-    this.playing = false;
-    cancelAnimationFrame(this.raf);
-    this.updatePlay();
+    this.store.dispatch({ type: "pause" });
+    this.loop.stop();
     this.render();
     this.announcer.flushNow();
     updateUrl(this);
@@ -427,21 +480,15 @@ class App {
     else this.play();
   }
 
-  updatePlay() {
-    const b = $("btn-play");
-    b.setAttribute("aria-pressed", String(this.playing));
-    b.textContent = this.playing ? t("pause") : t("play");
-    b.dataset.playing = String(this.playing);
-  }
-
   // The speed the clock runs at now: a lesson slows down as its event approaches.
   effectiveSpeed() {
     return this.lesson.speedAt(this.snap.time, this.speed);
   }
 
+  // One animation frame while playing: asks the worker for the clock's next target (one
+  // request out at a time) and moves the messages on. Returns whether to go on.
   frame(now) {
-    if (!this.playing) return;
-    this.rafCount++;
+    if (!this.playing) return false;
     if (!this.pending) {
       const speed = this.effectiveSpeed();
       if (speed !== this.lastSpeed) {
@@ -470,16 +517,11 @@ class App {
       );
     }
     this.diagram.animate(now, { reduced: this.reducedQuery.matches });
-    this.raf = requestAnimationFrame((n) => this.frame(n));
+    return true;
   }
 
   setSpeed(x, byUser) {
-    this.speed = x;
-    if (byUser) this.userSpeed = true;
-    $("speed-out").textContent = `${x}×`;
-    $("speed-out").dataset.speed = String(x);
-    for (const b of document.querySelectorAll("#speed-presets button"))
-      b.setAttribute("aria-pressed", String(Number(b.dataset.speed) === x));
+    this.store.dispatch({ type: "speed", speed: x, byUser });
     if (this.playing) this.base = { sim: this.snap.time, wall: performance.now() };
     if (this.snap) this.render();
   }
@@ -578,9 +620,8 @@ class App {
   async seekToLine(line) {
     if (this.live) return this.live.seek(line.at);
     await this.seek(line.at);
+    this.store.dispatch({ type: "highlight", node: line.node });
     this.select(line.node);
-    this.highlight = line.node;
-    this.render();
     this.log.markCurrent(line.seq);
     const b = $("log").querySelector(`button[data-seq="${line.seq}"]`);
     if (b) b.focus();
@@ -597,7 +638,7 @@ class App {
   }
 
   select(name) {
-    this.selected = name;
+    this.store.dispatch({ type: "select", node: name });
     this.render();
   }
 
@@ -613,17 +654,12 @@ class App {
   }
 
   toggleTable() {
-    this.tableView = !this.tableView;
-    $("table-toggle").setAttribute("aria-pressed", String(this.tableView));
-    $("table-view").hidden = !this.tableView;
-    $("diagram-wrap").hidden = this.tableView;
+    this.store.dispatch({ type: "tableView" });
     this.render();
   }
 
   toggleDashboard() {
-    const on = !this.panels.dashboard;
-    $("layout-toggle").setAttribute("aria-pressed", String(on));
-    this.panels.setDashboard(on);
+    this.store.dispatch({ type: "dashboard", on: !this.store.state.ui.dashboard });
   }
 
   // ---- live mode: a running daemon instead of the simulation --------------------------------
@@ -647,7 +683,12 @@ class App {
       nsaddr: link("/rocketmq/nsaddr"),
     });
     this.live = new LiveView(
-      { diagram: this.diagram, log: this.log, reducedMotion: () => this.reducedQuery.matches },
+      {
+        diagram: this.diagram,
+        log: this.log,
+        reducedMotion: () => this.reducedQuery.matches,
+        frames: () => this.loop.start(),
+      },
       bases,
       {
         status: $("live-status"),
@@ -663,7 +704,7 @@ class App {
       },
     );
     this.live.start();
-    this.setLiveParam(param);
+    this.store.dispatch({ type: "live", param });
   }
 
   exitLive() {
@@ -679,7 +720,7 @@ class App {
     this.log.setNodes(this.meta.nodes.map((n) => n.name));
     this.log.trace = this.trace;
     this.log.rebuild();
-    this.setLiveParam(null);
+    this.store.dispatch({ type: "live", param: null });
     this.render();
   }
 
@@ -786,7 +827,7 @@ window.__rmqsim = {
   frameStats: () => {
     const sorted = app.frameTimes.slice().sort((a, b) => a - b);
     const at = (q) => sorted[Math.floor(sorted.length * q)] || 0;
-    return { count: sorted.length, p50: at(0.5), p95: at(0.95), rafCount: app.rafCount };
+    return { count: sorted.length, p50: at(0.5), p95: at(0.95), rafCount: app.loop.frames };
   },
   clockTrace: () => app.clockTrace.slice(),
 };

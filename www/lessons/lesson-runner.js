@@ -4,7 +4,7 @@
 // slows down as the awaited event approaches, so the learner sees it happen.
 import { t, pick } from "../app/i18n.js";
 import { secs } from "../app/format.js";
-import { lineMatches } from "../source/gate.js";
+import { gateHit } from "../source/gate.js";
 import { LESSONS, LESSON_ORDER } from "./index.js";
 import { renderContext } from "./context.js";
 import { rich } from "./glossary.js";
@@ -18,7 +18,7 @@ export class LessonRunner {
   // `page`: the page functions a lesson drives — current() → {snap, meta}, trace(),
   // loadBuiltIn(id), scenarioTitle(id), hashes(), peekGate(gate), runGate(gate), play(), pause(),
   // seek(ms), speedChosen() (the learner picked a speed), setSpeed(x), showPanel(id), render(),
-  // announce(msg), rememberFreePlay(on).
+  // announce(msg), rememberFreePlay(on), dispatch(action) (the store's: which lesson is on).
   constructor(page, els) {
     this.page = page;
     this.els = els;
@@ -58,8 +58,7 @@ export class LessonRunner {
     if (!steps) return;
     this.active = { id, steps, index: 0, waiting: false, done: false, answers: [] };
     this.page.rememberFreePlay(false);
-    document.getElementById("lesson-select").value = id;
-    document.body.dataset.lesson = id;
+    this.page.dispatch({ type: "lesson", id });
     await this.page.loadBuiltIn(steps.scenario || id);
     if (!this.page.speedChosen()) this.page.setSpeed(LESSON_SPEED);
     this.els.panel.hidden = false;
@@ -144,9 +143,8 @@ export class LessonRunner {
   seenSinceStart(gate) {
     const a = this.active;
     if (!a || !a.start) return null;
-    if (gate.at !== undefined)
-      return this.page.current().snap.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
-    return this.page.trace().find((l) => l.at >= a.start.time && lineMatches(gate, l)) || null;
+    const since = this.page.trace().filter((l) => l.at >= a.start.time);
+    return gateHit(gate, this.page.current().snap.time, since);
   }
 
   async replay() {
@@ -168,8 +166,7 @@ export class LessonRunner {
     if (!this.active) return;
     this.active = null;
     this.els.panel.hidden = true;
-    document.getElementById("lesson-select").value = "";
-    delete document.body.dataset.lesson;
+    this.page.dispatch({ type: "lesson", id: null });
     if (byLearner) this.page.rememberFreePlay(true);
     this.page.announce(t("freePlayOn"));
     this.page.render();

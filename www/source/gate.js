@@ -7,3 +7,10 @@ export function lineMatches(gate, line) {
   if (gate.notText && line.text.includes(gate.notText)) return false;
   return true;
 }
+
+// What a gate stops at, if anything: its time once the clock reached it, else the first of
+// `lines` it matches. The one place a time gate's hit is written.
+export function gateHit(gate, time, lines) {
+  if (gate.at !== undefined) return time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
+  return lines.find((l) => lineMatches(gate, l)) || null;
+}

@@ -22,7 +22,8 @@ export function liveBases(param) {
 }
 
 export class LiveView {
-  // `page`: the diagram and event log it draws into, and reducedMotion() → whether motion is off.
+  // `page`: the diagram and event log it draws into, reducedMotion() → whether motion is off, and
+  // frames() (starts the page's loop, which calls frame(now) until it answers false).
   constructor(page, bases, el) {
     this.page = page;
     this.el = el;
@@ -43,11 +44,12 @@ export class LiveView {
       this.time = v;
       this.page.diagram.traffic.reset();
       this.render();
+      if (this.following) this.page.frames();
     };
     this.onFollow = () => {
       this.following = true;
       this.render();
-      this.loop();
+      this.page.frames();
     };
     el.topic.addEventListener("change", this.onTopic);
     el.scrubber.addEventListener("input", this.onScrub);
@@ -63,7 +65,7 @@ export class LiveView {
     for (const base of this.bases) this.add(base);
     // A single daemon started with --http-peers brings its peers along.
     if (this.bases.length === 1) this.addPeers(this.bases[0]);
-    this.tick = setInterval(() => this.following && !this.raf && this.render(), 1000);
+    this.page.frames();
   }
 
   add(base) {
@@ -86,9 +88,6 @@ export class LiveView {
 
   close() {
     this.closed = true;
-    clearInterval(this.tick);
-    cancelAnimationFrame(this.raf);
-    this.raf = null;
     for (const s of this.sources) s.close();
     this.el.topic.removeEventListener("change", this.onTopic);
     this.el.scrubber.removeEventListener("input", this.onScrub);
@@ -119,7 +118,7 @@ export class LiveView {
       return;
     }
     this.render();
-    if (this.following) this.loop();
+    if (this.following) this.page.frames();
   }
 
   // A user topic if there is one (brokers also register their cluster and group names).
@@ -135,16 +134,13 @@ export class LiveView {
     return user[0] || (topics.includes("TBW102") ? "TBW102" : topics[0]) || null;
   }
 
-  // Following: every animation frame, so registrations are seen arriving; stops when paused.
-  loop() {
-    if (this.raf || this.closed) return;
-    const frame = (now) => {
-      this.raf = null;
-      if (this.closed || !this.following) return;
-      this.render(now);
-      if (this.page.diagram.traffic.busy || this.pendingTraffic) this.raf = requestAnimationFrame(frame);
-    };
-    this.raf = requestAnimationFrame(frame);
+  // One frame of the page's loop. Following: drawn every frame while messages move, so
+  // registrations are seen arriving, else once a second (the clock and the node clocks go on).
+  // Scrubbed back, nothing moves: the loop stops. Returns whether to go on.
+  frame(now) {
+    if (this.closed || !this.following) return false;
+    if (this.page.diagram.traffic.busy || this.pendingTraffic || !(now - this.drawnAt < 1000)) this.render(now);
+    return true;
   }
 
   mergedTrace() {
@@ -154,6 +150,7 @@ export class LiveView {
 
   render(frameNow = performance.now()) {
     if (this.closed) return;
+    this.drawnAt = frameNow;
     const ready = this.sources.filter((s) => s.history.length);
     if (!ready.length) {
       if (this.sources.length && this.sources.every((s) => s.reachable === false))

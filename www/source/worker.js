@@ -1,7 +1,7 @@
 // The simulation lives here, off the main thread. The page sends one request at a time and
 // renders the snapshot each answer carries; this worker never runs on its own.
 import init, { Simulation, builtInScenarios, traceKinds } from "../../pkg/nameserver_wasm.js";
-import { lineMatches } from "./gate.js";
+import { gateHit } from "./gate.js";
 
 const ready = init();
 let sim = null;
@@ -26,14 +26,14 @@ function runTo(s, ms, gate) {
   if (gate.at !== undefined) {
     const to = Math.min(ms, gate.at);
     if (to > s.time) s.seek(to);
-    return s.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
+    return gateHit(gate, s.time, []);
   }
   // In growing chunks, so that a near event costs a short run (and a short trace to read),
   // not the whole window and a replay back to the event.
   for (let chunk = 1000; s.time < ms; chunk *= 2) {
     const before = s.traceLength();
     s.seek(Math.min(ms, s.time + chunk));
-    const hit = s.trace(before).find((l) => lineMatches(gate, l));
+    const hit = gateHit(gate, s.time, s.trace(before));
     if (hit) {
       if (hit.at < s.time) s.seek(hit.at);
       return hit;
