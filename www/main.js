@@ -472,7 +472,7 @@ class App {
     this.loop.stop();
     this.render();
     this.announcer.flushNow();
-    updateUrl(this);
+    this.updateUrl();
   }
 
   toggle() {
@@ -534,7 +534,7 @@ class App {
       this.diagram.traffic.reset();
       this.apply(r);
       if (wasPlaying && this.playing) this.base = { sim: this.snap.time, wall: performance.now() };
-      if (!this.playing) updateUrl(this);
+      if (!this.playing) this.updateUrl();
       return r;
     } catch (e) {
       this.fail(e);
@@ -735,24 +735,31 @@ class App {
     this.announcer.say(msg, true);
   }
 
+  // The lesson's step, if one is on, goes into the page's link.
   shareUrl() {
-    return shareUrl(this);
+    const l = this.lesson.state();
+    return shareUrl(this.store.state, l ? l.step : undefined);
   }
 
   updateUrl() {
-    updateUrl(this);
+    const l = this.lesson.state();
+    updateUrl($("share-url"), this.store.state, l ? l.step : undefined);
   }
 
   share() {
-    return share(this);
+    return share($("share-url"), this.shareUrl(), (msg) => this.announce(msg));
   }
 
-  exportTrace() {
-    return exportTrace(this);
+  async exportTrace() {
+    exportTrace(await this.client.call("trace"));
   }
 
   importTrace(file) {
-    return importTrace(this, file);
+    return importTrace(file, {
+      loadText: (text, ms) => this.loadText(text, ms),
+      hashes: () => this.hashes(),
+      announce: (msg) => this.announce(msg),
+    });
   }
 
   openAbout() {

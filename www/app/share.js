@@ -1,42 +1,42 @@
-// Sharing a state: the link to it, the clipboard, and trace files out and in.
+// Sharing a state: the link to it, the clipboard, and trace files out and in. Each takes the
+// store's state (or what the worker answered) and the few page functions it calls.
 import { t } from "./i18n.js";
 import { shareHash } from "./url.js";
 
-// The page's own link: its scenario (current branch, injected actions included), time and
-// selection.
-export function shareUrl(app) {
-  const l = app.lesson.state();
+// The page's own link for the store's `state`: its scenario (current branch, injected actions
+// included), time and selection, and the lesson's `step` if one is on.
+export function shareUrl(state, step) {
+  const { meta, snap } = state.view;
   const hash = shareHash({
-    compact: app.meta.compact,
-    time: app.snap.time,
-    selected: app.selected,
+    compact: meta.compact,
+    time: snap.time,
+    selected: state.selection.node,
     lesson: null,
-    step: l ? l.step : undefined,
+    step,
   });
   return location.origin + location.pathname + location.search + hash;
 }
 
-export function updateUrl(app) {
-  if (!app.meta || !app.snap) return;
-  const url = shareUrl(app);
-  document.getElementById("share-url").value = url;
+// The address bar and the share field follow the state (while paused).
+export function updateUrl(field, state, step) {
+  if (!state.view || !state.view.meta || !state.view.snap) return;
+  const url = shareUrl(state, step);
+  field.value = url;
   history.replaceState(null, "", url);
 }
 
-export async function share(app) {
-  const url = shareUrl(app);
-  const field = document.getElementById("share-url");
+export async function share(field, url, announce) {
   field.value = url;
   try {
     await navigator.clipboard.writeText(url);
   } catch {
     field.select();
   }
-  app.announce(t("copied"));
+  announce(t("copied"));
 }
 
-export async function exportTrace(app) {
-  const r = await app.client.call("trace");
+// Downloads the worker's `trace` answer as a file.
+export function exportTrace(r) {
   const data = {
     format: "rocketmq-nameserver-sim-trace",
     version: 1,
@@ -55,21 +55,23 @@ export async function exportTrace(app) {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
-export async function importTrace(app, file) {
+// Loads a trace file's scenario at its time and says whether the trace hash matches.
+// `page`: loadText(text, ms), hashes(), announce(msg).
+export async function importTrace(file, page) {
   let data;
   try {
     data = JSON.parse(await file.text());
   } catch (e) {
-    app.announce(t("importBad", { e: e.message }));
+    page.announce(t("importBad", { e: e.message }));
     return;
   }
   if (!data || typeof data.scenario !== "string") {
-    app.announce(t("importBad", { e: "no scenario" }));
+    page.announce(t("importBad", { e: "no scenario" }));
     return;
   }
-  await app.loadText(data.scenario, Number(data.time) || 0);
-  const h = await app.hashes();
+  await page.loadText(data.scenario, Number(data.time) || 0);
+  const h = await page.hashes();
   const ok = h.traceHash === data.traceHash;
   document.body.dataset.importResult = ok ? "match" : "mismatch";
-  app.announce(t("imported", { ok: ok ? "✓" : "✖" }));
+  page.announce(t("imported", { ok: ok ? "✓" : "✖" }));
 }
