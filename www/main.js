@@ -36,6 +36,8 @@ import { Compare } from "./panels/compare.js";
 import { Glossary } from "./lessons/glossary.js";
 
 const $ = (id) => document.getElementById(id);
+// Elements by the names a module knows them by: { name: id } → { name: element }.
+const els = (ids) => Object.fromEntries(Object.entries(ids).map(([name, id]) => [name, $(id)]));
 
 // What the modules below take from the page rather than reading it at import (so Node can
 // import them): the language, the font family and a way to measure text.
@@ -84,16 +86,33 @@ class App {
     this.panels = new Panels($("tabs"), $("panels"), () => this.snap && this.render());
     this.log = new EventLog($("log"), $("log-node"), $("log-kind"), (line) => this.seekToLine(line));
     // Each module gets the few page functions it calls, no more.
-    this.faults = new FaultUi({
-      current: () => this.current(),
-      inject: (action) => this.inject(action),
-      flightFrame: (id) => this.client.call("frame", { id }).then((r) => r.frame),
-    });
-    this.quiz = new Quiz({
-      builtInText: (id) => this.builtInText(id),
-      run: (args) => this.client.call("quiz", args),
-      loadText: (text, ms) => this.loadText(text, ms),
-    });
+    this.faults = new FaultUi(
+      {
+        current: () => this.current(),
+        inject: (action) => this.inject(action),
+        flightFrame: (id) => this.client.call("frame", { id }).then((r) => r.frame),
+      },
+      els({
+        palette: "palette",
+        input: "palette-input",
+        list: "palette-list",
+        sheet: "sheet",
+        sheetTitle: "sheet-title",
+        sheetBody: "sheet-body",
+        sheetList: "sheet-list",
+        forkAsk: "fork-ask",
+        forkAskBody: "fork-ask-body",
+      }),
+    );
+    this.quiz = new Quiz(
+      {
+        builtInText: (id) => this.builtInText(id),
+        run: (args) => this.client.call("quiz", args),
+        loadText: (text, ms) => this.loadText(text, ms),
+      },
+      $("quiz"),
+      $("quiz-body"),
+    );
     this.compare = new Compare(
       {
         scenarios: () => this.scenarios,
@@ -213,29 +232,53 @@ class App {
   }
 
   async start() {
-    applyStatic();
-    bindControls({
-      toggle: () => this.toggle(),
-      stepNext: (kind) => this.stepNext(kind),
-      stepBack: () => this.stepBack(),
-      jump: (ms) => this.jump(ms),
-      seek: (ms) => this.seek(ms),
-      toEnd: () => this.toEnd(),
-      fork: () => this.fork(),
-      openFaults: () => this.faults.openPalette(),
-      share: () => this.share(),
-      exportTrace: () => this.exportTrace(),
-      importTrace: (file) => this.importTrace(file),
-      speed: () => this.speed,
-      setSpeed: (x) => this.setSpeed(x, true),
-      showLog: () => {
-        this.showPanel("log");
-        this.log.focus();
+    applyStatic(document, $("lang-link"));
+    bindControls(
+      {
+        toggle: () => this.toggle(),
+        stepNext: (kind) => this.stepNext(kind),
+        stepBack: () => this.stepBack(),
+        jump: (ms) => this.jump(ms),
+        seek: (ms) => this.seek(ms),
+        toEnd: () => this.toEnd(),
+        fork: () => this.fork(),
+        openFaults: () => this.faults.openPalette(),
+        share: () => this.share(),
+        exportTrace: () => this.exportTrace(),
+        importTrace: (file) => this.importTrace(file),
+        speed: () => this.speed,
+        setSpeed: (x) => this.setSpeed(x, true),
+        showLog: () => {
+          this.showPanel("log");
+          this.log.focus();
+        },
+        toggleTable: () => this.toggleTable(),
+        selectIndex: (i) => this.selectIndex(i),
+        isLive: () => !!this.live,
+        dialogOpen: () => !!document.querySelector("dialog[open]"),
       },
-      toggleTable: () => this.toggleTable(),
-      selectIndex: (i) => this.selectIndex(i),
-      isLive: () => !!this.live,
-    });
+      els({
+        play: "btn-play",
+        step: "btn-step",
+        stepBack: "btn-stepback",
+        back10: "btn-back10",
+        fwd10: "btn-fwd10",
+        home: "btn-home",
+        end: "btn-end",
+        fork: "btn-fork",
+        faults: "btn-faults",
+        share: "btn-share",
+        exportTrace: "btn-export",
+        importFile: "import-file",
+        speedDown: "speed-down",
+        speedUp: "speed-up",
+        presets: "speed-presets",
+        stepType: "step-type",
+        helpList: "help-list",
+        helpBtn: "help-btn",
+        help: "help",
+      }),
+    );
     this.glossary.bind(document.body);
     const { scenarios, resources } = await this.client.call("init");
     this.scenarios = scenarios;

@@ -18,24 +18,24 @@ export const STEP_TYPES = [
 
 // `page`: the functions the controls call — toggle, stepNext(kind?), stepBack, jump(ms),
 // seek(ms), toEnd, fork, openFaults, share, exportTrace, importTrace(file), speed(),
-// setSpeed(x), showLog, toggleTable, selectIndex(i), isLive().
-export function bindControls(page) {
-  const $ = (id) => document.getElementById(id);
-  $("btn-play").addEventListener("click", () => page.toggle());
-  $("btn-step").addEventListener("click", () => page.stepNext());
-  $("btn-stepback").addEventListener("click", () => page.stepBack());
-  $("btn-back10").addEventListener("click", () => page.jump(-10000));
-  $("btn-fwd10").addEventListener("click", () => page.jump(10000));
-  $("btn-home").addEventListener("click", () => page.seek(0));
-  $("btn-end").addEventListener("click", () => page.toEnd());
-  $("btn-fork").addEventListener("click", () => page.fork());
-  $("btn-faults").addEventListener("click", () => page.openFaults());
-  $("btn-share").addEventListener("click", () => page.share());
-  $("btn-export").addEventListener("click", () => page.exportTrace());
-  $("import-file").addEventListener("change", (e) => e.target.files[0] && page.importTrace(e.target.files[0]));
-  $("speed-down").addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), -1)));
-  $("speed-up").addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), 1)));
-  const presets = $("speed-presets");
+// setSpeed(x), showLog, toggleTable, selectIndex(i), isLive(), dialogOpen() (the keys then
+// belong to the dialog). `el`: the controls' elements, by the names used below.
+export function bindControls(page, el) {
+  el.play.addEventListener("click", () => page.toggle());
+  el.step.addEventListener("click", () => page.stepNext());
+  el.stepBack.addEventListener("click", () => page.stepBack());
+  el.back10.addEventListener("click", () => page.jump(-10000));
+  el.fwd10.addEventListener("click", () => page.jump(10000));
+  el.home.addEventListener("click", () => page.seek(0));
+  el.end.addEventListener("click", () => page.toEnd());
+  el.fork.addEventListener("click", () => page.fork());
+  el.faults.addEventListener("click", () => page.openFaults());
+  el.share.addEventListener("click", () => page.share());
+  el.exportTrace.addEventListener("click", () => page.exportTrace());
+  el.importFile.addEventListener("change", (e) => e.target.files[0] && page.importTrace(e.target.files[0]));
+  el.speedDown.addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), -1)));
+  el.speedUp.addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), 1)));
+  const presets = el.presets;
   presets.innerHTML = PRESETS.map(
     (x) => `<button type="button" data-speed="${x}" data-testid="speed-${x}" aria-pressed="false">${x}×</button>`,
   ).join("");
@@ -43,7 +43,7 @@ export function bindControls(page) {
     const b = e.target.closest("button[data-speed]");
     if (b) page.setSpeed(Number(b.dataset.speed));
   });
-  const types = $("step-type");
+  const types = el.stepType;
   types.innerHTML = STEP_TYPES.map(
     ([v, k]) => `<option value="${v}">${k === "anyEvent" ? t("anyEvent") : k}</option>`,
   ).join("");
@@ -62,12 +62,12 @@ export function bindControls(page) {
     ["?", t("keyQ")],
     ["Enter", t("keyEnter")],
   ];
-  $("help-list").innerHTML = help.map(([k, v]) => `<dt><kbd>${k}</kbd></dt><dd>${v}</dd>`).join("");
-  $("help-btn").addEventListener("click", () => $("help").showModal());
+  el.helpList.innerHTML = help.map(([k, v]) => `<dt><kbd>${k}</kbd></dt><dd>${v}</dd>`).join("");
+  el.helpBtn.addEventListener("click", () => el.help.showModal());
 
   document.addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-    if (document.querySelector("dialog[open]") || page.isLive()) return;
+    if (page.dialogOpen() || page.isLive()) return;
     const tag = e.target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
     const onControl = tag === "BUTTON" || tag === "A" || e.target.getAttribute("role") === "button";
@@ -112,7 +112,7 @@ export function bindControls(page) {
         page.toggleTable();
         break;
       case "?":
-        $("help").showModal();
+        el.help.showModal();
         break;
       default:
         if (/^[1-9]$/.test(e.key)) page.selectIndex(Number(e.key) - 1);

@@ -24,7 +24,8 @@ export function pick(pair) {
   return typeof pair === "string" ? pair : (pair[lang] ?? pair.en);
 }
 
-export function applyStatic(root = document) {
+// `link`: the element that switches to the other language.
+export function applyStatic(root, link) {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
   // Symbol buttons: the symbol is decoration, the words are the name (no label/content mismatch).
@@ -42,7 +43,6 @@ export function applyStatic(root = document) {
     el.append(s, name);
   }
   document.title = t("title");
-  const link = document.getElementById("lang-link");
   if (link) {
     const u = new URL(location.href);
     u.searchParams.set("lang", lang === "zh" ? "en" : "zh");

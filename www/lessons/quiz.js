@@ -20,10 +20,11 @@ function shuffle(list) {
 
 export class Quiz {
   // `page`: builtInText(id), run(args) → the worker's separate quiz run, loadText(text, ms).
-  constructor(page) {
+  // `dialog`: the quiz's <dialog>, `body` the element inside it that holds the questions.
+  constructor(page, dialog, body) {
     this.page = page;
-    this.dialog = document.getElementById("quiz");
-    this.body = document.getElementById("quiz-body");
+    this.dialog = dialog;
+    this.body = body;
     this.attempt = 0;
     this.body.addEventListener("click", (e) => {
       const b = e.target.closest("button[data-quiz]");

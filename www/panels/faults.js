@@ -66,12 +66,15 @@ export function allActions(snap, meta) {
 
 export class FaultUi {
   // `page`: current() → {snap, meta}, inject(action), flightFrame(id) → decoded frame | null.
-  constructor(page) {
+  // `el`: palette, input, list (the palette's), sheet, sheetTitle, sheetBody, sheetList (the
+  // node sheet's or message inspector's), forkAsk, forkAskBody (the keep-or-drop prompt).
+  constructor(page, el) {
     this.page = page;
-    this.palette = document.getElementById("palette");
-    this.input = document.getElementById("palette-input");
-    this.list = document.getElementById("palette-list");
-    this.sheet = document.getElementById("sheet");
+    this.el = el;
+    this.palette = el.palette;
+    this.input = el.input;
+    this.list = el.list;
+    this.sheet = el.sheet;
     this.input.addEventListener("input", () => this.fill());
     this.input.addEventListener("keydown", (e) => {
       if (e.key === "Enter") {
@@ -130,8 +133,8 @@ export class FaultUi {
     const { snap } = this.page.current();
     const n = snap.nodes.find((x) => x.name === name);
     if (!n) return;
-    document.getElementById("sheet-title").textContent = `${n.name} — ${STATE_ICON[n.state]} ${t(`state_${n.state}`)}`;
-    const body = document.getElementById("sheet-body");
+    this.el.sheetTitle.textContent = `${n.name} — ${STATE_ICON[n.state]} ${t(`state_${n.state}`)}`;
+    const body = this.el.sheetBody;
     const when = (x) =>
       n.state === "frozen"
         ? t("timerFrozen")
@@ -148,7 +151,7 @@ export class FaultUi {
       extra = `<p>${esc(t("cachedRoute", { c: n.name, ns: c.boundTo }))}${c.stale ? ` — ⚠ STALE` : ""}</p>${c.route ? routeHtml(c.route) : `<p class="no-route">${esc(t("noCache"))}</p>`}`;
     }
     body.innerHTML = `<p class="mono small">${esc(n.addr)}${n.group ? ` · group ${esc(n.group)} · BID ${n.brokerId}` : ""}${n.boundTo ? ` · → ${esc(n.boundTo)}` : ""}</p><ul class="small">${timers}</ul>${extra}`;
-    document.getElementById("sheet-list").innerHTML = nodeActions(n, snap)
+    this.el.sheetList.innerHTML = nodeActions(n, snap)
       .map(
         ([cmd, label]) =>
           `<li><button type="button" data-action="${esc(cmd)}" data-testid="action-${esc(cmd.replace(/ /g, "_"))}">${esc(label)}</button></li>`,
@@ -162,9 +165,8 @@ export class FaultUi {
   // Injecting in the past with faults added later on this branch: keep them on the new branch?
   // Resolves true (keep), false (drop) or null (cancelled).
   askKeep(later) {
-    const d = document.getElementById("fork-ask");
-    document.getElementById("fork-ask-body").innerHTML =
-      `<p>${esc(t("forkAskText"))}</p><ul>${later.map((x) => `<li><code>${esc(x.action)}</code> @ ${secs(x.at)}</li>`).join("")}</ul>`;
+    const d = this.el.forkAsk;
+    this.el.forkAskBody.innerHTML = `<p>${esc(t("forkAskText"))}</p><ul>${later.map((x) => `<li><code>${esc(x.action)}</code> @ ${secs(x.at)}</li>`).join("")}</ul>`;
     return new Promise((resolve) => {
       const done = (v) => {
         d.removeEventListener("click", onClick);
@@ -208,16 +210,15 @@ export class FaultUi {
       }
       payload = `${esc(f.summary)}<br><span class="mono small">code ${frame.code}${frame.codeName ? ` (${esc(frame.codeName)})` : ""}, opaque ${frame.opaque}, ${frame.length} bytes${fields ? `; ${fields}` : ""}</span>${topics}`;
     }
-    document.getElementById("sheet-title").textContent = flightLabel(f);
-    document.getElementById("sheet-body").innerHTML = `<dl class="msg" data-testid="message-panel">
+    this.el.sheetTitle.textContent = flightLabel(f);
+    this.el.sheetBody.innerHTML = `<dl class="msg" data-testid="message-panel">
 <dt>${t("msgType")}</dt><dd data-field="type">${esc(msgType(f))}${f.response ? " (response)" : ""} · ${esc(f.category)}</dd>
 <dt>${t("msgFrom")}</dt><dd data-field="from">${esc(f.from)}</dd>
 <dt>${t("msgTo")}</dt><dd data-field="to">${esc(f.to)}</dd>
 <dt>${t("msgSent")}</dt><dd data-field="sentAt">${secs(f.sentAt)}</dd>
 <dt>${t("msgArrive")}</dt><dd data-field="arriveAt">${secs(f.arriveAt)}${f.held ? ` (${esc(t("held"))})` : ""}</dd>
 <dt>${t("msgPayload")}</dt><dd data-field="payload">${payload}</dd></dl>`;
-    document.getElementById("sheet-list").innerHTML =
-      `<li><button type="button" data-action="drop ${f.id}" data-testid="action-drop">${esc(t("drop"))}</button></li><li><button type="button" data-action="delay ${f.id} 5000" data-testid="action-delay">${esc(t("delay"))}</button></li>`;
+    this.el.sheetList.innerHTML = `<li><button type="button" data-action="drop ${f.id}" data-testid="action-drop">${esc(t("drop"))}</button></li><li><button type="button" data-action="delay ${f.id} 5000" data-testid="action-delay">${esc(t("delay"))}</button></li>`;
     this.sheet.showModal();
   }
 }
