@@ -27,7 +27,10 @@ export const INITIAL = {
   ui: { tableView: false, dashboard: false, live: null },
 };
 
-// `list` cut to `from` with `more` after it (the same array when nothing changes).
+/**
+ * `list` cut to `from` with `more` after it (the same array when nothing changes).
+ * @param {any[]} list  @param {number} from  @param {any[]} more
+ */
 function extend(list, from, more) {
   if (from >= list.length && !more.length) return list;
   return list.slice(0, from).concat(more);
