@@ -574,7 +574,7 @@ class App {
     if (!keepPlaying) this.pause();
     try {
       const r = await this.client.call(name, args);
-      this.diagram.traffic.reset();
+      this.diagram.stopTraffic();
       this.apply(r);
       if (wasPlaying && this.playing) this.base = { sim: this.snap.time, wall: performance.now() };
       if (!this.playing) this.updateUrl();
@@ -761,8 +761,7 @@ class App {
     $("live-btn").setAttribute("aria-pressed", "false");
     this.panels.sync();
     this.log.setNodes(this.meta.nodes.map((n) => n.name));
-    this.log.trace = this.trace;
-    this.log.rebuild();
+    this.log.replace(this.trace);
     this.store.dispatch({ type: "live", param: null });
     this.render();
   }

@@ -165,6 +165,16 @@ export class Diagram {
     if (this.last) this.placeLabels(this.last.snap, { ...this.last.o, ...o });
   }
 
+  // Whether messages are still on their links (or fading out of them).
+  moving() {
+    return this.traffic.busy;
+  }
+
+  // A jump in time: the messages on their way belong to the time left behind.
+  stopTraffic() {
+    this.traffic.reset();
+  }
+
   feed(events, now, speed) {
     this.traffic.feed(events, now, speed);
   }

@@ -97,6 +97,12 @@ export class EventLog {
     }
   }
 
+  // Shows `trace` from scratch: another source's lines (live mode's, or the simulation's again).
+  replace(trace) {
+    this.trace = trace;
+    this.rebuild();
+  }
+
   rebuild() {
     const trace = this.trace || [];
     const lines = trace

@@ -42,7 +42,7 @@ export class LiveView {
       const v = Number(el.scrubber.value);
       this.following = v >= Number(el.scrubber.max);
       this.time = v;
-      this.page.diagram.traffic.reset();
+      this.page.diagram.stopTraffic();
       this.render();
       if (this.following) this.page.frames();
     };
@@ -139,7 +139,7 @@ export class LiveView {
   // Scrubbed back, nothing moves: the loop stops. Returns whether to go on.
   frame(now) {
     if (this.closed || !this.following) return false;
-    if (this.page.diagram.traffic.busy || this.pendingTraffic || !(now - this.drawnAt < 1000)) this.render(now);
+    if (this.page.diagram.moving() || this.pendingTraffic || !(now - this.drawnAt < 1000)) this.render(now);
     return true;
   }
 
@@ -248,8 +248,7 @@ export class LiveView {
       this.logKinds = kinds;
       log.setKinds(kinds ? kinds.split("|") : []);
     }
-    log.trace = visible;
-    log.rebuild();
+    log.replace(visible);
   }
 
   renderStatus(now) {
@@ -272,7 +271,7 @@ export class LiveView {
   seek(at) {
     this.following = false;
     this.time = at;
-    this.page.diagram.traffic.reset();
+    this.page.diagram.stopTraffic();
     this.render();
   }
 
