@@ -15,7 +15,7 @@ import { launch, settle } from "../tests/browser/lib/browser.mjs";
 import { BIG_CLUSTER } from "../tests/browser/lib/big-cluster.mjs";
 import { PATIENCE } from "../tests/browser/lib/patience.mjs";
 import { ROOT } from "../tests/browser/lib/server.mjs";
-import { toBase64Url } from "../www/url.js";
+import { toBase64Url } from "../www/app/url.js";
 
 const SECONDS = Number(process.env.BENCH_PAGE_SECONDS || 10);
 const REPS = Number(process.env.BENCH_PAGE_REPS || 3);

@@ -28,7 +28,7 @@ STEPS=(
   "wasm|WebAssembly module and bindings (pkg/)"
   "deploy|deploy files offline: Dockerfile lint, systemd unit, Kubernetes manifests, alert rules, the image's binary run as the image runs it, and the release archive's layout checked around it"
   "wasm-node|wasm-bindgen tests in Node (clippy and tests for the wasm32 target)"
-  "js|JavaScript tests of the package, the link check and the wait check (node --test tests/js/)"
+  "js|JavaScript: the page's formatting (prettier --check, printWidth 120), its typed modules (tsc --noEmit -p www/jsconfig.json), tests of the package, of the page's modules in Node (tests/js/page/), of the link check and the wait check (node --test tests/js/)"
   "browser|browser tests of the page (www/, headless chromium)"
   "interop|interop: the ali-ons npm client gets routes from the daemon"
   "package|npm package from a clean clone: pack (builds pkg/), contents, Node, types, vite bundle in Chromium, playground bin"
@@ -128,6 +128,8 @@ step_wasm_node() {
 }
 step_js() {
   npm_packages
+  npm run --silent format:check
+  npx tsc --noEmit -p www/jsconfig.json
   node --test tests/js/
 }
 step_browser() { scripts/test-browser.sh; }

@@ -1,31 +1,55 @@
-// The page: holds the latest snapshot from the worker and renders it. While paused nothing
-// runs: no animation frame is requested until Play (or while the last messages finish
-// drawing).
-import { lineMatches } from "./gate.js";
-import { t, applyStatic } from "./i18n.js";
-import { secs } from "./format.js";
-import { SimClient } from "./sim-client.js";
-import { Diagram } from "./diagram.js";
-import { legendText } from "./glyphs.js";
-import { renderNsTables, renderDivergence, renderTimers, renderMeasurements, renderTableView } from "./tables.js";
-import { renderRouteGrid } from "./routes.js";
-import { Timeline } from "./timeline.js";
-import { EventLog } from "./log.js";
-import { LessonRunner } from "./lesson-runner.js";
+// The page: its state is the store's (app/store.js), the latest snapshot from the worker among
+// it, and it renders that. While paused nothing runs: the loop (app/loop.js) asks for no
+// animation frame until Play.
+import { createStore } from "./app/store.js";
+import { Loop } from "./app/loop.js";
+import { gateHit } from "./source/gate.js";
+import { t, applyStatic, setLanguage } from "./app/i18n.js";
+import { secs } from "./app/format.js";
+import { SimClient } from "./source/sim-client.js";
+import { Diagram } from "./diagram/diagram.js";
+import { setTextMeasure } from "./diagram/labels.js";
+import { setFontFamily } from "./diagram/nodes.js";
+import { legendText } from "./diagram/glyphs.js";
+import {
+  renderNsTables,
+  renderDivergence,
+  renderTimers,
+  renderMeasurements,
+  renderTableView,
+} from "./panels/tables.js";
+import { renderRouteGrid } from "./panels/routes.js";
+import { Timeline } from "./panels/timeline.js";
+import { EventLog } from "./panels/log.js";
+import { LessonRunner } from "./lessons/lesson-runner.js";
 import { LESSONS, LESSON_ORDER } from "./lessons/index.js";
-import { FaultUi } from "./faults.js";
-import { bindControls, PRESETS } from "./controls.js";
-import { parseHash } from "./url.js";
-import { shareUrl, updateUrl, share, exportTrace, importTrace } from "./share.js";
-import { renderAbout } from "./about.js";
-import { Quiz } from "./quiz.js";
-import { Announcer, announceFor } from "./announce.js";
-import { LiveView, liveBases } from "./live.js";
-import { Panels } from "./panels.js";
-import { Compare } from "./compare.js";
-import { Glossary } from "./glossary.js";
+import { FaultUi } from "./panels/faults.js";
+import { bindControls, PRESETS } from "./app/controls.js";
+import { parseHash } from "./app/url.js";
+import { shareUrl, updateUrl, share, exportTrace, importTrace } from "./app/share.js";
+import { renderAbout } from "./panels/about.js";
+import { Quiz } from "./lessons/quiz.js";
+import { Announcer, announceFor } from "./app/announce.js";
+import { LiveView, liveBases } from "./source/live.js";
+import { Panels } from "./panels/panels.js";
+import { Compare } from "./panels/compare.js";
+import { Glossary } from "./lessons/glossary.js";
 
 const $ = (id) => document.getElementById(id);
+// Elements by the names a module knows them by: { name: id } → { name: element }.
+const els = (ids) => Object.fromEntries(Object.entries(ids).map(([name, id]) => [name, $(id)]));
+
+// What the modules below take from the page rather than reading it at import (so Node can
+// import them): the language, the font family and a way to measure text.
+setLanguage(new URLSearchParams(location.search).get("lang"));
+setFontFamily(getComputedStyle(document.documentElement).fontFamily);
+const measuring = (
+  typeof OffscreenCanvas !== "undefined" ? new OffscreenCanvas(1, 1) : document.createElement("canvas")
+).getContext("2d");
+setTextMeasure((text, font) => {
+  measuring.font = font;
+  return measuring.measureText(text).width;
+});
 const MAX_FRAME_SIM_MS = (speed) => Math.max(250, speed * 500);
 const PANEL_MS = 60;
 const FREE_PLAY_KEY = "rmqsim.freePlay";
@@ -33,14 +57,11 @@ const FREE_PLAY_KEY = "rmqsim.freePlay";
 class App {
   constructor() {
     this.client = new SimClient();
-    this.speed = 60;
-    this.playing = false;
-    this.selected = null;
-    this.trace = [];
-    this.sends = [];
-    this.tableView = false;
+    this.store = createStore();
+    this.store.subscribe((state, action) => this.reflect(state, action));
+    // One loop for both sources: the simulation's clock while playing, live mode while following.
+    this.loop = new Loop((now) => (this.live ? this.live.frame(now) : this.frame(now)));
     this.frameTimes = [];
-    this.rafCount = 0;
     // The clock's last (wall, target) pairs, for the tests and the page benchmark.
     this.clockTrace = [];
     this.reducedQuery = matchMedia("(prefers-reduced-motion: reduce)");
@@ -56,49 +77,86 @@ class App {
       onFlight: (id) => this.faults.openFlight(id),
     });
     this.timeline = new Timeline({
-      scrubber: $("scrubber"), lanes: $("lanes"), branches: $("branches"),
-      onSeek: (ms, live) => this.scrub(ms, live), onBranch: (id) => this.selectBranch(id),
+      scrubber: $("scrubber"),
+      lanes: $("lanes"),
+      branches: $("branches"),
+      onSeek: (ms, live) => this.scrub(ms, live),
+      onBranch: (id) => this.selectBranch(id),
     });
     this.panels = new Panels($("tabs"), $("panels"), () => this.snap && this.render());
     this.log = new EventLog($("log"), $("log-node"), $("log-kind"), (line) => this.seekToLine(line));
     // Each module gets the few page functions it calls, no more.
-    this.faults = new FaultUi({
-      current: () => this.current(),
-      inject: (action) => this.inject(action),
-      flightFrame: (id) => this.client.call("frame", { id }).then((r) => r.frame),
-    });
-    this.quiz = new Quiz({
-      builtInText: (id) => this.builtInText(id),
-      run: (args) => this.client.call("quiz", args),
-      loadText: (text, ms) => this.loadText(text, ms),
-    });
-    this.compare = new Compare({
-      scenarios: () => this.scenarios,
-      branchText: () => this.meta.text,
-      run: (args) => this.client.call("compare", args),
-    }, $("compare"));
-    this.lesson = new LessonRunner({
-      current: () => this.current(),
-      trace: () => this.trace,
-      loadBuiltIn: (id) => this.loadBuiltIn(id),
-      scenarioTitle: (id) => this.scenarioTitle(id),
-      hashes: () => this.hashes(),
-      peekGate: (gate) => this.client.call("peekGate", { gate }),
-      runGate: (gate) => this.runGate(gate),
-      play: () => this.play(),
-      pause: () => this.pause(),
-      seek: (ms) => this.seek(ms),
-      speedChosen: () => !!this.userSpeed,
-      setSpeed: (x) => this.setSpeed(x, false),
-      showPanel: (id) => this.showPanel(id),
-      render: () => this.render(),
-      announce: (msg) => this.announce(msg),
-      rememberFreePlay: (on) => this.rememberFreePlay(on),
-    }, {
-      panel: $("lesson"), title: $("lesson-title"), text: $("lesson-text"), wait: $("lesson-wait"), waitText: $("lesson-wait-text"), skip: $("lesson-skip"), question: $("lesson-question"),
-      context: $("lesson-context"), cont: $("lesson-continue"), replay: $("lesson-replay"), free: $("lesson-free"),
-      progress: $("lesson-progress"), fold: $("lesson-fold"),
-    });
+    this.faults = new FaultUi(
+      {
+        current: () => this.current(),
+        inject: (action) => this.inject(action),
+        flightFrame: (id) => this.client.call("frame", { id }).then((r) => r.frame),
+      },
+      els({
+        palette: "palette",
+        input: "palette-input",
+        list: "palette-list",
+        sheet: "sheet",
+        sheetTitle: "sheet-title",
+        sheetBody: "sheet-body",
+        sheetList: "sheet-list",
+        forkAsk: "fork-ask",
+        forkAskBody: "fork-ask-body",
+      }),
+    );
+    this.quiz = new Quiz(
+      {
+        builtInText: (id) => this.builtInText(id),
+        run: (args) => this.client.call("quiz", args),
+        loadText: (text, ms) => this.loadText(text, ms),
+      },
+      $("quiz"),
+      $("quiz-body"),
+    );
+    this.compare = new Compare(
+      {
+        scenarios: () => this.scenarios,
+        branchText: () => this.meta.text,
+        run: (args) => this.client.call("compare", args),
+      },
+      $("compare"),
+    );
+    this.lesson = new LessonRunner(
+      {
+        current: () => this.current(),
+        trace: () => this.trace,
+        loadBuiltIn: (id) => this.loadBuiltIn(id),
+        scenarioTitle: (id) => this.scenarioTitle(id),
+        hashes: () => this.hashes(),
+        peekGate: (gate) => this.client.call("peekGate", { gate }),
+        runGate: (gate) => this.runGate(gate),
+        play: () => this.play(),
+        pause: () => this.pause(),
+        seek: (ms) => this.seek(ms),
+        speedChosen: () => this.store.state.playback.userSpeed,
+        setSpeed: (x) => this.setSpeed(x, false),
+        showPanel: (id) => this.showPanel(id),
+        render: () => this.render(),
+        announce: (msg) => this.announce(msg),
+        rememberFreePlay: (on) => this.rememberFreePlay(on),
+        dispatch: (action) => this.store.dispatch(action),
+      },
+      {
+        panel: $("lesson"),
+        title: $("lesson-title"),
+        text: $("lesson-text"),
+        wait: $("lesson-wait"),
+        waitText: $("lesson-wait-text"),
+        skip: $("lesson-skip"),
+        question: $("lesson-question"),
+        context: $("lesson-context"),
+        cont: $("lesson-continue"),
+        replay: $("lesson-replay"),
+        free: $("lesson-free"),
+        progress: $("lesson-progress"),
+        fold: $("lesson-fold"),
+      },
+    );
     this.reducedQuery.addEventListener("change", () => this.render());
     // On a phone the lesson is a sheet over the page's lower part: it may grow up to the
     // bottom of the (sticky) diagram, never over it.
@@ -110,43 +168,139 @@ class App {
     window.addEventListener("resize", fitSheet);
   }
 
+  // What the page shows, read from the store (only dispatch changes it).
+  get snap() {
+    return this.store.state.view && this.store.state.view.snap;
+  }
+  get meta() {
+    return this.store.state.view && this.store.state.view.meta;
+  }
+  get trace() {
+    return this.store.state.trace;
+  }
+  get sends() {
+    return this.store.state.sends;
+  }
+  get playing() {
+    return this.store.state.playback.playing;
+  }
+  get speed() {
+    return this.store.state.playback.speed;
+  }
+  get selected() {
+    return this.store.state.selection.node;
+  }
+
+  // The controls that show the store's state follow each change of it (the diagram and the
+  // panels are drawn by render, at the pace of the clock).
+  reflect(state, action) {
+    switch (action.type) {
+      case "play":
+      case "pause": {
+        const b = $("btn-play");
+        b.setAttribute("aria-pressed", String(state.playback.playing));
+        b.textContent = state.playback.playing ? t("pause") : t("play");
+        b.dataset.playing = String(state.playback.playing);
+        break;
+      }
+      case "speed": {
+        const x = state.playback.speed;
+        $("speed-out").textContent = `${x}×`;
+        $("speed-out").dataset.speed = String(x);
+        for (const b of document.querySelectorAll("#speed-presets button"))
+          b.setAttribute("aria-pressed", String(Number(b.dataset.speed) === x));
+        break;
+      }
+      case "tableView":
+        $("table-toggle").setAttribute("aria-pressed", String(state.ui.tableView));
+        $("table-view").hidden = !state.ui.tableView;
+        $("diagram-wrap").hidden = state.ui.tableView;
+        break;
+      case "dashboard":
+        $("layout-toggle").setAttribute("aria-pressed", String(state.ui.dashboard));
+        this.panels.setDashboard(state.ui.dashboard);
+        break;
+      case "live":
+        this.setLiveParam(state.ui.live);
+        break;
+      case "lesson":
+        $("lesson-select").value = state.lesson.id || "";
+        if (state.lesson.id) document.body.dataset.lesson = state.lesson.id;
+        else delete document.body.dataset.lesson;
+        break;
+    }
+  }
+
   async start() {
-    applyStatic();
-    bindControls({
-      toggle: () => this.toggle(),
-      stepNext: (kind) => this.stepNext(kind),
-      stepBack: () => this.stepBack(),
-      jump: (ms) => this.jump(ms),
-      seek: (ms) => this.seek(ms),
-      toEnd: () => this.toEnd(),
-      fork: () => this.fork(),
-      openFaults: () => this.faults.openPalette(),
-      share: () => this.share(),
-      exportTrace: () => this.exportTrace(),
-      importTrace: (file) => this.importTrace(file),
-      speed: () => this.speed,
-      setSpeed: (x) => this.setSpeed(x, true),
-      showLog: () => {
-        this.showPanel("log");
-        this.log.focus();
+    applyStatic(document, $("lang-link"));
+    bindControls(
+      {
+        toggle: () => this.toggle(),
+        stepNext: (kind) => this.stepNext(kind),
+        stepBack: () => this.stepBack(),
+        jump: (ms) => this.jump(ms),
+        seek: (ms) => this.seek(ms),
+        toEnd: () => this.toEnd(),
+        fork: () => this.fork(),
+        openFaults: () => this.faults.openPalette(),
+        share: () => this.share(),
+        exportTrace: () => this.exportTrace(),
+        importTrace: (file) => this.importTrace(file),
+        speed: () => this.speed,
+        setSpeed: (x) => this.setSpeed(x, true),
+        showLog: () => {
+          this.showPanel("log");
+          this.log.focus();
+        },
+        toggleTable: () => this.toggleTable(),
+        selectIndex: (i) => this.selectIndex(i),
+        isLive: () => !!this.live,
+        dialogOpen: () => !!document.querySelector("dialog[open]"),
       },
-      toggleTable: () => this.toggleTable(),
-      selectIndex: (i) => this.selectIndex(i),
-      isLive: () => !!this.live,
-    });
+      els({
+        play: "btn-play",
+        step: "btn-step",
+        stepBack: "btn-stepback",
+        back10: "btn-back10",
+        fwd10: "btn-fwd10",
+        home: "btn-home",
+        end: "btn-end",
+        fork: "btn-fork",
+        faults: "btn-faults",
+        share: "btn-share",
+        exportTrace: "btn-export",
+        importFile: "import-file",
+        speedDown: "speed-down",
+        speedUp: "speed-up",
+        presets: "speed-presets",
+        stepType: "step-type",
+        helpList: "help-list",
+        helpBtn: "help-btn",
+        help: "help",
+      }),
+    );
     this.glossary.bind(document.body);
     const { scenarios, resources } = await this.client.call("init");
     this.scenarios = scenarios;
     this.workerResources = resources;
     const sel = $("scenario-select");
-    sel.innerHTML = scenarios.map((s) => `<option value="${s.id}">${s.id} — ${this.scenarioTitle(s.id)}</option>`).join("");
+    sel.innerHTML = scenarios
+      .map((s) => `<option value="${s.id}">${s.id} — ${this.scenarioTitle(s.id)}</option>`)
+      .join("");
     sel.addEventListener("change", () => {
       this.lesson.freePlay();
       this.loadBuiltIn(sel.value);
     });
     const lessons = $("lesson-select");
-    lessons.innerHTML = `<option value="">${t("freePlayOption")}</option>` + LESSON_ORDER.map((id) => `<option value="${id}">${id === "intro" ? t("introTitle") : `${id} — ${this.scenarioTitle(id)}`}</option>`).join("");
-    lessons.addEventListener("change", () => (lessons.value ? this.lesson.start(lessons.value) : this.lesson.freePlay()));
+    lessons.innerHTML =
+      `<option value="">${t("freePlayOption")}</option>` +
+      LESSON_ORDER.map(
+        (id) =>
+          `<option value="${id}">${id === "intro" ? t("introTitle") : `${id} — ${this.scenarioTitle(id)}`}</option>`,
+      ).join("");
+    lessons.addEventListener("change", () =>
+      lessons.value ? this.lesson.start(lessons.value) : this.lesson.freePlay(),
+    );
     $("lesson-btn").addEventListener("click", () => this.lesson.start(LESSONS[sel.value] ? sel.value : "S1"));
     $("quiz-btn").addEventListener("click", () => this.quiz.open());
     $("table-toggle").addEventListener("click", () => this.toggleTable());
@@ -222,8 +376,6 @@ class App {
   async load(args) {
     this.pause();
     const r = await this.client.call("load", args);
-    this.trace = [];
-    this.sends = [];
     this.apply(r, true);
     return r;
   }
@@ -232,7 +384,8 @@ class App {
   // past a fault isolation that sendLatencyFaultEnable may start.
   horizonFor(model) {
     let h = Math.max(300000, ...model.script.map((a) => a.at + 180000));
-    const tolerant = model.nodes.some((n) => n.faultTolerance) || model.script.some((a) => /^faulttolerance \S+ on$/.test(a.action));
+    const tolerant =
+      model.nodes.some((n) => n.faultTolerance) || model.script.some((a) => /^faulttolerance \S+ on$/.test(a.action));
     if (tolerant) h = Math.max(h, model.timings.isolationMs + 120000);
     return Math.ceil(h / 60000) * 60000;
   }
@@ -240,8 +393,8 @@ class App {
   // ---- applying worker answers -----------------------------------------------------------
 
   apply(r, fresh = false, wall = null) {
+    this.store.dispatch({ type: "answer", answer: r, fresh });
     if (r.meta) {
-      this.meta = r.meta;
       this.diagram.setMeta(r.meta);
       this.timeline.setMeta(r.meta, this.horizonFor(r.meta.model));
       this.log.setNodes(r.meta.nodes.map((n) => n.name));
@@ -249,12 +402,7 @@ class App {
       this.lastFaults = null;
     }
     const s = r.snap;
-    this.trace.length = Math.min(this.trace.length, s.traceFrom);
-    for (const l of s.trace) this.trace.push(l);
-    this.sends.length = Math.min(this.sends.length, s.sendsFrom);
-    for (const x of s.sends) this.sends.push(x);
     const newLines = fresh ? [] : s.trace;
-    this.snap = s;
     // Only frames of playing feed the traffic layer: a seek or a step shows exact positions.
     if (wall !== null && this.playing) this.diagram.feed(s.wire, wall, this.speed);
     const t0 = performance.now();
@@ -273,9 +421,9 @@ class App {
   checkGate(hit, lines) {
     const gate = this.lesson.gate;
     if (!gate) return;
-    let found = null;
-    if (gate.at !== undefined) found = this.snap.time >= gate.at ? { at: gate.at, node: "", kind: "time", text: "" } : null;
-    else found = (hit && hit.kind !== "time" ? hit : null) || lines.find((l) => lineMatches(gate, l));
+    // The worker's hit when it stopped at a line; else the clock or the new lines decide.
+    const found =
+      (gate.at === undefined && hit && hit.kind !== "time" ? hit : null) || gateHit(gate, this.snap.time, lines);
     if (found) {
       this.pause();
       this.lesson.gateHit(found, this.snap);
@@ -298,10 +446,18 @@ class App {
     clock.dataset.simMs = String(s.time);
     clock.textContent = `t = ${secs(s.time)}`;
     const branch = s.branches.find((b) => b.current);
-    $("status-meta").textContent = `${t("seed", { s: this.meta.model.seed })} · ${t("profile", { p: s.profile })} · ${t("branchOf", { b: branch.parent === null ? t("branchMain") : branch.id })}`;
+    $("status-meta").textContent =
+      `${t("seed", { s: this.meta.model.seed })} · ${t("profile", { p: s.profile })} · ${t("branchOf", { b: branch.parent === null ? t("branchMain") : branch.id })}`;
     const reduced = this.reducedQuery.matches;
     const focus = this.lesson.focus();
-    this.diagram.render(s, { playing: this.playing, reduced, selected: this.selected, highlight: focus.nodes.length ? focus.nodes : this.highlight ? [this.highlight] : [], highlightLinks: focus.links });
+    const highlight = this.store.state.selection.highlight;
+    this.diagram.render(s, {
+      playing: this.playing,
+      reduced,
+      selected: this.selected,
+      highlight: focus.nodes.length ? focus.nodes : highlight ? [highlight] : [],
+      highlightLinks: focus.links,
+    });
     renderDivergence($("divergence"), s);
     this.timeline.renderCursor(s);
     this.lesson.renderContext(s);
@@ -313,7 +469,8 @@ class App {
       () => on("measure") && renderMeasurements($("measurements"), s),
       () => {
         if (!on("lanes")) return;
-        const faultsKey = JSON.stringify(s.faults) + JSON.stringify(s.stale.map((w) => [w.client, w.from, w.to === null])) + s.branch;
+        const faultsKey =
+          JSON.stringify(s.faults) + JSON.stringify(s.stale.map((w) => [w.client, w.from, w.to === null])) + s.branch;
         this.timeline.render(s, this.sends, faultsKey !== this.lastFaults, this.trace);
         this.lastFaults = faultsKey;
       },
@@ -322,7 +479,7 @@ class App {
         this.log.update(this.trace, this.logFrom, this.playing ? 20 : Infinity);
         this.logFrom = undefined;
       },
-      () => this.tableView && renderTableView($("table-view"), s, this.meta),
+      () => this.store.state.ui.tableView && renderTableView($("table-view"), s, this.meta),
       () => on("compare") && this.compare.render(s),
     ];
     if (this.playing) {
@@ -346,22 +503,19 @@ class App {
 
   play() {
     if (this.playing || this.live) return;
-    this.playing = true;
+    this.store.dispatch({ type: "play" });
     this.base = { sim: this.snap.time, wall: performance.now() };
-    this.updatePlay();
     this.render();
-    cancelAnimationFrame(this.raf);
-    this.raf = requestAnimationFrame((now) => this.frame(now));
+    this.loop.start();
   }
 
   pause() {
     if (!this.playing) return;
-    this.playing = false;
-    cancelAnimationFrame(this.raf);
-    this.updatePlay();
+    this.store.dispatch({ type: "pause" });
+    this.loop.stop();
     this.render();
     this.announcer.flushNow();
-    updateUrl(this);
+    this.updateUrl();
   }
 
   toggle() {
@@ -369,21 +523,15 @@ class App {
     else this.play();
   }
 
-  updatePlay() {
-    const b = $("btn-play");
-    b.setAttribute("aria-pressed", String(this.playing));
-    b.textContent = this.playing ? t("pause") : t("play");
-    b.dataset.playing = String(this.playing);
-  }
-
   // The speed the clock runs at now: a lesson slows down as its event approaches.
   effectiveSpeed() {
     return this.lesson.speedAt(this.snap.time, this.speed);
   }
 
+  // One animation frame while playing: asks the worker for the clock's next target (one
+  // request out at a time) and moves the messages on. Returns whether to go on.
   frame(now) {
-    if (!this.playing) return;
-    this.rafCount++;
+    if (!this.playing) return false;
     if (!this.pending) {
       const speed = this.effectiveSpeed();
       if (speed !== this.lastSpeed) {
@@ -400,24 +548,23 @@ class App {
       this.clockTrace.push({ wall: now, target, speed, capped });
       if (this.clockTrace.length > 600) this.clockTrace.shift();
       this.pending = true;
-      this.pendingRun = this.client.call("runTo", { ms: Math.floor(target), gate: this.lesson.gate || undefined }).then((r) => {
-        this.pending = false;
-        this.apply(r, false, performance.now());
-      }, (e) => {
-        this.pending = false;
-        this.fail(e);
-      });
+      this.pendingRun = this.client.call("runTo", { ms: Math.floor(target), gate: this.lesson.gate || undefined }).then(
+        (r) => {
+          this.pending = false;
+          this.apply(r, false, performance.now());
+        },
+        (e) => {
+          this.pending = false;
+          this.fail(e);
+        },
+      );
     }
     this.diagram.animate(now, { reduced: this.reducedQuery.matches });
-    this.raf = requestAnimationFrame((n) => this.frame(n));
+    return true;
   }
 
   setSpeed(x, byUser) {
-    this.speed = x;
-    if (byUser) this.userSpeed = true;
-    $("speed-out").textContent = `${x}×`;
-    $("speed-out").dataset.speed = String(x);
-    for (const b of document.querySelectorAll("#speed-presets button")) b.setAttribute("aria-pressed", String(Number(b.dataset.speed) === x));
+    this.store.dispatch({ type: "speed", speed: x, byUser });
     if (this.playing) this.base = { sim: this.snap.time, wall: performance.now() };
     if (this.snap) this.render();
   }
@@ -427,10 +574,10 @@ class App {
     if (!keepPlaying) this.pause();
     try {
       const r = await this.client.call(name, args);
-      this.diagram.traffic.reset();
+      this.diagram.stopTraffic();
       this.apply(r);
       if (wasPlaying && this.playing) this.base = { sim: this.snap.time, wall: performance.now() };
-      if (!this.playing) updateUrl(this);
+      if (!this.playing) this.updateUrl();
       return r;
     } catch (e) {
       this.fail(e);
@@ -516,9 +663,8 @@ class App {
   async seekToLine(line) {
     if (this.live) return this.live.seek(line.at);
     await this.seek(line.at);
+    this.store.dispatch({ type: "highlight", node: line.node });
     this.select(line.node);
-    this.highlight = line.node;
-    this.render();
     this.log.markCurrent(line.seq);
     const b = $("log").querySelector(`button[data-seq="${line.seq}"]`);
     if (b) b.focus();
@@ -535,7 +681,7 @@ class App {
   }
 
   select(name) {
-    this.selected = name;
+    this.store.dispatch({ type: "select", node: name });
     this.render();
   }
 
@@ -551,17 +697,12 @@ class App {
   }
 
   toggleTable() {
-    this.tableView = !this.tableView;
-    $("table-toggle").setAttribute("aria-pressed", String(this.tableView));
-    $("table-view").hidden = !this.tableView;
-    $("diagram-wrap").hidden = this.tableView;
+    this.store.dispatch({ type: "tableView" });
     this.render();
   }
 
   toggleDashboard() {
-    const on = !this.panels.dashboard;
-    $("layout-toggle").setAttribute("aria-pressed", String(on));
-    this.panels.setDashboard(on);
+    this.store.dispatch({ type: "dashboard", on: !this.store.state.ui.dashboard });
   }
 
   // ---- live mode: a running daemon instead of the simulation --------------------------------
@@ -578,14 +719,35 @@ class App {
     const bases = liveBases(param);
     const b = bases[0];
     const link = (path) => `<a href="${b}${path}">${path}</a>`;
-    $("live-links").innerHTML = t("liveLinks", { api: link("/api"), metrics: link("/metrics"), health: link("/healthz"), nsaddr: link("/rocketmq/nsaddr") });
-    this.live = new LiveView({ diagram: this.diagram, log: this.log, reducedMotion: () => this.reducedQuery.matches }, bases, {
-      status: $("live-status"), topic: $("live-topic"), follow: $("live-follow"), scrubber: $("live-scrubber"),
-      clock: $("live-clock"), tables: $("ns-tables"), routes: $("route-grid"), links: $("live-links"),
-      divergence: $("divergence"), sentences: $("live-sentences"),
+    $("live-links").innerHTML = t("liveLinks", {
+      api: link("/api"),
+      metrics: link("/metrics"),
+      health: link("/healthz"),
+      nsaddr: link("/rocketmq/nsaddr"),
     });
+    this.live = new LiveView(
+      {
+        diagram: this.diagram,
+        log: this.log,
+        reducedMotion: () => this.reducedQuery.matches,
+        frames: () => this.loop.start(),
+      },
+      bases,
+      {
+        status: $("live-status"),
+        topic: $("live-topic"),
+        follow: $("live-follow"),
+        scrubber: $("live-scrubber"),
+        clock: $("live-clock"),
+        tables: $("ns-tables"),
+        routes: $("route-grid"),
+        links: $("live-links"),
+        divergence: $("divergence"),
+        sentences: $("live-sentences"),
+      },
+    );
     this.live.start();
-    this.setLiveParam(param);
+    this.store.dispatch({ type: "live", param });
   }
 
   exitLive() {
@@ -599,9 +761,8 @@ class App {
     $("live-btn").setAttribute("aria-pressed", "false");
     this.panels.sync();
     this.log.setNodes(this.meta.nodes.map((n) => n.name));
-    this.log.trace = this.trace;
-    this.log.rebuild();
-    this.setLiveParam(null);
+    this.log.replace(this.trace);
+    this.store.dispatch({ type: "live", param: null });
     this.render();
   }
 
@@ -616,24 +777,31 @@ class App {
     this.announcer.say(msg, true);
   }
 
+  // The lesson's step, if one is on, goes into the page's link.
   shareUrl() {
-    return shareUrl(this);
+    const l = this.lesson.state();
+    return shareUrl(this.store.state, l ? l.step : undefined);
   }
 
   updateUrl() {
-    updateUrl(this);
+    const l = this.lesson.state();
+    updateUrl($("share-url"), this.store.state, l ? l.step : undefined);
   }
 
   share() {
-    return share(this);
+    return share($("share-url"), this.shareUrl(), (msg) => this.announce(msg));
   }
 
-  exportTrace() {
-    return exportTrace(this);
+  async exportTrace() {
+    exportTrace(await this.client.call("trace"));
   }
 
   importTrace(file) {
-    return importTrace(this, file);
+    return importTrace(file, {
+      loadText: (text, ms) => this.loadText(text, ms),
+      hashes: () => this.hashes(),
+      announce: (msg) => this.announce(msg),
+    });
   }
 
   openAbout() {
@@ -659,11 +827,26 @@ class App {
 // downloaded once). Resolves with how many files were kept.
 function keepOffline(workerResources) {
   if (!("serviceWorker" in navigator) || location.protocol === "file:") return Promise.resolve(0);
-  return navigator.serviceWorker.register(new URL("./sw.js", import.meta.url)).then(() => navigator.serviceWorker.ready).then((reg) => new Promise((done) => {
-    const urls = [location.href.split("#")[0], ...performance.getEntriesByType("resource").map((e) => e.name), ...workerResources];
-    navigator.serviceWorker.addEventListener("message", (e) => e.data && "cached" in e.data && done(e.data.cached), { once: true });
-    reg.active.postMessage({ cache: urls });
-  })).catch(() => 0);
+  return navigator.serviceWorker
+    .register(new URL("./sw.js", import.meta.url))
+    .then(() => navigator.serviceWorker.ready)
+    .then(
+      (reg) =>
+        new Promise((done) => {
+          const urls = [
+            location.href.split("#")[0],
+            ...performance.getEntriesByType("resource").map((e) => e.name),
+            ...workerResources,
+          ];
+          navigator.serviceWorker.addEventListener(
+            "message",
+            (e) => e.data && "cached" in e.data && done(e.data.cached),
+            { once: true },
+          );
+          reg.active.postMessage({ cache: urls });
+        }),
+    )
+    .catch(() => 0);
 }
 
 function remembered() {
@@ -680,7 +863,8 @@ window.__rmqsim = {
   time: () => (app.snap ? app.snap.time : 0),
   stateHash: () => app.hashes().then((h) => h.stateHash),
   traceHash: () => app.hashes().then((h) => h.traceHash),
-  views: () => Promise.resolve(app.snap && { ...app.snap, trace: app.trace.slice(), sends: app.sends.slice(), meta: app.meta }),
+  views: () =>
+    Promise.resolve(app.snap && { ...app.snap, trace: app.trace.slice(), sends: app.sends.slice(), meta: app.meta }),
   playing: () => app.playing,
   speed: () => app.speed,
   effectiveSpeed: () => (app.snap ? app.effectiveSpeed() : app.speed),
@@ -692,7 +876,7 @@ window.__rmqsim = {
   frameStats: () => {
     const sorted = app.frameTimes.slice().sort((a, b) => a - b);
     const at = (q) => sorted[Math.floor(sorted.length * q)] || 0;
-    return { count: sorted.length, p50: at(0.5), p95: at(0.95), rafCount: app.rafCount };
+    return { count: sorted.length, p50: at(0.5), p95: at(0.95), rafCount: app.loop.frames };
   },
   clockTrace: () => app.clockTrace.slice(),
 };

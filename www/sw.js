@@ -2,15 +2,22 @@
 // is ready (its own resources and its worker's), so the copy is taken from the HTTP cache and
 // the WebAssembly is downloaded once. Network first, so a new build is picked up at once; the
 // copy answers when the network is gone.
-const CACHE = "rmqsim-v3";
+const CACHE = "rmqsim-v4";
 
 self.addEventListener("install", (e) => {
-  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(["./", "./index.html"])).then(() => self.skipWaiting()));
+  e.waitUntil(
+    caches
+      .open(CACHE)
+      .then((c) => c.addAll(["./", "./index.html"]))
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener("activate", (e) => {
   e.waitUntil(
-    caches.keys().then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+    caches
+      .keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
       .then(() => self.clients.claim()),
   );
 });
@@ -19,9 +26,13 @@ self.addEventListener("message", (e) => {
   const urls = (e.data && e.data.cache) || [];
   const same = urls.filter((u) => new URL(u).origin === location.origin && !live(new URL(u).pathname));
   e.waitUntil(
-    caches.open(CACHE)
+    caches
+      .open(CACHE)
       .then((c) => c.addAll([...new Set(same)]))
-      .then(() => e.source && e.source.postMessage({ cached: same.length }), (err) => e.source && e.source.postMessage({ cached: 0, error: String(err) })),
+      .then(
+        () => e.source && e.source.postMessage({ cached: same.length }),
+        (err) => e.source && e.source.postMessage({ cached: 0, error: String(err) }),
+      ),
   );
 });
 

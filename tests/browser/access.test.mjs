@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { launch, seek, settle, simTime, shot, clickInHeader, PHONE, SMALL_PHONE } from "./lib/browser.mjs";
-import { toBase64Url } from "../../www/url.js";
+import { toBase64Url } from "../../www/app/url.js";
 import { Simulation } from "./lib/oracle.mjs";
 
 let b;
@@ -23,7 +23,17 @@ test("T15 fault menu", async () => {
   await page.keyboard.press("k");
   const list = page.locator("[data-testid=fault-palette-list] button");
   const cmds = await list.evaluateAll((bs) => bs.map((x) => x.dataset.action));
-  for (const c of ["shutdown broker-b", "kill broker-b", "freeze broker-b", "poweroff broker-b", "kill NS-1", "cut NS-2 broker-b", "reset NS-2 broker-b", "faulttolerance P1 on", "autocreate off"]) {
+  for (const c of [
+    "shutdown broker-b",
+    "kill broker-b",
+    "freeze broker-b",
+    "poweroff broker-b",
+    "kill NS-1",
+    "cut NS-2 broker-b",
+    "reset NS-2 broker-b",
+    "faulttolerance P1 on",
+    "autocreate off",
+  ]) {
     assert.ok(cmds.includes(c), `${c} in ${cmds.length} actions`);
   }
   assert.ok(cmds.some((c) => /^drop \d+$/.test(c)) || cmds.some((c) => /^delay \d+ 5000$/.test(c)) || true);
@@ -71,7 +81,8 @@ test("T15 fault menu", async () => {
   assert.match(await stateText(phone, "broker-b"), /■ down/);
   await phone.context().close();
   // URL script: a scenario with scripted faults in the share link.
-  const script = "profile 4.9;idle on;latency 2 1;autocreate on;nameserver NS-1 start 0;nameserver NS-2 start 3;broker broker-a group broker-a id 0 start 1;broker broker-b group broker-b id 0 start 2;topic TopicTest queues 4 on broker-a broker-b;producer P1 ns NS-1 start 4 topic TopicTest every 1;at 20 poweroff broker-b;at 25 cut broker-a NS-2;at 30 reset broker-a NS-1";
+  const script =
+    "profile 4.9;idle on;latency 2 1;autocreate on;nameserver NS-1 start 0;nameserver NS-2 start 3;broker broker-a group broker-a id 0 start 1;broker broker-b group broker-b id 0 start 2;topic TopicTest queues 4 on broker-a broker-b;producer P1 ns NS-1 start 4 topic TopicTest every 1;at 20 poweroff broker-b;at 25 cut broker-a NS-2;at 30 reset broker-a NS-1";
   const url = await b.page({ hash: `#v=1&seed=7&sc=${toBase64Url(script)}&t=31000` });
   assert.equal(await simTime(url), 31000);
   assert.match(await stateText(url, "broker-b"), /⊘ off/);
@@ -93,13 +104,33 @@ test("T24 keyboard", async () => {
       const cs = getComputedStyle(el);
       const ring = cs.outlineStyle !== "none" && parseFloat(cs.outlineWidth) >= 2;
       const svgRing = el instanceof SVGElement && getComputedStyle(el.querySelector(".box, .hit") || el).strokeWidth;
-      return { id: el.dataset.testid || el.id || `${el.tagName}.${el.className}`, ring, svg: el instanceof SVGElement, svgRing };
+      return {
+        id: el.dataset.testid || el.id || `${el.tagName}.${el.className}`,
+        ring,
+        svg: el instanceof SVGElement,
+        svgRing,
+      };
     });
     if (info.id === "BODY.") break; // past the last control
     if (info.id) seen.add(info.id);
     assert.ok(info.ring || (info.svg && parseFloat(info.svgRing) >= 4), `visible focus on ${info.id}`);
   }
-  for (const id of ["play", "step", "step-back", "scrubber", "fork", "fault-palette-open", "copy-link", "speed-60", "menu", "lesson-select", "glossary-open", "layout-toggle", "node-NS-1", "node-broker-b"]) {
+  for (const id of [
+    "play",
+    "step",
+    "step-back",
+    "scrubber",
+    "fork",
+    "fault-palette-open",
+    "copy-link",
+    "speed-60",
+    "menu",
+    "lesson-select",
+    "glossary-open",
+    "layout-toggle",
+    "node-NS-1",
+    "node-broker-b",
+  ]) {
     assert.ok(seen.has(id), `${id} reachable by Tab`);
   }
   // The menu's own actions: Enter on Menu, then Tab.
@@ -110,7 +141,8 @@ test("T24 keyboard", async () => {
     await page.keyboard.press("Tab");
     inMenu.add(await page.evaluate(() => document.activeElement.dataset.testid));
   }
-  for (const id of ["table-view-toggle", "about-open", "help-open", "live-toggle", "quiz-open", "export"]) assert.ok(inMenu.has(id), `${id} reachable in the menu`);
+  for (const id of ["table-view-toggle", "about-open", "help-open", "live-toggle", "quiz-open", "export"])
+    assert.ok(inMenu.has(id), `${id} reachable in the menu`);
   await page.keyboard.press("Escape");
   await blur(page);
   await page.keyboard.press("?");
@@ -125,7 +157,10 @@ test("T24 keyboard", async () => {
   await page.keyboard.press("Escape");
   await blur(page);
   await page.keyboard.press("l");
-  assert.ok(await page.evaluate(() => document.activeElement.closest("[data-testid=log]") !== null), "l focuses the log");
+  assert.ok(
+    await page.evaluate(() => document.activeElement.closest("[data-testid=log]") !== null),
+    "l focuses the log",
+  );
   await blur(page);
   await page.keyboard.press("k");
   assert.ok(await page.locator("[data-testid=fault-palette]").isVisible());
@@ -146,7 +181,9 @@ test("T25 screen reader", async () => {
   const scan = async () => {
     await page.addScriptTag({ content: AXE });
     const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.length}`);
+    return r.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id}: ${v.nodes.length}`);
   };
   assert.deepEqual(await scan(), []);
   // Table view: the whole state as tables.
@@ -165,7 +202,10 @@ test("T25 screen reader", async () => {
   await settle(page);
   await page.evaluate(() => {
     window.__announce = [];
-    new MutationObserver(() => window.__announce.push(performance.now())).observe(document.querySelector("[data-testid=announcer]"), { childList: true, characterData: true, subtree: true });
+    new MutationObserver(() => window.__announce.push(performance.now())).observe(
+      document.querySelector("[data-testid=announcer]"),
+      { childList: true, characterData: true, subtree: true },
+    );
   });
   await page.click("[data-testid=speed-600]");
   await page.click("[data-testid=play]");
@@ -173,7 +213,8 @@ test("T25 screen reader", async () => {
   await page.click("[data-testid=play]");
   const times = await page.evaluate(() => window.__announce);
   assert.ok(times.length >= 1, "key events announced");
-  for (let i = 1; i < times.length; i++) assert.ok(times[i] - times[i - 1] >= 1990, `gap ${times[i] - times[i - 1]} ms`);
+  for (let i = 1; i < times.length; i++)
+    assert.ok(times[i] - times[i - 1] >= 1990, `gap ${times[i] - times[i - 1]} ms`);
   await page.context().close();
 });
 
@@ -197,7 +238,9 @@ test("T26 reduced motion", async () => {
   await page.waitForTimeout(800);
   const running = await page.evaluate(() => {
     const anims = document.getAnimations().filter((a) => a.playState === "running").length;
-    const trans = [...document.querySelectorAll("*")].filter((e) => parseFloat(getComputedStyle(e).transitionDuration) > 0).length;
+    const trans = [...document.querySelectorAll("*")].filter(
+      (e) => parseFloat(getComputedStyle(e).transitionDuration) > 0,
+    ).length;
     return { anims, trans };
   });
   assert.deepEqual(running, { anims: 0, trans: 0 });
@@ -234,56 +277,70 @@ test("T27 not colour only", async () => {
   assert.ok((await page.locator("#diagram .link-label").allTextContents()).some((x) => /✂ cut/.test(x)));
   await page.addScriptTag({ content: AXE });
   const r = await page.evaluate(() => window.axe.run(document, { runOnly: ["color-contrast"] }));
-  assert.deepEqual(r.violations.map((v) => v.id), []);
+  assert.deepEqual(
+    r.violations.map((v) => v.id),
+    [],
+  );
   await shot(page, "T27-states-desktop");
   await page.context().close();
 });
 
-for (const [size, viewport] of [["360", SMALL_PHONE], ["390", PHONE]]) test(`T28 mobile (${size} px wide)`, async () => {
-  const page = await b.page({ viewport, context: { isMobile: true, hasTouch: true } });
-  await seek(page, 60000);
-  const check = async () => {
-    const r = await page.evaluate(() => {
-      const overflow = document.documentElement.scrollWidth - window.innerWidth;
-      const small = [];
-      for (const el of document.querySelectorAll("button, select, input, a, [role=button]")) {
-        if (el.closest("dialog:not([open])") || el.closest("[hidden]")) continue;
-        // Glossary words inside a sentence are inline targets (WCAG 2.5.8's inline exception).
-        if (el.classList.contains("term")) continue;
-        const r = el.getBoundingClientRect();
-        if (r.width === 0 && r.height === 0) continue;
-        if (el.type === "file" || el.type === "radio") continue;
-        if (r.width < 44 || r.height < 44) small.push(`${el.dataset.testid || el.id || el.tagName}:${Math.round(r.width)}x${Math.round(r.height)}`);
-      }
-      return { overflow, small };
+for (const [size, viewport] of [
+  ["360", SMALL_PHONE],
+  ["390", PHONE],
+])
+  test(`T28 mobile (${size} px wide)`, async () => {
+    const page = await b.page({ viewport, context: { isMobile: true, hasTouch: true } });
+    await seek(page, 60000);
+    const check = async () => {
+      const r = await page.evaluate(() => {
+        const overflow = document.documentElement.scrollWidth - window.innerWidth;
+        const small = [];
+        for (const el of document.querySelectorAll("button, select, input, a, [role=button]")) {
+          if (el.closest("dialog:not([open])") || el.closest("[hidden]")) continue;
+          // Glossary words inside a sentence are inline targets (WCAG 2.5.8's inline exception).
+          if (el.classList.contains("term")) continue;
+          const r = el.getBoundingClientRect();
+          if (r.width === 0 && r.height === 0) continue;
+          if (el.type === "file" || el.type === "radio") continue;
+          if (r.width < 44 || r.height < 44)
+            small.push(`${el.dataset.testid || el.id || el.tagName}:${Math.round(r.width)}x${Math.round(r.height)}`);
+        }
+        return { overflow, small };
+      });
+      assert.ok(r.overflow <= 0, `horizontal scroll ${r.overflow}px`);
+      assert.deepEqual(r.small, []);
+    };
+    await check();
+    // The diagram is drawn at 1:1: its viewBox is its own size in CSS pixels.
+    const vb = await page.evaluate(() => {
+      const svg = document.querySelector("[data-testid=diagram]");
+      return { box: svg.viewBox.baseVal.width, css: svg.getBoundingClientRect().width };
     });
-    assert.ok(r.overflow <= 0, `horizontal scroll ${r.overflow}px`);
-    assert.deepEqual(r.small, []);
-  };
-  await check();
-  // The diagram is drawn at 1:1: its viewBox is its own size in CSS pixels.
-  const vb = await page.evaluate(() => {
-    const svg = document.querySelector("[data-testid=diagram]");
-    return { box: svg.viewBox.baseVal.width, css: svg.getBoundingClientRect().width };
+    assert.ok(Math.abs(vb.box - vb.css) <= 2, `viewBox ${vb.box} vs ${vb.css} CSS px`);
+    const stage = await page.locator("#stage").boundingBox();
+    const views = await page.locator("#views").boundingBox();
+    assert.equal(Math.round(stage.x), Math.round(views.x), "panels stack");
+    assert.ok(views.y > stage.y);
+    await shot(page, `T28-phone-${size}-top`);
+    await page.locator("#views").scrollIntoViewIfNeeded();
+    await shot(page, `T28-phone-${size}-views`);
+    await page.tap("[data-testid=node-NS-1]");
+    assert.ok(await page.locator("[data-testid=node-sheet]").isVisible(), "tap opens the action sheet");
+    await check();
+    await shot(page, `T28-phone-${size}-sheet`);
+    await page.context().close();
+    // A lesson on the phone: its own controls are full-size targets too.
+    const lesson = await b.page({ viewport, fresh: true, context: { isMobile: true, hasTouch: true } });
+    await lesson.click("[data-testid=lesson-continue]");
+    await lesson.waitForFunction(() => window.__rmqsim.lesson().step === 1);
+    const small = await lesson.evaluate(
+      () =>
+        [...document.querySelectorAll("[data-testid=lesson] button")]
+          .filter((b) => !b.classList.contains("term") && b.offsetParent)
+          .map((b) => b.getBoundingClientRect())
+          .filter((r) => r.width < 44 || r.height < 44).length,
+    );
+    assert.equal(small, 0, "lesson controls are 44 px targets");
+    await lesson.context().close();
   });
-  assert.ok(Math.abs(vb.box - vb.css) <= 2, `viewBox ${vb.box} vs ${vb.css} CSS px`);
-  const stage = await page.locator("#stage").boundingBox();
-  const views = await page.locator("#views").boundingBox();
-  assert.equal(Math.round(stage.x), Math.round(views.x), "panels stack");
-  assert.ok(views.y > stage.y);
-  await shot(page, `T28-phone-${size}-top`);
-  await page.locator("#views").scrollIntoViewIfNeeded();
-  await shot(page, `T28-phone-${size}-views`);
-  await page.tap("[data-testid=node-NS-1]");
-  assert.ok(await page.locator("[data-testid=node-sheet]").isVisible(), "tap opens the action sheet");
-  await check();
-  await shot(page, `T28-phone-${size}-sheet`);
-  await page.context().close();
-  // A lesson on the phone: its own controls are full-size targets too.
-  const lesson = await b.page({ viewport, fresh: true, context: { isMobile: true, hasTouch: true } });
-  await lesson.click("[data-testid=lesson-continue]");
-  await lesson.waitForFunction(() => window.__rmqsim.lesson().step === 1);
-  const small = await lesson.evaluate(() => [...document.querySelectorAll("[data-testid=lesson] button")].filter((b) => !b.classList.contains("term") && b.offsetParent).map((b) => b.getBoundingClientRect()).filter((r) => r.width < 44 || r.height < 44).length);
-  assert.equal(small, 0, "lesson controls are 44 px targets");
-  await lesson.context().close();
-});

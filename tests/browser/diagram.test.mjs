@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, seek, settle, simTime, shot, clickInHeader, PHONE, DESKTOP } from "./lib/browser.mjs";
 import { Simulation, builtInScenarios } from "./lib/oracle.mjs";
-import { shareHash } from "../../www/url.js";
+import { shareHash } from "../../www/app/url.js";
 import { PATIENCE } from "./lib/patience.mjs";
 
 let b;
@@ -20,7 +20,12 @@ async function scenario(page, id) {
     s.value = v;
     s.dispatchEvent(new Event("change", { bubbles: true }));
   }, id);
-  await page.waitForFunction((v) => window.__rmqsim.views().then((x) => x && x.meta.text.includes("seed")) && document.querySelector("[data-testid=scenario-select]").value === v, id);
+  await page.waitForFunction(
+    (v) =>
+      window.__rmqsim.views().then((x) => x && x.meta.text.includes("seed")) &&
+      document.querySelector("[data-testid=scenario-select]").value === v,
+    id,
+  );
   await settle(page);
 }
 
@@ -38,35 +43,39 @@ async function motion(page, from, to, speed) {
   await seek(page, from);
   await page.click(`[data-testid=speed-${speed}]`);
   await blur(page);
-  const r = await page.evaluate(({ to }) => new Promise((done) => {
-    const boxOf = (name) => document.querySelector(`[data-testid="node-${name}"] .box`).getBoundingClientRect();
-    const inside = (p, r) => p.x >= r.left && p.x <= r.right && p.y >= r.top && p.y <= r.bottom;
-    let frames = 0;
-    let moving = 0;
-    const tick = () => {
-      const t = Number(document.querySelector("[data-testid=clock]").dataset.simMs);
-      if (t >= to) return done({ frames, moving });
-      frames++;
-      for (const g of document.querySelectorAll("#diagram .token")) {
-        const r = g.querySelector(".glyph").getBoundingClientRect();
-        const c = { x: r.left + r.width / 2, y: r.top + r.height / 2 };
-        const a = boxOf(g.dataset.from);
-        const z = boxOf(g.dataset.to);
-        const ac = { x: (a.left + a.right) / 2, y: (a.top + a.bottom) / 2 };
-        const zc = { x: (z.left + z.right) / 2, y: (z.top + z.bottom) / 2 };
-        const dx = zc.x - ac.x;
-        const dy = zc.y - ac.y;
-        const along = ((c.x - ac.x) * dx + (c.y - ac.y) * dy) / (dx * dx + dy * dy);
-        if (along > 0 && along < 1 && !inside(c, a) && !inside(c, z)) {
-          moving++;
-          break;
-        }
-      }
-      requestAnimationFrame(tick);
-    };
-    document.querySelector("[data-testid=play]").click();
-    requestAnimationFrame(tick);
-  }), { to });
+  const r = await page.evaluate(
+    ({ to }) =>
+      new Promise((done) => {
+        const boxOf = (name) => document.querySelector(`[data-testid="node-${name}"] .box`).getBoundingClientRect();
+        const inside = (p, r) => p.x >= r.left && p.x <= r.right && p.y >= r.top && p.y <= r.bottom;
+        let frames = 0;
+        let moving = 0;
+        const tick = () => {
+          const t = Number(document.querySelector("[data-testid=clock]").dataset.simMs);
+          if (t >= to) return done({ frames, moving });
+          frames++;
+          for (const g of document.querySelectorAll("#diagram .token")) {
+            const r = g.querySelector(".glyph").getBoundingClientRect();
+            const c = { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+            const a = boxOf(g.dataset.from);
+            const z = boxOf(g.dataset.to);
+            const ac = { x: (a.left + a.right) / 2, y: (a.top + a.bottom) / 2 };
+            const zc = { x: (z.left + z.right) / 2, y: (z.top + z.bottom) / 2 };
+            const dx = zc.x - ac.x;
+            const dy = zc.y - ac.y;
+            const along = ((c.x - ac.x) * dx + (c.y - ac.y) * dy) / (dx * dx + dy * dy);
+            if (along > 0 && along < 1 && !inside(c, a) && !inside(c, z)) {
+              moving++;
+              break;
+            }
+          }
+          requestAnimationFrame(tick);
+        };
+        document.querySelector("[data-testid=play]").click();
+        requestAnimationFrame(tick);
+      }),
+    { to },
+  );
   await page.click("[data-testid=play]");
   await settle(page);
   return r;
@@ -88,7 +97,11 @@ test("messages are seen moving while playing, at 1× and at 60×", async () => {
   await seek(page, 20000);
   await page.click("[data-testid=speed-600]");
   await page.click("[data-testid=play]");
-  await page.waitForFunction(() => [...document.querySelectorAll("#diagram .token")].some((g) => Number(g.dataset.count) > 1), null, { timeout: PATIENCE });
+  await page.waitForFunction(
+    () => [...document.querySelectorAll("#diagram .token")].some((g) => Number(g.dataset.count) > 1),
+    null,
+    { timeout: PATIENCE },
+  );
   await shot(page, "motion-bundles-desktop");
   await page.click("[data-testid=play]");
   assert.deepEqual(page.errors, []);
@@ -157,11 +170,20 @@ async function legible(page, label) {
       if (px < 11.95) out.small.push(`${t.textContent} ${px.toFixed(1)}px`);
       // The ink box of the glyphs: the text's box without the font's line gap.
       const r = t.getBoundingClientRect();
-      return { t: t.textContent, node: t.closest("[data-node-text]")?.dataset.nodeText, x0: r.left, x1: r.right, y0: r.top + 1, y1: r.bottom - 1 };
+      return {
+        t: t.textContent,
+        node: t.closest("[data-node-text]")?.dataset.nodeText,
+        x0: r.left,
+        x1: r.right,
+        y0: r.top + 1,
+        y1: r.bottom - 1,
+      };
     });
     out.count = boxes.length;
     // The built-in scenarios' node names are short: none is cut to make room for its state.
-    out.cut = [...document.querySelectorAll("#diagram text.name")].map((t) => t.textContent).filter((t) => t.endsWith("…"));
+    out.cut = [...document.querySelectorAll("#diagram text.name")]
+      .map((t) => t.textContent)
+      .filter((t) => t.endsWith("…"));
     // A message's glyph never sits on a node's words (its name, state or clocks).
     const nodeTexts = boxes.filter((b) => b.node);
     out.covered = [];
@@ -174,14 +196,16 @@ async function legible(page, label) {
         if (!(r.left < b.x1 - 0.5 && b.x0 < r.right - 0.5 && r.top < b.y1 - 0.5 && b.y0 < r.bottom - 0.5)) continue;
         // One SVG paints in document order: a glyph before the node's opaque box is hidden by it.
         const box = document.querySelector(`[data-testid="node-${b.node}"] .box`);
-        if (box.compareDocumentPosition(s) & Node.DOCUMENT_POSITION_FOLLOWING) out.covered.push(`${g.dataset.msgType || g.dataset.category} glyph × "${b.t}"`);
+        if (box.compareDocumentPosition(s) & Node.DOCUMENT_POSITION_FOLLOWING)
+          out.covered.push(`${g.dataset.msgType || g.dataset.category} glyph × "${b.t}"`);
       }
     }
     for (let i = 0; i < boxes.length; i++) {
       for (let j = i + 1; j < boxes.length; j++) {
         const a = boxes[i];
         const b = boxes[j];
-        if (a.x0 < b.x1 - 0.5 && b.x0 < a.x1 - 0.5 && a.y0 < b.y1 - 0.5 && b.y0 < a.y1 - 0.5) out.overlaps.push(`"${a.t}" × "${b.t}"`);
+        if (a.x0 < b.x1 - 0.5 && b.x0 < a.x1 - 0.5 && a.y0 < b.y1 - 0.5 && b.y0 < a.y1 - 0.5)
+          out.overlaps.push(`"${a.t}" × "${b.t}"`);
       }
     }
     return out;
@@ -193,11 +217,22 @@ async function legible(page, label) {
   assert.deepEqual(r.covered, [], `${label}: messages over a node's words`);
 }
 
-const SAMPLES = { S1: [0, 4016, 11001, 36014, 50000, 75000], S5: [75000, 81000, 190000, 192002, 214012], S7: [75000, 100000, 192500, 250000, 300000] };
+const SAMPLES = {
+  S1: [0, 4016, 11001, 36014, 50000, 75000],
+  S5: [75000, 81000, 190000, 192002, 214012],
+  S7: [75000, 100000, 192500, 250000, 300000],
+};
 
-for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
+for (const [name, viewport] of [
+  ["desktop", DESKTOP],
+  ["phone", PHONE],
+]) {
   test(`diagram text is legible at ${name} size`, async () => {
-    const page = await b.page({ viewport, dashboard: false, context: name === "phone" ? { isMobile: true, hasTouch: true } : {} });
+    const page = await b.page({
+      viewport,
+      dashboard: false,
+      context: name === "phone" ? { isMobile: true, hasTouch: true } : {},
+    });
     for (const [id, times] of Object.entries(SAMPLES)) {
       await scenario(page, id);
       for (const at of times) {
@@ -209,10 +244,14 @@ for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
     // Moving messages and their words keep clear of each other too.
     await scenario(page, "S1");
     await seek(page, 9000);
-    await page.click("[data-testid=speed-10]").catch(() => page.evaluate(() => document.querySelector("[data-testid=speed-10]").click()));
+    await page
+      .click("[data-testid=speed-10]")
+      .catch(() => page.evaluate(() => document.querySelector("[data-testid=speed-10]").click()));
     await blur(page);
     await page.keyboard.press("Space");
-    await page.waitForFunction(() => document.querySelectorAll("#diagram .token").length > 0, null, { timeout: PATIENCE });
+    await page.waitForFunction(() => document.querySelectorAll("#diagram .token").length > 0, null, {
+      timeout: PATIENCE,
+    });
     await legible(page, `S1 playing (${name})`);
     await shot(page, `legible-playing-${name}`);
     await page.keyboard.press("Space");
@@ -222,7 +261,10 @@ for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
 }
 
 test("the removal clock of a silent broker runs down on each NameServer node", async () => {
-  for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
+  for (const [name, viewport] of [
+    ["desktop", DESKTOP],
+    ["phone", PHONE],
+  ]) {
     const page = await b.page({ viewport, dashboard: false });
     await scenario(page, "S5");
     await seek(page, 190000);
@@ -232,16 +274,30 @@ test("the removal clock of a silent broker runs down on each NameServer node", a
     const left = Number(await clock.getAttribute("data-left-ms"));
     const removal = Number(await clock.getAttribute("data-removal-at"));
     assert.equal(removal - 190000, left);
-    assert.equal(await clock.locator(".clock-secs").textContent(), `${(left / 1000).toFixed(1)} s`, "reads the seconds left");
+    assert.equal(
+      await clock.locator(".clock-secs").textContent(),
+      `${(left / 1000).toFixed(1)} s`,
+      "reads the seconds left",
+    );
     // The model's own removal time: the trace line that removes broker-b.
     await seek(page, 192100);
-    const removed = await page.evaluate(() => window.__rmqsim.views().then((v) => v.trace.find((l) => l.node === "NS-1" && l.kind === "unregistered" && l.text.includes("10.0.1.3:10911"))));
+    const removed = await page.evaluate(() =>
+      window.__rmqsim
+        .views()
+        .then((v) =>
+          v.trace.find((l) => l.node === "NS-1" && l.kind === "unregistered" && l.text.includes("10.0.1.3:10911")),
+        ),
+    );
     assert.equal(removed.at, removal, "the clock ran to the actual removal");
     assert.equal(await clock.count(), 0, "gone with the broker at 192.1 s");
     // Brokers show their registration clock, clients their route-poll clock.
     assert.equal(await page.locator("[data-node-text=broker-a] [data-clock=register]").count(), 1);
     assert.equal(await page.locator("[data-node-text=P1] [data-clock=route-poll]").count(), 1);
-    assert.equal(await page.locator("[data-node-text=broker-b] [data-clock=register] .clock-secs").textContent(), "❄ paused", "a frozen broker's clock is paused");
+    assert.equal(
+      await page.locator("[data-node-text=broker-b] [data-clock=register] .clock-secs").textContent(),
+      "❄ paused",
+      "a frozen broker's clock is paused",
+    );
     await seek(page, 190000);
     await shot(page, `clocks-S5-190s-${name}`);
     await page.context().close();
@@ -282,9 +338,16 @@ test("a client with a stale route says so on its node and in the two views", asy
   assert.match(await page.locator("[data-node-text=P1]").textContent(), /STALE 8\.0 s/);
   await page.click("[data-testid=tab-routes]");
   const card = page.locator("[data-testid=client-P1]");
-  assert.equal(await card.locator("tr[data-diff=gone]").count(), 2, "broker-b struck through in brokerDatas and queueDatas");
+  assert.equal(
+    await card.locator("tr[data-diff=gone]").count(),
+    2,
+    "broker-b struck through in brokerDatas and queueDatas",
+  );
   assert.match(await card.locator("tr[data-diff=gone]").first().textContent(), /broker-b/);
-  assert.match(await page.textContent("[data-testid=stale-why-P1]"), /P1 still sends to broker-b: NS-1 removed it 8\.0 s ago, and P1 asks again only at its next route poll, in 14\.0 s\./);
+  assert.match(
+    await page.textContent("[data-testid=stale-why-P1]"),
+    /P1 still sends to broker-b: NS-1 removed it 8\.0 s ago, and P1 asks again only at its next route poll, in 14\.0 s\./,
+  );
   await shot(page, "stale-S5-200s-desktop");
   await page.context().close();
 });
@@ -296,10 +359,20 @@ test("a stale copy that still lists a dead master says which members differ, not
   assert.equal(await page.getAttribute("[data-testid=node-P1]", "data-stale"), "true");
   await page.click("[data-testid=tab-routes]");
   const card = page.locator("[data-testid=client-P1]");
-  assert.equal(await card.locator("tr[data-diff=changed]").count(), 1, "broker-a marked in brokerDatas; its queues are the same");
-  assert.match(await card.locator("tr[data-diff=changed]").first().textContent(), /broker-a\{0: 10\.0\.1\.1:10911 ?1: 10\.0\.1\.2:10911\}/);
+  assert.equal(
+    await card.locator("tr[data-diff=changed]").count(),
+    1,
+    "broker-a marked in brokerDatas; its queues are the same",
+  );
+  assert.match(
+    await card.locator("tr[data-diff=changed]").first().textContent(),
+    /broker-a\{0: 10\.0\.1\.1:10911 ?1: 10\.0\.1\.2:10911\}/,
+  );
   assert.equal(await page.locator("[data-testid=route-NS-1] tr[data-diff=changed]").count(), 1);
-  assert.match(await page.textContent("[data-testid=stale-why-P1]"), /^P1.s copy lists broker-a as BID 0, 1; NS-1 has listed it as BID 1 for \d+\.\d s\. P1 asks again in \d+\.\d s\.$/);
+  assert.match(
+    await page.textContent("[data-testid=stale-why-P1]"),
+    /^P1.s copy lists broker-a as BID 0, 1; NS-1 has listed it as BID 1 for \d+\.\d s\. P1 asks again in \d+\.\d s\.$/,
+  );
   await shot(page, "stale-S8-55s-desktop");
   await page.context().close();
 });
@@ -320,7 +393,9 @@ test("a fork from the past replays its own script, not the parent's later faults
   await seek(page, 300000);
   const v = await page.evaluate(() => window.__rmqsim.views());
   assert.ok(!v.meta.text.includes("kill broker-b"), "the new branch's script has no kill");
-  const removal = v.trace.find((l) => l.node === "NS-1" && l.kind === "unregistered" && l.text.includes("10.0.1.3:10911"));
+  const removal = v.trace.find(
+    (l) => l.node === "NS-1" && l.kind === "unregistered" && l.text.includes("10.0.1.3:10911"),
+  );
   const m = v.measurements.find((x) => x.action === "freeze broker-b");
   assert.equal(m.nsRemoval.find(([ns]) => ns === "NS-1")[1], removal.at, "the freeze's own removal time");
   assert.ok(removal.at > 100000, `removed by the idle close, at ${removal.at}`);
@@ -333,7 +408,10 @@ test("a fork from the past replays its own script, not the parent's later faults
   await page.keyboard.press("k");
   await page.fill("[data-testid=fault-palette-input]", "freeze broker-a");
   await page.keyboard.press("Enter");
-  await page.locator("[data-testid=fork-ask]").waitFor().catch(() => {});
+  await page
+    .locator("[data-testid=fork-ask]")
+    .waitFor()
+    .catch(() => {});
   if (await page.locator("[data-testid=fork-ask]").isVisible()) await page.click("[data-testid=fork-keep]");
   await settle(page);
   await page.context().close();

@@ -30,10 +30,21 @@ function frame(code, opaque, extFields, body = Buffer.alloc(0)) {
 }
 
 function registration(opaque) {
-  const topicConfig = { topicName: HOSTILE.topic, readQueueNums: 4, writeQueueNums: 4, perm: 6, topicFilterType: "SINGLE_TAG", topicSysFlag: 0, order: false };
+  const topicConfig = {
+    topicName: HOSTILE.topic,
+    readQueueNums: 4,
+    writeQueueNums: 4,
+    perm: 6,
+    topicFilterType: "SINGLE_TAG",
+    topicSysFlag: 0,
+    order: false,
+  };
   const body = Buffer.from(
     JSON.stringify({
-      topicConfigSerializeWrapper: { topicConfigTable: { [HOSTILE.topic]: topicConfig, TBW102: { ...topicConfig, topicName: "TBW102" } }, dataVersion: { timestamp: 1, counter: 1 } },
+      topicConfigSerializeWrapper: {
+        topicConfigTable: { [HOSTILE.topic]: topicConfig, TBW102: { ...topicConfig, topicName: "TBW102" } },
+        dataVersion: { timestamp: 1, counter: 1 },
+      },
       filterServerList: [],
     }),
   );
@@ -111,7 +122,9 @@ async function open(viewport) {
   await ctx.addInitScript(() => {
     localStorage.setItem("rmqsim.freePlay", "1");
     window.__cspViolations = [];
-    document.addEventListener("securitypolicyviolation", (e) => window.__cspViolations.push(`CSP ${e.violatedDirective}: ${e.blockedURI}`));
+    document.addEventListener("securitypolicyviolation", (e) =>
+      window.__cspViolations.push(`CSP ${e.violatedDirective}: ${e.blockedURI}`),
+    );
   });
   const page = await ctx.newPage();
   page.dialogs = [];
@@ -132,7 +145,11 @@ test("H1 hostile broker, cluster, topic and KV names render as text in the live 
     // The broker's name, as text, where the table shows it.
     assert.equal((await table.locator("tbody tr").first().locator("td").allTextContents())[1], HOSTILE.broker);
     // The hostile topic's route, and the log with the KV put.
-    await page.waitForFunction((topic) => [...document.querySelectorAll("[data-testid=live-topic] option")].some((o) => o.value === topic), HOSTILE.topic, { timeout: 30000 });
+    await page.waitForFunction(
+      (topic) => [...document.querySelectorAll("[data-testid=live-topic] option")].some((o) => o.value === topic),
+      HOSTILE.topic,
+      { timeout: 30000 },
+    );
     await page.selectOption("[data-testid=live-topic]", HOSTILE.topic);
     const route = page.locator(`[data-testid="route-${daemon.address}"]`);
     await route.locator("table.router").first().waitFor({ timeout: 30000 });
@@ -142,7 +159,8 @@ test("H1 hostile broker, cluster, topic and KV names render as text in the live 
       if (await node.isVisible()) await node.hover();
     }
     const text = await page.evaluate(() => document.body.textContent);
-    for (const name of [HOSTILE.broker, HOSTILE.cluster, HOSTILE.topic]) assert.ok(text.includes(name), `shown as text: ${name}`);
+    for (const name of [HOSTILE.broker, HOSTILE.cluster, HOSTILE.topic])
+      assert.ok(text.includes(name), `shown as text: ${name}`);
     await shot(page, `H1-hostile-names-${viewport.width}`);
     assert.deepEqual(await injected(page), []);
     assert.deepEqual(page.dialogs, []);
@@ -158,7 +176,11 @@ test("H2 the page is served with a Content-Security-Policy, by the daemon and by
   for (const directive of ["script-src 'self' 'wasm-unsafe-eval'", "object-src 'none'", "frame-ancestors 'none'"]) {
     assert.ok(csp.includes(directive), `${directive} in ${csp}`);
   }
-  assert.equal(fromServer.headers.get("content-security-policy"), csp, "the tests see the page as the daemon serves it");
+  assert.equal(
+    fromServer.headers.get("content-security-policy"),
+    csp,
+    "the tests see the page as the daemon serves it",
+  );
   assert.equal(fromDaemon.headers.get("referrer-policy"), "no-referrer");
   const wasm = await fetch(`${daemon.http}/pkg/nameserver_wasm_bg.wasm`, { method: "HEAD" });
   assert.equal(wasm.headers.get("content-security-policy"), csp, "/pkg/ too");

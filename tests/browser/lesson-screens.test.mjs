@@ -21,13 +21,17 @@ async function fitsOneScreen(page, label) {
       if (!el) return bad.push(`${what}: missing`);
       const r = el.getBoundingClientRect();
       if (r.width === 0 || r.height === 0) return bad.push(`${what}: not shown`);
-      if (r.top < -1 || r.left < -1 || r.bottom > vh + 1 || r.right > vw + 1) bad.push(`${what}: ${Math.round(r.left)},${Math.round(r.top)}–${Math.round(r.right)},${Math.round(r.bottom)} outside ${vw}×${vh}`);
+      if (r.top < -1 || r.left < -1 || r.bottom > vh + 1 || r.right > vw + 1)
+        bad.push(
+          `${what}: ${Math.round(r.left)},${Math.round(r.top)}–${Math.round(r.right)},${Math.round(r.bottom)} outside ${vw}×${vh}`,
+        );
       return r;
     };
     const panel = document.querySelector("[data-testid=lesson]");
     on(document.querySelector("[data-testid=narration]"), "narration");
     on(document.querySelector("[data-testid=lesson-continue]"), "Continue");
-    if (panel.scrollHeight > panel.clientHeight + 2) bad.push(`lesson panel scrolls (${panel.scrollHeight} > ${panel.clientHeight})`);
+    if (panel.scrollHeight > panel.clientHeight + 2)
+      bad.push(`lesson panel scrolls (${panel.scrollHeight} > ${panel.clientHeight})`);
     const sheet = getComputedStyle(panel).position === "fixed" ? panel.getBoundingClientRect() : null;
     for (const n of l.focus.nodes) {
       const el = document.querySelector(`[data-testid="node-${n}"]`);
@@ -41,9 +45,16 @@ async function fitsOneScreen(page, label) {
   assert.deepEqual(r.bad, [], `${label} step ${r.step}`);
 }
 
-for (const [size, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
+for (const [size, viewport] of [
+  ["desktop", DESKTOP],
+  ["phone", PHONE],
+]) {
   test(`every step of every lesson fits one screen (${size})`, async () => {
-    const page = await b.page({ viewport, dashboard: false, context: size === "phone" ? { isMobile: true, hasTouch: true } : {} });
+    const page = await b.page({
+      viewport,
+      dashboard: false,
+      context: size === "phone" ? { isMobile: true, hasTouch: true } : {},
+    });
     for (const id of LESSONS) {
       await startLesson(page, id);
       for (let guard = 0; guard < 20; guard++) {
@@ -78,9 +89,13 @@ async function readableOnSmallPhone(page, label) {
       if (!el) return bad.push(`${what}: missing`);
       const r = el.getBoundingClientRect();
       if (r.width === 0 || r.height === 0) return bad.push(`${what}: not shown`);
-      if (r.top < sheet.top - 1 || r.bottom > Math.min(vh, sheet.bottom) + 1) return bad.push(`${what}: ${Math.round(r.top)}–${Math.round(r.bottom)} outside the sheet ${Math.round(sheet.top)}–${Math.round(Math.min(vh, sheet.bottom))}`);
+      if (r.top < sheet.top - 1 || r.bottom > Math.min(vh, sheet.bottom) + 1)
+        return bad.push(
+          `${what}: ${Math.round(r.top)}–${Math.round(r.bottom)} outside the sheet ${Math.round(sheet.top)}–${Math.round(Math.min(vh, sheet.bottom))}`,
+        );
       const hit = document.elementFromPoint(r.left + r.width / 2, r.top + Math.min(r.height / 2, 8));
-      if (!hit || !(el === hit || el.contains(hit))) bad.push(`${what}: covered by ${hit ? hit.className || hit.tagName : "nothing"}`);
+      if (!hit || !(el === hit || el.contains(hit)))
+        bad.push(`${what}: covered by ${hit ? hit.className || hit.tagName : "nothing"}`);
     };
     seen(document.querySelector("#lesson-title"), "title");
     const go = l.waiting && !l.asking ? "[data-testid=lesson-skip]" : "[data-testid=lesson-continue]";

@@ -12,8 +12,15 @@ before(async () => (b = await launch()));
 after(() => b.close());
 
 test("a first visit opens the opening chapter and plays through to free play", async () => {
-  for (const [size, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
-    const page = await b.page({ fresh: true, viewport, context: size === "phone" ? { isMobile: true, hasTouch: true } : {} });
+  for (const [size, viewport] of [
+    ["desktop", DESKTOP],
+    ["phone", PHONE],
+  ]) {
+    const page = await b.page({
+      fresh: true,
+      viewport,
+      context: size === "phone" ? { isMobile: true, hasTouch: true } : {},
+    });
     const l = await lesson(page);
     assert.equal(l && l.id, "intro", "lands in the opening chapter");
     assert.match(await page.textContent("[data-testid=narration]"), /RocketMQ carries messages/);
@@ -48,15 +55,27 @@ test("each lesson asks at least two predictions, graded by the simulation, right
         await answer(page, 0);
         await reachGate(page);
         const v = page.locator("[data-testid=verdict]");
-        const first = { right: (await v.getAttribute("data-right")) === "true", correct: await v.getAttribute("data-correct") };
+        const first = {
+          right: (await v.getAttribute("data-right")) === "true",
+          correct: await v.getAttribute("data-correct"),
+        };
         const time = await simTime(page);
         const quoted = `${(time / 1000).toFixed(3)} s`;
-        assert.ok((await v.textContent()).includes(quoted), `${id} step ${l.step}: the verdict quotes ${quoted}: ${await v.textContent()}`);
+        assert.ok(
+          (await v.textContent()).includes(quoted),
+          `${id} step ${l.step}: the verdict quotes ${quoted}: ${await v.textContent()}`,
+        );
         await page.click("[data-testid=lesson-replay]");
         await settle(page);
-        await answer(page, (opts) => (first.right ? (opts.findIndex((o) => o !== first.correct)) : opts.indexOf(first.correct)));
+        await answer(page, (opts) =>
+          first.right ? opts.findIndex((o) => o !== first.correct) : opts.indexOf(first.correct),
+        );
         await reachGate(page);
-        assert.equal(await v.getAttribute("data-right"), String(!first.right), `${id} step ${l.step}: the other answer is graded the other way`);
+        assert.equal(
+          await v.getAttribute("data-right"),
+          String(!first.right),
+          `${id} step ${l.step}: the other answer is graded the other way`,
+        );
         assert.ok((await v.textContent()).includes(quoted), `${id} step ${l.step}: same moment after a replay`);
       } else if (l.waiting) {
         await reachGate(page);
@@ -131,10 +150,14 @@ test("T21 gated narrative, and the clock slows down before the event", async () 
   assert.ok(await cont.isDisabled(), "Continue disabled before the event");
   const start = await lesson(page);
   // Far from the event the clock runs at the chosen speed; in the last second, near 1×.
-  const far = await page.evaluate(() => new Promise((done) => {
-    const poll = () => (window.__rmqsim.time() > 110000 ? done(window.__rmqsim.effectiveSpeed()) : requestAnimationFrame(poll));
-    poll();
-  }));
+  const far = await page.evaluate(
+    () =>
+      new Promise((done) => {
+        const poll = () =>
+          window.__rmqsim.time() > 110000 ? done(window.__rmqsim.effectiveSpeed()) : requestAnimationFrame(poll);
+        poll();
+      }),
+  );
   assert.equal(far, 60, "the chosen speed far from the event");
   await page.waitForFunction((at) => window.__rmqsim.time() > at - 1000, start.gateAt, { timeout: 30000 });
   const near = await page.evaluate(() => window.__rmqsim.effectiveSpeed());
@@ -144,15 +167,24 @@ test("T21 gated narrative, and the clock slows down before the event", async () 
   assert.ok(await cont.isEnabled(), "Continue enabled by the event");
   const oracle = Simulation.builtIn("S5");
   oracle.seek(200000);
-  const removal = oracle.trace(0).find((l) => l.node === "NS-1" && l.kind === "unregistered" && l.text.includes("10.0.1.3:10911")).at;
+  const removal = oracle
+    .trace(0)
+    .find((l) => l.node === "NS-1" && l.kind === "unregistered" && l.text.includes("10.0.1.3:10911")).at;
   oracle.free();
   assert.equal(await simTime(page), removal, "paused exactly at the removal");
   assert.equal(start.gateAt, removal, "the slow-down aimed at the real event");
-  assert.match(await page.textContent("[data-testid=observed]"), new RegExp(`NS-1 removed broker-b at ${(removal / 1000).toFixed(3).replace(".", "\\.")} s`));
+  assert.match(
+    await page.textContent("[data-testid=observed]"),
+    new RegExp(`NS-1 removed broker-b at ${(removal / 1000).toFixed(3).replace(".", "\\.")} s`),
+  );
   await page.click("[data-testid=lesson-replay]");
   await settle(page);
   assert.equal(await simTime(page), start.startTime);
-  assert.equal(await page.evaluate(() => window.__rmqsim.stateHash()), start.startHash, "identical hash at the step start");
+  assert.equal(
+    await page.evaluate(() => window.__rmqsim.stateHash()),
+    start.startHash,
+    "identical hash at the step start",
+  );
   // Free play from here: the lesson steps aside, the state stays.
   await page.click("[data-testid=lesson-free]");
   assert.ok(await page.locator(lessonEl).isHidden());
@@ -177,7 +209,11 @@ test("T22 predict then observe (the quiz)", async () => {
   await page.click("[data-testid=quiz-observe]");
   await settle(page);
   assert.equal(await simTime(page), answer);
-  assert.equal(Number(await page.getAttribute("[data-testid=m-0-update-P1]", "data-ms")), answer, "graded against the measured value");
+  assert.equal(
+    Number(await page.getAttribute("[data-testid=m-0-update-P1]", "data-ms")),
+    answer,
+    "graded against the measured value",
+  );
   assert.equal(await page.getAttribute("[data-testid=client-P1]", "data-stale"), "false");
   await clickInHeader(page, "quiz-open");
   await page.waitForFunction((f) => {
@@ -238,24 +274,27 @@ test("glossary: every term opens by keyboard, in English and Chinese", async () 
 });
 
 // Identifiers that stay as RocketMQ writes them, in any language.
-const IDENTIFIERS = /\b(S\d+-fault-[\d.x]+|S10-burst|S5-scan-only|S5-phase|NS-\d|broker-[a-z](-s)?|P\d|C\d|CG\d|TopicTest|NewTopic|TBW102|RocketMQ|NameServer|Broker|Topic|BID|STALE|SEND_OK|TOPIC_NOT_EXIST|UNREGISTER_BROKER|REGISTER_BROKER|GET_ROUTEINFO_BY_TOPIC|brokerLiveTable|brokerDatas|queueDatas|brokerName|brokerAddrs|readQueueNums|writeQueueNums|perm|sendMsgTimeout|sendLatencyFaultEnable|autoCreateTopicEnable|pollNameServerInterval|mqshutdown( broker)?|mqadmin|kill|Netty|IdleStateHandler|FIN|RST|ACK|REG|UNREG|ROUTE|SEND|PULL|HB|ERR|MSG|TCP|OS|NETTY SERVER PIPELINE|IDLE|exception|sendDefaultImpl call timeout|No route info of this topic|new broker registered|unregisterBroker|remove from brokerLiveTable|the broker's channel destroyed|clean it's data structure at once|connect|failed|ms|s|RWX|RW|W|R|w\d|r\d|findBrokerAddressInSubscribe|Master|Slave|TopicRouteData|MessageQueue|RW|COMMIT|OFFSET|MAX|SYNC|scanNotActiveBroker|HEART_BEAT|Push|QUERY_CONSUMER_OFFSET|UPDATE_CONSUMER_OFFSET|CONSUME_FROM_LAST_OFFSET)\b/g;
+const IDENTIFIERS =
+  /\b(S\d+-fault-[\d.x]+|S10-burst|S5-scan-only|S5-phase|NS-\d|broker-[a-z](-s)?|P\d|C\d|CG\d|TopicTest|NewTopic|TBW102|RocketMQ|NameServer|Broker|Topic|BID|STALE|SEND_OK|TOPIC_NOT_EXIST|UNREGISTER_BROKER|REGISTER_BROKER|GET_ROUTEINFO_BY_TOPIC|brokerLiveTable|brokerDatas|queueDatas|brokerName|brokerAddrs|readQueueNums|writeQueueNums|perm|sendMsgTimeout|sendLatencyFaultEnable|autoCreateTopicEnable|pollNameServerInterval|mqshutdown( broker)?|mqadmin|kill|Netty|IdleStateHandler|FIN|RST|ACK|REG|UNREG|ROUTE|SEND|PULL|HB|ERR|MSG|TCP|OS|NETTY SERVER PIPELINE|IDLE|exception|sendDefaultImpl call timeout|No route info of this topic|new broker registered|unregisterBroker|remove from brokerLiveTable|the broker's channel destroyed|clean it's data structure at once|connect|failed|ms|s|RWX|RW|W|R|w\d|r\d|findBrokerAddressInSubscribe|Master|Slave|TopicRouteData|MessageQueue|RW|COMMIT|OFFSET|MAX|SYNC|scanNotActiveBroker|HEART_BEAT|Push|QUERY_CONSUMER_OFFSET|UPDATE_CONSUMER_OFFSET|CONSUME_FROM_LAST_OFFSET)\b/g;
 
 test("Chinese everywhere: lesson panel, diagram and glossary", async () => {
   const page = await b.page({ fresh: true, path: "/www/index.html?lang=zh", dashboard: false });
-  const english = () => page.evaluate((src) => {
-    const re = new RegExp(src, "g");
-    const out = [];
-    for (const root of ["[data-testid=lesson]", "#diagram"]) {
-      const walker = document.createTreeWalker(document.querySelector(root), NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        const el = n.parentElement;
-        if (!el || el.closest("[lang=en], .log-text, [hidden], [display=none]") || !el.getClientRects().length) continue;
-        const rest = n.textContent.replace(re, " ").match(/[A-Za-z]{2,}/g);
-        if (rest) out.push(`${root}: "${n.textContent.trim()}"`);
+  const english = () =>
+    page.evaluate((src) => {
+      const re = new RegExp(src, "g");
+      const out = [];
+      for (const root of ["[data-testid=lesson]", "#diagram"]) {
+        const walker = document.createTreeWalker(document.querySelector(root), NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const el = n.parentElement;
+          if (!el || el.closest("[lang=en], .log-text, [hidden], [display=none]") || !el.getClientRects().length)
+            continue;
+          const rest = n.textContent.replace(re, " ").match(/[A-Za-z]{2,}/g);
+          if (rest) out.push(`${root}: "${n.textContent.trim()}"`);
+        }
       }
-    }
-    return out;
-  }, IDENTIFIERS.source);
+      return out;
+    }, IDENTIFIERS.source);
   for (const id of LESSONS) {
     await startLesson(page, id);
     for (let guard = 0; guard < 20; guard++) {
@@ -273,7 +312,9 @@ test("Chinese everywhere: lesson panel, diagram and glossary", async () => {
   await page.click("[data-testid=glossary-open]");
   const gloss = await page.evaluate((src) => {
     const re = new RegExp(src, "g");
-    return [...document.querySelectorAll("[data-testid=glossary] dd")].map((d) => d.textContent.replace(re, " ")).filter((x) => /[A-Za-z]{4,}/.test(x.replace(/\([^)]*\)/g, "")));
+    return [...document.querySelectorAll("[data-testid=glossary] dd")]
+      .map((d) => d.textContent.replace(re, " "))
+      .filter((x) => /[A-Za-z]{4,}/.test(x.replace(/\([^)]*\)/g, "")));
   }, IDENTIFIERS.source);
   assert.deepEqual(gloss, [], "glossary definitions in Chinese");
   await page.context().close();

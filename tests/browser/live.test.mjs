@@ -28,11 +28,17 @@ test("L1 live mode shows a registering broker, scrubs back, and returns to the s
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(`${daemon.http}/www/index.html?live`);
   await ready(page);
-  await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: PATIENCE });
+  await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, {
+    timeout: PATIENCE,
+  });
   assert.equal(await page.getAttribute("body", "data-mode"), "live");
   assert.ok(await page.locator("[data-testid=live-panel]").isVisible());
   assert.ok(await page.locator("[data-testid=diagram]").isVisible(), "the real cluster on the same diagram");
-  assert.equal(await page.locator("[data-testid=play]").isVisible(), false, "the simulation's time controls step aside");
+  assert.equal(
+    await page.locator("[data-testid=play]").isVisible(),
+    false,
+    "the simulation's time controls step aside",
+  );
   const table = page.locator(`[data-testid="live-${daemon.address}"]`);
   assert.equal(await table.locator("tbody tr").count(), 0);
 
@@ -47,12 +53,19 @@ test("L1 live mode shows a registering broker, scrubs back, and returns to the s
   // Both paths end 120 s after the broker's last word: the idle close counts from the
   // connection's last read, the scan from the registration's time, and under load the scan's
   // 5 s tick can fall between the two, so the daemon may name either.
-  assert.match(row[4], /removal in \d+\.\d s \((idle close|scan)\)/, "the clock toward its removal, as the daemon says");
+  assert.match(
+    row[4],
+    /removal in \d+\.\d s \((idle close|scan)\)/,
+    "the clock toward its removal, as the daemon says",
+  );
 
   // RocketMQ's own log line, and the route in the dashboard's Router shape.
   const log = page.locator("[data-testid=log] .log-text");
   await page.waitForFunction(
-    () => [...document.querySelectorAll("[data-testid=log] .log-text")].some((e) => e.textContent.startsWith("new broker registered")),
+    () =>
+      [...document.querySelectorAll("[data-testid=log] .log-text")].some((e) =>
+        e.textContent.startsWith("new broker registered"),
+      ),
     null,
     { timeout: PATIENCE },
   );
@@ -65,7 +78,10 @@ test("L1 live mode shows a registering broker, scrubs back, and returns to the s
   await route.locator("table.router").first().waitFor({ timeout: PATIENCE });
   assert.equal(await page.inputValue("[data-testid=live-topic]"), "TBW102");
   assert.deepEqual(await route.locator("caption").allTextContents(), ["brokerDatas", "queueDatas"]);
-  assert.match(await route.locator("table").first().locator("tbody tr").first().textContent(), /broker-a\{0: 127\.0\.0\.1:31911\}/);
+  assert.match(
+    await route.locator("table").first().locator("tbody tr").first().textContent(),
+    /broker-a\{0: 127\.0\.0\.1:31911\}/,
+  );
   await shot(page, "L1-live-registered");
 
   // The broker leaves: gone live, but the history still has it.
@@ -73,7 +89,10 @@ test("L1 live mode shows a registering broker, scrubs back, and returns to the s
   await broker.close();
   await table.locator("tbody tr").first().waitFor({ state: "detached", timeout: PATIENCE });
   await page.waitForFunction(
-    () => [...document.querySelectorAll("[data-testid=log] .log-text")].some((e) => e.textContent.startsWith("unregisterBroker, remove from brokerLiveTable OK")),
+    () =>
+      [...document.querySelectorAll("[data-testid=log] .log-text")].some((e) =>
+        e.textContent.startsWith("unregisterBroker, remove from brokerLiveTable OK"),
+      ),
     null,
     { timeout: PATIENCE },
   );
@@ -85,8 +104,16 @@ test("L1 live mode shows a registering broker, scrubs back, and returns to the s
   const back = await liveState(page);
   assert.equal(back.following, false);
   assert.deepEqual(back.brokers, [BROKER]);
-  assert.equal(await table.locator(`tbody tr[data-broker="broker-a"]`).count(), 1, "scrubbed back: the broker is there");
-  assert.match(await route.locator("table").first().locator("tbody tr").first().textContent(), /broker-a\{0: 127\.0\.0\.1:31911\}/, "and its route");
+  assert.equal(
+    await table.locator(`tbody tr[data-broker="broker-a"]`).count(),
+    1,
+    "scrubbed back: the broker is there",
+  );
+  assert.match(
+    await route.locator("table").first().locator("tbody tr").first().textContent(),
+    /broker-a\{0: 127\.0\.0\.1:31911\}/,
+    "and its route",
+  );
   assert.equal(await page.inputValue("[data-testid=live-topic]"), "TBW102", "the chosen topic stays");
   const before = await log.allTextContents();
   assert.ok(!before.some((l) => l.startsWith("unregisterBroker")), "the log stops at the scrubbed time");
@@ -105,10 +132,16 @@ test("L1 live mode shows a registering broker, scrubs back, and returns to the s
   await page.locator("[data-testid=ns-NS-1]").waitFor();
   await page.click("[data-testid=tab-log]");
   assert.ok(!new URL(page.url()).searchParams.has("live"));
-  assert.ok((await page.locator("[data-testid=log] .log-text").allTextContents()).some((l) => l.startsWith("The Name Server boot success")));
+  assert.ok(
+    (await page.locator("[data-testid=log] .log-text").allTextContents()).some((l) =>
+      l.startsWith("The Name Server boot success"),
+    ),
+  );
   // …and live again from the header.
   await clickInHeader(page, "live-toggle");
-  await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: PATIENCE });
+  await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, {
+    timeout: PATIENCE,
+  });
   assert.deepEqual(errors, []);
   await ctx.close();
 });
@@ -117,11 +150,16 @@ test("L2 without a daemon the page says so and the simulation carries on", async
   const page = await b.page();
   await clickInHeader(page, "live-toggle");
   const status = page.locator("[data-testid=live-status]");
-  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").dataset.tone === "bad", null, { timeout: PATIENCE });
+  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").dataset.tone === "bad", null, {
+    timeout: PATIENCE,
+  });
   assert.match(await status.textContent(), /No NameServer daemon answers at http:\/\/127\.0\.0\.1:\d+/);
   await page.click("[data-testid=live-exit]");
   assert.ok(await page.locator("[data-testid=diagram]").isVisible());
-  assert.deepEqual(page.errors.filter((e) => !/404|Failed to load resource/.test(e)), []);
+  assert.deepEqual(
+    page.errors.filter((e) => !/404|Failed to load resource/.test(e)),
+    [],
+  );
   await page.context().close();
 });
 
@@ -133,7 +171,9 @@ test("L3 several NameServers side by side, their divergence named and cleared", 
   // What a's /metrics says of its peer: brokers here and missing there.
   const missingThere = async () => {
     const text = await (await fetch(`${a.http}/metrics`)).text();
-    const line = text.split("\n").find((l) => l.startsWith("nameserver_peer_brokers_missing{") && l.includes('direction="missing_there"'));
+    const line = text
+      .split("\n")
+      .find((l) => l.startsWith("nameserver_peer_brokers_missing{") && l.includes('direction="missing_there"'));
     return line ? Number(line.split(" ").pop()) : null;
   };
   const until = async (fn, want, ms = PATIENCE) => {
@@ -145,19 +185,29 @@ test("L3 several NameServers side by side, their divergence named and cleared", 
     }
   };
   try {
-    for (const [size, viewport] of [["desktop", DESKTOP], ["phone", { width: 390, height: 844 }]]) {
+    for (const [size, viewport] of [
+      ["desktop", DESKTOP],
+      ["phone", { width: 390, height: 844 }],
+    ]) {
       const ctx = await b.browser.newContext({ viewport });
       const page = await ctx.newPage();
       const errors = [];
       page.on("pageerror", (e) => errors.push(String(e)));
       await page.goto(`${a.http}/www/index.html?live=${a.http},${other.http}`);
       await ready(page);
-      await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, { timeout: PATIENCE });
+      await page.waitForFunction(() => window.__rmqsim.live() && window.__rmqsim.live().connected, null, {
+        timeout: PATIENCE,
+      });
       assert.equal(await page.locator("#diagram .node.role-nameserver").count(), 2, "both NameServers on the diagram");
       const onlyA = await registerBroker(a);
       const sentence = page.locator(`[data-testid=live-divergences] li[data-kind=broker][data-ns="${other.address}"]`);
       await sentence.waitFor({ timeout: PATIENCE }); // how soon is a benchmark (scripts/bench-page.mjs)
-      assert.match(await sentence.textContent(), new RegExp(`${other.address.replace(/\./g, "\\.")} has never heard from broker-a; ${a.address.replace(/\./g, "\\.")} heard from it \\d+\\.\\d s ago`));
+      assert.match(
+        await sentence.textContent(),
+        new RegExp(
+          `${other.address.replace(/\./g, "\\.")} has never heard from broker-a; ${a.address.replace(/\./g, "\\.")} heard from it \\d+\\.\\d s ago`,
+        ),
+      );
       assert.equal(await page.getAttribute("[data-testid=divergence]", "data-missing"), "broker-a");
       assert.equal(await until(missingThere, 1), 1, "a's gauge: one broker here and missing at its peer");
       // On the diagram: broker-a with its group and BID, a clock on the NameServer that has it.
@@ -169,7 +219,11 @@ test("L3 several NameServers side by side, their divergence named and cleared", 
       await shot(page, `L3-divergence-${size}`);
       // Registered with both: the difference clears.
       const onB = await registerBroker(other);
-      await page.waitForFunction(() => !document.querySelector("[data-testid=live-divergences] li[data-kind=broker]"), null, { timeout: PATIENCE });
+      await page.waitForFunction(
+        () => !document.querySelector("[data-testid=live-divergences] li[data-kind=broker]"),
+        null,
+        { timeout: PATIENCE },
+      );
       assert.ok(await page.locator("[data-testid=divergence]").isHidden());
       assert.equal(await until(missingThere, 0), 0, "the gauge back to 0");
       // Its connections close: the diagram lets it go within a second.

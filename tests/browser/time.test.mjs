@@ -34,7 +34,8 @@ test("T1 play/pause", async () => {
 
 test("T2 speed", async () => {
   const page = await b.page();
-  for (const x of [1, 10, 60, 300, 600]) assert.equal(await page.locator(`[data-testid=speed-${x}]`).count(), 1, `${x}× preset`);
+  for (const x of [1, 10, 60, 300, 600])
+    assert.equal(await page.locator(`[data-testid=speed-${x}]`).count(), 1, `${x}× preset`);
   await page.click("[data-testid=speed-60]");
   await blur(page);
   await page.keyboard.press("Space");
@@ -51,7 +52,11 @@ test("T2 speed", async () => {
     const free = a.target + (z.wall - a.wall) * 60;
     assert.ok(z.wall > a.wall, `frame ${i}: wall time goes forward`);
     if (z.capped) assert.ok(z.target <= free + 1e-6 * free, `frame ${i}: capped at ${z.target}, above ${free}`);
-    else assert.ok(Math.abs(z.target - free) <= 1e-6 * Math.max(1, free), `frame ${i}: target ${z.target}, the rule says ${free}`);
+    else
+      assert.ok(
+        Math.abs(z.target - free) <= 1e-6 * Math.max(1, free),
+        `frame ${i}: target ${z.target}, the rule says ${free}`,
+      );
   }
   await page.keyboard.press("+");
   assert.ok(Number(await page.getAttribute("[data-testid=speed]", "data-speed")) > 60, "+ is faster");

@@ -22,7 +22,12 @@ test("T10 messages in flight", async () => {
   await seek(page, 11000);
   const oracle = Simulation.builtIn("S1");
   oracle.seek(11000);
-  const due = Object.fromEntries(oracle.flights().filter((f) => f.from === "broker-a" && f.summary.startsWith("REGISTER_BROKER")).map((f) => [f.to, f.arriveAt]));
+  const due = Object.fromEntries(
+    oracle
+      .flights()
+      .filter((f) => f.from === "broker-a" && f.summary.startsWith("REGISTER_BROKER"))
+      .map((f) => [f.to, f.arriveAt]),
+  );
   oracle.free();
   const regs = page.locator("[data-msg-type=REGISTER_BROKER][data-from=broker-a]");
   const to = await regs.evaluateAll((els) => els.map((e) => [e.dataset.to, e.getAttribute("aria-label")]));
@@ -30,17 +35,27 @@ test("T10 messages in flight", async () => {
   assert.equal(byTo["NS-1"], `RegisterBroker broker-a → NS-1, arrives ${(due["NS-1"] / 1000).toFixed(3)} s`);
   assert.equal(byTo["NS-2"], `RegisterBroker broker-a → NS-2, arrives ${(due["NS-2"] / 1000).toFixed(3)} s`);
   // Glyph shape differs by type (not colour alone), and each carries a text label.
-  const shapeOf = (sel) => page.locator(sel).first().evaluate((g) => {
-    const s = g.querySelector(".shape");
-    const label = document.querySelector(`.flight-text[data-for="${g.dataset.flightId}"] .msg-label`).textContent;
-    return [s.tagName, s.getAttribute("d") || s.getAttribute("width") || s.getAttribute("r"), label];
-  });
+  const shapeOf = (sel) =>
+    page
+      .locator(sel)
+      .first()
+      .evaluate((g) => {
+        const s = g.querySelector(".shape");
+        const label = document.querySelector(`.flight-text[data-for="${g.dataset.flightId}"] .msg-label`).textContent;
+        return [s.tagName, s.getAttribute("d") || s.getAttribute("width") || s.getAttribute("r"), label];
+      });
   const reg = await shapeOf("[data-category=register]");
   const send = await shapeOf("[data-category=send]");
   assert.notDeepEqual(reg.slice(0, 2), send.slice(0, 2));
   assert.equal(reg[2], "REG");
   // Arrowheads while paused.
-  const arrow = await regs.first().evaluate((g) => [g.dataset.arrow, g.querySelector(".trail").getAttribute("marker-end"), g.querySelector(".trail").getAttribute("visibility")]);
+  const arrow = await regs
+    .first()
+    .evaluate((g) => [
+      g.dataset.arrow,
+      g.querySelector(".trail").getAttribute("marker-end"),
+      g.querySelector(".trail").getAttribute("visibility"),
+    ]);
   assert.deepEqual(arrow, ["true", "url(#arrow)", null]);
   // Other types: a route query and its answer, sends and acks, unregister, failure glyphs exist in the map.
   const wire = Simulation.builtIn("S1");
@@ -75,11 +90,22 @@ test("T12 node inspection", async () => {
   const page = await b.page();
   await seek(page, 40000);
   const live = page.locator("[data-testid=live-NS-1]");
-  assert.deepEqual(await live.locator("th").allTextContents(), ["brokerAddr", "brokerName", "BID", "lastUpdate", "age"]);
+  assert.deepEqual(await live.locator("th").allTextContents(), [
+    "brokerAddr",
+    "brokerName",
+    "BID",
+    "lastUpdate",
+    "age",
+  ]);
   assert.equal(await live.locator("tbody tr").count(), 3);
   const route = page.locator("[data-testid=route-NS-1]");
   assert.deepEqual(await route.locator("caption").allTextContents(), ["brokerDatas", "queueDatas"]);
-  assert.deepEqual(await route.locator("table").nth(1).locator("th").allTextContents(), ["brokerName", "readQueueNums", "writeQueueNums", "perm"]);
+  assert.deepEqual(await route.locator("table").nth(1).locator("th").allTextContents(), [
+    "brokerName",
+    "readQueueNums",
+    "writeQueueNums",
+    "perm",
+  ]);
   const addrs = await route.locator("table").first().locator("tbody tr").first().textContent();
   assert.match(addrs, /broker-a\{0: 10\.0\.1\.1:10911\s*1: 10\.0\.1\.2:10911\}/);
   // Tapping (or Enter on) a node opens its panel with the same tables.
@@ -119,7 +145,8 @@ test("T13 timers", async () => {
 test("T14 two views", async () => {
   const page = await b.page();
   await scenario(page, "S5");
-  for (const id of ["route-NS-1", "route-NS-2", "client-P1", "client-C1"]) assert.equal(await page.locator(`[data-testid=${id}]`).count(), 1, id);
+  for (const id of ["route-NS-1", "route-NS-2", "client-P1", "client-C1"])
+    assert.equal(await page.locator(`[data-testid=${id}]`).count(), 1, id);
   // Each client's copy sits beside the table it was copied from.
   const top = async (id) => (await page.locator(`[data-testid=${id}]`).boundingBox()).y;
   assert.equal(await top("route-NS-1"), await top("client-P1"), "P1 beside NS-1");
@@ -136,7 +163,10 @@ test("T14 two views", async () => {
   assert.equal(await badge.count(), 1);
   assert.match(await badge.textContent(), /STALE for 0\.1 s/);
   await seek(page, w.to - 50);
-  assert.match(await badge.textContent(), new RegExp(`STALE for ${((w.to - 50 - w.from) / 1000).toFixed(1).replace(".", "\\.")} s`));
+  assert.match(
+    await badge.textContent(),
+    new RegExp(`STALE for ${((w.to - 50 - w.from) / 1000).toFixed(1).replace(".", "\\.")} s`),
+  );
   await shot(page, "T14-stale-desktop");
   await seek(page, w.to + 50);
   assert.equal(await badge.count(), 0);
@@ -186,9 +216,14 @@ test("T17 partition", async () => {
 
 test("T18 event log", async () => {
   const page = await b.page();
-  const has = async (re) => (await page.locator("[data-testid=log] .log-text").allTextContents()).some((x) => re.test(x));
+  const has = async (re) =>
+    (await page.locator("[data-testid=log] .log-text").allTextContents()).some((x) => re.test(x));
   const cases = [
-    ["S1", 20000, /^new broker registered, BrokerAddrInfo \[clusterName=DefaultCluster, brokerAddr=10\.0\.1\.1:10911\]/],
+    [
+      "S1",
+      20000,
+      /^new broker registered, BrokerAddrInfo \[clusterName=DefaultCluster, brokerAddr=10\.0\.1\.1:10911\]/,
+    ],
     ["S3", 60000, /^unregisterBroker, remove from brokerLiveTable OK/],
     ["S5", 200000, /^NETTY SERVER PIPELINE: IDLE exception \[10\.0\.1\.3:\d+\]/],
     ["S4", 60000, /^the broker's channel destroyed, 10\.0\.1\.3:10911, clean it's data structure at once/],
@@ -207,7 +242,9 @@ test("T18 event log", async () => {
   await seek(page, 70000);
   // The type filter lists the model's trace kinds (the core's list), the NameServer's
   // event categories such as kv and config among them.
-  const kinds = await page.$$eval("[data-testid=log-filter-kind] option", (os) => os.map((o) => o.value).filter(Boolean));
+  const kinds = await page.$$eval("[data-testid=log-filter-kind] option", (os) =>
+    os.map((o) => o.value).filter(Boolean),
+  );
   for (const k of ["lifecycle", "registered", "kv", "config", "request", "notified", "channel-closed", "offset"]) {
     assert.ok(kinds.includes(k), `the log filter offers ${k}: ${kinds}`);
   }
@@ -238,7 +275,9 @@ test("T19 lanes", async () => {
   const from = oracle.staleWindows().find((w) => w.client === "P1" && w.from > 100000).from;
   oracle.free();
   assert.ok(froms.includes(from), `P1 stale window from ${from}: ${froms}`);
-  const outcomes = await page.$$eval(".lane[data-lane=P1] .send", (s) => [...new Set(s.map((x) => x.dataset.outcome))].sort());
+  const outcomes = await page.$$eval(".lane[data-lane=P1] .send", (s) =>
+    [...new Set(s.map((x) => x.dataset.outcome))].sort(),
+  );
   assert.deepEqual(outcomes, ["indeterminate", "ok"]);
   await shot(page, "T19-lanes-desktop");
   await page.context().close();
@@ -252,12 +291,18 @@ test("T20 measurements", async () => {
   oracle.seek(300000);
   const [m] = oracle.measurements();
   oracle.free();
-  for (const [ns, at] of m.nsRemoval) assert.equal(Number(await page.getAttribute(`[data-testid=m-0-removal-${ns}]`, "data-ms")), at);
-  for (const [c, at] of m.clientUpdate) assert.equal(Number(await page.getAttribute(`[data-testid=m-0-update-${c}]`, "data-ms")), at);
+  for (const [ns, at] of m.nsRemoval)
+    assert.equal(Number(await page.getAttribute(`[data-testid=m-0-removal-${ns}]`, "data-ms")), at);
+  for (const [c, at] of m.clientUpdate)
+    assert.equal(Number(await page.getAttribute(`[data-testid=m-0-update-${c}]`, "data-ms")), at);
   const ns1 = m.nsRemoval.find(([ns]) => ns === "NS-1")[1];
   const p1 = m.clientUpdate.find(([c]) => c === "P1")[1];
   assert.ok(Math.abs(ns1 - 192000) < 100, `removal near 192 s: ${ns1}`);
-  assert.ok((await page.textContent("[data-testid=m-0-removal-NS-1]")).includes(`${(ns1 / 1000).toFixed(3)} s (${((ns1 - m.at) / 1000).toFixed(1)} s after the fault)`));
+  assert.ok(
+    (await page.textContent("[data-testid=m-0-removal-NS-1]")).includes(
+      `${(ns1 / 1000).toFixed(3)} s (${((ns1 - m.at) / 1000).toFixed(1)} s after the fault)`,
+    ),
+  );
   assert.ok((await page.textContent("[data-testid=m-0-update-P1]")).includes(`${(p1 / 1000).toFixed(3)} s`));
   const sends = await page.textContent("[data-testid=m-0-sends]");
   assert.ok(sends.includes(`${m.attempts} attempts`) && sends.includes(`${m.sendsIndeterminate} indeterminate`), sends);

@@ -84,7 +84,10 @@ test("a citation of a document missing from the tree is reported", () => {
 
 test("anchors follow GitHub's slugs", () => {
   assert.equal(slug("1.4 Worked example"), "14-worked-example");
-  assert.equal(slug("S3 — A graceful shutdown unregisters at once, but clients lag"), "s3--a-graceful-shutdown-unregisters-at-once-but-clients-lag");
+  assert.equal(
+    slug("S3 — A graceful shutdown unregisters at once, but clients lag"),
+    "s3--a-graceful-shutdown-unregisters-at-once-but-clients-lag",
+  );
   assert.equal(slug("`kvConfig.json` and the KV table"), "kvconfigjson-and-the-kv-table");
 });
 

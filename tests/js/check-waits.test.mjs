@@ -66,7 +66,8 @@ test("an allowed sleep passes; an unknown reason fails", () => {
     "tests/waits-allowed.txt": `# comment\nscripts/test-browser.sh | poll | ${SHELL.trim()}\ntests/browser/a.test.mjs | absence | ${WAIT_FOR}\n`,
   };
   assert.deepEqual(problems(files), []);
-  files["tests/waits-allowed.txt"] = `tests/browser/a.test.mjs | because | ${WAIT_FOR}\nscripts/test-browser.sh | poll | ${SHELL.trim()}\n`;
+  files["tests/waits-allowed.txt"] =
+    `tests/browser/a.test.mjs | because | ${WAIT_FOR}\nscripts/test-browser.sh | poll | ${SHELL.trim()}\n`;
   const found = problems(files);
   assert.equal(found.length, 2, found.join("\n"));
   assert.match(found[0], /reason "because" is not one of poll, absence, pacing/);

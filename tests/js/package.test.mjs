@@ -58,7 +58,10 @@ test("views: nodes, flights, client routes, trace slices", () => {
   assert.equal(nodes.find((n) => n.name === "NS-2").state, "up");
   assert.ok(nodes.find((n) => n.name === "broker-a").timers.some((t) => t.label.includes("register")));
   const flights = sim.flights();
-  assert.ok(flights.some((f) => f.category === "register" && f.from === "broker-a"), JSON.stringify(flights));
+  assert.ok(
+    flights.some((f) => f.category === "register" && f.from === "broker-a"),
+    JSON.stringify(flights),
+  );
   sim.seek(40_000);
   const p1 = sim.clientRoute("P1");
   assert.equal(p1.boundTo, "NS-1");
@@ -104,7 +107,10 @@ test("bad input throws Errors that say what is wrong", () => {
 test("codec helpers round-trip and read real frames", () => {
   const frame = encodeFrame({ code: 105, opaque: 7, version: 479, extFields: { topic: "TopicTest" } });
   const header = new TextDecoder().decode(frame.slice(8));
-  assert.equal(header, '{"code":105,"extFields":{"topic":"TopicTest"},"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":479}');
+  assert.equal(
+    header,
+    '{"code":105,"extFields":{"topic":"TopicTest"},"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":479}',
+  );
   const back = decodeFrame(frame);
   assert.equal(back.codeName, "GET_ROUTEINFO_BY_TOPIC");
   assert.equal(back.length, frame.length);
@@ -123,7 +129,10 @@ test("the real NameServer answers real frames fed from JavaScript", () => {
   const reply = outputs.find((o) => o.type === "send");
   assert.equal(reply.command.code, 0);
   const registered = outputs.find((o) => o.type === "event" && o.text.startsWith("new broker registered"));
-  assert.deepEqual([registered.kind, registered.category, registered.level], ["broker-registered", "registered", "info"]);
+  assert.deepEqual(
+    [registered.kind, registered.category, registered.level],
+    ["broker-registered", "registered", "info"],
+  );
   ns.connect(2, "127.0.0.1:50001", 3);
   ns.receive(2, encodeFrame({ code: 105, opaque: 9, version: 479, extFields: { topic: "TBW102" } }), 4);
   const route = ns.pollOutput();

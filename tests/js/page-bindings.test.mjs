@@ -76,7 +76,17 @@ test("wire: every message since the last call, with losses across a cut link", (
   const lost = since.filter((m) => m.lost);
   assert.ok(lost.length > 0 && lost.every((m) => m.id === null && [m.from, m.to].sort().join() === "NS-2,broker-b"));
   const reg = since.find((m) => m.type === "REGISTER_BROKER" && m.response && !m.lost);
-  assert.deepEqual(Object.keys(reg).sort(), ["arriveAt", "category", "from", "id", "lost", "response", "sentAt", "to", "type"]);
+  assert.deepEqual(Object.keys(reg).sort(), [
+    "arriveAt",
+    "category",
+    "from",
+    "id",
+    "lost",
+    "response",
+    "sentAt",
+    "to",
+    "type",
+  ]);
   assert.equal(reg.category, "register");
   sim.free();
 });
@@ -123,8 +133,12 @@ test("scenarioView: serverChannelMaxIdleTimeSeconds sets the idle close the time
   const v = sim.scenarioView();
   assert.deepEqual(v.namesrv, { serverChannelMaxIdleTimeSeconds: "60" });
   assert.deepEqual(v.timings, {
-    scanIntervalMs: 10_000, idleCloseMs: 60_000, brokerTimeoutMs: 120_000, registerPeriodMs: 30_000,
-    routePollPeriodMs: 30_000, isolationMs: 600_000,
+    scanIntervalMs: 10_000,
+    idleCloseMs: 60_000,
+    brokerTimeoutMs: 120_000,
+    registerPeriodMs: 30_000,
+    routePollPeriodMs: 30_000,
+    isolationMs: 600_000,
   });
   assert.deepEqual(v.script, [{ at: 75_000, action: "freeze broker-b", target: "broker-b" }]);
   assert.deepEqual(v.topics, ["TopicTest"]);
@@ -147,9 +161,18 @@ test("scenarioView: serverChannelMaxIdleTimeSeconds sets the idle close the time
 
   sim.seek(row.removalAt + 1);
   const lines = sim.trace(0).filter((l) => l.node === "NS-1" && l.at === row.removalAt);
-  assert.ok(lines.some((l) => l.kind === "channel-idle"), "the idle close fires at the clock's time");
-  assert.ok(lines.some((l) => l.kind === "unregistered" && l.text.includes("10.0.1.3:10911")), "and removes broker-b");
-  assert.equal(sim.nameServerTables("NS-1").live.some((r) => r.brokerName === "broker-b"), false);
+  assert.ok(
+    lines.some((l) => l.kind === "channel-idle"),
+    "the idle close fires at the clock's time",
+  );
+  assert.ok(
+    lines.some((l) => l.kind === "unregistered" && l.text.includes("10.0.1.3:10911")),
+    "and removes broker-b",
+  );
+  assert.equal(
+    sim.nameServerTables("NS-1").live.some((r) => r.brokerName === "broker-b"),
+    false,
+  );
   sim.free();
 
   const plain = Simulation.builtIn("S5");
@@ -158,5 +181,8 @@ test("scenarioView: serverChannelMaxIdleTimeSeconds sets the idle close the time
   const off = new Simulation(`${s5}\nidle off`);
   assert.equal(off.scenarioView().timings.idleCloseMs, null);
   off.free();
-  assert.throws(() => new Simulation(`${s5}\nnamesrv serverChannelMaxIdleTime 60`), /not a NameServer configuration key/);
+  assert.throws(
+    () => new Simulation(`${s5}\nnamesrv serverChannelMaxIdleTime 60`),
+    /not a NameServer configuration key/,
+  );
 });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import init, { Simulation } from "rocketmq-nameserver";
-import { parseHash } from "../../www/url.js";
+import { parseHash } from "../../www/app/url.js";
 
 await init();
 
@@ -24,7 +24,11 @@ for (const line of lines) {
 
 test("the fixture holds S1–S10, a fork and a lesson step", () => {
   assert.equal(links.length, 12);
-  for (let i = 1; i <= 10; i++) assert.ok(links.some((l) => l.label.startsWith(`S${i} at`)), `S${i}`);
+  for (let i = 1; i <= 10; i++)
+    assert.ok(
+      links.some((l) => l.label.startsWith(`S${i} at`)),
+      `S${i}`,
+    );
 });
 
 for (const { label, link, state, trace } of links) {

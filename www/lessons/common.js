@@ -1,7 +1,7 @@
 // What the lessons share: quoting a simulated time, finding what the trace says, and reading
 // the scenario's own times and periods from the model (`model`: the worker's
 // `Simulation.scenarioView()`), so a grade never rests on a number typed here.
-import { secs } from "../format.js";
+import { secs } from "../app/format.js";
 
 export const A = "10.0.1.1:10911";
 export const B = "10.0.1.3:10911";
@@ -9,12 +9,17 @@ export const at = (h) => secs(h.at);
 
 // The first trace line from `from` (ms) on that matches.
 export function find(trace, { node, kind, text, from = 0 }) {
-  return trace.find((l) => l.at >= from && (!node || l.node === node) && (!kind || l.kind === kind) && (!text || l.text.includes(text)));
+  return trace.find(
+    (l) => l.at >= from && (!node || l.node === node) && (!kind || l.kind === kind) && (!text || l.text.includes(text)),
+  );
 }
 
 // When a NameServer removed broker `addr` (ms), from its trace lines.
 export function removedAt(trace, ns, addr, from = 0) {
-  const l = trace.find((x) => x.at >= from && x.node === ns && (x.kind === "unregistered" || x.kind === "expired") && x.text.includes(addr));
+  const l = trace.find(
+    (x) =>
+      x.at >= from && x.node === ns && (x.kind === "unregistered" || x.kind === "expired") && x.text.includes(addr),
+  );
   return l ? l.at : null;
 }
 

@@ -25,8 +25,10 @@ const steps = [
       // The route arrives from the NameServer P1 is bound to.
       answer: (h, snap) => (snap.clients.P1 && snap.clients.P1.boundTo === "NS-1" ? "ns" : "brokers"),
     },
-    gate: { node: "P1", kinds: ["route-updated"] }, what: { en: "P1 receives TopicTest's route", zh: "P1 收到 TopicTest 的路由" },
-    focus: { nodes: ["P1", "NS-1"], links: [["P1", "NS-1"]] }, panel: { kind: "route", node: "P1" },
+    gate: { node: "P1", kinds: ["route-updated"] },
+    what: { en: "P1 receives TopicTest's route", zh: "P1 收到 TopicTest 的路由" },
+    focus: { nodes: ["P1", "NS-1"], links: [["P1", "NS-1"]] },
+    panel: { kind: "route", node: "P1" },
     after: (h) => ({
       en: `At ${at(h)} NS-1 answered: TopicTest has 4 queues on broker-a and 4 on broker-b. A NameServer is the cluster's phone book.`,
       zh: `${at(h)} NS-1 给出回答：TopicTest 在 broker-a 和 broker-b 上各有 4 个队列。NameServer 就是集群的“电话簿”。`,
@@ -37,11 +39,16 @@ const steps = [
       en: "With the route in its cache, P1 sends one message a second, each straight to a broker (▶ SEND, and the broker's ACK back).",
       zh: "路由已在缓存中，P1 每秒发送一条消息，每条都直接发给某个 Broker（▶ SEND，Broker 回 ACK）。",
     },
-    gate: { node: "P1", kinds: ["send-ok"] }, what: { en: "P1's first message is stored", zh: "P1 的第一条消息被保存" },
-    focus: { nodes: ["P1", "broker-a", "broker-b"] }, panel: { kind: "lane", node: "P1" },
+    gate: { node: "P1", kinds: ["send-ok"] },
+    what: { en: "P1's first message is stored", zh: "P1 的第一条消息被保存" },
+    focus: { nodes: ["P1", "broker-a", "broker-b"] },
+    panel: { kind: "lane", node: "P1" },
     after: (h) => {
       const b = (h.text.match(/brokerName=([\w-]+)/) || [])[1] || "?";
-      return { en: `SEND_OK at ${at(h)}: ${b} stored it. Messages never pass through a NameServer.`, zh: `${at(h)} SEND_OK：${b} 保存了它。消息从不经过 NameServer。` };
+      return {
+        en: `SEND_OK at ${at(h)}: ${b} stored it. Messages never pass through a NameServer.`,
+        zh: `${at(h)} SEND_OK：${b} 保存了它。消息从不经过 NameServer。`,
+      };
     },
   },
   {
@@ -50,7 +57,10 @@ const steps = [
       zh: "两个 NameServer，一个坏了还有另一个；它们彼此从不通信。NS-2 在 3 秒启动，晚于 Broker 向 NS-1 的注册。",
     },
     ask: {
-      q: { en: "C1 starts at 6 s and asks NS-2 for TopicTest. What does NS-2 answer?", zh: "C1 在 6 秒启动，向 NS-2 查询 TopicTest。NS-2 会怎么回答？" },
+      q: {
+        en: "C1 starts at 6 s and asks NS-2 for TopicTest. What does NS-2 answer?",
+        zh: "C1 在 6 秒启动，向 NS-2 查询 TopicTest。NS-2 会怎么回答？",
+      },
       options: [
         option("route", "The full route", "完整的路由"),
         option("none", "TOPIC_NOT_EXIST: it knows no broker yet", "TOPIC_NOT_EXIST：它还不知道任何 Broker"),
@@ -58,8 +68,10 @@ const steps = [
       ],
       answer: (h) => (h.kind === "route-not-found" ? "none" : "route"),
     },
-    gate: { node: "C1", kinds: ["route-not-found", "route-updated"] }, what: { en: "NS-2 answers C1", zh: "NS-2 回答 C1" },
-    focus: { nodes: ["C1", "NS-2"], links: [["C1", "NS-2"]] }, panel: { kind: "ns", node: "NS-2" },
+    gate: { node: "C1", kinds: ["route-not-found", "route-updated"] },
+    what: { en: "NS-2 answers C1", zh: "NS-2 回答 C1" },
+    focus: { nodes: ["C1", "NS-2"], links: [["C1", "NS-2"]] },
+    panel: { kind: "ns", node: "NS-2" },
     after: (h) => ({
       en: `At ${at(h)} NS-2 answered TOPIC_NOT_EXIST. Its table is empty: nothing copies NS-1's table to it.`,
       zh: `${at(h)} NS-2 回答 TOPIC_NOT_EXIST。它的表是空的：没有任何机制把 NS-1 的表复制给它。`,
@@ -70,9 +82,14 @@ const steps = [
       en: "Brokers keep the phone books current: each broker [[register|registers]] with every NameServer at start and every 30 s (watch each broker's “register” clock).",
       zh: "Broker 自己负责让“电话簿”保持最新：每个 Broker 在启动时以及之后每 30 秒向每个 NameServer [[register|注册]]一次。观察每个 Broker 上的“注册”时钟。",
     },
-    gate: { node: "NS-2", kinds: ["registered"], text: "10.0.1.1:10911" }, what: { en: "NS-2 learns broker-a", zh: "NS-2 得知 broker-a" },
-    focus: { nodes: ["broker-a", "NS-2"], links: [["broker-a", "NS-2"]] }, panel: { kind: "ns", node: "NS-2" },
-    after: (h) => ({ en: `broker-a's registration reached NS-2 at ${at(h)}. Now NS-2 knows it too.`, zh: `broker-a 的注册在 ${at(h)} 到达 NS-2。现在 NS-2 也知道它了。` }),
+    gate: { node: "NS-2", kinds: ["registered"], text: "10.0.1.1:10911" },
+    what: { en: "NS-2 learns broker-a", zh: "NS-2 得知 broker-a" },
+    focus: { nodes: ["broker-a", "NS-2"], links: [["broker-a", "NS-2"]] },
+    panel: { kind: "ns", node: "NS-2" },
+    after: (h) => ({
+      en: `broker-a's registration reached NS-2 at ${at(h)}. Now NS-2 knows it too.`,
+      zh: `broker-a 的注册在 ${at(h)} 到达 NS-2。现在 NS-2 也知道它了。`,
+    }),
   },
   {
     text: {
@@ -92,8 +109,10 @@ const steps = [
         return learned && h.at - learned.at > AT_ONCE_MS ? "poll" : "push";
       },
     },
-    gate: { node: "C1", kinds: ["route-updated"] }, what: { en: "C1 gets the route", zh: "C1 拿到路由" },
-    focus: { nodes: ["C1", "NS-2"] }, panel: { kind: "timer", node: "C1", timer: "route-poll" },
+    gate: { node: "C1", kinds: ["route-updated"] },
+    what: { en: "C1 gets the route", zh: "C1 拿到路由" },
+    focus: { nodes: ["C1", "NS-2"] },
+    panel: { kind: "timer", node: "C1", timer: "route-poll" },
     after: (h, snap, trace) => {
       const learned = find(trace, { node: "NS-2", kind: "registered" });
       const late = learned ? ((h.at - learned.at) / 1000).toFixed(1) : "?";

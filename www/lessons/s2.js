@@ -3,44 +3,74 @@ import { A, AT_ONCE_MS, at, option, startOf } from "./common.js";
 
 export default [
   {
-    text: { en: "This time the brokers start late (broker-a at 20.01 s). P1 starts at 4 s and wants to send once a second.", zh: "这次 Broker 启动较晚（broker-a 在 20.01 秒）。P1 在 4 秒启动，每秒发送一次。" },
+    text: {
+      en: "This time the brokers start late (broker-a at 20.01 s). P1 starts at 4 s and wants to send once a second.",
+      zh: "这次 Broker 启动较晚（broker-a 在 20.01 秒）。P1 在 4 秒启动，每秒发送一次。",
+    },
     focus: { nodes: ["P1", "broker-a", "broker-b"] },
   },
   {
-    text: { en: "P1's first route poll reaches NS-1, which knows no broker yet.", zh: "P1 的首次路由轮询到达 NS-1，而 NS-1 还不知道任何 Broker。" },
-    gate: { node: "P1", kinds: ["route-not-found"] }, what: { en: "P1's poll is answered", zh: "P1 的轮询得到应答" },
-    focus: { nodes: ["P1", "NS-1"], links: [["P1", "NS-1"]] }, panel: { kind: "route", node: "P1" },
+    text: {
+      en: "P1's first route poll reaches NS-1, which knows no broker yet.",
+      zh: "P1 的首次路由轮询到达 NS-1，而 NS-1 还不知道任何 Broker。",
+    },
+    gate: { node: "P1", kinds: ["route-not-found"] },
+    what: { en: "P1's poll is answered", zh: "P1 的轮询得到应答" },
+    focus: { nodes: ["P1", "NS-1"], links: [["P1", "NS-1"]] },
+    panel: { kind: "route", node: "P1" },
     after: (h) => ({ en: `TOPIC_NOT_EXIST at ${at(h)}.`, zh: `${at(h)} 返回 TOPIC_NOT_EXIST。` }),
   },
   {
-    text: { en: "With no route cached, each send first asks NS-1 on demand (TopicTest, then the default topic [[tbw102|TBW102]]).", zh: "没有缓存路由时，每次发送都会先按需询问 NS-1（先 TopicTest，再默认主题 [[tbw102|TBW102]]）。" },
+    text: {
+      en: "With no route cached, each send first asks NS-1 on demand (TopicTest, then the default topic [[tbw102|TBW102]]).",
+      zh: "没有缓存路由时，每次发送都会先按需询问 NS-1（先 TopicTest，再默认主题 [[tbw102|TBW102]]）。",
+    },
     ask: {
       q: { en: "Both queries come back empty. What happens to the send?", zh: "两次查询都返回空。这次发送会怎样？" },
       options: [
-        option("noroute", "It fails at once inside P1: “No route info of this topic”", "在 P1 内部立即失败：“No route info of this topic”"),
+        option(
+          "noroute",
+          "It fails at once inside P1: “No route info of this topic”",
+          "在 P1 内部立即失败：“No route info of this topic”",
+        ),
         option("broker", "A broker rejects it", "被某个 Broker 拒绝"),
         option("waits", "It waits until a broker appears", "一直等到出现 Broker"),
       ],
       answer: (h) => (h.text.includes("No route info") ? "noroute" : "broker"),
     },
-    gate: { node: "P1", kinds: ["send-failed"] }, what: { en: "the first send ends", zh: "第一次发送结束" },
-    focus: { nodes: ["P1", "NS-1"] }, panel: { kind: "lane", node: "P1" },
-    after: (h) => ({ en: `At ${at(h)}: "${h.text.split(",")[0]}" — the error comes from P1's empty route, not from a broker.`, zh: `${at(h)}："${h.text.split(",")[0]}"——错误来自 P1 的空路由，而不是 Broker。` }),
+    gate: { node: "P1", kinds: ["send-failed"] },
+    what: { en: "the first send ends", zh: "第一次发送结束" },
+    focus: { nodes: ["P1", "NS-1"] },
+    panel: { kind: "lane", node: "P1" },
+    after: (h) => ({
+      en: `At ${at(h)}: "${h.text.split(",")[0]}" — the error comes from P1's empty route, not from a broker.`,
+      zh: `${at(h)}："${h.text.split(",")[0]}"——错误来自 P1 的空路由，而不是 Broker。`,
+    }),
   },
   {
     text: { en: "broker-a boots and registers with both NameServers.", zh: "broker-a 启动并向两个 NameServer 注册。" },
-    gate: { node: "NS-1", kinds: ["registered"], text: A }, what: { en: "NS-1 registers broker-a", zh: "NS-1 注册 broker-a" },
-    focus: { nodes: ["broker-a", "NS-1"], links: [["broker-a", "NS-1"]] }, panel: { kind: "ns", node: "NS-1" },
+    gate: { node: "NS-1", kinds: ["registered"], text: A },
+    what: { en: "NS-1 registers broker-a", zh: "NS-1 注册 broker-a" },
+    focus: { nodes: ["broker-a", "NS-1"], links: [["broker-a", "NS-1"]] },
+    panel: { kind: "ns", node: "NS-1" },
     after: (h) => ({ en: `NS-1 knows broker-a at ${at(h)}.`, zh: `NS-1 在 ${at(h)} 得知 broker-a。` }),
   },
   {
     text: { en: "The next send's on-demand query now succeeds.", zh: "下一次发送的按需查询现在会成功。" },
-    gate: { node: "P1", kinds: ["route-updated"] }, what: { en: "P1 gets a route", zh: "P1 拿到路由" },
-    focus: { nodes: ["P1", "NS-1"] }, panel: { kind: "route", node: "P1" },
-    after: (h) => ({ en: `P1 has a route at ${at(h)} (broker-a only) and the send succeeds.`, zh: `P1 在 ${at(h)} 拿到路由（只有 broker-a），发送成功。` }),
+    gate: { node: "P1", kinds: ["route-updated"] },
+    what: { en: "P1 gets a route", zh: "P1 拿到路由" },
+    focus: { nodes: ["P1", "NS-1"] },
+    panel: { kind: "route", node: "P1" },
+    after: (h) => ({
+      en: `P1 has a route at ${at(h)} (broker-a only) and the send succeeds.`,
+      zh: `P1 在 ${at(h)} 拿到路由（只有 broker-a），发送成功。`,
+    }),
   },
   {
-    text: { en: "broker-b registers at 22 s. P1's route is no longer empty, so it stops asking on every send.", zh: "broker-b 在 22 秒注册。P1 的路由已不为空，所以不再每次发送都查询。" },
+    text: {
+      en: "broker-b registers at 22 s. P1's route is no longer empty, so it stops asking on every send.",
+      zh: "broker-b 在 22 秒注册。P1 的路由已不为空，所以不再每次发送都查询。",
+    },
     ask: {
       q: { en: "When does P1 start sending to broker-b?", zh: "P1 何时开始向 broker-b 发送？" },
       options: [
@@ -49,11 +79,17 @@ export default [
         option("never", "Never: P1 keeps the first route", "永远不会：P1 一直用第一份路由"),
       ],
       // "next": within a couple of P1's sends of broker-b starting; a poll comes much later.
-      answer: (h, s, trace, model) => (h.at - startOf(model, "broker-b") > 2 * sendEvery(model, "P1") + AT_ONCE_MS ? "poll" : "next"),
+      answer: (h, s, trace, model) =>
+        h.at - startOf(model, "broker-b") > 2 * sendEvery(model, "P1") + AT_ONCE_MS ? "poll" : "next",
     },
-    gate: { node: "P1", kinds: ["route-updated"], text: "broker-b" }, what: { en: "P1's route includes broker-b", zh: "P1 的路由包含 broker-b" },
-    focus: { nodes: ["P1", "broker-b"] }, panel: { kind: "timer", node: "P1", timer: "route-poll" },
-    after: (h) => ({ en: `broker-b appears in P1's route only at the poll at ${at(h)}. On-demand refresh happens only while the route is empty.`, zh: `broker-b 直到 ${at(h)} 的轮询才出现在 P1 的路由中。只有路由为空时才会按需刷新。` }),
+    gate: { node: "P1", kinds: ["route-updated"], text: "broker-b" },
+    what: { en: "P1's route includes broker-b", zh: "P1 的路由包含 broker-b" },
+    focus: { nodes: ["P1", "broker-b"] },
+    panel: { kind: "timer", node: "P1", timer: "route-poll" },
+    after: (h) => ({
+      en: `broker-b appears in P1's route only at the poll at ${at(h)}. On-demand refresh happens only while the route is empty.`,
+      zh: `broker-b 直到 ${at(h)} 的轮询才出现在 P1 的路由中。只有路由为空时才会按需刷新。`,
+    }),
   },
 ];
 

@@ -1,12 +1,15 @@
 // S4 — kill -9 is not the 120 s case.
 import { AT_ONCE_MS, B, at, faultAt, option, removedAt } from "./common.js";
-import { secs } from "../format.js";
+import { secs } from "../app/format.js";
 
 const KILL = "kill broker-b";
 
 export default [
   {
-    text: { en: "At 50 s broker-b's process is killed (kill -9). It sends no goodbye, but the operating system closes its TCP connections (FIN).", zh: "50 秒时 broker-b 进程被杀死（kill -9）。它来不及告别，但操作系统会关闭它的 TCP 连接（FIN）。" },
+    text: {
+      en: "At 50 s broker-b's process is killed (kill -9). It sends no goodbye, but the operating system closes its TCP connections (FIN).",
+      zh: "50 秒时 broker-b 进程被杀死（kill -9）。它来不及告别，但操作系统会关闭它的 TCP 连接（FIN）。",
+    },
     focus: { nodes: ["broker-b"] },
   },
   {
@@ -20,8 +23,16 @@ export default [
       ],
       answer: (h, s, trace, model) => (h.at - faultAt(model, KILL) < AT_ONCE_MS ? "ms" : "120"),
     },
-    gate: { node: "NS-1", kinds: ["channel-closed", "unregistered", "channel-idle", "expired"], text: B }, what: { en: "NS-1 sees broker-b go", zh: "NS-1 发现 broker-b 离开" },
-    focus: { nodes: ["broker-b", "NS-1", "NS-2"], links: [["broker-b", "NS-1"], ["broker-b", "NS-2"]] }, panel: { kind: "ns", node: "NS-1" },
+    gate: { node: "NS-1", kinds: ["channel-closed", "unregistered", "channel-idle", "expired"], text: B },
+    what: { en: "NS-1 sees broker-b go", zh: "NS-1 发现 broker-b 离开" },
+    focus: {
+      nodes: ["broker-b", "NS-1", "NS-2"],
+      links: [
+        ["broker-b", "NS-1"],
+        ["broker-b", "NS-2"],
+      ],
+    },
+    panel: { kind: "ns", node: "NS-1" },
     after: (h, s, trace, model) => {
       const r2 = removedAt(trace, "NS-2", B, faultAt(model, KILL));
       return {
@@ -31,7 +42,10 @@ export default [
     },
   },
   {
-    text: { en: "The clients are not told: P1 still has broker-b in its cache.", zh: "客户端不会被通知：P1 的缓存里仍有 broker-b。" },
+    text: {
+      en: "The clients are not told: P1 still has broker-b in its cache.",
+      zh: "客户端不会被通知：P1 的缓存里仍有 broker-b。",
+    },
     ask: {
       q: { en: "When does P1 stop using broker-b?", zh: "P1 何时不再使用 broker-b？" },
       options: [
@@ -42,11 +56,20 @@ export default [
       answer: (h, s, trace, model) => {
         const killed = faultAt(model, KILL);
         const r = removedAt(trace, "NS-1", B, killed);
-        return r !== null && h.at - r < AT_ONCE_MS ? "now" : h.at - killed <= model.timings.routePollPeriodMs + AT_ONCE_MS ? "poll" : "120";
+        return r !== null && h.at - r < AT_ONCE_MS
+          ? "now"
+          : h.at - killed <= model.timings.routePollPeriodMs + AT_ONCE_MS
+            ? "poll"
+            : "120";
       },
     },
-    gate: { node: "P1", kinds: ["route-updated"] }, what: { en: "P1's route poll", zh: "P1 的路由轮询" },
-    focus: { nodes: ["P1", "NS-1"] }, panel: { kind: "stale", node: "P1" },
-    after: (h) => ({ en: `P1 dropped broker-b at ${at(h)}. Compare S3 (shutdown) and S5 (hang): same client lag, very different NameServer delays.`, zh: `P1 在 ${at(h)} 去掉 broker-b。对比 S3（关闭）与 S5（挂起）：客户端延迟相同，NameServer 的延迟差别很大。` }),
+    gate: { node: "P1", kinds: ["route-updated"] },
+    what: { en: "P1's route poll", zh: "P1 的路由轮询" },
+    focus: { nodes: ["P1", "NS-1"] },
+    panel: { kind: "stale", node: "P1" },
+    after: (h) => ({
+      en: `P1 dropped broker-b at ${at(h)}. Compare S3 (shutdown) and S5 (hang): same client lag, very different NameServer delays.`,
+      zh: `P1 在 ${at(h)} 去掉 broker-b。对比 S3（关闭）与 S5（挂起）：客户端延迟相同，NameServer 的延迟差别很大。`,
+    }),
   },
 ];

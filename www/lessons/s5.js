@@ -1,28 +1,47 @@
 // S5 — silent failure: the 120 s clock.
 import { AT_ONCE_MS, B, at, faultAt, option, lastRegistration, removedAt } from "./common.js";
-import { dur, secs } from "../format.js";
+import { dur, secs } from "../app/format.js";
 
 const FREEZE = "freeze broker-b";
 
 export default [
   {
-    text: { en: "At 75 s broker-b hangs: its sockets stay open, no FIN or RST is sent, and packets to it vanish. This is what a hung process, a power cut or a pulled cable look like from outside.", zh: "75 秒时 broker-b 挂起：连接保持打开，不发送 FIN 或 RST，发往它的数据包消失。从外部看，进程挂死、断电、拔网线都是这样。" },
+    text: {
+      en: "At 75 s broker-b hangs: its sockets stay open, no FIN or RST is sent, and packets to it vanish. This is what a hung process, a power cut or a pulled cable look like from outside.",
+      zh: "75 秒时 broker-b 挂起：连接保持打开，不发送 FIN 或 RST，发往它的数据包消失。从外部看，进程挂死、断电、拔网线都是这样。",
+    },
     focus: { nodes: ["broker-b"] },
   },
   {
     text: { en: "The freeze happens.", zh: "冻结发生。" },
-    gate: { node: "broker-b", kinds: ["fault"] }, what: { en: "broker-b freezes", zh: "broker-b 冻结" },
-    focus: { nodes: ["broker-b"] }, panel: { kind: "ns", node: "NS-1" },
-    after: (h) => ({ en: `Frozen at ${at(h)}. The NameServers see nothing: no message says "I am gone". Their clocks for broker-b keep running down.`, zh: `${at(h)} 冻结。NameServer 什么也看不到：没有任何消息说“我不在了”。它们为 broker-b 计的时钟继续走。` }),
+    gate: { node: "broker-b", kinds: ["fault"] },
+    what: { en: "broker-b freezes", zh: "broker-b 冻结" },
+    focus: { nodes: ["broker-b"] },
+    panel: { kind: "ns", node: "NS-1" },
+    after: (h) => ({
+      en: `Frozen at ${at(h)}. The NameServers see nothing: no message says "I am gone". Their clocks for broker-b keep running down.`,
+      zh: `${at(h)} 冻结。NameServer 什么也看不到：没有任何消息说“我不在了”。它们为 broker-b 计的时钟继续走。`,
+    }),
   },
   {
-    text: { en: "P1 keeps choosing broker-b's queues. Each such send waits for the whole 3000 ms sendMsgTimeout.", zh: "P1 仍会选择 broker-b 的队列。每次这样的发送都要等满 3000 ms 的 sendMsgTimeout。" },
-    gate: { node: "P1", kinds: ["send-failed"], text: "timeout" }, what: { en: "a send to broker-b times out", zh: "一次发往 broker-b 的发送超时" },
-    focus: { nodes: ["P1", "broker-b"], links: [["P1", "broker-b"]] }, panel: { kind: "lane", node: "P1" },
-    after: (h) => ({ en: `At ${at(h)}: "sendDefaultImpl call timeout". One attempt used the whole 3 s, so no retry (unlike S3), and nobody knows whether broker-b stored it.`, zh: `${at(h)}："sendDefaultImpl call timeout"。一次尝试就用完了 3 秒，所以没有重试（不同于 S3），也没人知道 broker-b 是否存下了它。` }),
+    text: {
+      en: "P1 keeps choosing broker-b's queues. Each such send waits for the whole 3000 ms sendMsgTimeout.",
+      zh: "P1 仍会选择 broker-b 的队列。每次这样的发送都要等满 3000 ms 的 sendMsgTimeout。",
+    },
+    gate: { node: "P1", kinds: ["send-failed"], text: "timeout" },
+    what: { en: "a send to broker-b times out", zh: "一次发往 broker-b 的发送超时" },
+    focus: { nodes: ["P1", "broker-b"], links: [["P1", "broker-b"]] },
+    panel: { kind: "lane", node: "P1" },
+    after: (h) => ({
+      en: `At ${at(h)}: "sendDefaultImpl call timeout". One attempt used the whole 3 s, so no retry (unlike S3), and nobody knows whether broker-b stored it.`,
+      zh: `${at(h)}："sendDefaultImpl call timeout"。一次尝试就用完了 3 秒，所以没有重试（不同于 S3），也没人知道 broker-b 是否存下了它。`,
+    }),
   },
   {
-    text: { en: "Now the 120 s clock. Look at NS-1's clock for broker-b: it started at broker-b's last registration.", zh: "现在是 120 秒时钟。看 NS-1 上 broker-b 的时钟：它从 broker-b 最后一次注册开始计时。" },
+    text: {
+      en: "Now the 120 s clock. Look at NS-1's clock for broker-b: it started at broker-b's last registration.",
+      zh: "现在是 120 秒时钟。看 NS-1 上 broker-b 的时钟：它从 broker-b 最后一次注册开始计时。",
+    },
     ask: {
       q: { en: "When will NS-1 remove broker-b?", zh: "NS-1 何时移除 broker-b？" },
       options: [
@@ -38,8 +57,10 @@ export default [
         return last !== null && Math.abs(h.at - last - silence) < AT_ONCE_MS ? "idle" : "later";
       },
     },
-    gate: { node: "NS-1", kinds: ["unregistered"], text: B }, what: { en: "NS-1 removes broker-b", zh: "NS-1 移除 broker-b" },
-    focus: { nodes: ["NS-1", "broker-b"], links: [["broker-b", "NS-1"]] }, panel: { kind: "ns", node: "NS-1" },
+    gate: { node: "NS-1", kinds: ["unregistered"], text: B },
+    what: { en: "NS-1 removes broker-b", zh: "NS-1 移除 broker-b" },
+    focus: { nodes: ["NS-1", "broker-b"], links: [["broker-b", "NS-1"]] },
+    panel: { kind: "ns", node: "NS-1" },
     after: (h, s, trace, model) => {
       const frozen = faultAt(model, FREEZE);
       const last = lastRegistration(trace, "broker-b", "10.0.0.1", frozen);
@@ -51,7 +72,10 @@ export default [
     },
   },
   {
-    text: { en: "NS-1 knows; P1 does not. Its card shows STALE: its copy of the route still lists broker-b.", zh: "NS-1 知道了，P1 却不知道。它的卡片显示 STALE：它的路由副本里仍有 broker-b。" },
+    text: {
+      en: "NS-1 knows; P1 does not. Its card shows STALE: its copy of the route still lists broker-b.",
+      zh: "NS-1 知道了，P1 却不知道。它的卡片显示 STALE：它的路由副本里仍有 broker-b。",
+    },
     ask: {
       q: { en: "When does P1 stop sending to broker-b?", zh: "P1 何时不再向 broker-b 发送？" },
       options: [
@@ -64,9 +88,13 @@ export default [
         return r !== null && h.at - r < AT_ONCE_MS ? "removal" : "poll";
       },
     },
-    gate: { node: "P1", kinds: ["route-updated"] }, what: { en: "P1's route poll", zh: "P1 的路由轮询" },
-    focus: { nodes: ["P1", "NS-1"] }, panel: { kind: "stale", node: "P1" },
-    after: (h, s, trace, model) => ({ en: `P1 dropped broker-b at ${at(h)}: ${dur(h.at - faultAt(model, FREEZE))} after the freeze. Every send to broker-b in between timed out.`, zh: `P1 在 ${at(h)} 去掉 broker-b：冻结后 ${dur(h.at - faultAt(model, FREEZE))}。期间每次发往 broker-b 的发送都超时。` }),
+    gate: { node: "P1", kinds: ["route-updated"] },
+    what: { en: "P1's route poll", zh: "P1 的路由轮询" },
+    focus: { nodes: ["P1", "NS-1"] },
+    panel: { kind: "stale", node: "P1" },
+    after: (h, s, trace, model) => ({
+      en: `P1 dropped broker-b at ${at(h)}: ${dur(h.at - faultAt(model, FREEZE))} after the freeze. Every send to broker-b in between timed out.`,
+      zh: `P1 在 ${at(h)} 去掉 broker-b：冻结后 ${dur(h.at - faultAt(model, FREEZE))}。期间每次发往 broker-b 的发送都超时。`,
+    }),
   },
 ];
-

@@ -5,13 +5,18 @@ const B = "10.0.1.3:10911";
 
 export default [
   {
-    text: { en: "broker-b freezes at 75 s and comes back at 120 s, before any NameServer would remove it. P1 runs with [[faultavoid|sendLatencyFaultEnable]] off, the default.", zh: "broker-b 在 75 秒冻结，120 秒恢复，早于任何 NameServer 会移除它的时刻。P1 使用默认设置：[[faultavoid|sendLatencyFaultEnable]] 关闭。" },
+    text: {
+      en: "broker-b freezes at 75 s and comes back at 120 s, before any NameServer would remove it. P1 runs with [[faultavoid|sendLatencyFaultEnable]] off, the default.",
+      zh: "broker-b 在 75 秒冻结，120 秒恢复，早于任何 NameServer 会移除它的时刻。P1 使用默认设置：[[faultavoid|sendLatencyFaultEnable]] 关闭。",
+    },
     focus: { nodes: ["broker-b", "P1"] },
   },
   {
     text: { en: "Sends picking broker-b start to time out.", zh: "选中 broker-b 的发送开始超时。" },
-    gate: { node: "P1", kinds: ["send-failed"], text: "timeout" }, what: { en: "a send to broker-b times out", zh: "一次发往 broker-b 的发送超时" },
-    focus: { nodes: ["P1", "broker-b"], links: [["P1", "broker-b"]] }, panel: { kind: "lane", node: "P1" },
+    gate: { node: "P1", kinds: ["send-failed"], text: "timeout" },
+    what: { en: "a send to broker-b times out", zh: "一次发往 broker-b 的发送超时" },
+    focus: { nodes: ["P1", "broker-b"], links: [["P1", "broker-b"]] },
+    panel: { kind: "lane", node: "P1" },
     after: (h) => ({ en: `First timeout at ${at(h)}.`, zh: `第一次超时在 ${at(h)}。` }),
   },
   {
@@ -22,27 +27,45 @@ export default [
         option("avoids", "Yes, it remembers the failure", "会，它记住了这次失败"),
         option("keeps", "No: it keeps choosing broker-b's queues in turn", "不会：它照样轮流选择 broker-b 的队列"),
       ],
-      answer: (h, s, trace) => (trace.filter((l) => l.node === "P1" && l.kind === "send-failed" && l.text.includes("timeout") && l.at <= h.at).length > 1 ? "keeps" : "avoids"),
+      answer: (h, s, trace) =>
+        trace.filter((l) => l.node === "P1" && l.kind === "send-failed" && l.text.includes("timeout") && l.at <= h.at)
+          .length > 1
+          ? "keeps"
+          : "avoids",
     },
-    gate: { node: "broker-b", kinds: ["fault"], text: "unfreeze" }, what: { en: "broker-b unfreezes", zh: "broker-b 解冻" },
-    focus: { nodes: ["P1", "broker-b"] }, panel: { kind: "lane", node: "P1" },
+    gate: { node: "broker-b", kinds: ["fault"], text: "unfreeze" },
+    what: { en: "broker-b unfreezes", zh: "broker-b 解冻" },
+    focus: { nodes: ["P1", "broker-b"] },
+    panel: { kind: "lane", node: "P1" },
     after: (h, s, trace) => {
-      const n = trace.filter((l) => l.node === "P1" && l.kind === "send-failed" && l.text.includes("timeout") && l.at <= h.at).length;
-      return { en: `broker-b is back at ${at(h)}; by then ${n} sends had timed out on it.`, zh: `broker-b 在 ${at(h)} 恢复；此前已有 ${n} 次发送在它上面超时。` };
+      const n = trace.filter(
+        (l) => l.node === "P1" && l.kind === "send-failed" && l.text.includes("timeout") && l.at <= h.at,
+      ).length;
+      return {
+        en: `broker-b is back at ${at(h)}; by then ${n} sends had timed out on it.`,
+        zh: `broker-b 在 ${at(h)} 恢复；此前已有 ${n} 次发送在它上面超时。`,
+      };
     },
   },
   {
-    text: { en: "broker-b was silent for 45 s, well under the 120 s idle limit.", zh: "broker-b 静默了 45 秒，远低于 120 秒的空闲上限。" },
+    text: {
+      en: "broker-b was silent for 45 s, well under the 120 s idle limit.",
+      zh: "broker-b 静默了 45 秒，远低于 120 秒的空闲上限。",
+    },
     ask: {
       q: { en: "Did any NameServer remove broker-b?", zh: "有 NameServer 移除过 broker-b 吗？" },
       options: [option("no", "No", "没有"), option("yes", "Yes, and it registered again", "有，之后又重新注册")],
       answer: (h, s, trace, model) => {
         const frozen = faultAt(model, "freeze broker-b");
-        return removedAt(trace, "NS-1", B, frozen) === null && removedAt(trace, "NS-2", B, frozen) === null ? "no" : "yes";
+        return removedAt(trace, "NS-1", B, frozen) === null && removedAt(trace, "NS-2", B, frozen) === null
+          ? "no"
+          : "yes";
       },
     },
-    gate: { node: "P1", kinds: ["send-ok"], text: "brokerName=broker-b" }, what: { en: "a send to broker-b succeeds", zh: "一次发往 broker-b 的发送成功" },
-    focus: { nodes: ["P1", "broker-b", "NS-1"] }, panel: { kind: "ns", node: "NS-1" },
+    gate: { node: "P1", kinds: ["send-ok"], text: "brokerName=broker-b" },
+    what: { en: "a send to broker-b succeeds", zh: "一次发往 broker-b 的发送成功" },
+    focus: { nodes: ["P1", "broker-b", "NS-1"] },
+    panel: { kind: "ns", node: "NS-1" },
     after: (h, s, trace) => {
       const first = find(trace, { node: "P1", kind: "send-failed", text: "timeout" });
       return {

@@ -15,8 +15,14 @@ export const SMALL_PHONE = { width: 360, height: 740 };
 export const SHORT_PHONE = { width: 360, height: 640 };
 
 const FLAGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
 ];
 
 let server = null;
@@ -40,7 +46,14 @@ export async function launch() {
     base,
     // `fresh`: a first visit (the opening lesson); otherwise a returning visitor in free play.
     // `dashboard`: every panel at once (the T-tests read panels side by side).
-    async page({ path = "/www/index.html", hash = "", viewport = DESKTOP, context = {}, fresh = false, dashboard = !fresh } = {}) {
+    async page({
+      path = "/www/index.html",
+      hash = "",
+      viewport = DESKTOP,
+      context = {},
+      fresh = false,
+      dashboard = !fresh,
+    } = {}) {
       const ctx = await browser.newContext({ viewport, ...context });
       if (!fresh) await ctx.addInitScript(() => localStorage.setItem("rmqsim.freePlay", "1"));
       const page = await ctx.newPage();
@@ -68,11 +81,14 @@ export async function clickInHeader(page, testid) {
   if (await el.isVisible()) return el.click();
   await page.click("[data-testid=menu]");
   await el.click();
-  if ((await page.getAttribute("[data-testid=menu]", "aria-expanded")) === "true") await page.click("[data-testid=menu]");
+  if ((await page.getAttribute("[data-testid=menu]", "aria-expanded")) === "true")
+    await page.click("[data-testid=menu]");
 }
 
 export async function ready(page) {
-  await page.waitForFunction(() => document.body.dataset.ready === "true" || document.body.dataset.error, null, { timeout: 30000 });
+  await page.waitForFunction(() => document.body.dataset.ready === "true" || document.body.dataset.error, null, {
+    timeout: 30000,
+  });
   const err = await page.evaluate(() => document.body.dataset.error);
   if (err) throw new Error(`page failed: ${err}`);
 }
@@ -92,7 +108,9 @@ export async function seek(page, ms) {
     s.value = String(v);
     s.dispatchEvent(new Event("change", { bubbles: true }));
   }, ms);
-  await page.waitForFunction((v) => Number(document.querySelector("[data-testid=clock]").dataset.simMs) === v, ms, { timeout: 30000 });
+  await page.waitForFunction((v) => Number(document.querySelector("[data-testid=clock]").dataset.simMs) === v, ms, {
+    timeout: 30000,
+  });
   await settle(page);
 }
 

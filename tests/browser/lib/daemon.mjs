@@ -12,7 +12,8 @@ import { ROOT } from "./server.mjs";
 
 function binary() {
   const bin = process.env.NAMESERVER_BIN || join(ROOT, process.env.CARGO_TARGET_DIR || "target", "debug", "nameserver");
-  if (!existsSync(bin)) execFileSync("cargo", ["build", "-p", "nameserver", "--locked"], { cwd: ROOT, stdio: "inherit" });
+  if (!existsSync(bin))
+    execFileSync("cargo", ["build", "-p", "nameserver", "--locked"], { cwd: ROOT, stdio: "inherit" });
   return bin;
 }
 
@@ -24,7 +25,10 @@ export async function startDaemon(args = [], { http: withHttp = true } = {}) {
   const child = spawn(
     binary(),
     [`-Duser.home=${home}`, "--bind-address", "127.0.0.1", "--listen-port", "0", ...httpArgs, ...args],
-    { env: { ...process.env, HOME: home, ROCKETMQ_HOME: home, RUST_LOG: "warn" }, stdio: ["ignore", "pipe", "inherit"] },
+    {
+      env: { ...process.env, HOME: home, ROCKETMQ_HOME: home, RUST_LOG: "warn" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
   );
   const lines = createInterface({ input: child.stdout });
   const found = {};
@@ -61,7 +65,11 @@ export async function startDaemon(args = [], { http: withHttp = true } = {}) {
 // The real REGISTER_BROKER frame (broker-a of DemoCluster at 127.0.0.1:31911).
 export function registerFrame() {
   const text = readFileSync(join(ROOT, "core/tests/testdata/real-client-requests.jsonl"), "utf8");
-  const frame = text.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((f) => f.code === 103);
+  const frame = text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .find((f) => f.code === 103);
   return Buffer.from(frame.frame_hex, "hex");
 }
 

@@ -21,7 +21,9 @@ try {
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   await page.goto(`${b.base}/index.html`);
-  await page.waitForFunction(() => document.body.dataset.result || document.body.dataset.error, null, { timeout: 30000 });
+  await page.waitForFunction(() => document.body.dataset.result || document.body.dataset.error, null, {
+    timeout: 30000,
+  });
   const error = await page.evaluate(() => document.body.dataset.error);
   assert.equal(error, undefined, `the bundled app failed: ${error}`);
   const inBrowser = JSON.parse(await page.evaluate(() => document.body.dataset.result));
@@ -32,9 +34,15 @@ try {
   sim.seek(70_000);
   const [m] = sim.measurements();
   assert.equal(inBrowser.wasmExportValid, true, "rocketmq-nameserver/wasm resolves to the module");
-  assert.deepEqual(inBrowser.scenarios, builtInScenarios().map((s) => s.id));
+  assert.deepEqual(
+    inBrowser.scenarios,
+    builtInScenarios().map((s) => s.id),
+  );
   assert.equal(inBrowser.action, "shutdown broker-b");
-  assert.ok(inBrowser.nsRemoval.every(([, at]) => at !== null && at < 50_100), JSON.stringify(inBrowser.nsRemoval));
+  assert.ok(
+    inBrowser.nsRemoval.every(([, at]) => at !== null && at < 50_100),
+    JSON.stringify(inBrowser.nsRemoval),
+  );
   assert.deepEqual(inBrowser.nsRemoval, m.nsRemoval, "the same removals in the bundle and in Node");
   assert.equal(inBrowser.traceHash, sim.traceHash(), "the same trace in the bundle and in Node");
   console.log(`bundle: vite output runs in Chromium, trace ${inBrowser.traceHash} as in Node`);

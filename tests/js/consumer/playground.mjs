@@ -12,7 +12,9 @@ import { pathToFileURL } from "node:url";
 
 const lib = (p) => import(pathToFileURL(resolve(process.env.REPO_ROOT, "tests/browser/lib", p)).href);
 
-const bin = spawn("node_modules/.bin/rocketmq-nameserver-playground", ["--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+const bin = spawn("node_modules/.bin/rocketmq-nameserver-playground", ["--port", "0"], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
 const exited = once(bin, "exit");
 try {
   const [first] = await Promise.race([
@@ -29,7 +31,7 @@ try {
   const expect = {
     "/www/": "text/html",
     "/www/main.js": "text/javascript",
-    "/www/worker.js": "text/javascript",
+    "/www/source/worker.js": "text/javascript",
     "/pkg/nameserver_wasm.js": "text/javascript",
     "/pkg/nameserver_wasm_bg.wasm": "application/wasm",
   };
@@ -38,7 +40,8 @@ try {
   for (const [, ref] of html.matchAll(/(?:src|href)="([^"]+)"/g)) {
     if (/^(?:[a-z]+:|#|\/\/)/i.test(ref)) continue;
     const path = new URL(ref, `${url}/www/`).pathname;
-    expect[path] ??= { ".js": "text/javascript", ".css": "text/css", ".html": "text/html" }[path.match(/\.[a-z]+$/)?.[0]] ?? "";
+    expect[path] ??=
+      { ".js": "text/javascript", ".css": "text/css", ".html": "text/html" }[path.match(/\.[a-z]+$/)?.[0]] ?? "";
   }
   for (const [path, type] of Object.entries(expect)) {
     const r = await get(path);
@@ -52,7 +55,14 @@ try {
   const head = await get("/pkg/nameserver_wasm_bg.wasm", { method: "HEAD" });
   assert.equal(head.status, 200);
   // Only www/ and pkg/: not the package's other files, not outside it, not other methods.
-  for (const path of ["/package.json", "/js/playground.js", "/www/../package.json", "/www/%2e%2e/package.json", "/pkg/..%2F..%2Fpackage.json", "/www/nothing.js"]) {
+  for (const path of [
+    "/package.json",
+    "/js/playground.js",
+    "/www/../package.json",
+    "/www/%2e%2e/package.json",
+    "/pkg/..%2F..%2Fpackage.json",
+    "/www/nothing.js",
+  ]) {
     assert.equal((await get(path)).status, 404, path);
   }
   assert.equal((await get("/www/", { method: "POST" })).status, 405);
@@ -65,7 +75,9 @@ try {
     await ready(page);
     const simMs = await page.getAttribute("[data-testid=clock]", "data-sim-ms");
     assert.deepEqual(page.errors, []);
-    console.log(`playground: ${url}/www/ serves the page, the ${Object.keys(expect).length} files it loads and its module; the page is ready in Chromium (clock at ${simMs} ms)`);
+    console.log(
+      `playground: ${url}/www/ serves the page, the ${Object.keys(expect).length} files it loads and its module; the page is ready in Chromium (clock at ${simMs} ms)`,
+    );
   } finally {
     await b.close();
   }

@@ -14,8 +14,14 @@ if (m.action !== "shutdown broker-b" || !m.nsRemoval.every(([, at]) => at !== nu
   process.exit(1);
 }
 const wasm = readFileSync(fileURLToPath(import.meta.resolve("rocketmq-nameserver/wasm")));
-if (!WebAssembly.validate(wasm) || manifest.name !== "rocketmq-nameserver" || !manifest.bin["rocketmq-nameserver-playground"]) {
+if (
+  !WebAssembly.validate(wasm) ||
+  manifest.name !== "rocketmq-nameserver" ||
+  !manifest.bin["rocketmq-nameserver-playground"]
+) {
   console.error("rocketmq-nameserver/wasm or rocketmq-nameserver/package.json is wrong");
   process.exit(1);
 }
-console.log(`ok: S3 in the installed package, trace ${sim.traceHash()}, removals ${JSON.stringify(m.nsRemoval)}; /wasm ${wasm.length} bytes, ${manifest.name}@${manifest.version}`);
+console.log(
+  `ok: S3 in the installed package, trace ${sim.traceHash()}, removals ${JSON.stringify(m.nsRemoval)}; /wasm ${wasm.length} bytes, ${manifest.name}@${manifest.version}`,
+);

@@ -1,0 +1,130 @@
+// Transport buttons, speeds and the keyboard map. Every shortcut has a visible button too.
+import { t } from "./i18n.js";
+
+export const PRESETS = [1, 10, 60, 300, 600];
+const LADDER = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600];
+
+export const STEP_TYPES = [
+  ["", "anyEvent"],
+  ["scan", "scan"],
+  ["registered", "registered"],
+  ["unregistered", "unregistered"],
+  ["channel-idle", "channel-idle"],
+  ["expired", "expired"],
+  ["route-updated", "route-updated"],
+  ["send-failed", "send-failed"],
+  ["fault", "fault"],
+];
+
+// `page`: the functions the controls call — toggle, stepNext(kind?), stepBack, jump(ms),
+// seek(ms), toEnd, fork, openFaults, share, exportTrace, importTrace(file), speed(),
+// setSpeed(x), showLog, toggleTable, selectIndex(i), isLive(), dialogOpen() (the keys then
+// belong to the dialog). `el`: the controls' elements, by the names used below.
+export function bindControls(page, el) {
+  el.play.addEventListener("click", () => page.toggle());
+  el.step.addEventListener("click", () => page.stepNext());
+  el.stepBack.addEventListener("click", () => page.stepBack());
+  el.back10.addEventListener("click", () => page.jump(-10000));
+  el.fwd10.addEventListener("click", () => page.jump(10000));
+  el.home.addEventListener("click", () => page.seek(0));
+  el.end.addEventListener("click", () => page.toEnd());
+  el.fork.addEventListener("click", () => page.fork());
+  el.faults.addEventListener("click", () => page.openFaults());
+  el.share.addEventListener("click", () => page.share());
+  el.exportTrace.addEventListener("click", () => page.exportTrace());
+  el.importFile.addEventListener("change", (e) => e.target.files[0] && page.importTrace(e.target.files[0]));
+  el.speedDown.addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), -1)));
+  el.speedUp.addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), 1)));
+  const presets = el.presets;
+  presets.innerHTML = PRESETS.map(
+    (x) => `<button type="button" data-speed="${x}" data-testid="speed-${x}" aria-pressed="false">${x}×</button>`,
+  ).join("");
+  presets.addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-speed]");
+    if (b) page.setSpeed(Number(b.dataset.speed));
+  });
+  const types = el.stepType;
+  types.innerHTML = STEP_TYPES.map(
+    ([v, k]) => `<option value="${v}">${k === "anyEvent" ? t("anyEvent") : k}</option>`,
+  ).join("");
+
+  const help = [
+    ["Space", t("keySpace")],
+    ["→ / ←", t("keyArrows")],
+    ["Shift+→ / Shift+←", t("keyShiftArrows")],
+    ["+ / −", t("keyPlusMinus")],
+    ["Home / End", t("keyHomeEnd")],
+    ["1–9", t("keyDigits")],
+    ["k", t("keyK")],
+    ["l", t("keyL")],
+    ["f", t("keyF")],
+    ["t", t("keyT")],
+    ["?", t("keyQ")],
+    ["Enter", t("keyEnter")],
+  ];
+  el.helpList.innerHTML = help.map(([k, v]) => `<dt><kbd>${k}</kbd></dt><dd>${v}</dd>`).join("");
+  el.helpBtn.addEventListener("click", () => el.help.showModal());
+
+  document.addEventListener("keydown", (e) => {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (page.dialogOpen() || page.isLive()) return;
+    const tag = e.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    const onControl = tag === "BUTTON" || tag === "A" || e.target.getAttribute("role") === "button";
+    let handled = true;
+    switch (e.key) {
+      case " ":
+        if (onControl) return;
+        page.toggle();
+        break;
+      case "ArrowRight":
+        if (e.shiftKey) types.value ? page.stepNext(types.value) : page.jump(10000);
+        else page.stepNext();
+        break;
+      case "ArrowLeft":
+        if (e.shiftKey) page.jump(-10000);
+        else page.stepBack();
+        break;
+      case "+":
+      case "=":
+        page.setSpeed(stepSpeed(page.speed(), 1));
+        break;
+      case "-":
+      case "_":
+        page.setSpeed(stepSpeed(page.speed(), -1));
+        break;
+      case "Home":
+        page.seek(0);
+        break;
+      case "End":
+        page.toEnd();
+        break;
+      case "k":
+        page.openFaults();
+        break;
+      case "l":
+        page.showLog();
+        break;
+      case "f":
+        page.fork();
+        break;
+      case "t":
+        page.toggleTable();
+        break;
+      case "?":
+        el.help.showModal();
+        break;
+      default:
+        if (/^[1-9]$/.test(e.key)) page.selectIndex(Number(e.key) - 1);
+        else handled = false;
+    }
+    if (handled) e.preventDefault();
+  });
+}
+
+export function stepSpeed(cur, dir) {
+  const i = LADDER.findIndex((x) => x >= cur);
+  const at = i < 0 ? LADDER.length - 1 : i;
+  const next = dir > 0 ? (LADDER[at] > cur ? at : at + 1) : at - 1;
+  return LADDER[Math.max(0, Math.min(LADDER.length - 1, next))];
+}

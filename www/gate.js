@@ -1,9 +1,0 @@
-// Whether a trace line is the event a lesson step waits for: one rule for the worker (which
-// stops the simulation there), the page (which pauses on it) and the lesson runner.
-export function lineMatches(gate, line) {
-  if (gate.node && line.node !== gate.node) return false;
-  if (gate.kinds && !gate.kinds.includes(line.kind)) return false;
-  if (gate.text && !line.text.includes(gate.text)) return false;
-  if (gate.notText && line.text.includes(gate.notText)) return false;
-  return true;
-}

@@ -1,0 +1,335 @@
+// Drives one lesson through the page's controls. Each step waits for a simulation event (a
+// trace line or a time), never for a wall-clock delay. A step may first ask the learner to
+// predict what will happen; the answer is graded by what the simulation then does. Playback
+// slows down as the awaited event approaches, so the learner sees it happen.
+import { t, pick } from "../app/i18n.js";
+import { secs } from "../app/format.js";
+import { gateHit } from "../source/gate.js";
+import { LESSONS, LESSON_ORDER } from "./index.js";
+import { renderContext } from "./context.js";
+import { rich } from "./glossary.js";
+import { esc, setHtml } from "../app/html.js";
+
+const LESSON_SPEED = 30;
+// Within this much wall time of the event the clock slows toward 1×.
+const APPROACH_MS = 800;
+
+export class LessonRunner {
+  // `page`: the page functions a lesson drives — current() → {snap, meta}, trace(),
+  // loadBuiltIn(id), scenarioTitle(id), hashes(), peekGate(gate), runGate(gate), play(), pause(),
+  // seek(ms), speedChosen() (the learner picked a speed), setSpeed(x), showPanel(id), render(),
+  // announce(msg), rememberFreePlay(on), dispatch(action) (the store's: which lesson is on).
+  constructor(page, els) {
+    this.page = page;
+    this.els = els;
+    this.active = null;
+    els.cont.addEventListener("click", () => this.next());
+    els.replay.addEventListener("click", () => this.replay());
+    els.free.addEventListener("click", () => this.freePlay(true));
+    els.fold.addEventListener("click", () => this.fold());
+    els.question.addEventListener("change", () => this.show());
+    els.skip.addEventListener("click", () => this.skip());
+    els.text.addEventListener("click", (e) => {
+      const b = e.target.closest("button[data-next]");
+      if (b) this.start(b.dataset.next);
+    });
+    // A phone's sheet shrinks when the diagram above it grows (a line appears over it).
+    new ResizeObserver(() => this.keepNewestInView()).observe(els.panel);
+  }
+
+  get gate() {
+    const a = this.active;
+    return a && a.waiting && !a.asking ? a.steps[a.index].gate : null;
+  }
+
+  get step() {
+    return this.active && this.active.steps[this.active.index];
+  }
+
+  // What the current step names on the diagram.
+  focus() {
+    const s = this.step;
+    const f = s && s.focus;
+    return { nodes: (f && f.nodes) || [], links: (f && f.links) || [] };
+  }
+
+  async start(id, index = 0) {
+    const steps = LESSONS[id];
+    if (!steps) return;
+    this.active = { id, steps, index: 0, waiting: false, done: false, answers: [] };
+    this.page.rememberFreePlay(false);
+    this.page.dispatch({ type: "lesson", id });
+    await this.page.loadBuiltIn(steps.scenario || id);
+    if (!this.page.speedChosen()) this.page.setSpeed(LESSON_SPEED);
+    this.els.panel.hidden = false;
+    this.els.title.textContent = id === "intro" ? t("introTitle") : `${id} — ${this.page.scenarioTitle(id)}`;
+    await this.enter(0);
+    for (let i = 1; i <= index && i < steps.length; i++) {
+      await this.enter(i);
+      this.active.asking = false;
+      if (this.active.waiting) await this.page.runGate(steps[i].gate);
+    }
+  }
+
+  async enter(index) {
+    const a = this.active;
+    a.index = index;
+    const step = a.steps[index];
+    // A step may move the lesson to a variant of its scenario (S10's burst).
+    if (step.load) await this.page.loadBuiltIn(step.load);
+    const h = await this.page.hashes();
+    a.start = { time: h.time, stateHash: h.stateHash };
+    a.waiting = !!step.gate;
+    a.asking = !!step.ask;
+    a.observed = null;
+    a.graded = null;
+    a.gateAt = null;
+    if (step.panel && step.panel.tab) this.page.showPanel(step.panel.tab);
+    this.show();
+    this.page.render();
+    if (a.waiting) this.lookAhead();
+  }
+
+  // Asks the worker when the awaited event will happen, to slow down before it.
+  async lookAhead() {
+    const a = this.active;
+    const gate = a && a.waiting ? a.steps[a.index].gate : null;
+    if (!gate) return;
+    const r = await this.page.peekGate(gate);
+    if (this.active === a && a.steps[a.index].gate === gate) a.gateAt = r ? r.at : null;
+  }
+
+  speedAt(simNow, speed) {
+    const a = this.active;
+    if (!a || !a.waiting || a.gateAt === null || a.gateAt === undefined) return speed;
+    const left = a.gateAt - simNow;
+    if (left <= 0) return Math.min(speed, 1);
+    return Math.max(1, Math.min(speed, Math.round(left / APPROACH_MS)));
+  }
+
+  async next() {
+    const a = this.active;
+    if (!a) return;
+    if (a.asking) {
+      const picked = this.els.question.querySelector("input:checked");
+      if (!picked) return;
+      a.asking = false;
+      a.prediction = picked.value;
+      this.show();
+      this.page.play();
+      return;
+    }
+    if (a.waiting) return;
+    if (a.index + 1 >= a.steps.length) {
+      a.done = true;
+      this.show();
+      return;
+    }
+    await this.enter(a.index + 1);
+    if (a.waiting && !a.asking) this.page.play();
+  }
+
+  // Straight to the awaited event, for a learner who has seen enough of the approach.
+  async skip() {
+    const a = this.active;
+    if (!a || !a.waiting || a.asking) return;
+    const gate = a.steps[a.index].gate;
+    // The run ahead finds nothing when the event already went by (a frame's run reached it
+    // first): then it is in the trace since the step began.
+    const hit = (await this.page.runGate(gate)) || this.seenSinceStart(gate);
+    if (hit && this.active === a && a.waiting) this.gateHit(hit, this.page.current().snap);
+  }
+
+  seenSinceStart(gate) {
+    const a = this.active;
+    if (!a || !a.start) return null;
+    const since = this.page.trace().filter((l) => l.at >= a.start.time);
+    return gateHit(gate, this.page.current().snap.time, since);
+  }
+
+  async replay() {
+    const a = this.active;
+    if (!a) return;
+    this.page.pause();
+    await this.page.seek(a.start.time);
+    const step = a.steps[a.index];
+    a.waiting = !!step.gate;
+    a.asking = !!step.ask;
+    a.observed = null;
+    a.graded = null;
+    a.answers = a.answers.filter((x) => x.step !== a.index);
+    this.show();
+    this.lookAhead();
+  }
+
+  freePlay(byLearner = false) {
+    if (!this.active) return;
+    this.active = null;
+    this.els.panel.hidden = true;
+    this.page.dispatch({ type: "lesson", id: null });
+    if (byLearner) this.page.rememberFreePlay(true);
+    this.page.announce(t("freePlayOn"));
+    this.page.render();
+  }
+
+  fold() {
+    const open = this.els.fold.getAttribute("aria-expanded") !== "true";
+    this.els.fold.setAttribute("aria-expanded", String(open));
+    this.els.panel.dataset.folded = String(!open);
+  }
+
+  // The page reached the awaited event.
+  gateHit(hit, snap) {
+    const a = this.active;
+    if (!a || !a.waiting) return;
+    a.waiting = false;
+    const step = a.steps[a.index];
+    // Steps read the trace so far and the scenario as the model reads it (its script, timings).
+    const model = this.page.current().meta.model;
+    const trace = this.page.trace();
+    a.observed = step.after ? pick(step.after(hit, snap, trace, model)) : t("observed", { t: secs(hit.at) });
+    if (step.ask && a.prediction !== undefined) {
+      const correct = step.ask.answer(hit, snap, trace, model);
+      const right = a.prediction === correct;
+      const option = (id) => pick(step.ask.options.find((o) => o.id === id) || { en: id });
+      a.graded = { right, correct, prediction: a.prediction, at: hit.at };
+      a.answers.push({
+        step: a.index,
+        question: pick(step.ask.q),
+        predicted: option(a.prediction),
+        actual: option(correct),
+        right,
+        at: hit.at,
+      });
+      a.prediction = undefined;
+    }
+    this.show();
+    this.page.announce(a.observed);
+  }
+
+  // On a short sheet the newest account (the verdict, else what happened) can fall under the
+  // sticky buttons: scroll just enough to show it, never its top past the title.
+  keepNewestInView() {
+    const { panel, text } = this.els;
+    const newest = text.querySelector("[data-testid=verdict]") || text.querySelector("[data-testid=observed]");
+    if (!newest || panel.hidden || panel.scrollHeight <= panel.clientHeight) return;
+    const head = panel.querySelector(".lesson-head").getBoundingClientRect();
+    const buttons = panel.querySelector(".lesson-buttons").getBoundingClientRect();
+    const r = newest.getBoundingClientRect();
+    const down = Math.min(r.bottom - buttons.top, r.top - head.bottom);
+    if (down > 0) panel.scrollTop += down;
+  }
+
+  renderContext(snap) {
+    const step = this.step;
+    const el = this.els.context;
+    // While the learner predicts, the question has the room; the panel comes with the answer.
+    const spec = step && step.panel && !this.active.asking ? step.panel : null;
+    el.hidden = !spec;
+    if (spec) renderContext(el, spec, snap, this.page.current().meta, this.page.trace());
+  }
+
+  show() {
+    const a = this.active;
+    const { panel, text, wait, cont, progress, question } = this.els;
+    if (!a) return;
+    const step = a.steps[a.index];
+    panel.dataset.step = String(a.index);
+    panel.dataset.waiting = String(a.waiting);
+    panel.dataset.asking = String(!!a.asking);
+    panel.dataset.done = String(!!a.done);
+    progress.textContent = t("lessonStep", { n: a.index + 1, total: a.steps.length });
+    // Once the event is seen, its account comes first; on a phone the setup gives way to it.
+    let html = `<p class="setup${a.observed ? " seen" : ""}">${rich(pick(step.text))}</p>`;
+    if (a.observed) html += `<p class="observed" data-testid="observed">✓ ${rich(a.observed)}</p>`;
+    if (a.graded) {
+      const g = a.graded;
+      const opt = (id) => pick(step.ask.options.find((o) => o.id === id));
+      const msg = g.right
+        ? t("predictRight", { p: opt(g.prediction), t: secs(g.at) })
+        : t("predictWrong", { p: opt(g.prediction), c: opt(g.correct), t: secs(g.at) });
+      html += `<p class="verdict ${g.right ? "good" : "bad"}" data-testid="verdict" data-right="${g.right}" data-correct="${esc(g.correct)}">${g.right ? "✓" : "✖"} ${esc(msg)}</p>`;
+    }
+    if (a.done) {
+      const next = LESSON_ORDER[LESSON_ORDER.indexOf(a.id) + 1];
+      html += `<p class="observed">${esc(t("lessonDone"))}</p>${this.summary()}`;
+      if (next)
+        html += `<p><button type="button" class="primary" data-next="${esc(next)}" data-testid="lesson-next">${esc(t("nextLesson"))}: ${esc(`${next} — ${this.page.scenarioTitle(next)}`)} ›</button></p>`;
+    }
+    setHtml(text, html);
+    // A new step, or its event's account, starts at the top of a sheet that scrolls.
+    const shown = `${a.id}:${a.index}:${!!a.observed}:${!!a.done}`;
+    if (panel.dataset.shown !== shown) {
+      panel.dataset.shown = shown;
+      panel.scrollTop = 0;
+      this.keepNewestInView();
+    }
+    this.renderQuestion(step);
+    question.hidden = !a.asking;
+    const waiting = a.waiting && !a.asking;
+    wait.hidden = !waiting;
+    this.els.skip.hidden = !waiting;
+    this.els.waitText.textContent = waiting ? `◔ ${t("waitingFor", { what: pick(step.what) })}` : "";
+    const picked = question.querySelector("input:checked");
+    cont.disabled = a.done || (a.waiting && !a.asking) || (a.asking && !picked);
+    cont.textContent = a.asking ? t("predictWatch") : a.index + 1 >= a.steps.length ? t("finish") : t("continue");
+    const { snap } = this.page.current();
+    if (snap) this.renderContext(snap);
+  }
+
+  renderQuestion(step) {
+    const a = this.active;
+    const el = this.els.question;
+    if (!a.asking || !step.ask) {
+      if (el.dataset.step !== "") {
+        el.innerHTML = "";
+        el.dataset.step = "";
+      }
+      return;
+    }
+    const key = `${a.id}:${a.index}`;
+    if (el.dataset.step === key) return;
+    el.dataset.step = key;
+    el.innerHTML = `<fieldset><legend>${esc(t("predictLead"))} ${rich(pick(step.ask.q))}</legend>${step.ask.options
+      .map(
+        (o, i) =>
+          `<label class="radio"><input type="radio" name="predict" value="${esc(o.id)}" data-testid="predict-${i}" data-option="${esc(o.id)}"> ${rich(pick(o))}</label>`,
+      )
+      .join("")}</fieldset>`;
+  }
+
+  summary() {
+    const rows = this.active.answers;
+    if (!rows.length) return "";
+    const right = rows.filter((r) => r.right).length;
+    return `<div class="summary" data-testid="lesson-summary"><h3>${esc(t("summaryTitle", { n: right, total: rows.length }))}</h3><ul>${rows
+      .map(
+        (r) =>
+          `<li data-right="${r.right}">${r.right ? "✓" : "✖"} ${esc(r.question)} — ${esc(t("summaryLine", { p: r.predicted, a: r.actual, t: secs(r.at) }))}</li>`,
+      )
+      .join("")}</ul></div>`;
+  }
+
+  state() {
+    const a = this.active;
+    const step = a && a.steps[a.index];
+    return (
+      a && {
+        id: a.id,
+        step: a.index,
+        steps: a.steps.length,
+        waiting: a.waiting,
+        asking: !!a.asking,
+        done: !!a.done,
+        startTime: a.start && a.start.time,
+        startHash: a.start && a.start.stateHash,
+        gateAt: a.gateAt,
+        answers: a.answers.slice(),
+        focus: this.focus(),
+        panel: step.panel && !a.asking ? step.panel.kind : null,
+        questions: a.steps.filter((x) => x.ask).length,
+        ask: !!step.ask,
+      }
+    );
+  }
+}
