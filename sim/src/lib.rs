@@ -21,10 +21,10 @@ mod observe;
 pub mod scenario;
 mod timeline;
 
-pub use actors::broker::SimBroker;
-pub use actors::consumer::{QueueState, SimConsumer};
+pub use actors::broker::BrokerActor;
+pub use actors::consumer::{ConsumerActor, QueueState};
 pub use actors::offsets::{ConsumeLog, ConsumerQueueView, ConsumerView, OffsetTable, StartFrom};
-pub use actors::producer::SimProducer;
+pub use actors::producer::ProducerActor;
 pub use engine::actor::Actor;
 pub use engine::namesrv::NsNode;
 pub use engine::net::{Category, Conn, Flight, Label, Link, Net, Payload, WireType};

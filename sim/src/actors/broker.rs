@@ -8,6 +8,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::time::Duration;
 
+use crate::actors::common::failure_text;
 use crate::actors::offsets::OffsetTable;
 use crate::engine::node::{Cx, Effect, Failure, GroupId, Purpose, TimerKind};
 use crate::engine::trace::{NodeId, TraceKind};
@@ -51,7 +52,7 @@ pub(crate) struct BrokerDisk {
 
 /// One broker process.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SimBroker {
+pub struct BrokerActor {
     /// Group (brokerName).
     pub group: BrokerName,
     /// Group index.
@@ -82,7 +83,18 @@ pub struct SimBroker {
     cached_body: Option<(u64, Vec<u8>)>,
 }
 
-impl SimBroker {
+impl BrokerActor {
+    /// The period of one of its timers, as it arms them.
+    #[must_use]
+    pub(crate) fn timer_period(&self, kind: TimerKind) -> Option<Duration> {
+        match kind {
+            TimerKind::Register => Some(REGISTER_PERIOD),
+            TimerKind::PullHold => Some(crate::actors::broker_consume::PULL_HOLD),
+            TimerKind::SlaveSync => Some(crate::actors::broker_consume::SLAVE_SYNC_PERIOD),
+            _ => None,
+        }
+    }
+
     /// A broker of `group` with the given topics.
     #[must_use]
     pub fn new(
@@ -396,14 +408,5 @@ impl SimBroker {
         }
         *mine = count;
         self.wake_pulls(topic, queue, cx);
-    }
-}
-
-/// How Java words a failed call.
-pub(crate) fn failure_text(failure: Failure, addr: &str) -> String {
-    match failure {
-        Failure::ConnectFailed => alloc::format!("connect to {addr} failed"),
-        Failure::Closed => alloc::format!("the channel to {addr} closed"),
-        Failure::Timeout => alloc::format!("wait response on the channel <{addr}> timeout"),
     }
 }

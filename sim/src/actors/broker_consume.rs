@@ -6,8 +6,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use crate::actors::broker::{HeldPull, SimBroker, failure_text};
+use crate::actors::broker::{BrokerActor, HeldPull};
 use crate::actors::client::CLIENT_API_TIMEOUT_MS;
+use crate::actors::common::failure_text;
 use crate::actors::offsets::{decode_table, encode_table, table_key};
 use crate::engine::node::{Cx, Failure, Purpose, TimerKind};
 use crate::engine::trace::TraceKind;
@@ -27,7 +28,7 @@ fn number<T: core::str::FromStr>(cmd: &RemotingCommand, key: &str) -> Option<T> 
     cmd.field(key).and_then(|v| v.parse().ok())
 }
 
-impl SimBroker {
+impl BrokerActor {
     /// Keeps the long-poll timer at the earliest held pull.
     pub fn arm_pull_timer(&self, cx: &mut Cx<'_>) {
         match self.next_pull_deadline() {

@@ -114,7 +114,7 @@ impl ClientCore {
                     TraceKind::RouteQueryFailed,
                     alloc::format!(
                         "updateTopicRouteInfoFromNameServer Exception, {}; switch name server to {next}",
-                        crate::actors::broker::failure_text(*failure, &ns_addr)
+                        crate::actors::common::failure_text(*failure, &ns_addr)
                     ),
                 );
                 None
@@ -186,7 +186,7 @@ pub(crate) fn heartbeat_failed(broker: NodeId, failure: Failure, cx: &mut Cx<'_>
     let text = alloc::format!(
         "send heart beat to broker[{} {addr}] exception, {}",
         cx.dir.name(broker),
-        crate::actors::broker::failure_text(failure, &addr)
+        crate::actors::common::failure_text(failure, &addr)
     );
     cx.trace(TraceKind::Info, text);
 }

@@ -16,9 +16,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use crate::actors::broker::failure_text;
 use crate::actors::broker_consume::FLAG_COMMIT_OFFSET;
 use crate::actors::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
+use crate::actors::common::failure_text;
 use crate::actors::offsets::{ConsumeLog, QueueName, StartFrom};
 use crate::engine::node::{Cx, Effect, Failure, GroupId, Purpose, QueueRef, TimerKind};
 use crate::engine::trace::{NodeId, TraceKind};
@@ -26,16 +26,16 @@ use nameserver_core::names::TopicName;
 use nameserver_core::protocol::body::perm;
 use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};
 
-pub(crate) const POLL_PERIOD: Duration = Duration::from_secs(30);
+const POLL_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_POLL: Duration = Duration::from_millis(10);
-pub(crate) const REBALANCE_PERIOD: Duration = Duration::from_secs(20);
-pub(crate) const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
+const REBALANCE_PERIOD: Duration = Duration::from_secs(20);
+const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_HEARTBEAT: Duration = Duration::from_secs(1);
 /// `persistConsumerOffsetInterval`, first run 10 s after start.
-pub(crate) const PERSIST_PERIOD: Duration = Duration::from_secs(5);
+const PERSIST_PERIOD: Duration = Duration::from_secs(5);
 const FIRST_PERSIST: Duration = Duration::from_secs(10);
 /// `PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION`.
-pub(crate) const PULL_RETRY: Duration = Duration::from_secs(3);
+const PULL_RETRY: Duration = Duration::from_secs(3);
 /// `CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND`.
 const PULL_TIMEOUT_MS: u64 = 30_000;
 /// `pullBatchSize`.
@@ -80,7 +80,7 @@ impl QueueState {
 
 /// One consumer process.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SimConsumer {
+pub struct ConsumerActor {
     /// Binding and route cache.
     pub client: ClientCore,
     /// Consumer group.
@@ -97,7 +97,21 @@ pub struct SimConsumer {
     takes: u32,
 }
 
-impl SimConsumer {
+impl ConsumerActor {
+    /// The period of one of its timers (for one-shot waits, how long they wait), as it arms
+    /// them.
+    #[must_use]
+    pub(crate) fn timer_period(&self, kind: TimerKind) -> Option<Duration> {
+        match kind {
+            TimerKind::RoutePoll => Some(POLL_PERIOD),
+            TimerKind::Heartbeat => Some(HEARTBEAT_PERIOD),
+            TimerKind::Rebalance => Some(REBALANCE_PERIOD),
+            TimerKind::PullRetry(_) => Some(PULL_RETRY),
+            TimerKind::PersistOffsets => Some(PERSIST_PERIOD),
+            _ => None,
+        }
+    }
+
     /// A consumer of `topic` in `group`, bound first to NameServer `ns_index`, on a machine
     /// whose processes consumed `log` so far.
     #[must_use]

@@ -28,7 +28,7 @@ const TIMES_TOTAL: u32 = 3;
 const DEFAULT_TOPIC_QUEUE_NUMS: i32 = 4;
 pub(crate) const POLL_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_POLL: Duration = Duration::from_millis(10);
-pub(crate) const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
+const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_HEARTBEAT: Duration = Duration::from_secs(1);
 
 /// One queue a producer can write to.
@@ -58,7 +58,7 @@ struct SendCall {
 
 /// One producer process.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SimProducer {
+pub struct ProducerActor {
     /// Binding and route cache.
     pub client: ClientCore,
     /// Milliseconds between sends.
@@ -80,7 +80,18 @@ pub struct SimProducer {
     next_send_id: u64,
 }
 
-impl SimProducer {
+impl ProducerActor {
+    /// The period of one of its timers, as it arms them.
+    #[must_use]
+    pub(crate) fn timer_period(&self, kind: TimerKind) -> Option<Duration> {
+        match kind {
+            TimerKind::RoutePoll => Some(POLL_PERIOD),
+            TimerKind::Heartbeat => Some(HEARTBEAT_PERIOD),
+            TimerKind::Send => Some(Duration::from_millis(self.every_ms)),
+            _ => None,
+        }
+    }
+
     /// A producer of `topic` bound first to NameServer `ns_index`.
     #[must_use]
     pub fn new(topic: TopicName, ns_index: usize, every_ms: u64, fault_tolerance: bool, first_queue: u64) -> Self {

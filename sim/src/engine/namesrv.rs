@@ -31,6 +31,12 @@ impl NsNode {
     pub fn new(ns: NameServer) -> Self {
         Self { ns, idle_clocks: BTreeMap::new() }
     }
+
+    /// The period of one of its timers: the scan's.
+    #[must_use]
+    pub(crate) fn timer_period(&self, kind: TimerKind) -> Option<Duration> {
+        (kind == TimerKind::Scan).then(|| self.ns.config().scan_not_active_broker_interval)
+    }
 }
 
 impl Sim {

@@ -16,7 +16,7 @@ fn s1_with(script: &str, until: u64) -> Sim {
 
 /// What the running master of `group` holds: each queue's max offset, and the committed
 /// offsets of consumer group `cg` on TopicTest.
-fn master_of<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::SimBroker {
+fn master_of<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::BrokerActor {
     match &sim.nodes()[sim.scenario().node_index(name).expect("node")].actor {
         Actor::Broker(b) => b,
         other => panic!("{name} is not a running broker: {other:?}"),

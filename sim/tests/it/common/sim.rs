@@ -201,7 +201,7 @@ pub(crate) fn line(sim: &Sim, e: &TraceEntry) -> String {
 }
 
 /// A running producer's state.
-pub(crate) fn producer<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::SimProducer {
+pub(crate) fn producer<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::ProducerActor {
     let index = sim.scenario().node_index(name).expect("node exists");
     match &sim.nodes()[index].actor {
         Actor::Producer(p) => p,
@@ -210,7 +210,7 @@ pub(crate) fn producer<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::SimP
 }
 
 /// A running consumer's state.
-pub(crate) fn consumer<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::SimConsumer {
+pub(crate) fn consumer<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::ConsumerActor {
     let index = sim.scenario().node_index(name).expect("node exists");
     match &sim.nodes()[index].actor {
         Actor::Consumer(c) => c,
