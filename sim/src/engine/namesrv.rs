@@ -91,12 +91,11 @@ impl Sim {
         self.sync_ns_timer(node);
     }
 
-    /// Keeps one scan timer armed at the NameServer's next scan. The other wake-up of
-    /// `poll_timeout`, the end of `needWaitForService`, is for drivers that answer from a
-    /// snapshot; the simulation asks the NameServer itself, whose clock decides.
+    /// Keeps one timer armed at the NameServer's `poll_timeout`: the next scan, or the end of
+    /// `needWaitForService` if that comes first.
     pub(crate) fn sync_ns_timer(&mut self, node: NodeId) {
         let Actor::NameServer(ns) = &self.node(node).actor else { return };
-        let at = ns.ns.next_scan();
+        let Some(at) = ns.ns.poll_timeout() else { return };
         if self.node(node).timers.get(&TimerKind::Scan) != Some(&at) {
             let incarnation = self.node(node).incarnation;
             self.node_mut(node).timers.insert(TimerKind::Scan, at);
@@ -104,11 +103,16 @@ impl Sim {
         }
     }
 
-    /// The scan timer fired.
+    /// The NameServer's timer fired; the trace names a scan only if one was due.
     pub(crate) fn ns_scan(&mut self, node: NodeId) {
+        let Actor::NameServer(ns) = &self.node(node).actor else { return };
+        let scan_due = ns.ns.next_scan() <= self.now;
         let before = self.trace().len();
         self.ns_input(node, Input::Timeout);
         let Actor::NameServer(ns) = &self.node(node).actor else { return };
+        if !scan_due {
+            return;
+        }
         let live = ns.ns.routes().broker_live_table().len();
         let expired = self.trace()[before..].iter().filter(|e| e.kind == TraceKind::Expired).count();
         self.trace_line(node, TraceKind::Scan, alloc::format!("scanNotActiveBroker: {live} live, {expired} expired"));

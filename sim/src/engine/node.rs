@@ -79,7 +79,7 @@ impl NodeState {
 pub enum TimerKind {
     /// Broker: `registerBrokerAll` every 30 s.
     Register,
-    /// NameServer: `scanNotActiveBroker`.
+    /// NameServer: `scanNotActiveBroker`, or the end of `needWaitForService` if sooner.
     Scan,
     /// Client: route poll every `pollNameServerInterval` (30 s).
     RoutePoll,

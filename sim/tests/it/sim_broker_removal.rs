@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use nameserver_sim::{Failure, Scenario, SendOutcome, SendRecord, TraceKind, built_in_text};
+use nameserver_sim::{Failure, Scenario, SendOutcome, SendRecord, Sim, TimerKind, TraceKind, built_in_text};
 
 use common::sim::*;
 
@@ -237,4 +237,23 @@ fn s5_phase_earlier_freeze_is_detected_30s_earlier() {
     let m = cx.measurement("freeze broker-b");
     cx.within("NS-1 removal", cx.ns_removal(&m, "NS-1"), 165_000, 165_000);
     cx.within("NS-2 removal", cx.ns_removal(&m, "NS-2"), 168_000, 168_000);
+}
+
+/// With `needWaitForService` the NameServer's timer is its `poll_timeout`: the wait's end
+/// comes before the first scan, wakes it without a scan line, and the scans keep their times.
+#[test]
+fn the_nameservers_timer_wakes_it_at_the_end_of_the_wait_for_service() {
+    let base = built_in_text("S1").expect("S1");
+    let text = format!("{base}\nnamesrv needWaitForService true\nnamesrv waitSecondsForService 3");
+    let mut sim = Sim::new(&Scenario::parse(&text).expect("parses"));
+    let ns = sim.directory().nameservers[0];
+    sim.run_until(ms(1));
+    let start = sim.nodes()[usize::from(ns.0)].started_at.expect("started");
+    assert_eq!(sim.timer_of(ns, TimerKind::Scan), Some(start + std::time::Duration::from_secs(3)));
+    sim.run_until(start + std::time::Duration::from_millis(3_001));
+    assert_eq!(sim.timer_of(ns, TimerKind::Scan), Some(start + std::time::Duration::from_secs(5)));
+    let scans = |sim: &Sim| sim.trace().iter().filter(|e| e.node == ns && e.kind == TraceKind::Scan).count();
+    assert_eq!(scans(&sim), 0, "the wait's end is not a scan");
+    sim.run_until(start + std::time::Duration::from_secs(5));
+    assert_eq!(scans(&sim), 1, "the first scan at 5 s");
 }
