@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 use core::time::Duration;
 
 use crate::Sim;
-use crate::observe::history::HistoryMark;
+use crate::engine::history::HistoryMark;
 
 use crate::scenario::remove_last;
 use crate::scenario::{Action, Scenario, ScriptEvent};

@@ -2,7 +2,7 @@
 
 use nameserver_core::time::Instant;
 use nameserver_sim::scenario::text::action_text;
-use nameserver_sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text};
+use nameserver_sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text, observe};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{millis, to_js};
@@ -176,7 +176,7 @@ impl Simulation {
     #[wasm_bindgen(unchecked_return_type = "NodeInfo[]")]
     pub fn nodes(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        to_js(&sim.node_views().into_iter().map(|v| dto::Node::new(sim, v)).collect::<Vec<_>>())
+        to_js(&observe::node_views(&sim).into_iter().map(|v| dto::Node::new(sim, v)).collect::<Vec<_>>())
     }
 
     /// A NameServer's tables (brokerLiveTable with ages, brokerAddrTable, clusterAddrTable,
@@ -193,7 +193,7 @@ impl Simulation {
             Actor::NameServer(n) => Some(&n.ns),
             _ => None,
         };
-        to_js(&dto::Tables::new(name.to_owned(), node.state.name(), ns, &sim.removal_clocks(id)))
+        to_js(&dto::Tables::new(name.to_owned(), node.state.name(), ns, &observe::removal_clocks(&sim, id)))
     }
 
     /// The route a NameServer would answer for `topic` now, or `null` (TOPIC_NOT_EXIST).
@@ -228,7 +228,7 @@ impl Simulation {
             route: core.route.as_ref().map(dto::Route::from),
             changed_at: core.route_changed_at.map(|t| t.as_millis()),
             stale: sim.is_stale(id),
-            stale_since: sim.stale_since(id).map(|t| t.as_millis()),
+            stale_since: observe::stale_since(&sim, id).map(|t| t.as_millis()),
         })
     }
 
@@ -255,7 +255,8 @@ impl Simulation {
     pub fn consumer_view(&self, name: &str) -> Result<JsValue, JsError> {
         let id = self.node(name)?;
         let sim = self.sim();
-        let view = sim.consumer_view(id).ok_or_else(|| JsError::new(&format!("`{name}` is not a consumer")))?;
+        let view =
+            observe::consumer_view(&sim, id).ok_or_else(|| JsError::new(&format!("`{name}` is not a consumer")))?;
         to_js(&dto::Consumer::new(sim, name.to_owned(), view))
     }
 
@@ -263,7 +264,7 @@ impl Simulation {
     #[wasm_bindgen(unchecked_return_type = "FlightInfo[]")]
     pub fn flights(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        to_js(&sim.flights().into_iter().map(|f| dto::Flight::new(sim, f)).collect::<Vec<_>>())
+        to_js(&observe::flights(&sim).into_iter().map(|f| dto::Flight::new(sim, f)).collect::<Vec<_>>())
     }
 
     /// The frame of a message in flight, decoded (`undefined` for FIN/RST or an unknown id).
@@ -335,15 +336,14 @@ impl Simulation {
     #[wasm_bindgen(unchecked_return_type = "Measurement[]")]
     pub fn measurements(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        to_js(&sim.measurements().into_iter().map(|m| dto::Measurement::new(sim, m)).collect::<Vec<_>>())
+        to_js(&observe::measurements(&sim).into_iter().map(|m| dto::Measurement::new(sim, m)).collect::<Vec<_>>())
     }
 
     /// Intervals in which a client's route differed from its NameServer's.
     #[wasm_bindgen(js_name = staleWindows, unchecked_return_type = "StaleWindow[]")]
     pub fn stale_windows(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        let list: Vec<dto::Window> = sim
-            .stale_windows()
+        let list: Vec<dto::Window> = observe::stale_windows(&sim)
             .into_iter()
             .map(|w| dto::Window {
                 client: sim.directory().name(w.client).to_owned(),
@@ -420,7 +420,8 @@ impl Simulation {
 
     /// Checks the model's invariants; throws an `Error` describing the first violation.
     pub fn check(&self) -> Result<(), JsError> {
-        self.sim().check().map_err(|v| JsError::new(&format!("{}: {}", self.sim().directory().name(v.node), v.message)))
+        observe::check(&self.sim())
+            .map_err(|v| JsError::new(&format!("{}: {}", self.sim().directory().name(v.node), v.message)))
     }
 }
 

@@ -5,16 +5,16 @@
 pub(crate) mod actor;
 mod checkpoint;
 pub(crate) mod faults;
+pub(crate) mod history;
 pub(crate) mod namesrv;
 pub(crate) mod net;
 pub(crate) mod node;
 pub(crate) mod queue;
-mod record;
+pub(crate) mod record;
 pub(crate) mod replication;
 pub(crate) mod rng;
 pub(crate) mod trace;
 pub(crate) mod transport;
-mod views;
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -26,7 +26,7 @@ use crate::Action;
 use crate::Scenario;
 use crate::actors::broker;
 use crate::actors::offsets;
-use crate::observe::History;
+use crate::engine::history::History;
 use actor::{Actor, Pending};
 use nameserver_core::names::ConnId;
 use nameserver_core::time::Instant;
@@ -244,6 +244,12 @@ impl Sim {
         self.net.hash(&mut h);
         self.scenario.hash(&mut h);
         h.finish()
+    }
+
+    /// A node's timer deadline, for tests and lessons.
+    #[must_use]
+    pub fn timer_of(&self, node: NodeId, kind: TimerKind) -> Option<Instant> {
+        self.node(node).timers.get(&kind).copied()
     }
 
     /// When the next event is due.

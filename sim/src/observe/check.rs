@@ -3,8 +3,8 @@
 use alloc::string::String;
 
 use crate::engine::node::NodeState;
+use crate::engine::record::route_fingerprint;
 use crate::engine::trace::NodeId;
-use crate::observe::measure::route_fingerprint;
 use crate::{Actor, Sim};
 use nameserver_core::time::Instant;
 
@@ -28,7 +28,7 @@ pub struct Violation {
 ///
 /// # Errors
 /// The first violation found.
-pub(crate) fn check(sim: &Sim) -> Result<(), Violation> {
+pub fn check(sim: &Sim) -> Result<(), Violation> {
     let scan = sim.scenario().profile.scan_interval_ms();
     for (index, node) in sim.nodes().iter().enumerate() {
         let id = NodeId(index as u16);

@@ -7,14 +7,12 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::hash::{Hash, Hasher};
 
 use crate::Sim;
 use crate::engine::node::{GroupId, Role, SendOutcome};
-use crate::engine::trace::{Fnv64, NodeId};
+use crate::engine::trace::NodeId;
 use crate::scenario::text::action_text;
 use crate::scenario::{Action, NodeSpec};
-use nameserver_core::protocol::body::TopicRouteData;
 use nameserver_core::time::Instant;
 
 /// What a fault can take away: a broker, from every NameServer or (a link fault) from one peer.
@@ -60,28 +58,9 @@ pub struct StaleWindow {
     pub to: Option<Instant>,
 }
 
-pub(crate) fn route_addrs(route: Option<&TopicRouteData>) -> Vec<String> {
-    let mut addrs: Vec<String> = route
-        .iter()
-        .flat_map(|r| r.broker_datas.iter())
-        .flat_map(|b| b.broker_addrs.values())
-        .map(|a| String::from(a.as_str()))
-        .collect();
-    addrs.sort();
-    addrs
-}
-
-/// A fingerprint of a route as clients compare it.
-pub(crate) fn route_fingerprint(route: &TopicRouteData) -> u64 {
-    let mut h = Fnv64::default();
-    route.broker_datas.hash(&mut h);
-    route.queue_datas.hash(&mut h);
-    h.finish()
-}
-
 /// Since when `client` has been stale.
 #[must_use]
-pub(crate) fn stale_since(sim: &Sim, client: NodeId) -> Option<Instant> {
+pub fn stale_since(sim: &Sim, client: NodeId) -> Option<Instant> {
     if !sim.is_stale(client) {
         return None;
     }
@@ -90,7 +69,7 @@ pub(crate) fn stale_since(sim: &Sim, client: NodeId) -> Option<Instant> {
 
 /// Every stale window so far.
 #[must_use]
-pub(crate) fn stale_windows(sim: &Sim) -> Vec<StaleWindow> {
+pub fn stale_windows(sim: &Sim) -> Vec<StaleWindow> {
     let mut open: Vec<StaleWindow> = Vec::new();
     let mut done = Vec::new();
     for mark in &sim.history().stale {
@@ -160,7 +139,7 @@ fn group_of(sim: &Sim, broker: NodeId) -> Option<GroupId> {
 /// was brought back (unfreeze, heal) in between. Each fault lists only what is attributed
 /// to it.
 #[must_use]
-pub(crate) fn measurements(sim: &Sim) -> Vec<FaultMeasurement> {
+pub fn measurements(sim: &Sim) -> Vec<FaultMeasurement> {
     let h = sim.history();
     let reach: Vec<Option<Reach>> = h.faults.iter().map(|f| reach(sim, &f.action)).collect();
     let latest = |at: Instant, could: &dyn Fn(usize) -> bool| {

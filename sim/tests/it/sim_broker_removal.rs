@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use nameserver_sim::{Failure, Scenario, SendOutcome, SendRecord, Sim, TimerKind, TraceKind, built_in_text};
+use nameserver_sim::{Failure, Scenario, SendOutcome, SendRecord, Sim, TimerKind, TraceKind, built_in_text, observe};
 
 use common::sim::*;
 
@@ -33,7 +33,7 @@ fn assert_fast_removal(id: &'static str, action: &str, via: TraceKind) {
     let c1 = cx.within("C1 drops broker-b at its 66.01 poll", cx.client_update(&m, "C1"), 66_012, 66_016);
     cx.first_within("C1", TraceKind::Rebalance, "pull from [broker-a]", secs(50), c1.as_millis(), c1.as_millis());
     // The stale window of P1: from NS-1's removal to its poll, ≈14 s.
-    let windows = cx.sim.stale_windows();
+    let windows = observe::stale_windows(&cx.sim);
     let window = windows.iter().find(|w| w.client == cx.node("P1") && w.from >= secs(50));
     cx.ensure(window.is_some_and(|w| w.from == ns1 && w.to == Some(p1)), Some(p1), || {
         format!("P1 stale window {window:?}")
@@ -121,7 +121,7 @@ fn s5_silent_failure_takes_the_idle_path() {
         || "P1's route changes only at 214.01".into(),
     );
     // The STALE badge: from ≈192.0 to 214.01.
-    let window = cx.sim.stale_windows().into_iter().find(|w| w.client == cx.node("P1") && w.from > secs(75));
+    let window = observe::stale_windows(&cx.sim).into_iter().find(|w| w.client == cx.node("P1") && w.from > secs(75));
     cx.ensure(window.as_ref().is_some_and(|w| w.from == removals[0] && w.to == Some(p1)), Some(p1), || {
         format!("P1 stale window {window:?}")
     });

@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use nameserver_sim::{SendOutcome, Sim, TimerKind, TraceKind, built_in};
+use nameserver_sim::{SendOutcome, Sim, TimerKind, TraceKind, built_in, observe};
 
 use common::sim::*;
 
@@ -93,7 +93,9 @@ fn s1_registration_and_discovery() {
     for kind in [TraceKind::Unregistered, TraceKind::Expired, TraceKind::ChannelIdle, TraceKind::ChannelClosed] {
         cx.ensure(cx.sim.trace().iter().all(|e| e.kind != kind), None, || format!("S1 has a {} line", kind.name()));
     }
-    cx.ensure(cx.sim.stale_windows().iter().all(|w| w.to.is_some()), None, || "a client is stale at the end".into());
+    cx.ensure(observe::stale_windows(&cx.sim).iter().all(|w| w.to.is_some()), None, || {
+        "a client is stale at the end".into()
+    });
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use nameserver_sim::{Action, Actor, GroupId, Scenario, Sim, StartFrom, TraceKind, built_in, built_in_text};
+use nameserver_sim::{Action, Actor, GroupId, Scenario, Sim, StartFrom, TraceKind, built_in, built_in_text, observe};
 
 use common::sim::*;
 
@@ -102,7 +102,7 @@ fn s7_every_message_is_consumed_exactly_once_and_broker_b_resumes_at_its_committ
         });
     }
     // The view the page shows agrees.
-    let view = cx.sim.consumer_view(cx.node("C1")).expect("C1 is a consumer");
+    let view = observe::consumer_view(&cx.sim, cx.node("C1")).expect("C1 is a consumer");
     assert_eq!(view.queues.len(), 8);
     for queue in view.queues.iter().filter(|q| q.broker.as_str() == "broker-b") {
         assert_eq!(queue.from, Some(StartFrom::Committed), "{queue:?}");
@@ -192,7 +192,7 @@ fn a_consumer_killed_between_consuming_and_committing_consumes_again_after_resta
             });
         }
     }
-    let view = sim.consumer_view(cx.node("C1")).expect("a consumer");
+    let view = observe::consumer_view(&sim, cx.node("C1")).expect("a consumer");
     assert_eq!((view.consumed, view.duplicates), (log.consumed, expected));
 }
 
@@ -213,7 +213,7 @@ fn a_graceful_consumer_shutdown_commits_first_so_a_restart_consumes_nothing_twic
     );
     // While down, a view still reports what it consumed.
     let down = s1_with("at 103.5 shutdown C1", 110);
-    let view = down.consumer_view(Ctx::new("down", &down).node("C1")).expect("a consumer");
+    let view = observe::consumer_view(&down, Ctx::new("down", &down).node("C1")).expect("a consumer");
     assert!(!view.running && view.queues.is_empty() && view.consumed > 50, "{view:?}");
     // After the restart it resumes exactly where it stopped.
     consumed_exactly_once(&cx);

@@ -5,7 +5,7 @@ use crate::common;
 use std::time::Duration;
 
 use nameserver_core::time::Instant;
-use nameserver_sim::{Action, NodeState, Scenario, ScriptEvent, Timeline, TraceKind, built_in, built_in_text};
+use nameserver_sim::{Action, NodeState, Scenario, ScriptEvent, Timeline, TraceKind, built_in, built_in_text, observe};
 
 use common::sim::*;
 
@@ -169,14 +169,16 @@ fn a_fork_drops_what_was_injected_later_on_its_parent() {
         cx.first_within(ns, TraceKind::ChannelIdle, "", secs(40), idle.as_millis(), idle.as_millis());
         cx.first_within(ns, TraceKind::Unregistered, BROKER_B, secs(40), idle.as_millis(), idle.as_millis());
     }
-    cx.ensure(sim.node_view(broker_b).state == NodeState::Frozen, None, || "broker-b is frozen, not down".into());
+    cx.ensure(observe::node_view(&sim, broker_b).state == NodeState::Frozen, None, || {
+        "broker-b is frozen, not down".into()
+    });
     // P1 polls at 4.01 + 30·k s: the first poll after the ≈132.002 removals is at 154.01.
     cx.within("P1 drops broker-b at its 154.01 poll", cx.client_update(&m, "P1"), 154_012, 154_016);
     // The main branch keeps its kill.
     assert!(tl.select(0));
     tl.seek(secs(60));
     let main = tl.sim();
-    assert_eq!(main.node_view(broker_b).state, NodeState::Down);
+    assert_eq!(observe::node_view(&main, broker_b).state, NodeState::Down);
     assert_eq!(main.scenario().script, [ScriptEvent { at: secs(50), action: kill_b() }]);
 }
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use nameserver_core::time::Instant;
 use nameserver_sim::{
     Category, IDLE_CLOSE, NodeState, RemovalPath, Scenario, Sim, Timeline, TraceKind, WireRecord, WireType, built_in,
-    built_in_text,
+    built_in_text, observe,
 };
 
 use common::sim::*;
@@ -140,7 +140,7 @@ fn the_wire_log_is_truncated_with_the_rest_of_the_history() {
     assert_eq!(tl.sim().history().wire, at_61, "back to the same log");
     assert_eq!(fresh(&scenario, ms(61_234)).history().wire, at_61, "equal to a fresh run's");
     // Flights report the category their wire record has, answers included.
-    for f in tl.sim().flights() {
+    for f in observe::flights(&tl.sim()) {
         let record = at_61.iter().find(|r| r.id.map(|id| id.get()) == Some(f.id)).expect("recorded");
         assert_eq!((f.category, f.response), (record.category, record.response), "{f:?}");
     }
@@ -156,7 +156,7 @@ fn timers_carry_their_kind_and_the_period_the_model_uses() {
     let mut tl = Timeline::new(&built_in("S1").expect("S1"));
     tl.seek(ms(30_500));
     let kinds = |node: &str| -> BTreeMap<&'static str, Option<u64>> {
-        tl.sim().node_view(cx.node(node)).timers.iter().map(|t| (t.kind, t.period_ms)).collect()
+        observe::node_view(&tl.sim(), cx.node(node)).timers.iter().map(|t| (t.kind, t.period_ms)).collect()
     };
     assert_eq!(kinds("broker-a").get("register"), Some(&Some(30_000)));
     assert_eq!(kinds("NS-1").get("scan"), Some(&Some(10_000)));
@@ -193,7 +193,7 @@ fn timers_carry_their_kind_and_the_period_the_model_uses() {
     // 5.x scans every 5 s.
     let mut tl = Timeline::new(&built_in("S6-fault-5.x").expect("S6-fault-5.x"));
     tl.seek(secs(30));
-    let scan = tl.sim().node_view(cx.node("NS-2")).timers.into_iter().find(|t| t.kind == "scan");
+    let scan = observe::node_view(&tl.sim(), cx.node("NS-2")).timers.into_iter().find(|t| t.kind == "scan");
     assert_eq!(scan.and_then(|t| t.period_ms), Some(5_000));
 }
 
@@ -206,7 +206,7 @@ fn timings_are_the_periods_the_timers_run_with() {
     let mut tl = Timeline::new(&s1);
     tl.seek(ms(30_500));
     let period = |node: &str, kind: &str| {
-        tl.sim().node_view(cx.node(node)).timers.iter().find(|x| x.kind == kind).and_then(|x| x.period_ms)
+        observe::node_view(&tl.sim(), cx.node(node)).timers.iter().find(|x| x.kind == kind).and_then(|x| x.period_ms)
     };
     assert_eq!(Some(t.scan_interval.as_millis() as u64), period("NS-1", "scan"));
     assert_eq!(Some(t.register_period.as_millis() as u64), period("broker-a", "register"));
@@ -223,7 +223,7 @@ fn timings_are_the_periods_the_timers_run_with() {
     assert_eq!((t.scan_interval.as_millis(), t.idle_close.map(|d| d.as_millis())), (7_000, Some(45_000)));
     let mut tl = Timeline::new(&tuned);
     tl.seek(ms(30_500));
-    let ns1 = tl.sim().node_view(cx.node("NS-1"));
+    let ns1 = observe::node_view(&tl.sim(), cx.node("NS-1"));
     let periods = |kind: &str| ns1.timers.iter().filter(|x| x.kind == kind).map(|x| x.period_ms).collect::<Vec<_>>();
     assert_eq!(periods("scan"), [Some(7_000)]);
     assert!(!periods(IDLE_CLOSE).is_empty() && periods(IDLE_CLOSE).iter().all(|p| *p == Some(45_000)));
@@ -236,7 +236,8 @@ fn idle_close_timers_name_the_peer_and_go_off_when_idle_close_is() {
     tl.seek(secs(190));
     let sim = tl.sim();
     let cx = Ctx::new("S5 at 190 s", sim);
-    let idle: Vec<_> = sim.node_view(cx.node("NS-1")).timers.into_iter().filter(|t| t.kind == IDLE_CLOSE).collect();
+    let idle: Vec<_> =
+        observe::node_view(&sim, cx.node("NS-1")).timers.into_iter().filter(|t| t.kind == IDLE_CLOSE).collect();
     let peers: Vec<&str> = idle.iter().filter_map(|t| t.peer).map(|p| sim.directory().name(p)).collect();
     for peer in ["broker-a", "broker-a-s", "broker-b", "P1"] {
         assert!(peers.contains(&peer), "{peer} in {peers:?}");
@@ -260,7 +261,7 @@ fn idle_close_timers_name_the_peer_and_go_off_when_idle_close_is() {
 
     let mut tl = Timeline::new(&built_in("S5-scan-only").expect("S5-scan-only"));
     tl.seek(secs(190));
-    assert!(tl.sim().node_views().iter().flat_map(|v| v.timers.iter()).all(|t| t.kind != IDLE_CLOSE));
+    assert!(observe::node_views(&tl.sim()).iter().flat_map(|v| v.timers.iter()).all(|t| t.kind != IDLE_CLOSE));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -271,9 +272,7 @@ fn clock_and_removal(id: &str, ns: &str, at: Instant) -> (nameserver_sim::Remova
     let mut tl = Timeline::new(&built_in(id).expect("scenario"));
     tl.seek(at);
     let cx = Ctx::new(id, tl.sim());
-    let clock = tl
-        .sim()
-        .removal_clocks(cx.node(ns))
+    let clock = observe::removal_clocks(tl.sim(), cx.node(ns))
         .into_iter()
         .find(|c| c.broker_addr.as_str() == BROKER_B)
         .unwrap_or_else(|| cx.fail(Some(at), &format!("{ns} lists no broker-b")));
@@ -318,11 +317,11 @@ fn removal_clocks_of_live_brokers_stay_ahead() {
         tl.seek(secs(s));
         let sim = tl.sim();
         let ns1 = Ctx::new("S5", sim).node("NS-1");
-        for clock in sim.removal_clocks(ns1) {
+        for clock in observe::removal_clocks(&sim, ns1) {
             assert!(clock.removal_at > sim.now(), "at {s} s: {clock:?}");
             assert_eq!(clock.removal_at, clock.idle_close_at.unwrap_or(clock.scan_expire_at).min(clock.scan_expire_at));
         }
-        let frozen = sim.node_view(Ctx::new("S5", sim).node("broker-b")).state == NodeState::Frozen;
+        let frozen = observe::node_view(&sim, Ctx::new("S5", sim).node("broker-b")).state == NodeState::Frozen;
         assert_eq!(frozen, s >= 75);
     }
 }

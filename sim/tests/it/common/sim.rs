@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use std::sync::{Mutex, OnceLock};
 
 use nameserver_core::time::Instant;
-use nameserver_sim::{Actor, NodeId, Scenario, SendRecord, Sim, TraceEntry, TraceKind, built_in};
+use nameserver_sim::{Actor, NodeId, Scenario, SendRecord, Sim, TraceEntry, TraceKind, built_in, observe};
 
 // ---------------------------------------------------------------------------------------------
 // Running scenarios
@@ -44,7 +44,7 @@ pub(crate) fn secs(s: u64) -> Instant {
 pub(crate) fn simulate_checked(label: &str, scenario: &Scenario, until: Instant) -> Sim {
     let mut sim = Sim::new(scenario);
     while sim.step_event(until) {
-        if let Err(v) = sim.check() {
+        if let Err(v) = observe::check(&sim) {
             let node = sim.directory().name(v.node).to_owned();
             Ctx::new(label, &sim).fail(Some(sim.now()), &format!("invariant broken at {node}: {}", v.message));
         }
@@ -178,8 +178,7 @@ impl<'a> Ctx<'a> {
 
     /// The measurement of the fault whose script text is `action`.
     pub(crate) fn measurement(&self, action: &str) -> nameserver_sim::FaultMeasurement {
-        self.sim
-            .measurements()
+        observe::measurements(&self.sim)
             .into_iter()
             .find(|m| m.action == action)
             .unwrap_or_else(|| self.fail(None, &format!("no measurement for `{action}`")))
