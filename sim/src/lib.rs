@@ -17,6 +17,7 @@ extern crate std;
 
 mod actors;
 mod engine;
+mod node;
 pub mod observe;
 pub mod scenario;
 mod timeline;
@@ -29,13 +30,13 @@ pub use engine::actor::Actor;
 pub use engine::history::{FaultRecord, History, Removal, RouteChange, StaleMark, WireRecord};
 pub use engine::namesrv::NsNode;
 pub use engine::net::{Category, Conn, Flight, Label, Link, Net, Payload, WireType};
-pub use engine::node::{
-    Directory, Failure, GroupId, NodeState, Purpose, QueueRef, Role, SendAttempt, SendOutcome, SendRecord, TimerKind,
-};
-pub use engine::rng::Rng;
-pub use engine::trace::{Fnv64, NodeId, TraceEntry, TraceKind};
 pub use engine::{Node, Sim};
 pub use nameserver_core::server::RemovalPath;
+pub use node::rng::Rng;
+pub use node::trace::{Fnv64, NodeId, TraceEntry, TraceKind};
+pub use node::{
+    Directory, Failure, GroupId, NodeState, Purpose, QueueRef, Role, SendAttempt, SendOutcome, SendRecord, TimerKind,
+};
 pub use observe::{
     FaultMeasurement, FlightView, IDLE_CLOSE, NodeView, RemovalClock, StaleWindow, TimerView, Timings, Violation,
 };

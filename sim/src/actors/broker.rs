@@ -10,8 +10,8 @@ use core::time::Duration;
 
 use crate::actors::common::failure_text;
 use crate::actors::offsets::OffsetTable;
-use crate::engine::node::{Cx, Effect, Failure, GroupId, Purpose, TimerKind};
-use crate::engine::trace::{NodeId, TraceKind};
+use crate::node::trace::{NodeId, TraceKind};
+use crate::node::{Cx, Effect, Failure, GroupId, Purpose, TimerKind};
 use nameserver_core::json::{JsonStyle, WriteJson};
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
 use nameserver_core::protocol::body::{DataVersion, RegisterBrokerBody, TopicConfig, perm};

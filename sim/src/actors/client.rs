@@ -6,8 +6,8 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::engine::node::{Cx, Directory, Failure, Purpose};
-use crate::engine::trace::{NodeId, TraceKind};
+use crate::node::trace::{NodeId, TraceKind};
+use crate::node::{Cx, Directory, Failure, Purpose};
 use nameserver_core::json::from_fastjson;
 use nameserver_core::names::{BrokerAddr, BrokerId, BrokerName, TopicName};
 use nameserver_core::protocol::body::{TopicRouteData, perm};

@@ -2,7 +2,7 @@
 
 use alloc::string::String;
 
-use crate::engine::node::Failure;
+use crate::node::Failure;
 
 /// How Java words a failed call to `addr` in a log line.
 pub(crate) fn failure_text(failure: Failure, addr: &str) -> String {

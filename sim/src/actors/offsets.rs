@@ -9,8 +9,8 @@ use core::fmt;
 
 use serde::Deserialize;
 
-use crate::engine::node::GroupId;
-use crate::engine::trace::NodeId;
+use crate::node::GroupId;
+use crate::node::trace::NodeId;
 use nameserver_core::json::{JsonStyle, JsonWriter};
 use nameserver_core::names::{BrokerName, TopicName};
 

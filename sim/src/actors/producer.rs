@@ -12,8 +12,8 @@ use core::time::Duration;
 
 use crate::actors::broker::DEFAULT_TOPIC;
 use crate::actors::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
-use crate::engine::node::{Cx, Effect, Failure, GroupId, Purpose, SendAttempt, SendOutcome, SendRecord, TimerKind};
-use crate::engine::trace::{NodeId, TraceKind};
+use crate::node::trace::{NodeId, TraceKind};
+use crate::node::{Cx, Effect, Failure, GroupId, Purpose, SendAttempt, SendOutcome, SendRecord, TimerKind};
 use crate::scenario::Profile;
 use nameserver_core::names::{BrokerName, TopicName};
 use nameserver_core::protocol::body::{QueueData, TopicRouteData, perm};

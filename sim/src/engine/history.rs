@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 use core::num::NonZeroU64;
 
 use crate::engine::net::{Category, WireType};
-use crate::engine::node::SendRecord;
-use crate::engine::trace::{NodeId, TraceEntry};
+use crate::node::SendRecord;
+use crate::node::trace::{NodeId, TraceEntry};
 use crate::scenario::Action;
 use nameserver_core::time::Instant;
 

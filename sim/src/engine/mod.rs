@@ -1,6 +1,6 @@
-//! The engine: `Sim`, its clock and event queue, the network and transport, the node API the
-//! actors are written against, the NameServer driver, faults and replication. The only place
-//! that changes a `Sim`.
+//! The engine: `Sim`, its clock and event queue, the network and transport, the actors'
+//! processes run through the node API, the NameServer driver, faults and replication, and the
+//! record it writes as it runs (`history.rs`). The only place that changes a `Sim`.
 
 pub(crate) mod actor;
 mod checkpoint;
@@ -8,12 +8,9 @@ pub(crate) mod faults;
 pub(crate) mod history;
 pub(crate) mod namesrv;
 pub(crate) mod net;
-pub(crate) mod node;
 pub(crate) mod queue;
 pub(crate) mod record;
 pub(crate) mod replication;
-pub(crate) mod rng;
-pub(crate) mod trace;
 pub(crate) mod transport;
 
 use alloc::collections::BTreeMap;
@@ -27,14 +24,14 @@ use crate::Scenario;
 use crate::actors::broker;
 use crate::actors::offsets;
 use crate::engine::history::History;
+use crate::node::rng::Rng;
+use crate::node::trace::{self, Fnv64, NodeId, TraceEntry, TraceKind};
+use crate::node::{Directory, NodeState, Role, TimerKind, directory};
 use actor::{Actor, Pending};
 use nameserver_core::names::ConnId;
 use nameserver_core::time::Instant;
 use net::Net;
-use node::{Directory, NodeState, Role, TimerKind, directory};
 use queue::{CLASS_NORMAL, CLASS_SCRIPT, Ev};
-use rng::Rng;
-use trace::{Fnv64, NodeId, TraceEntry, TraceKind};
 
 /// One simulated process and its machine.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -8,9 +8,9 @@ use core::time::Duration;
 
 use crate::engine::history::Removal;
 use crate::engine::net::Payload;
-use crate::engine::node::TimerKind;
 use crate::engine::queue::{CLASS_NORMAL, Ev};
-use crate::engine::trace::{NodeId, TraceKind};
+use crate::node::TimerKind;
+use crate::node::trace::{NodeId, TraceKind};
 use crate::{Actor, Sim};
 use nameserver_core::event::Event;
 use nameserver_core::names::ConnId;

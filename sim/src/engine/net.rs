@@ -6,8 +6,8 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use crate::engine::rng::Rng;
-use crate::engine::trace::NodeId;
+use crate::node::rng::Rng;
+use crate::node::trace::NodeId;
 use nameserver_core::names::ConnId;
 use nameserver_core::protocol::{RequestCode, ResponseCode};
 use nameserver_core::time::Instant;

@@ -8,7 +8,7 @@ use core::hash::{Hash, Hasher};
 
 use crate::actors::client::sorted;
 use crate::engine::history::{RouteChange, StaleMark};
-use crate::engine::trace::{Fnv64, NodeId};
+use crate::node::trace::{Fnv64, NodeId};
 use crate::{Actor, Sim};
 use nameserver_core::protocol::body::TopicRouteData;
 use nameserver_core::time::Instant;

@@ -2,9 +2,9 @@
 
 use alloc::string::String;
 
-use crate::engine::node::NodeState;
 use crate::engine::record::route_fingerprint;
-use crate::engine::trace::NodeId;
+use crate::node::NodeState;
+use crate::node::trace::NodeId;
 use crate::{Actor, Sim};
 use nameserver_core::time::Instant;
 

@@ -9,8 +9,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::Sim;
-use crate::engine::node::{GroupId, Role, SendOutcome};
-use crate::engine::trace::NodeId;
+use crate::node::trace::NodeId;
+use crate::node::{GroupId, Role, SendOutcome};
 use crate::scenario::text::action_text;
 use crate::scenario::{Action, NodeSpec};
 use nameserver_core::time::Instant;

@@ -1,16 +1,20 @@
-//! What every simulated process shares: its identity, the context its actor acts through, and
-//! the effects an actor can ask for.
+//! The node API: what every simulated process shares (its identity, the context its actor acts
+//! through, the effects an actor can ask for, its trace lines and its seeded randomness). The
+//! actors are written against it and the engine carries it out, so it sits below both.
+
+pub(crate) mod rng;
+pub(crate) mod trace;
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::engine::rng::Rng;
-use crate::engine::trace::{NodeId, TraceKind};
 use crate::scenario::{NodeSpec, Profile, Scenario};
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
 use nameserver_core::protocol::RemotingCommand;
 use nameserver_core::time::Instant;
+use rng::Rng;
+use trace::{NodeId, TraceKind};
 
 /// A broker group, by index in [`Directory::groups`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
