@@ -23,6 +23,7 @@ pub mod scenario;
 mod timeline;
 
 pub use actors::broker::BrokerActor;
+pub use actors::client::ClientCore;
 pub use actors::consumer::{ConsumerActor, QueueState};
 pub use actors::offsets::{ConsumeLog, ConsumerQueueView, ConsumerView, OffsetTable, StartFrom};
 pub use actors::producer::ProducerActor;

@@ -54,33 +54,47 @@ pub(crate) struct BrokerDisk {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BrokerActor {
     /// Group (brokerName).
-    pub group: BrokerName,
+    pub(crate) group: BrokerName,
     /// Group index.
-    pub group_id: GroupId,
+    pub(crate) group_id: GroupId,
     /// brokerId.
-    pub id: i64,
+    pub(crate) id: i64,
     /// The cluster it registers in (`brokerClusterName`).
-    pub cluster: String,
+    pub(crate) cluster: String,
     /// Listen address.
-    pub addr: String,
+    pub(crate) addr: String,
     /// HA address.
-    pub ha_addr: String,
+    pub(crate) ha_addr: String,
     /// Topic configuration.
-    pub topics: BTreeMap<TopicName, TopicConfig>,
+    pub(crate) topics: BTreeMap<TopicName, TopicConfig>,
     /// Topic-config data version.
-    pub data_version: DataVersion,
+    pub(crate) data_version: DataVersion,
     /// `autoCreateTopicEnable`.
-    pub auto_create: bool,
+    pub(crate) auto_create: bool,
     /// Messages stored per queue (each queue's max offset).
-    pub stored: BTreeMap<(TopicName, i32), u64>,
+    pub(crate) stored: BTreeMap<(TopicName, i32), u64>,
     /// Committed consumer offsets (`ConsumerOffsetManager`).
-    pub offsets: OffsetTable,
+    pub(crate) offsets: OffsetTable,
     /// A slave's master, as its last registration answer named it (`SlaveSynchronize`).
-    pub master_addr: Option<String>,
+    pub(crate) master_addr: Option<String>,
     /// NameServers still to answer an unregistration during shutdown.
-    pub unregistering: u32,
+    pub(crate) unregistering: u32,
     pub(crate) held: Vec<HeldPull>,
     cached_body: Option<(u64, Vec<u8>)>,
+}
+
+impl BrokerActor {
+    /// Messages stored per queue (each queue's max offset).
+    #[must_use]
+    pub fn stored(&self) -> &BTreeMap<(TopicName, i32), u64> {
+        &self.stored
+    }
+
+    /// Committed consumer offsets (`ConsumerOffsetManager`).
+    #[must_use]
+    pub fn offsets(&self) -> &OffsetTable {
+        &self.offsets
+    }
 }
 
 impl BrokerActor {

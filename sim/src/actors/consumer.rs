@@ -49,19 +49,33 @@ const FLAG_SUSPEND_SUBSCRIPTION: i32 = 0x2 | 0x4;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct QueueState {
     /// Which taking of the queue this is.
-    pub take: u32,
+    pub(crate) take: u32,
     /// Where the start offset came from; `None` while it is being asked for.
-    pub start: Option<StartFrom>,
+    pub(crate) start: Option<StartFrom>,
     /// Next offset to pull.
-    pub next: u64,
+    pub(crate) next: u64,
     /// The offset store's value: everything before it is consumed.
-    pub consumed: u64,
+    pub(crate) consumed: u64,
     /// The value last committed by a periodic persist (to log only what moved).
-    pub persisted: Option<u64>,
+    pub(crate) persisted: Option<u64>,
     /// Whether a pull is outstanding.
-    pub in_flight: bool,
+    pub(crate) in_flight: bool,
     /// The instance last pulled from.
-    pub from: Option<NodeId>,
+    pub(crate) from: Option<NodeId>,
+}
+
+impl QueueState {
+    /// The instance last pulled from.
+    #[must_use]
+    pub fn from(&self) -> Option<NodeId> {
+        self.from
+    }
+
+    /// The offset store's value: everything before it is consumed.
+    #[must_use]
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
 }
 
 impl QueueState {
@@ -82,19 +96,39 @@ impl QueueState {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ConsumerActor {
     /// Binding and route cache.
-    pub client: ClientCore,
+    pub(crate) client: ClientCore,
     /// Consumer group.
-    pub group: String,
+    pub(crate) group: String,
     /// The queues it holds (`processQueueTable`), by broker group and queue id.
-    pub assigned: BTreeMap<(GroupId, i32), QueueState>,
+    pub(crate) assigned: BTreeMap<(GroupId, i32), QueueState>,
     /// What this machine consumed, this process and those before it.
-    pub log: ConsumeLog,
+    pub(crate) log: ConsumeLog,
     /// What earlier processes had consumed when this one started.
     inherited: ConsumeLog,
     /// The instance each broker group is read from, so a switch can be logged.
     sources: BTreeMap<GroupId, NodeId>,
     retry_armed: BTreeSet<GroupId>,
     takes: u32,
+}
+
+impl ConsumerActor {
+    /// Binding and route cache.
+    #[must_use]
+    pub fn client(&self) -> &ClientCore {
+        &self.client
+    }
+
+    /// The queues it holds (`processQueueTable`), by broker group and queue id.
+    #[must_use]
+    pub fn assigned(&self) -> &BTreeMap<(GroupId, i32), QueueState> {
+        &self.assigned
+    }
+
+    /// What this machine consumed, this process and those before it.
+    #[must_use]
+    pub fn log(&self) -> &ConsumeLog {
+        &self.log
+    }
 }
 
 impl ConsumerActor {

@@ -33,15 +33,15 @@ const FIRST_HEARTBEAT: Duration = Duration::from_secs(1);
 
 /// One queue a producer can write to.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PublishQueue {
+pub(crate) struct PublishQueue {
     /// Its group.
-    pub broker: BrokerName,
+    pub(crate) broker: BrokerName,
     /// The group's index.
-    pub group: GroupId,
+    pub(crate) group: GroupId,
     /// Queue id.
-    pub queue: i32,
+    pub(crate) queue: i32,
     /// The master's node.
-    pub master: NodeId,
+    pub(crate) master: NodeId,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -60,24 +60,44 @@ struct SendCall {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ProducerActor {
     /// Binding and route cache.
-    pub client: ClientCore,
+    pub(crate) client: ClientCore,
     /// Milliseconds between sends.
-    pub every_ms: u64,
+    pub(crate) every_ms: u64,
     /// `sendLatencyFaultEnable`.
-    pub fault_tolerance: bool,
+    pub(crate) fault_tolerance: bool,
     /// Brokers isolated by the fault strategy, with when they become available again.
-    pub faults: BTreeMap<BrokerName, Instant>,
+    pub(crate) faults: BTreeMap<BrokerName, Instant>,
     /// The write queues from the cached route.
-    pub publish: Vec<PublishQueue>,
+    pub(crate) publish: Vec<PublishQueue>,
     /// Whether the cached route is the provisional one built from TBW102.
-    pub provisional: bool,
+    pub(crate) provisional: bool,
     /// Sends of a burst still to make.
-    pub burst: u32,
+    pub(crate) burst: u32,
     /// A periodic send that came due during another send, with when it was due.
     periodic_due: Option<Instant>,
     send_which_queue: u64,
     current: Option<SendCall>,
     next_send_id: u64,
+}
+
+impl ProducerActor {
+    /// Binding and route cache.
+    #[must_use]
+    pub fn client(&self) -> &ClientCore {
+        &self.client
+    }
+
+    /// Brokers isolated by the fault strategy, with when they become available again.
+    #[must_use]
+    pub fn faults(&self) -> &BTreeMap<BrokerName, Instant> {
+        &self.faults
+    }
+
+    /// Its cached route, for tests that forge one (see `Sim::nodes_mut_for_test`).
+    #[doc(hidden)]
+    pub fn route_mut_for_test(&mut self) -> Option<&mut TopicRouteData> {
+        self.client.route.as_mut()
+    }
 }
 
 impl ProducerActor {

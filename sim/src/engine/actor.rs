@@ -173,8 +173,7 @@ impl Sim {
         if matches!(node.actor, Actor::Producer(_) | Actor::Consumer(_)) {
             self.stale_dirty = true;
         }
-        let mut cx =
-            Cx { now: *now, me: id, rng: &mut node.rng, dir, effects: Vec::new(), next_opaque: &mut node.next_opaque };
+        let mut cx = Cx { now: *now, me: id, dir, effects: Vec::new(), next_opaque: &mut node.next_opaque };
         f(&mut node.actor, &mut cx);
         if let Actor::Broker(b) = &node.actor {
             // Re-arm the long-poll timer only when its deadline moves.

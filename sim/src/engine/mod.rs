@@ -37,17 +37,17 @@ use queue::{CLASS_NORMAL, CLASS_SCRIPT, Ev};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Node {
     /// Its kind.
-    pub role: Role,
+    pub(crate) role: Role,
     /// Process state.
-    pub state: NodeState,
+    pub(crate) state: NodeState,
     /// Bumped on every start and death, so events of an old process are ignored.
-    pub incarnation: u32,
+    pub(crate) incarnation: u32,
     /// The process.
-    pub actor: Actor,
+    pub(crate) actor: Actor,
     /// Armed timers and their deadlines.
-    pub timers: BTreeMap<TimerKind, Instant>,
+    pub(crate) timers: BTreeMap<TimerKind, Instant>,
     /// When the current process started.
-    pub started_at: Option<Instant>,
+    pub(crate) started_at: Option<Instant>,
     rng: Rng,
     next_opaque: i32,
     pending: BTreeMap<i32, Pending>,
@@ -59,6 +59,38 @@ pub struct Node {
     consume_log: Option<offsets::ConsumeLog>,
     /// When the process last resumed from a freeze.
     resumed_at: Option<Instant>,
+}
+
+impl Node {
+    /// Process state.
+    #[must_use]
+    pub fn state(&self) -> NodeState {
+        self.state
+    }
+
+    /// The process.
+    #[must_use]
+    pub fn actor(&self) -> &Actor {
+        &self.actor
+    }
+
+    /// Armed timers and their deadlines.
+    #[must_use]
+    pub fn timers(&self) -> &BTreeMap<TimerKind, Instant> {
+        &self.timers
+    }
+
+    /// When the current process started.
+    #[must_use]
+    pub fn started_at(&self) -> Option<Instant> {
+        self.started_at
+    }
+
+    /// Its kind.
+    #[must_use]
+    pub fn role(&self) -> Role {
+        self.role
+    }
 }
 
 impl Node {
@@ -75,6 +107,18 @@ impl Node {
     /// When the process last resumed from a freeze.
     pub(crate) fn resumed_at(&self) -> Option<Instant> {
         self.resumed_at
+    }
+
+    /// Its process, for tests that build broken states (see [`Sim::nodes_mut_for_test`]).
+    #[doc(hidden)]
+    pub fn actor_mut_for_test(&mut self) -> &mut Actor {
+        &mut self.actor
+    }
+
+    /// Its timers, for tests that build broken states (see [`Sim::nodes_mut_for_test`]).
+    #[doc(hidden)]
+    pub fn timers_mut_for_test(&mut self) -> &mut BTreeMap<TimerKind, Instant> {
+        &mut self.timers
     }
 
     /// What this consumer machine's processes consumed.

@@ -20,9 +20,17 @@ use nameserver_core::server::{IdleClock, Input, NameServer, Output};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct NsNode {
     /// The real NameServer.
-    pub ns: NameServer,
+    pub(crate) ns: NameServer,
     /// Last read or write per open connection.
-    pub idle_clocks: BTreeMap<ConnId, IdleClock>,
+    pub(crate) idle_clocks: BTreeMap<ConnId, IdleClock>,
+}
+
+impl NsNode {
+    /// The real NameServer.
+    #[must_use]
+    pub fn ns(&self) -> &NameServer {
+        &self.ns
+    }
 }
 
 impl NsNode {

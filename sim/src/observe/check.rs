@@ -12,9 +12,23 @@ use nameserver_core::time::Instant;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
     /// The node it happened on.
-    pub node: NodeId,
+    pub(crate) node: NodeId,
     /// The broken invariant, in words.
-    pub message: String,
+    pub(crate) message: String,
+}
+
+impl Violation {
+    /// The node it happened on.
+    #[must_use]
+    pub fn node(&self) -> NodeId {
+        self.node
+    }
+
+    /// The broken invariant, in words.
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
 }
 
 /// Checks the model's invariants:
