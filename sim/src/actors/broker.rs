@@ -103,9 +103,7 @@ impl BrokerActor {
     pub(crate) fn timer_period(&self, kind: TimerKind) -> Option<Duration> {
         match kind {
             TimerKind::Register => Some(REGISTER_PERIOD),
-            TimerKind::PullHold => Some(crate::actors::broker_consume::PULL_HOLD),
-            TimerKind::SlaveSync => Some(crate::actors::broker_consume::SLAVE_SYNC_PERIOD),
-            _ => None,
+            _ => self.consume_timer_period(kind),
         }
     }
 
