@@ -31,9 +31,9 @@ pub use engine::actor::Actor;
 pub use engine::history::{FaultRecord, History, Removal, RouteChange, StaleMark, WireRecord};
 pub use engine::namesrv::NsNode;
 pub use engine::net::{Category, Conn, Flight, Label, Link, Net, Payload, WireType};
+pub use engine::rng::Rng;
 pub use engine::{Node, Sim};
 pub use nameserver_core::server::RemovalPath;
-pub use node::rng::Rng;
 pub use node::trace::{Fnv64, NodeId, TraceEntry, TraceKind};
 pub use node::{
     Directory, Failure, GroupId, NodeState, Purpose, QueueRef, Role, SendAttempt, SendOutcome, SendRecord, TimerKind,

@@ -11,6 +11,7 @@ pub(crate) mod net;
 pub(crate) mod queue;
 pub(crate) mod record;
 pub(crate) mod replication;
+pub(crate) mod rng;
 pub(crate) mod transport;
 
 use alloc::collections::BTreeMap;
@@ -24,7 +25,6 @@ use crate::Scenario;
 use crate::actors::broker;
 use crate::actors::offsets;
 use crate::engine::history::History;
-use crate::node::rng::Rng;
 use crate::node::trace::{self, Fnv64, NodeId, TraceEntry, TraceKind};
 use crate::node::{Directory, NodeState, Role, TimerKind, directory};
 use actor::{Actor, Pending};
@@ -32,6 +32,7 @@ use nameserver_core::names::ConnId;
 use nameserver_core::time::Instant;
 use net::Net;
 use queue::{CLASS_NORMAL, CLASS_SCRIPT, Ev};
+use rng::Rng;
 
 /// One simulated process and its machine.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

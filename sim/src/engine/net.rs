@@ -6,7 +6,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use crate::node::rng::Rng;
+use crate::engine::rng::Rng;
 use crate::node::trace::NodeId;
 use nameserver_core::names::ConnId;
 use nameserver_core::protocol::{RequestCode, ResponseCode};

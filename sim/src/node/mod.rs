@@ -1,8 +1,7 @@
 //! The node API: what every simulated process shares (its identity, the context its actor acts
-//! through, the effects an actor can ask for, its trace lines and its seeded randomness). The
-//! actors are written against it and the engine carries it out, so it sits below both.
+//! through, the effects an actor can ask for, its trace lines). The actors are written against
+//! it and the engine carries it out, so it sits below both.
 
-pub(crate) mod rng;
 pub(crate) mod trace;
 
 use alloc::collections::BTreeMap;
