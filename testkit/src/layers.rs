@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 struct Module {
     file: Option<PathBuf>,
     is_node: bool,
-    children: BTreeMap<String, Module>,
+    children: BTreeMap<String, Self>,
     reexports: BTreeMap<String, Vec<String>>,
 }
 
