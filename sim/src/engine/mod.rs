@@ -317,7 +317,7 @@ impl Sim {
     }
 
     /// Processes exactly one event if one is due at or before `limit`; returns whether it did.
-    /// The clock moves to that event's time, not to `limit`. Tests call [`Self::check`] after
+    /// The clock moves to that event's time, not to `limit`. Tests call `observe::check` after
     /// each one.
     pub fn step_event(&mut self, limit: Instant) -> bool {
         match self.next_event_time() {

@@ -14,7 +14,7 @@ use nameserver_core::protocol::RemotingCommand;
 use nameserver_core::time::Instant;
 use trace::{NodeId, TraceKind};
 
-/// A broker group, by index in [`Directory::groups`].
+/// A broker group, by index in the directory's groups ([`Directory::group_name`] names it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GroupId(pub u16);
 

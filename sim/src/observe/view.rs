@@ -22,7 +22,7 @@ use nameserver_core::route::DEFAULT_BROKER_TIMEOUT;
 use nameserver_core::server::RemovalPath;
 use nameserver_core::time::{Instant, millis};
 
-/// The kind of the idle-close timers a NameServer keeps per connection (not a [`TimerKind`]:
+/// The kind of the idle-close timers a NameServer keeps per connection (not a [`TimerKind`](crate::TimerKind):
 /// the socket layer, not the actor, runs them).
 pub const IDLE_CLOSE: &str = "idle-close";
 
@@ -65,7 +65,7 @@ impl Scenario {
 pub struct TimerView {
     /// What it does.
     pub label: String,
-    /// A stable machine id: [`TimerKind::name`] or [`IDLE_CLOSE`].
+    /// A stable machine id: [`TimerKind::name`](crate::TimerKind::name) or [`IDLE_CLOSE`].
     pub kind: &'static str,
     /// When it fires.
     pub at: Instant,
