@@ -44,7 +44,7 @@
 //!   one task per peer reads that peer's console and publishes how the two differ
 //!   (`/api/peers`, metrics).
 //!
-//! Modules are layered without cycles (a test in `tests/it/module_layers.rs` checks it): the
+//! Modules are layered without cycles (the test kit's `tests/module_layers.rs` checks it): the
 //! messages the tasks exchange (`messages.rs`: `Inbound`, `ConnHandle`) and what they publish
 //! for the console (`observe/`: metrics, the event bus, the view, each connection's last I/O)
 //! sit below the acceptor, the connections, the owner and the console, which import them and

@@ -16,10 +16,10 @@ fn main() {
     for entry in sim.trace() {
         println!(
             "{:>9} {:<10} {:<18} {}",
-            entry.at.to_string(),
-            sim.directory().name(entry.node),
-            entry.kind.name(),
-            entry.text
+            entry.at().to_string(),
+            sim.directory().name(entry.node()),
+            entry.kind().name(),
+            entry.text()
         );
     }
     eprintln!(

@@ -17,28 +17,30 @@ extern crate std;
 
 mod actors;
 mod engine;
-mod observe;
+mod node;
+pub mod observe;
 pub mod scenario;
 mod timeline;
 
-pub use actors::broker::SimBroker;
-pub use actors::consumer::{QueueState, SimConsumer};
+pub use actors::broker::BrokerActor;
+pub use actors::client::ClientCore;
+pub use actors::consumer::{ConsumerActor, QueueState};
 pub use actors::offsets::{ConsumeLog, ConsumerQueueView, ConsumerView, OffsetTable, StartFrom};
-pub use actors::producer::SimProducer;
+pub use actors::producer::ProducerActor;
 pub use engine::actor::Actor;
+pub use engine::history::{FaultRecord, History, Removal, RouteChange, StaleMark, WireRecord};
 pub use engine::namesrv::NsNode;
 pub use engine::net::{Category, Conn, Flight, Label, Link, Net, Payload, WireType};
-pub use engine::node::{
-    Directory, Failure, GroupId, NodeState, Purpose, QueueRef, Role, SendAttempt, SendOutcome, SendRecord, TimerKind,
-};
 pub use engine::rng::Rng;
-pub use engine::trace::{Fnv64, NodeId, TraceEntry, TraceKind};
 pub use engine::{Node, Sim};
 pub use nameserver_core::server::RemovalPath;
-pub use observe::check::Violation;
-pub use observe::history::{FaultRecord, History, Removal, RouteChange, StaleMark, WireRecord};
-pub use observe::measure::{FaultMeasurement, StaleWindow};
-pub use observe::view::{FlightView, IDLE_CLOSE, NodeView, RemovalClock, TimerView, Timings};
+pub use node::trace::{Fnv64, NodeId, TraceEntry, TraceKind};
+pub use node::{
+    Directory, Failure, GroupId, NodeState, Purpose, QueueRef, Role, SendAttempt, SendOutcome, SendRecord, TimerKind,
+};
+pub use observe::{
+    FaultMeasurement, FlightView, IDLE_CLOSE, NodeView, RemovalClock, StaleWindow, TimerView, Timings, Violation,
+};
 pub use scenario::built_in::{BASE, BUILT_IN, built_in, built_in_text};
 pub use scenario::text::ScenarioError;
 pub use scenario::{Action, NodeSpec, Profile, Scenario, ScriptEvent};

@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 use core::time::Duration;
 
 use crate::Sim;
-use crate::observe::history::HistoryMark;
+use crate::engine::history::HistoryMark;
 
 use crate::scenario::remove_last;
 use crate::scenario::{Action, Scenario, ScriptEvent};
@@ -32,15 +32,15 @@ struct Checkpoint {
 #[derive(Clone, Debug)]
 pub struct Branch {
     /// Position in [`Timeline::branches`].
-    pub id: usize,
+    pub(crate) id: usize,
     /// The branch it was forked from, and when.
-    pub parent: Option<(usize, Instant)>,
+    pub(crate) parent: Option<(usize, Instant)>,
     /// The furthest time simulated on this branch.
-    pub head: Instant,
+    pub(crate) head: Instant,
     /// Actions injected on the parent after the fork point that this branch dropped.
-    pub dropped: usize,
+    pub(crate) dropped: usize,
     /// Actions injected on the parent after the fork point that this branch kept.
-    pub kept: usize,
+    pub(crate) kept: usize,
     /// The scenario as loaded plus the injected actions this branch keeps (not changed by
     /// running it, unlike the running copy in [`Sim::scenario`]).
     scenario: Scenario,
@@ -51,6 +51,38 @@ pub struct Branch {
     /// (from, to) of each [`Timeline::step`] since the last seek, so that
     /// [`Timeline::step_back`] returns exactly to where a step started.
     steps: Vec<(Instant, Instant)>,
+}
+
+impl Branch {
+    /// Position in [`Timeline::branches`].
+    #[must_use]
+    pub fn id(&self) -> usize {
+        self.id
+    }
+
+    /// The branch it was forked from, and when.
+    #[must_use]
+    pub fn parent(&self) -> Option<(usize, Instant)> {
+        self.parent
+    }
+
+    /// The furthest time simulated on this branch.
+    #[must_use]
+    pub fn head(&self) -> Instant {
+        self.head
+    }
+
+    /// Actions injected on the parent after the fork point that this branch dropped.
+    #[must_use]
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
+
+    /// Actions injected on the parent after the fork point that this branch kept.
+    #[must_use]
+    pub fn kept(&self) -> usize {
+        self.kept
+    }
 }
 
 impl Branch {

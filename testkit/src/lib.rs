@@ -2,8 +2,9 @@
 //! own, watched until ready and always stopped (SIGTERM, then SIGKILL), and the Java RocketMQ
 //! runners built on them; RocketMQ clients ([`wire`]: blocking, [`client`]: async, [`scan`]:
 //! the load generator's, which reads replies just enough to match them), request [`frames`],
-//! certificates for TLS tests ([`pki`]), a process seen from `/proc` ([`proc`]), our own daemon as a child process ([`daemon`]), and
-//! the waits on states nothing announces ([`wait`]).
+//! certificates for TLS tests ([`pki`]), a process seen from `/proc` ([`proc`]), our own daemon
+//! as a child process ([`daemon`]), the waits on states nothing announces ([`wait`]), and the
+//! module-layers check every crate passes ([`layers`]).
 //!
 //! Nothing here is part of the NameServer; only tests and scripts use it.
 
@@ -11,6 +12,7 @@ pub mod client;
 pub mod daemon;
 pub mod frames;
 pub mod java;
+pub mod layers;
 pub mod peer;
 pub mod pki;
 pub mod proc;

@@ -25,11 +25,11 @@ pub(crate) struct Trace {
 impl Trace {
     pub(crate) fn new(sim: &Sim, e: &TraceEntry) -> Self {
         Self {
-            seq: e.seq,
-            at: e.at.as_millis(),
-            node: sim.directory().name(e.node).to_owned(),
-            kind: e.kind.name(),
-            text: e.text.clone(),
+            seq: e.seq(),
+            at: e.at().as_millis(),
+            node: sim.directory().name(e.node()).to_owned(),
+            kind: e.kind().name(),
+            text: e.text().to_owned(),
         }
     }
 }
@@ -137,15 +137,15 @@ impl WireEvent {
     pub(crate) fn new(sim: &Sim, r: &WireRecord) -> Self {
         let name = |n: sim::NodeId| sim.directory().name(n).to_owned();
         Self {
-            id: r.id.map(std::num::NonZeroU64::get),
-            from: name(r.from),
-            to: name(r.to),
-            sent_at: r.sent_at.as_millis(),
-            arrive_at: r.arrive_at.as_millis(),
-            category: r.category.name(),
-            response: r.response,
-            what: r.what.name(),
-            lost: r.lost,
+            id: r.id().map(std::num::NonZeroU64::get),
+            from: name(r.from()),
+            to: name(r.to()),
+            sent_at: r.sent_at().as_millis(),
+            arrive_at: r.arrive_at().as_millis(),
+            category: r.category().name(),
+            response: r.response(),
+            what: r.what().name(),
+            lost: r.lost(),
         }
     }
 }
@@ -333,16 +333,16 @@ impl Measurement {
     pub(crate) fn new(sim: &Sim, m: FaultMeasurement) -> Self {
         let name = |n: sim::NodeId| sim.directory().name(n).to_owned();
         Self {
-            at: m.at.as_millis(),
-            action: m.action,
-            target: m.target.map(name),
-            ns_removal: m.ns_removal.into_iter().map(|(n, t)| (name(n), t.map(|t| t.as_millis()))).collect(),
-            client_update: m.client_update.into_iter().map(|(n, t)| (name(n), t.map(|t| t.as_millis()))).collect(),
-            attempts: m.attempts,
-            failed_attempts: m.failed_attempts,
-            sends_failed: m.sends_failed,
-            sends_retried: m.sends_retried,
-            sends_indeterminate: m.sends_indeterminate,
+            at: m.at().as_millis(),
+            action: m.action().to_owned(),
+            target: m.target().map(name),
+            ns_removal: m.ns_removal().iter().map(|&(n, t)| (name(n), t.map(|t| t.as_millis()))).collect(),
+            client_update: m.client_update().iter().map(|&(n, t)| (name(n), t.map(|t| t.as_millis()))).collect(),
+            attempts: m.attempts(),
+            failed_attempts: m.failed_attempts(),
+            sends_failed: m.sends_failed(),
+            sends_retried: m.sends_retried(),
+            sends_indeterminate: m.sends_indeterminate(),
         }
     }
 }
@@ -377,22 +377,22 @@ pub(crate) struct Attempt {
 impl Send {
     pub(crate) fn new(sim: &Sim, s: &sim::SendRecord) -> Self {
         Self {
-            producer: sim.directory().name(s.producer).to_owned(),
-            id: s.id,
-            started: s.started.as_millis(),
-            finished: s.finished.as_millis(),
-            outcome: match s.outcome {
+            producer: sim.directory().name(s.producer()).to_owned(),
+            id: s.id(),
+            started: s.started().as_millis(),
+            finished: s.finished().as_millis(),
+            outcome: match s.outcome() {
                 sim::SendOutcome::Ok => "ok",
                 sim::SendOutcome::Failed => "failed",
                 sim::SendOutcome::Indeterminate => "indeterminate",
             },
             attempts: s
-                .attempts
+                .attempts()
                 .iter()
                 .map(|a| Attempt {
-                    broker: sim.directory().group_name(a.group).to_string(),
-                    at: a.at.as_millis(),
-                    failure: a.failure.map(|f| match f {
+                    broker: sim.directory().group_name(a.group()).to_string(),
+                    at: a.at().as_millis(),
+                    failure: a.failure().map(|f| match f {
                         sim::Failure::ConnectFailed => "connect-failed",
                         sim::Failure::Closed => "closed",
                         sim::Failure::Timeout => "timeout",
@@ -477,24 +477,24 @@ impl Consumer {
     pub(crate) fn new(sim: &Sim, name: String, v: sim::ConsumerView) -> Self {
         Self {
             name,
-            group: v.group,
-            topic: v.topic.to_string(),
-            running: v.running,
+            group: v.group().to_owned(),
+            topic: v.topic().to_string(),
+            running: v.running(),
             queues: v
-                .queues
-                .into_iter()
+                .queues()
+                .iter()
                 .map(|q| ConsumerQueue {
-                    broker: q.broker.to_string(),
-                    queue_id: q.queue_id,
-                    next_offset: q.next_offset,
-                    committed_offset: q.committed_offset,
-                    max_offset: q.max_offset,
-                    from: q.from.map(sim::StartFrom::name),
-                    pulling_from: q.pulling_from.map(|n| sim.directory().name(n).to_owned()),
+                    broker: q.broker().to_string(),
+                    queue_id: q.queue_id(),
+                    next_offset: q.next_offset(),
+                    committed_offset: q.committed_offset(),
+                    max_offset: q.max_offset(),
+                    from: q.from().map(sim::StartFrom::name),
+                    pulling_from: q.pulling_from().map(|n| sim.directory().name(n).to_owned()),
                 })
                 .collect(),
-            consumed: v.consumed,
-            duplicates: v.duplicates,
+            consumed: v.consumed(),
+            duplicates: v.duplicates(),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use nameserver_core::time::Instant;
 use nameserver_sim::scenario::text::action_text;
-use nameserver_sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text};
+use nameserver_sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text, observe};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{millis, to_js};
@@ -28,7 +28,7 @@ impl Simulation {
     fn node(&self, name: &str) -> Result<NodeId, JsError> {
         self.sim()
             .directory()
-            .names
+            .names()
             .iter()
             .position(|n| n == name)
             .map(|i| NodeId(i as u16))
@@ -159,14 +159,14 @@ impl Simulation {
             .branches()
             .iter()
             .map(|b| dto::BranchInfo {
-                id: b.id,
-                label: self.timeline.label(b.id),
-                parent: b.parent.map(|p| p.0),
-                fork_at: b.parent.map(|p| p.1.as_millis()),
-                head: b.head.as_millis(),
-                current: b.id == current,
-                dropped: b.dropped,
-                kept: b.kept,
+                id: b.id(),
+                label: self.timeline.label(b.id()),
+                parent: b.parent().map(|p| p.0),
+                fork_at: b.parent().map(|p| p.1.as_millis()),
+                head: b.head().as_millis(),
+                current: b.id() == current,
+                dropped: b.dropped(),
+                kept: b.kept(),
             })
             .collect();
         to_js(&list)
@@ -176,7 +176,7 @@ impl Simulation {
     #[wasm_bindgen(unchecked_return_type = "NodeInfo[]")]
     pub fn nodes(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        to_js(&sim.node_views().into_iter().map(|v| dto::Node::new(sim, v)).collect::<Vec<_>>())
+        to_js(&observe::node_views(sim).into_iter().map(|v| dto::Node::new(sim, v)).collect::<Vec<_>>())
     }
 
     /// A NameServer's tables (brokerLiveTable with ages, brokerAddrTable, clusterAddrTable,
@@ -186,22 +186,22 @@ impl Simulation {
         let id = self.node(name)?;
         let sim = self.sim();
         let node = &sim.nodes()[usize::from(id.0)];
-        if node.role != Role::NameServer {
+        if node.role() != Role::NameServer {
             return Err(JsError::new(&format!("`{name}` is not a NameServer")));
         }
-        let ns = match &node.actor {
-            Actor::NameServer(n) => Some(&n.ns),
+        let ns = match &node.actor() {
+            Actor::NameServer(n) => Some(n.ns()),
             _ => None,
         };
-        to_js(&dto::Tables::new(name.to_owned(), node.state.name(), ns, &sim.removal_clocks(id)))
+        to_js(&dto::Tables::new(name.to_owned(), node.state().name(), ns, &observe::removal_clocks(sim, id)))
     }
 
     /// The route a NameServer would answer for `topic` now, or `null` (TOPIC_NOT_EXIST).
     #[wasm_bindgen(js_name = nameServerRoute, unchecked_return_type = "TopicRoute | null")]
     pub fn name_server_route(&self, name: &str, topic: &str) -> Result<JsValue, JsError> {
         let id = self.node(name)?;
-        let Actor::NameServer(n) = &self.sim().nodes()[usize::from(id.0)].actor else { return Ok(JsValue::NULL) };
-        let route = n.ns.route_data(&topic.into());
+        let Actor::NameServer(n) = &self.sim().nodes()[usize::from(id.0)].actor() else { return Ok(JsValue::NULL) };
+        let route = n.ns().route_data(&topic.into());
         match route {
             Some(r) => to_js(&dto::Route::from(&r)),
             None => Ok(JsValue::NULL),
@@ -213,29 +213,29 @@ impl Simulation {
     pub fn client_route(&self, name: &str) -> Result<JsValue, JsError> {
         let id = self.node(name)?;
         let sim = self.sim();
-        let core = match &sim.nodes()[usize::from(id.0)].actor {
-            Actor::Producer(p) => &p.client,
-            Actor::Consumer(c) => &c.client,
+        let core = match &sim.nodes()[usize::from(id.0)].actor() {
+            Actor::Producer(p) => &p.client(),
+            Actor::Consumer(c) => &c.client(),
             _ => {
                 return Err(JsError::new(&format!("`{name}` is not a running producer or consumer")));
             }
         };
-        let ns = sim.directory().client_nameserver(core.ns_index);
+        let ns = sim.directory().client_nameserver(core.ns_index());
         to_js(&dto::ClientRoute {
             name: name.to_owned(),
-            topic: core.topic.to_string(),
+            topic: core.topic().to_string(),
             bound_to: sim.directory().name(ns).to_owned(),
-            route: core.route.as_ref().map(dto::Route::from),
-            changed_at: core.route_changed_at.map(|t| t.as_millis()),
+            route: core.route().map(dto::Route::from),
+            changed_at: core.route_changed_at().map(|t| t.as_millis()),
             stale: sim.is_stale(id),
-            stale_since: sim.stale_since(id).map(|t| t.as_millis()),
+            stale_since: observe::stale_since(sim, id).map(|t| t.as_millis()),
         })
     }
 
     /// Number of messages put on the wire so far (frames, FIN, RST), lost ones included.
     #[wasm_bindgen(js_name = wireLength)]
     pub fn wire_length(&self) -> usize {
-        self.sim().history().wire.len()
+        self.sim().history().wire().len()
     }
 
     /// The messages put on the wire from index `from_index` on, in sending order, each as it
@@ -245,7 +245,7 @@ impl Simulation {
     #[wasm_bindgen(unchecked_return_type = "WireEvent[]")]
     pub fn wire(&self, from_index: usize) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        let all = &sim.history().wire;
+        let all = &sim.history().wire();
         to_js(&all[from_index.min(all.len())..].iter().map(|r| dto::WireEvent::new(sim, r)).collect::<Vec<_>>())
     }
 
@@ -255,7 +255,8 @@ impl Simulation {
     pub fn consumer_view(&self, name: &str) -> Result<JsValue, JsError> {
         let id = self.node(name)?;
         let sim = self.sim();
-        let view = sim.consumer_view(id).ok_or_else(|| JsError::new(&format!("`{name}` is not a consumer")))?;
+        let view =
+            observe::consumer_view(sim, id).ok_or_else(|| JsError::new(&format!("`{name}` is not a consumer")))?;
         to_js(&dto::Consumer::new(sim, name.to_owned(), view))
     }
 
@@ -263,14 +264,14 @@ impl Simulation {
     #[wasm_bindgen(unchecked_return_type = "FlightInfo[]")]
     pub fn flights(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        to_js(&sim.flights().into_iter().map(|f| dto::Flight::new(sim, f)).collect::<Vec<_>>())
+        to_js(&observe::flights(sim).into_iter().map(|f| dto::Flight::new(sim, f)).collect::<Vec<_>>())
     }
 
     /// The frame of a message in flight, decoded (`undefined` for FIN/RST or an unknown id).
     #[wasm_bindgen(js_name = flightFrame, unchecked_return_type = "DecodedFrame | undefined")]
     pub fn flight_frame(&self, id: f64) -> Result<JsValue, JsError> {
-        let Some(flight) = self.sim().net().flights.get(&(id as u64)) else { return Ok(JsValue::UNDEFINED) };
-        let Payload::Frame(bytes) = &flight.payload else { return Ok(JsValue::UNDEFINED) };
+        let Some(flight) = self.sim().net().flights().get(&(id as u64)) else { return Ok(JsValue::UNDEFINED) };
+        let Payload::Frame(bytes) = flight.payload() else { return Ok(JsValue::UNDEFINED) };
         crate::codec::decode_frame(bytes)
     }
 
@@ -280,7 +281,7 @@ impl Simulation {
         let sim = self.sim();
         let list: Vec<dto::LinkInfo> = sim
             .net()
-            .links
+            .links()
             .iter()
             .map(|((a, b), link)| dto::LinkInfo {
                 a: sim.directory().name(*a).to_owned(),
@@ -302,8 +303,8 @@ impl Simulation {
         let sim = self.sim();
         let mut list = Vec::new();
         for (i, node) in sim.nodes().iter().enumerate() {
-            if let Actor::Producer(p) = &node.actor {
-                for (broker, until) in &p.faults {
+            if let Actor::Producer(p) = &node.actor() {
+                for (broker, until) in p.faults() {
                     list.push(dto::Isolation {
                         producer: sim.directory().name(NodeId(i as u16)).to_owned(),
                         broker: broker.to_string(),
@@ -335,20 +336,19 @@ impl Simulation {
     #[wasm_bindgen(unchecked_return_type = "Measurement[]")]
     pub fn measurements(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        to_js(&sim.measurements().into_iter().map(|m| dto::Measurement::new(sim, m)).collect::<Vec<_>>())
+        to_js(&observe::measurements(sim).into_iter().map(|m| dto::Measurement::new(sim, m)).collect::<Vec<_>>())
     }
 
     /// Intervals in which a client's route differed from its NameServer's.
     #[wasm_bindgen(js_name = staleWindows, unchecked_return_type = "StaleWindow[]")]
     pub fn stale_windows(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        let list: Vec<dto::Window> = sim
-            .stale_windows()
+        let list: Vec<dto::Window> = observe::stale_windows(sim)
             .into_iter()
             .map(|w| dto::Window {
-                client: sim.directory().name(w.client).to_owned(),
-                from: w.from.as_millis(),
-                to: w.to.map(|t| t.as_millis()),
+                client: sim.directory().name(w.client()).to_owned(),
+                from: w.from().as_millis(),
+                to: w.to().map(|t| t.as_millis()),
             })
             .collect();
         to_js(&list)
@@ -358,7 +358,7 @@ impl Simulation {
     #[wasm_bindgen(unchecked_return_type = "SendInfo[]")]
     pub fn sends(&self, from: usize) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        let all = &sim.history().sends;
+        let all = &sim.history().sends();
         to_js(&all[from.min(all.len())..].iter().map(|s| dto::Send::new(sim, s)).collect::<Vec<_>>())
     }
 
@@ -368,12 +368,12 @@ impl Simulation {
         let sim = self.sim();
         let list: Vec<dto::Fault> = sim
             .history()
-            .faults
+            .faults()
             .iter()
             .map(|f| dto::Fault {
-                at: f.at.as_millis(),
-                action: action_text(&f.action),
-                target: f.target.map(|t| sim.directory().name(t).to_owned()),
+                at: f.at().as_millis(),
+                action: action_text(f.action()),
+                target: f.target().map(|t| sim.directory().name(t).to_owned()),
             })
             .collect();
         to_js(&list)
@@ -420,7 +420,8 @@ impl Simulation {
 
     /// Checks the model's invariants; throws an `Error` describing the first violation.
     pub fn check(&self) -> Result<(), JsError> {
-        self.sim().check().map_err(|v| JsError::new(&format!("{}: {}", self.sim().directory().name(v.node), v.message)))
+        observe::check(self.sim())
+            .map_err(|v| JsError::new(&format!("{}: {}", self.sim().directory().name(v.node()), v.message())))
     }
 }
 

@@ -34,7 +34,6 @@ mod http_writes;
 mod kv_persistence;
 mod log_files;
 mod min_broker_id_notice;
-mod module_layers;
 mod proxy_protocol;
 mod readiness;
 mod route_fast_path;

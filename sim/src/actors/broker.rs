@@ -8,9 +8,10 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::time::Duration;
 
+use crate::actors::common::failure_text;
 use crate::actors::offsets::OffsetTable;
-use crate::engine::node::{Cx, Effect, Failure, GroupId, Purpose, TimerKind};
-use crate::engine::trace::{NodeId, TraceKind};
+use crate::node::trace::{NodeId, TraceKind};
+use crate::node::{Cx, Effect, Failure, GroupId, Purpose, TimerKind};
 use nameserver_core::json::{JsonStyle, WriteJson};
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
 use nameserver_core::protocol::body::{DataVersion, RegisterBrokerBody, TopicConfig, perm};
@@ -51,38 +52,61 @@ pub(crate) struct BrokerDisk {
 
 /// One broker process.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SimBroker {
+pub struct BrokerActor {
     /// Group (brokerName).
-    pub group: BrokerName,
+    pub(crate) group: BrokerName,
     /// Group index.
-    pub group_id: GroupId,
+    pub(crate) group_id: GroupId,
     /// brokerId.
-    pub id: i64,
+    pub(crate) id: i64,
     /// The cluster it registers in (`brokerClusterName`).
-    pub cluster: String,
+    pub(crate) cluster: String,
     /// Listen address.
-    pub addr: String,
+    pub(crate) addr: String,
     /// HA address.
-    pub ha_addr: String,
+    pub(crate) ha_addr: String,
     /// Topic configuration.
-    pub topics: BTreeMap<TopicName, TopicConfig>,
+    pub(crate) topics: BTreeMap<TopicName, TopicConfig>,
     /// Topic-config data version.
-    pub data_version: DataVersion,
+    pub(crate) data_version: DataVersion,
     /// `autoCreateTopicEnable`.
-    pub auto_create: bool,
+    pub(crate) auto_create: bool,
     /// Messages stored per queue (each queue's max offset).
-    pub stored: BTreeMap<(TopicName, i32), u64>,
+    pub(crate) stored: BTreeMap<(TopicName, i32), u64>,
     /// Committed consumer offsets (`ConsumerOffsetManager`).
-    pub offsets: OffsetTable,
+    pub(crate) offsets: OffsetTable,
     /// A slave's master, as its last registration answer named it (`SlaveSynchronize`).
-    pub master_addr: Option<String>,
+    pub(crate) master_addr: Option<String>,
     /// NameServers still to answer an unregistration during shutdown.
-    pub unregistering: u32,
+    pub(crate) unregistering: u32,
     pub(crate) held: Vec<HeldPull>,
     cached_body: Option<(u64, Vec<u8>)>,
 }
 
-impl SimBroker {
+impl BrokerActor {
+    /// Messages stored per queue (each queue's max offset).
+    #[must_use]
+    pub fn stored(&self) -> &BTreeMap<(TopicName, i32), u64> {
+        &self.stored
+    }
+
+    /// Committed consumer offsets (`ConsumerOffsetManager`).
+    #[must_use]
+    pub fn offsets(&self) -> &OffsetTable {
+        &self.offsets
+    }
+}
+
+impl BrokerActor {
+    /// The period of one of its timers, as it arms them.
+    #[must_use]
+    pub(crate) fn timer_period(&self, kind: TimerKind) -> Option<Duration> {
+        match kind {
+            TimerKind::Register => Some(REGISTER_PERIOD),
+            _ => self.consume_timer_period(kind),
+        }
+    }
+
     /// A broker of `group` with the given topics.
     #[must_use]
     pub fn new(
@@ -396,14 +420,5 @@ impl SimBroker {
         }
         *mine = count;
         self.wake_pulls(topic, queue, cx);
-    }
-}
-
-/// How Java words a failed call.
-pub(crate) fn failure_text(failure: Failure, addr: &str) -> String {
-    match failure {
-        Failure::ConnectFailed => alloc::format!("connect to {addr} failed"),
-        Failure::Closed => alloc::format!("the channel to {addr} closed"),
-        Failure::Timeout => alloc::format!("wait response on the channel <{addr}> timeout"),
     }
 }

@@ -6,28 +6,39 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use crate::actors::broker::{HeldPull, SimBroker, failure_text};
+use crate::actors::broker::{BrokerActor, HeldPull};
 use crate::actors::client::CLIENT_API_TIMEOUT_MS;
+use crate::actors::common::failure_text;
 use crate::actors::offsets::{decode_table, encode_table, table_key};
-use crate::engine::node::{Cx, Failure, Purpose, TimerKind};
-use crate::engine::trace::TraceKind;
+use crate::node::trace::TraceKind;
+use crate::node::{Cx, Failure, Purpose, TimerKind};
 use nameserver_core::names::{ConnId, TopicName};
 use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};
 use nameserver_core::time::Instant;
 
 /// Longest a pull is held when there is nothing to read (long polling).
-pub(crate) const PULL_HOLD: Duration = Duration::from_secs(15);
+const PULL_HOLD: Duration = Duration::from_secs(15);
 /// `PullSysFlag.FLAG_COMMIT_OFFSET`: the pull carries the consumer's offset to commit.
 pub(crate) const FLAG_COMMIT_OFFSET: i32 = 0x1;
 /// The slave's sync: 3 s after start, then every 10 s.
 const FIRST_SLAVE_SYNC: Duration = Duration::from_secs(3);
-pub(crate) const SLAVE_SYNC_PERIOD: Duration = Duration::from_secs(10);
+const SLAVE_SYNC_PERIOD: Duration = Duration::from_secs(10);
 
 fn number<T: core::str::FromStr>(cmd: &RemotingCommand, key: &str) -> Option<T> {
     cmd.field(key).and_then(|v| v.parse().ok())
 }
 
-impl SimBroker {
+impl BrokerActor {
+    /// The period of a timer of its consuming side: the long-poll hold and the slave's sync.
+    #[must_use]
+    pub(crate) fn consume_timer_period(&self, kind: TimerKind) -> Option<Duration> {
+        match kind {
+            TimerKind::PullHold => Some(PULL_HOLD),
+            TimerKind::SlaveSync => Some(SLAVE_SYNC_PERIOD),
+            _ => None,
+        }
+    }
+
     /// Keeps the long-poll timer at the earliest held pull.
     pub fn arm_pull_timer(&self, cx: &mut Cx<'_>) {
         match self.next_pull_deadline() {

@@ -6,8 +6,8 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::engine::node::{Cx, Directory, Failure, Purpose};
-use crate::engine::trace::{NodeId, TraceKind};
+use crate::node::trace::{NodeId, TraceKind};
+use crate::node::{Cx, Directory, Failure, Purpose};
 use nameserver_core::json::from_fastjson;
 use nameserver_core::names::{BrokerAddr, BrokerId, BrokerName, TopicName};
 use nameserver_core::protocol::body::{TopicRouteData, perm};
@@ -21,21 +21,53 @@ pub(crate) const CLIENT_API_TIMEOUT_MS: u64 = 3000;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ClientCore {
     /// The topic the client uses.
-    pub topic: TopicName,
+    pub(crate) topic: TopicName,
     /// Index into the NameServer list of the one in use.
-    pub ns_index: usize,
+    pub(crate) ns_index: usize,
     /// The cached route, sorted by broker name.
-    pub route: Option<TopicRouteData>,
+    pub(crate) route: Option<TopicRouteData>,
     /// When the cached route last changed.
-    pub route_changed_at: Option<Instant>,
+    pub(crate) route_changed_at: Option<Instant>,
     /// The NameServer that gave the cached route.
-    pub route_from: Option<NodeId>,
+    pub(crate) route_from: Option<NodeId>,
     /// Route queries sent so far (periodic and on demand).
-    pub route_queries: u64,
+    pub(crate) route_queries: u64,
     /// `brokerAddrTable`: every group's members from the routes seen. A route change replaces
     /// a group's entry; a group that leaves the route stays until the next heartbeat tick
     /// (`cleanOfflineBroker`).
-    pub broker_addrs: BTreeMap<BrokerName, BTreeMap<BrokerId, BrokerAddr>>,
+    pub(crate) broker_addrs: BTreeMap<BrokerName, BTreeMap<BrokerId, BrokerAddr>>,
+}
+
+impl ClientCore {
+    /// The topic the client uses.
+    #[must_use]
+    pub fn topic(&self) -> &TopicName {
+        &self.topic
+    }
+
+    /// Index into the NameServer list of the one in use.
+    #[must_use]
+    pub fn ns_index(&self) -> usize {
+        self.ns_index
+    }
+
+    /// The cached route, sorted by broker name.
+    #[must_use]
+    pub fn route(&self) -> Option<&TopicRouteData> {
+        self.route.as_ref()
+    }
+
+    /// When the cached route last changed.
+    #[must_use]
+    pub fn route_changed_at(&self) -> Option<Instant> {
+        self.route_changed_at
+    }
+
+    /// Route queries sent so far (periodic and on demand).
+    #[must_use]
+    pub fn route_queries(&self) -> u64 {
+        self.route_queries
+    }
 }
 
 impl ClientCore {
@@ -114,7 +146,7 @@ impl ClientCore {
                     TraceKind::RouteQueryFailed,
                     alloc::format!(
                         "updateTopicRouteInfoFromNameServer Exception, {}; switch name server to {next}",
-                        crate::actors::broker::failure_text(*failure, &ns_addr)
+                        crate::actors::common::failure_text(*failure, &ns_addr)
                     ),
                 );
                 None
@@ -186,7 +218,7 @@ pub(crate) fn heartbeat_failed(broker: NodeId, failure: Failure, cx: &mut Cx<'_>
     let text = alloc::format!(
         "send heart beat to broker[{} {addr}] exception, {}",
         cx.dir.name(broker),
-        crate::actors::broker::failure_text(failure, &addr)
+        crate::actors::common::failure_text(failure, &addr)
     );
     cx.trace(TraceKind::Info, text);
 }

@@ -16,26 +16,26 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use crate::actors::broker::failure_text;
 use crate::actors::broker_consume::FLAG_COMMIT_OFFSET;
 use crate::actors::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
+use crate::actors::common::failure_text;
 use crate::actors::offsets::{ConsumeLog, QueueName, StartFrom};
-use crate::engine::node::{Cx, Effect, Failure, GroupId, Purpose, QueueRef, TimerKind};
-use crate::engine::trace::{NodeId, TraceKind};
+use crate::node::trace::{NodeId, TraceKind};
+use crate::node::{Cx, Effect, Failure, GroupId, Purpose, QueueRef, TimerKind};
 use nameserver_core::names::TopicName;
 use nameserver_core::protocol::body::perm;
 use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};
 
-pub(crate) const POLL_PERIOD: Duration = Duration::from_secs(30);
+const POLL_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_POLL: Duration = Duration::from_millis(10);
-pub(crate) const REBALANCE_PERIOD: Duration = Duration::from_secs(20);
-pub(crate) const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
+const REBALANCE_PERIOD: Duration = Duration::from_secs(20);
+const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_HEARTBEAT: Duration = Duration::from_secs(1);
 /// `persistConsumerOffsetInterval`, first run 10 s after start.
-pub(crate) const PERSIST_PERIOD: Duration = Duration::from_secs(5);
+const PERSIST_PERIOD: Duration = Duration::from_secs(5);
 const FIRST_PERSIST: Duration = Duration::from_secs(10);
 /// `PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION`.
-pub(crate) const PULL_RETRY: Duration = Duration::from_secs(3);
+const PULL_RETRY: Duration = Duration::from_secs(3);
 /// `CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND`.
 const PULL_TIMEOUT_MS: u64 = 30_000;
 /// `pullBatchSize`.
@@ -49,19 +49,33 @@ const FLAG_SUSPEND_SUBSCRIPTION: i32 = 0x2 | 0x4;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct QueueState {
     /// Which taking of the queue this is.
-    pub take: u32,
+    pub(crate) take: u32,
     /// Where the start offset came from; `None` while it is being asked for.
-    pub start: Option<StartFrom>,
+    pub(crate) start: Option<StartFrom>,
     /// Next offset to pull.
-    pub next: u64,
+    pub(crate) next: u64,
     /// The offset store's value: everything before it is consumed.
-    pub consumed: u64,
+    pub(crate) consumed: u64,
     /// The value last committed by a periodic persist (to log only what moved).
-    pub persisted: Option<u64>,
+    pub(crate) persisted: Option<u64>,
     /// Whether a pull is outstanding.
-    pub in_flight: bool,
+    pub(crate) in_flight: bool,
     /// The instance last pulled from.
-    pub from: Option<NodeId>,
+    pub(crate) from: Option<NodeId>,
+}
+
+impl QueueState {
+    /// The instance last pulled from.
+    #[must_use]
+    pub fn from(&self) -> Option<NodeId> {
+        self.from
+    }
+
+    /// The offset store's value: everything before it is consumed.
+    #[must_use]
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
 }
 
 impl QueueState {
@@ -80,15 +94,15 @@ impl QueueState {
 
 /// One consumer process.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SimConsumer {
+pub struct ConsumerActor {
     /// Binding and route cache.
-    pub client: ClientCore,
+    pub(crate) client: ClientCore,
     /// Consumer group.
-    pub group: String,
+    pub(crate) group: String,
     /// The queues it holds (`processQueueTable`), by broker group and queue id.
-    pub assigned: BTreeMap<(GroupId, i32), QueueState>,
+    pub(crate) assigned: BTreeMap<(GroupId, i32), QueueState>,
     /// What this machine consumed, this process and those before it.
-    pub log: ConsumeLog,
+    pub(crate) log: ConsumeLog,
     /// What earlier processes had consumed when this one started.
     inherited: ConsumeLog,
     /// The instance each broker group is read from, so a switch can be logged.
@@ -97,7 +111,41 @@ pub struct SimConsumer {
     takes: u32,
 }
 
-impl SimConsumer {
+impl ConsumerActor {
+    /// Binding and route cache.
+    #[must_use]
+    pub fn client(&self) -> &ClientCore {
+        &self.client
+    }
+
+    /// The queues it holds (`processQueueTable`), by broker group and queue id.
+    #[must_use]
+    pub fn assigned(&self) -> &BTreeMap<(GroupId, i32), QueueState> {
+        &self.assigned
+    }
+
+    /// What this machine consumed, this process and those before it.
+    #[must_use]
+    pub fn log(&self) -> &ConsumeLog {
+        &self.log
+    }
+}
+
+impl ConsumerActor {
+    /// The period of one of its timers (for one-shot waits, how long they wait), as it arms
+    /// them.
+    #[must_use]
+    pub(crate) fn timer_period(&self, kind: TimerKind) -> Option<Duration> {
+        match kind {
+            TimerKind::RoutePoll => Some(POLL_PERIOD),
+            TimerKind::Heartbeat => Some(HEARTBEAT_PERIOD),
+            TimerKind::Rebalance => Some(REBALANCE_PERIOD),
+            TimerKind::PullRetry(_) => Some(PULL_RETRY),
+            TimerKind::PersistOffsets => Some(PERSIST_PERIOD),
+            _ => None,
+        }
+    }
+
     /// A consumer of `topic` in `group`, bound first to NameServer `ns_index`, on a machine
     /// whose processes consumed `log` so far.
     #[must_use]

@@ -4,6 +4,7 @@
 pub(crate) mod broker;
 pub(crate) mod broker_consume;
 pub(crate) mod client;
+pub(crate) mod common;
 pub(crate) mod consumer;
 pub(crate) mod offsets;
 pub(crate) mod producer;

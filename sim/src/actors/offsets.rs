@@ -9,8 +9,8 @@ use core::fmt;
 
 use serde::Deserialize;
 
-use crate::engine::node::GroupId;
-use crate::engine::trace::NodeId;
+use crate::node::GroupId;
+use crate::node::trace::NodeId;
 use nameserver_core::json::{JsonStyle, JsonWriter};
 use nameserver_core::names::{BrokerName, TopicName};
 
@@ -93,12 +93,24 @@ impl StartFrom {
 pub struct ConsumeLog {
     ranges: BTreeMap<(GroupId, i32), Vec<(u64, u64)>>,
     /// Messages consumed, duplicates included.
-    pub consumed: u64,
+    pub(crate) consumed: u64,
     /// Messages consumed a second (or later) time.
-    pub duplicates: u64,
+    pub(crate) duplicates: u64,
 }
 
 impl ConsumeLog {
+    /// Messages consumed, duplicates included.
+    #[must_use]
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// Messages consumed a second (or later) time.
+    #[must_use]
+    pub fn duplicates(&self) -> u64 {
+        self.duplicates
+    }
+
     /// How many of `[from, to)` of a queue were consumed already.
     #[must_use]
     pub fn overlap(&self, queue: (GroupId, i32), from: u64, to: u64) -> u64 {
@@ -140,36 +152,118 @@ impl ConsumeLog {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConsumerQueueView {
     /// The broker group.
-    pub broker: BrokerName,
+    pub(crate) broker: BrokerName,
     /// Queue id.
-    pub queue_id: i32,
+    pub(crate) queue_id: i32,
     /// The next offset to pull (`None` while the start offset is being asked for).
-    pub next_offset: Option<u64>,
+    pub(crate) next_offset: Option<u64>,
     /// The offset committed on the broker instance the consumer commits to now.
-    pub committed_offset: Option<u64>,
+    pub(crate) committed_offset: Option<u64>,
     /// The queue's max offset on the instance the consumer reads.
-    pub max_offset: Option<u64>,
+    pub(crate) max_offset: Option<u64>,
     /// Where the start offset came from.
-    pub from: Option<StartFrom>,
+    pub(crate) from: Option<StartFrom>,
     /// The instance pulls go to now.
-    pub pulling_from: Option<NodeId>,
+    pub(crate) pulling_from: Option<NodeId>,
+}
+
+impl ConsumerQueueView {
+    /// The broker group.
+    #[must_use]
+    pub fn broker(&self) -> &BrokerName {
+        &self.broker
+    }
+
+    /// Queue id.
+    #[must_use]
+    pub fn queue_id(&self) -> i32 {
+        self.queue_id
+    }
+
+    /// The next offset to pull (`None` while the start offset is being asked for).
+    #[must_use]
+    pub fn next_offset(&self) -> Option<u64> {
+        self.next_offset
+    }
+
+    /// The offset committed on the broker instance the consumer commits to now.
+    #[must_use]
+    pub fn committed_offset(&self) -> Option<u64> {
+        self.committed_offset
+    }
+
+    /// The queue's max offset on the instance the consumer reads.
+    #[must_use]
+    pub fn max_offset(&self) -> Option<u64> {
+        self.max_offset
+    }
+
+    /// Where the start offset came from.
+    #[must_use]
+    pub fn from(&self) -> Option<StartFrom> {
+        self.from
+    }
+
+    /// The instance pulls go to now.
+    #[must_use]
+    pub fn pulling_from(&self) -> Option<NodeId> {
+        self.pulling_from
+    }
 }
 
 /// A consumer as the page shows it: its queues, and what it consumed (across restarts).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConsumerView {
     /// Consumer group.
-    pub group: String,
+    pub(crate) group: String,
     /// The topic whose queues are consumed.
-    pub topic: TopicName,
+    pub(crate) topic: TopicName,
     /// Whether a process is running.
-    pub running: bool,
+    pub(crate) running: bool,
     /// Its queues, in broker and queue order (none while it is not running).
-    pub queues: Vec<ConsumerQueueView>,
+    pub(crate) queues: Vec<ConsumerQueueView>,
     /// Messages consumed, duplicates included.
-    pub consumed: u64,
+    pub(crate) consumed: u64,
     /// Messages consumed again.
-    pub duplicates: u64,
+    pub(crate) duplicates: u64,
+}
+
+impl ConsumerView {
+    /// Consumer group.
+    #[must_use]
+    pub fn group(&self) -> &str {
+        &self.group
+    }
+
+    /// The topic whose queues are consumed.
+    #[must_use]
+    pub fn topic(&self) -> &TopicName {
+        &self.topic
+    }
+
+    /// Whether a process is running.
+    #[must_use]
+    pub fn running(&self) -> bool {
+        self.running
+    }
+
+    /// Its queues, in broker and queue order (none while it is not running).
+    #[must_use]
+    pub fn queues(&self) -> &[ConsumerQueueView] {
+        &self.queues
+    }
+
+    /// Messages consumed, duplicates included.
+    #[must_use]
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// Messages consumed again.
+    #[must_use]
+    pub fn duplicates(&self) -> u64 {
+        self.duplicates
+    }
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use core::time::Duration;
 
 use crate::actors::broker::DEFAULT_TOPIC;
 use crate::actors::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
-use crate::engine::node::{Cx, Effect, Failure, GroupId, Purpose, SendAttempt, SendOutcome, SendRecord, TimerKind};
-use crate::engine::trace::{NodeId, TraceKind};
+use crate::node::trace::{NodeId, TraceKind};
+use crate::node::{Cx, Effect, Failure, GroupId, Purpose, SendAttempt, SendOutcome, SendRecord, TimerKind};
 use crate::scenario::Profile;
 use nameserver_core::names::{BrokerName, TopicName};
 use nameserver_core::protocol::body::{QueueData, TopicRouteData, perm};
@@ -28,20 +28,20 @@ const TIMES_TOTAL: u32 = 3;
 const DEFAULT_TOPIC_QUEUE_NUMS: i32 = 4;
 pub(crate) const POLL_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_POLL: Duration = Duration::from_millis(10);
-pub(crate) const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
+const HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
 const FIRST_HEARTBEAT: Duration = Duration::from_secs(1);
 
 /// One queue a producer can write to.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PublishQueue {
+pub(crate) struct PublishQueue {
     /// Its group.
-    pub broker: BrokerName,
+    pub(crate) broker: BrokerName,
     /// The group's index.
-    pub group: GroupId,
+    pub(crate) group: GroupId,
     /// Queue id.
-    pub queue: i32,
+    pub(crate) queue: i32,
     /// The master's node.
-    pub master: NodeId,
+    pub(crate) master: NodeId,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -58,21 +58,21 @@ struct SendCall {
 
 /// One producer process.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SimProducer {
+pub struct ProducerActor {
     /// Binding and route cache.
-    pub client: ClientCore,
+    pub(crate) client: ClientCore,
     /// Milliseconds between sends.
-    pub every_ms: u64,
+    pub(crate) every_ms: u64,
     /// `sendLatencyFaultEnable`.
-    pub fault_tolerance: bool,
+    pub(crate) fault_tolerance: bool,
     /// Brokers isolated by the fault strategy, with when they become available again.
-    pub faults: BTreeMap<BrokerName, Instant>,
+    pub(crate) faults: BTreeMap<BrokerName, Instant>,
     /// The write queues from the cached route.
-    pub publish: Vec<PublishQueue>,
+    pub(crate) publish: Vec<PublishQueue>,
     /// Whether the cached route is the provisional one built from TBW102.
-    pub provisional: bool,
+    pub(crate) provisional: bool,
     /// Sends of a burst still to make.
-    pub burst: u32,
+    pub(crate) burst: u32,
     /// A periodic send that came due during another send, with when it was due.
     periodic_due: Option<Instant>,
     send_which_queue: u64,
@@ -80,7 +80,38 @@ pub struct SimProducer {
     next_send_id: u64,
 }
 
-impl SimProducer {
+impl ProducerActor {
+    /// Binding and route cache.
+    #[must_use]
+    pub fn client(&self) -> &ClientCore {
+        &self.client
+    }
+
+    /// Brokers isolated by the fault strategy, with when they become available again.
+    #[must_use]
+    pub fn faults(&self) -> &BTreeMap<BrokerName, Instant> {
+        &self.faults
+    }
+
+    /// Its cached route, for tests that forge one (see `Sim::nodes_mut_for_test`).
+    #[doc(hidden)]
+    pub fn route_mut_for_test(&mut self) -> Option<&mut TopicRouteData> {
+        self.client.route.as_mut()
+    }
+}
+
+impl ProducerActor {
+    /// The period of one of its timers, as it arms them.
+    #[must_use]
+    pub(crate) fn timer_period(&self, kind: TimerKind) -> Option<Duration> {
+        match kind {
+            TimerKind::RoutePoll => Some(POLL_PERIOD),
+            TimerKind::Heartbeat => Some(HEARTBEAT_PERIOD),
+            TimerKind::Send => Some(Duration::from_millis(self.every_ms)),
+            _ => None,
+        }
+    }
+
     /// A producer of `topic` bound first to NameServer `ns_index`.
     #[must_use]
     pub fn new(topic: TopicName, ns_index: usize, every_ms: u64, fault_tolerance: bool, first_queue: u64) -> Self {

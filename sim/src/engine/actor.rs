@@ -6,15 +6,14 @@ use alloc::vec::Vec;
 use core::time::Duration;
 
 use crate::Sim;
-use crate::actors::broker::{self, SimBroker};
-use crate::actors::broker_consume;
-use crate::actors::consumer::{self, SimConsumer};
-use crate::actors::producer::{self, SimProducer};
+use crate::actors::broker::{self, BrokerActor};
+use crate::actors::consumer::ConsumerActor;
+use crate::actors::producer::ProducerActor;
 use crate::engine::namesrv::NsNode;
 use crate::engine::net::Payload;
-use crate::engine::node::{Cx, Effect, Failure, GroupId, NodeState, Purpose, Role, TimerKind};
 use crate::engine::queue::{CLASS_NORMAL, Ev};
-use crate::engine::trace::{NodeId, TraceKind};
+use crate::node::trace::{NodeId, TraceKind};
+use crate::node::{Cx, Effect, Failure, GroupId, NodeState, Purpose, Role, TimerKind};
 use crate::scenario::NodeSpec;
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
 use nameserver_core::protocol::RemotingCommand;
@@ -36,11 +35,11 @@ pub enum Actor {
     /// A NameServer (the real one).
     NameServer(alloc::boxed::Box<NsNode>),
     /// A broker.
-    Broker(SimBroker),
+    Broker(BrokerActor),
     /// A producer.
-    Producer(SimProducer),
+    Producer(ProducerActor),
     /// A consumer.
-    Consumer(SimConsumer),
+    Consumer(ConsumerActor),
     /// Not running.
     None,
 }
@@ -50,20 +49,12 @@ impl Actor {
     /// as the process itself uses it.
     #[must_use]
     pub fn timer_period(&self, kind: TimerKind) -> Option<Duration> {
-        match (self, kind) {
-            (Self::NameServer(n), TimerKind::Scan) => Some(n.ns.config().scan_not_active_broker_interval),
-            (Self::Broker(_), TimerKind::Register) => Some(broker::REGISTER_PERIOD),
-            (Self::Broker(_), TimerKind::PullHold) => Some(broker_consume::PULL_HOLD),
-            (Self::Broker(_), TimerKind::SlaveSync) => Some(broker_consume::SLAVE_SYNC_PERIOD),
-            (Self::Producer(_), TimerKind::RoutePoll) => Some(producer::POLL_PERIOD),
-            (Self::Producer(_), TimerKind::Heartbeat) => Some(producer::HEARTBEAT_PERIOD),
-            (Self::Producer(p), TimerKind::Send) => Some(Duration::from_millis(p.every_ms)),
-            (Self::Consumer(_), TimerKind::RoutePoll) => Some(consumer::POLL_PERIOD),
-            (Self::Consumer(_), TimerKind::Heartbeat) => Some(consumer::HEARTBEAT_PERIOD),
-            (Self::Consumer(_), TimerKind::Rebalance) => Some(consumer::REBALANCE_PERIOD),
-            (Self::Consumer(_), TimerKind::PullRetry(_)) => Some(consumer::PULL_RETRY),
-            (Self::Consumer(_), TimerKind::PersistOffsets) => Some(consumer::PERSIST_PERIOD),
-            _ => None,
+        match self {
+            Self::NameServer(n) => n.timer_period(kind),
+            Self::Broker(b) => b.timer_period(kind),
+            Self::Producer(p) => p.timer_period(kind),
+            Self::Consumer(c) => c.timer_period(kind),
+            Self::None => None,
         }
     }
 }
@@ -140,7 +131,7 @@ impl Sim {
                 for topic in self.scenario.topics.iter().filter(|t| t.groups.contains(&group)) {
                     topics.push(TopicConfig::new(topic.name.as_str(), topic.queues));
                 }
-                let mut b = SimBroker::new(
+                let mut b = BrokerActor::new(
                     group_name,
                     group_id,
                     broker_id,
@@ -158,7 +149,7 @@ impl Sim {
             NodeSpec::Producer { ns, topic, every_ms, fault_tolerance, .. } => {
                 let index = pick(&ns, self);
                 let first = self.node_mut(id).rng.below(1 << 16);
-                Actor::Producer(SimProducer::new(
+                Actor::Producer(ProducerActor::new(
                     TopicName::from(topic.as_str()),
                     index,
                     every_ms,
@@ -170,7 +161,7 @@ impl Sim {
                 let index = pick(&ns, self);
                 // What earlier processes on this machine consumed, to tell a second consumption.
                 let log = self.node(id).consume_log.clone().unwrap_or_default();
-                Actor::Consumer(SimConsumer::new(TopicName::from(topic.as_str()), group, index, log))
+                Actor::Consumer(ConsumerActor::new(TopicName::from(topic.as_str()), group, index, log))
             }
         }
     }
@@ -182,8 +173,7 @@ impl Sim {
         if matches!(node.actor, Actor::Producer(_) | Actor::Consumer(_)) {
             self.stale_dirty = true;
         }
-        let mut cx =
-            Cx { now: *now, me: id, rng: &mut node.rng, dir, effects: Vec::new(), next_opaque: &mut node.next_opaque };
+        let mut cx = Cx { now: *now, me: id, dir, effects: Vec::new(), next_opaque: &mut node.next_opaque };
         f(&mut node.actor, &mut cx);
         if let Actor::Broker(b) = &node.actor {
             // Re-arm the long-poll timer only when its deadline moves.

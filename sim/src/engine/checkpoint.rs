@@ -2,9 +2,9 @@
 //! and taking a scripted action back out of the queue.
 
 use crate::Sim;
+use crate::engine::history::History;
+use crate::engine::history::HistoryMark;
 use crate::engine::queue::{CLASS_SCRIPT, Ev};
-use crate::observe::History;
-use crate::observe::history::HistoryMark;
 use crate::scenario::{ScriptEvent, remove_last};
 use nameserver_core::time::Instant;
 

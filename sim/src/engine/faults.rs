@@ -4,11 +4,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::mem;
 
+use crate::engine::history::FaultRecord;
 use crate::engine::net::{Link, Payload};
-use crate::engine::node::NodeState;
 use crate::engine::queue::{CLASS_NORMAL, Ev};
-use crate::engine::trace::{NodeId, TraceKind};
-use crate::observe::history::FaultRecord;
+use crate::node::NodeState;
+use crate::node::trace::{NodeId, TraceKind};
 use crate::scenario::Action;
 use crate::scenario::text::action_text;
 use crate::{Actor, Sim};

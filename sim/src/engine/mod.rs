@@ -1,20 +1,18 @@
-//! The engine: `Sim`, its clock and event queue, the network and transport, the node API the
-//! actors are written against, the NameServer driver, faults and replication. The only place
-//! that changes a `Sim`.
+//! The engine: `Sim`, its clock and event queue, the network and transport, the actors'
+//! processes run through the node API, the NameServer driver, faults and replication, and the
+//! record it writes as it runs (`history.rs`). The only place that changes a `Sim`.
 
 pub(crate) mod actor;
 mod checkpoint;
 pub(crate) mod faults;
+pub(crate) mod history;
 pub(crate) mod namesrv;
 pub(crate) mod net;
-pub(crate) mod node;
 pub(crate) mod queue;
-mod record;
+pub(crate) mod record;
 pub(crate) mod replication;
 pub(crate) mod rng;
-pub(crate) mod trace;
 pub(crate) mod transport;
-mod views;
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -26,31 +24,31 @@ use crate::Action;
 use crate::Scenario;
 use crate::actors::broker;
 use crate::actors::offsets;
-use crate::observe::History;
+use crate::engine::history::History;
+use crate::node::trace::{self, Fnv64, NodeId, TraceEntry, TraceKind};
+use crate::node::{Directory, NodeState, Role, TimerKind, directory};
 use actor::{Actor, Pending};
 use nameserver_core::names::ConnId;
 use nameserver_core::time::Instant;
 use net::Net;
-use node::{Directory, NodeState, Role, TimerKind, directory};
 use queue::{CLASS_NORMAL, CLASS_SCRIPT, Ev};
 use rng::Rng;
-use trace::{Fnv64, NodeId, TraceEntry, TraceKind};
 
 /// One simulated process and its machine.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Node {
     /// Its kind.
-    pub role: Role,
+    pub(crate) role: Role,
     /// Process state.
-    pub state: NodeState,
+    pub(crate) state: NodeState,
     /// Bumped on every start and death, so events of an old process are ignored.
-    pub incarnation: u32,
+    pub(crate) incarnation: u32,
     /// The process.
-    pub actor: Actor,
+    pub(crate) actor: Actor,
     /// Armed timers and their deadlines.
-    pub timers: BTreeMap<TimerKind, Instant>,
+    pub(crate) timers: BTreeMap<TimerKind, Instant>,
     /// When the current process started.
-    pub started_at: Option<Instant>,
+    pub(crate) started_at: Option<Instant>,
     rng: Rng,
     next_opaque: i32,
     pending: BTreeMap<i32, Pending>,
@@ -62,6 +60,38 @@ pub struct Node {
     consume_log: Option<offsets::ConsumeLog>,
     /// When the process last resumed from a freeze.
     resumed_at: Option<Instant>,
+}
+
+impl Node {
+    /// Process state.
+    #[must_use]
+    pub fn state(&self) -> NodeState {
+        self.state
+    }
+
+    /// The process.
+    #[must_use]
+    pub fn actor(&self) -> &Actor {
+        &self.actor
+    }
+
+    /// Armed timers and their deadlines.
+    #[must_use]
+    pub fn timers(&self) -> &BTreeMap<TimerKind, Instant> {
+        &self.timers
+    }
+
+    /// When the current process started.
+    #[must_use]
+    pub fn started_at(&self) -> Option<Instant> {
+        self.started_at
+    }
+
+    /// Its kind.
+    #[must_use]
+    pub fn role(&self) -> Role {
+        self.role
+    }
 }
 
 impl Node {
@@ -78,6 +108,18 @@ impl Node {
     /// When the process last resumed from a freeze.
     pub(crate) fn resumed_at(&self) -> Option<Instant> {
         self.resumed_at
+    }
+
+    /// Its process, for tests that build broken states (see [`Sim::nodes_mut_for_test`]).
+    #[doc(hidden)]
+    pub fn actor_mut_for_test(&mut self) -> &mut Actor {
+        &mut self.actor
+    }
+
+    /// Its timers, for tests that build broken states (see [`Sim::nodes_mut_for_test`]).
+    #[doc(hidden)]
+    pub fn timers_mut_for_test(&mut self) -> &mut BTreeMap<TimerKind, Instant> {
+        &mut self.timers
     }
 
     /// What this consumer machine's processes consumed.
@@ -246,6 +288,12 @@ impl Sim {
         h.finish()
     }
 
+    /// A node's timer deadline, for tests and lessons.
+    #[must_use]
+    pub fn timer_of(&self, node: NodeId, kind: TimerKind) -> Option<Instant> {
+        self.node(node).timers.get(&kind).copied()
+    }
+
     /// When the next event is due.
     #[must_use]
     pub fn next_event_time(&self) -> Option<Instant> {
@@ -269,7 +317,7 @@ impl Sim {
     }
 
     /// Processes exactly one event if one is due at or before `limit`; returns whether it did.
-    /// The clock moves to that event's time, not to `limit`. Tests call [`Self::check`] after
+    /// The clock moves to that event's time, not to `limit`. Tests call `observe::check` after
     /// each one.
     pub fn step_event(&mut self, limit: Instant) -> bool {
         match self.next_event_time() {

@@ -6,11 +6,11 @@ use alloc::string::ToString;
 use alloc::vec::Vec;
 use core::time::Duration;
 
+use crate::engine::history::Removal;
 use crate::engine::net::Payload;
-use crate::engine::node::TimerKind;
 use crate::engine::queue::{CLASS_NORMAL, Ev};
-use crate::engine::trace::{NodeId, TraceKind};
-use crate::observe::history::Removal;
+use crate::node::TimerKind;
+use crate::node::trace::{NodeId, TraceKind};
 use crate::{Actor, Sim};
 use nameserver_core::event::Event;
 use nameserver_core::names::ConnId;
@@ -20,9 +20,17 @@ use nameserver_core::server::{IdleClock, Input, NameServer, Output};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct NsNode {
     /// The real NameServer.
-    pub ns: NameServer,
+    pub(crate) ns: NameServer,
     /// Last read or write per open connection.
-    pub idle_clocks: BTreeMap<ConnId, IdleClock>,
+    pub(crate) idle_clocks: BTreeMap<ConnId, IdleClock>,
+}
+
+impl NsNode {
+    /// The real NameServer.
+    #[must_use]
+    pub fn ns(&self) -> &NameServer {
+        &self.ns
+    }
 }
 
 impl NsNode {
@@ -30,6 +38,12 @@ impl NsNode {
     #[must_use]
     pub fn new(ns: NameServer) -> Self {
         Self { ns, idle_clocks: BTreeMap::new() }
+    }
+
+    /// The period of one of its timers: the scan's.
+    #[must_use]
+    pub(crate) fn timer_period(&self, kind: TimerKind) -> Option<Duration> {
+        (kind == TimerKind::Scan).then(|| self.ns.config().scan_not_active_broker_interval)
     }
 }
 
@@ -85,12 +99,11 @@ impl Sim {
         self.sync_ns_timer(node);
     }
 
-    /// Keeps one scan timer armed at the NameServer's next scan. The other wake-up of
-    /// `poll_timeout`, the end of `needWaitForService`, is for drivers that answer from a
-    /// snapshot; the simulation asks the NameServer itself, whose clock decides.
+    /// Keeps one timer armed at the NameServer's `poll_timeout`: the next scan, or the end of
+    /// `needWaitForService` if that comes first.
     pub(crate) fn sync_ns_timer(&mut self, node: NodeId) {
         let Actor::NameServer(ns) = &self.node(node).actor else { return };
-        let at = ns.ns.next_scan();
+        let Some(at) = ns.ns.poll_timeout() else { return };
         if self.node(node).timers.get(&TimerKind::Scan) != Some(&at) {
             let incarnation = self.node(node).incarnation;
             self.node_mut(node).timers.insert(TimerKind::Scan, at);
@@ -98,11 +111,16 @@ impl Sim {
         }
     }
 
-    /// The scan timer fired.
+    /// The NameServer's timer fired; the trace names a scan only if one was due.
     pub(crate) fn ns_scan(&mut self, node: NodeId) {
+        let Actor::NameServer(ns) = &self.node(node).actor else { return };
+        let scan_due = ns.ns.next_scan() <= self.now;
         let before = self.trace().len();
         self.ns_input(node, Input::Timeout);
         let Actor::NameServer(ns) = &self.node(node).actor else { return };
+        if !scan_due {
+            return;
+        }
         let live = ns.ns.routes().broker_live_table().len();
         let expired = self.trace()[before..].iter().filter(|e| e.kind == TraceKind::Expired).count();
         self.trace_line(node, TraceKind::Scan, alloc::format!("scanNotActiveBroker: {live} live, {expired} expired"));

@@ -7,7 +7,7 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use crate::engine::rng::Rng;
-use crate::engine::trace::NodeId;
+use crate::node::trace::NodeId;
 use nameserver_core::names::ConnId;
 use nameserver_core::protocol::{RequestCode, ResponseCode};
 use nameserver_core::time::Instant;
@@ -28,21 +28,29 @@ pub enum Link {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Conn {
     /// Id (the NameServer core sees this as its `ConnId`).
-    pub id: ConnId,
+    pub(crate) id: ConnId,
     /// The side that connected.
-    pub client: NodeId,
+    pub(crate) client: NodeId,
     /// The side that listens.
-    pub server: NodeId,
+    pub(crate) server: NodeId,
     /// Whether the client still considers it open.
-    pub client_open: bool,
+    pub(crate) client_open: bool,
     /// Whether the server still considers it open.
-    pub server_open: bool,
+    pub(crate) server_open: bool,
     /// Whether the server has seen it yet (its first frame).
-    pub accepted: bool,
+    pub(crate) accepted: bool,
     /// The client's ephemeral port, for log lines.
-    pub port: u16,
+    pub(crate) port: u16,
     /// Latest scheduled arrival towards the server and towards the client (FIFO order).
     last_arrival: [Instant; 2],
+}
+
+impl Conn {
+    /// The side that connected.
+    #[must_use]
+    pub fn client(&self) -> NodeId {
+        self.client
+    }
 }
 
 impl Conn {
@@ -74,13 +82,13 @@ pub enum Payload {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Label {
     /// Request or response code.
-    pub code: i32,
+    pub(crate) code: i32,
     /// Whether it is a response.
-    pub response: bool,
+    pub(crate) response: bool,
     /// Whether it is a oneway request.
-    pub oneway: bool,
+    pub(crate) oneway: bool,
     /// The opaque.
-    pub opaque: i32,
+    pub(crate) opaque: i32,
 }
 
 /// What a message is about, for the page's glyphs.
@@ -178,38 +186,96 @@ impl WireType {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Flight {
     /// Id, unique within a run (scripts name flights by it).
-    pub id: u64,
+    pub(crate) id: u64,
     /// The connection.
-    pub conn: ConnId,
+    pub(crate) conn: ConnId,
     /// The node that sent it.
-    pub from: NodeId,
+    pub(crate) from: NodeId,
     /// The node it is addressed to.
-    pub to: NodeId,
+    pub(crate) to: NodeId,
     /// Sent at.
-    pub sent_at: Instant,
+    pub(crate) sent_at: Instant,
     /// Arrives at.
-    pub arrive_at: Instant,
+    pub(crate) arrive_at: Instant,
     /// The RocketMQ request or reply it carries.
-    pub payload: Payload,
+    pub(crate) payload: Payload,
     /// The short name drawn on the diagram (REG, ROUTE…), if any.
-    pub label: Option<Label>,
+    pub(crate) label: Option<Label>,
+}
+
+impl Flight {
+    /// Id, unique within a run (scripts name flights by it).
+    #[must_use]
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The node that sent it.
+    #[must_use]
+    pub fn from(&self) -> NodeId {
+        self.from
+    }
+
+    /// The node it is addressed to.
+    #[must_use]
+    pub fn to(&self) -> NodeId {
+        self.to
+    }
+
+    /// Sent at.
+    #[must_use]
+    pub fn sent_at(&self) -> Instant {
+        self.sent_at
+    }
+
+    /// Arrives at.
+    #[must_use]
+    pub fn arrive_at(&self) -> Instant {
+        self.arrive_at
+    }
+
+    /// The RocketMQ request or reply it carries.
+    #[must_use]
+    pub fn payload(&self) -> &Payload {
+        &self.payload
+    }
 }
 
 /// Connections, links and flights.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Net {
     /// Every connection ever opened (closed ones stay for the record until both sides close).
-    pub conns: BTreeMap<ConnId, Conn>,
+    pub(crate) conns: BTreeMap<ConnId, Conn>,
     /// Frames, closes and resets on the wire.
-    pub flights: BTreeMap<u64, Flight>,
+    pub(crate) flights: BTreeMap<u64, Flight>,
     /// Link states by ordered node pair; absent = up.
-    pub links: BTreeMap<(NodeId, NodeId), Link>,
+    pub(crate) links: BTreeMap<(NodeId, NodeId), Link>,
     /// One-way latency.
-    pub latency_ms: u64,
+    pub(crate) latency_ms: u64,
     /// ± jitter.
-    pub jitter_ms: u64,
+    pub(crate) jitter_ms: u64,
     next_conn: u64,
     next_flight: u64,
+}
+
+impl Net {
+    /// Frames, closes and resets on the wire.
+    #[must_use]
+    pub fn flights(&self) -> &BTreeMap<u64, Flight> {
+        &self.flights
+    }
+
+    /// Link states by ordered node pair; absent = up.
+    #[must_use]
+    pub fn links(&self) -> &BTreeMap<(NodeId, NodeId), Link> {
+        &self.links
+    }
+
+    /// Every connection ever opened (closed ones stay for the record until both sides close).
+    #[must_use]
+    pub fn conns(&self) -> &BTreeMap<ConnId, Conn> {
+        &self.conns
+    }
 }
 
 impl Net {

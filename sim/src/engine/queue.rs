@@ -2,8 +2,8 @@
 //! run in, and taking the next one off.
 
 use crate::Sim;
-use crate::engine::node::{NodeState, TimerKind};
-use crate::engine::trace::NodeId;
+use crate::node::trace::NodeId;
+use crate::node::{NodeState, TimerKind};
 use crate::scenario::Action;
 use nameserver_core::names::ConnId;
 use nameserver_core::time::Instant;

@@ -2,13 +2,15 @@
 //! (measured after every event), and every route a NameServer answered (for the checks).
 
 use alloc::collections::BTreeSet;
-use core::hash::Hasher;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::hash::{Hash, Hasher};
 
 use crate::actors::client::sorted;
-use crate::engine::trace::{Fnv64, NodeId};
-use crate::observe::history::{RouteChange, StaleMark};
-use crate::observe::measure::{route_addrs, route_fingerprint};
+use crate::engine::history::{RouteChange, StaleMark};
+use crate::node::trace::{Fnv64, NodeId};
 use crate::{Actor, Sim};
+use nameserver_core::protocol::body::TopicRouteData;
 use nameserver_core::time::Instant;
 
 /// What staleness was last computed from: (NameServer, its incarnation, its route epoch,
@@ -86,4 +88,24 @@ impl Sim {
     pub(crate) fn said_routes(&self) -> &BTreeSet<u64> {
         &self.said
     }
+}
+
+/// The broker addresses of a route, sorted.
+pub(crate) fn route_addrs(route: Option<&TopicRouteData>) -> Vec<String> {
+    let mut addrs: Vec<String> = route
+        .iter()
+        .flat_map(|r| r.broker_datas.iter())
+        .flat_map(|b| b.broker_addrs.values())
+        .map(|a| String::from(a.as_str()))
+        .collect();
+    addrs.sort();
+    addrs
+}
+
+/// A fingerprint of a route as clients compare it.
+pub(crate) fn route_fingerprint(route: &TopicRouteData) -> u64 {
+    let mut h = Fnv64::default();
+    route.broker_datas.hash(&mut h);
+    route.queue_datas.hash(&mut h);
+    h.finish()
 }

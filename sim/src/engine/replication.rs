@@ -6,8 +6,8 @@ use alloc::vec::Vec;
 
 use crate::Sim;
 use crate::engine::actor::Actor;
-use crate::engine::node::{GroupId, NodeState};
-use crate::engine::trace::NodeId;
+use crate::node::trace::NodeId;
+use crate::node::{GroupId, NodeState};
 use nameserver_core::names::TopicName;
 
 impl Sim {

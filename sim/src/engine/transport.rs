@@ -7,11 +7,11 @@ use core::time::Duration;
 
 use crate::Sim;
 use crate::engine::actor::Actor;
+use crate::engine::history::WireRecord;
 use crate::engine::net::{Category, Label, Link, Payload, WireType};
-use crate::engine::node::{Failure, NodeState, Role};
 use crate::engine::queue::{CLASS_NORMAL, Ev};
-use crate::engine::trace::{NodeId, TraceKind};
-use crate::observe::history::WireRecord;
+use crate::node::trace::{NodeId, TraceKind};
+use crate::node::{Failure, NodeState, Role};
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::names::ConnId;
 use nameserver_core::protocol::{RemotingCommand, RequestCode};

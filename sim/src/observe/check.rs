@@ -2,9 +2,9 @@
 
 use alloc::string::String;
 
-use crate::engine::node::NodeState;
-use crate::engine::trace::NodeId;
-use crate::observe::measure::route_fingerprint;
+use crate::engine::record::route_fingerprint;
+use crate::node::NodeState;
+use crate::node::trace::NodeId;
 use crate::{Actor, Sim};
 use nameserver_core::time::Instant;
 
@@ -12,9 +12,23 @@ use nameserver_core::time::Instant;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
     /// The node it happened on.
-    pub node: NodeId,
+    pub(crate) node: NodeId,
     /// The broken invariant, in words.
-    pub message: String,
+    pub(crate) message: String,
+}
+
+impl Violation {
+    /// The node it happened on.
+    #[must_use]
+    pub fn node(&self) -> NodeId {
+        self.node
+    }
+
+    /// The broken invariant, in words.
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
 }
 
 /// Checks the model's invariants:
@@ -28,7 +42,7 @@ pub struct Violation {
 ///
 /// # Errors
 /// The first violation found.
-pub(crate) fn check(sim: &Sim) -> Result<(), Violation> {
+pub fn check(sim: &Sim) -> Result<(), Violation> {
     let scan = sim.scenario().profile.scan_interval_ms();
     for (index, node) in sim.nodes().iter().enumerate() {
         let id = NodeId(index as u16);

@@ -7,14 +7,12 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::hash::{Hash, Hasher};
 
 use crate::Sim;
-use crate::engine::node::{GroupId, Role, SendOutcome};
-use crate::engine::trace::{Fnv64, NodeId};
+use crate::node::trace::NodeId;
+use crate::node::{GroupId, Role, SendOutcome};
 use crate::scenario::text::action_text;
 use crate::scenario::{Action, NodeSpec};
-use nameserver_core::protocol::body::TopicRouteData;
 use nameserver_core::time::Instant;
 
 /// What a fault can take away: a broker, from every NameServer or (a link fault) from one peer.
@@ -28,60 +26,123 @@ struct Reach {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FaultMeasurement {
     /// When the fault happened.
-    pub at: Instant,
+    pub(crate) at: Instant,
     /// The action, as the script writes it.
-    pub action: String,
+    pub(crate) action: String,
     /// The node it hit.
-    pub target: Option<NodeId>,
+    pub(crate) target: Option<NodeId>,
     /// For each NameServer: when it removed the target broker (if it did).
-    pub ns_removal: Vec<(NodeId, Option<Instant>)>,
+    pub(crate) ns_removal: Vec<(NodeId, Option<Instant>)>,
     /// For each client: when its route stopped listing the target broker (if it did).
-    pub client_update: Vec<(NodeId, Option<Instant>)>,
+    pub(crate) client_update: Vec<(NodeId, Option<Instant>)>,
     /// Send attempts to the target's group after the fault.
-    pub attempts: u32,
+    pub(crate) attempts: u32,
     /// Of those, the ones that failed.
-    pub failed_attempts: u32,
+    pub(crate) failed_attempts: u32,
     /// Sends that failed for good after the fault.
-    pub sends_failed: u32,
+    pub(crate) sends_failed: u32,
     /// Sends that succeeded only after a retry.
-    pub sends_retried: u32,
+    pub(crate) sends_retried: u32,
     /// Sends whose outcome is unknown (an attempt timed out).
-    pub sends_indeterminate: u32,
+    pub(crate) sends_indeterminate: u32,
+}
+
+impl FaultMeasurement {
+    /// When the fault happened.
+    #[must_use]
+    pub fn at(&self) -> Instant {
+        self.at
+    }
+
+    /// The action, as the script writes it.
+    #[must_use]
+    pub fn action(&self) -> &str {
+        &self.action
+    }
+
+    /// The node it hit.
+    #[must_use]
+    pub fn target(&self) -> Option<NodeId> {
+        self.target
+    }
+
+    /// For each NameServer: when it removed the target broker (if it did).
+    #[must_use]
+    pub fn ns_removal(&self) -> &[(NodeId, Option<Instant>)] {
+        &self.ns_removal
+    }
+
+    /// For each client: when its route stopped listing the target broker (if it did).
+    #[must_use]
+    pub fn client_update(&self) -> &[(NodeId, Option<Instant>)] {
+        &self.client_update
+    }
+
+    /// Send attempts to the target's group after the fault.
+    #[must_use]
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// Of those, the ones that failed.
+    #[must_use]
+    pub fn failed_attempts(&self) -> u32 {
+        self.failed_attempts
+    }
+
+    /// Sends that failed for good after the fault.
+    #[must_use]
+    pub fn sends_failed(&self) -> u32 {
+        self.sends_failed
+    }
+
+    /// Sends that succeeded only after a retry.
+    #[must_use]
+    pub fn sends_retried(&self) -> u32 {
+        self.sends_retried
+    }
+
+    /// Sends whose outcome is unknown (an attempt timed out).
+    #[must_use]
+    pub fn sends_indeterminate(&self) -> u32 {
+        self.sends_indeterminate
+    }
 }
 
 /// An interval in which a client's route differed from its NameServer's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StaleWindow {
     /// The client.
-    pub client: NodeId,
+    pub(crate) client: NodeId,
     /// The start of the measured span.
-    pub from: Instant,
+    pub(crate) from: Instant,
     /// To (`None`: still stale).
-    pub to: Option<Instant>,
+    pub(crate) to: Option<Instant>,
 }
 
-pub(crate) fn route_addrs(route: Option<&TopicRouteData>) -> Vec<String> {
-    let mut addrs: Vec<String> = route
-        .iter()
-        .flat_map(|r| r.broker_datas.iter())
-        .flat_map(|b| b.broker_addrs.values())
-        .map(|a| String::from(a.as_str()))
-        .collect();
-    addrs.sort();
-    addrs
-}
+impl StaleWindow {
+    /// The client.
+    #[must_use]
+    pub fn client(&self) -> NodeId {
+        self.client
+    }
 
-/// A fingerprint of a route as clients compare it.
-pub(crate) fn route_fingerprint(route: &TopicRouteData) -> u64 {
-    let mut h = Fnv64::default();
-    route.broker_datas.hash(&mut h);
-    route.queue_datas.hash(&mut h);
-    h.finish()
+    /// The start of the measured span.
+    #[must_use]
+    pub fn from(&self) -> Instant {
+        self.from
+    }
+
+    /// To (`None`: still stale).
+    #[must_use]
+    pub fn to(&self) -> Option<Instant> {
+        self.to
+    }
 }
 
 /// Since when `client` has been stale.
 #[must_use]
-pub(crate) fn stale_since(sim: &Sim, client: NodeId) -> Option<Instant> {
+pub fn stale_since(sim: &Sim, client: NodeId) -> Option<Instant> {
     if !sim.is_stale(client) {
         return None;
     }
@@ -90,7 +151,7 @@ pub(crate) fn stale_since(sim: &Sim, client: NodeId) -> Option<Instant> {
 
 /// Every stale window so far.
 #[must_use]
-pub(crate) fn stale_windows(sim: &Sim) -> Vec<StaleWindow> {
+pub fn stale_windows(sim: &Sim) -> Vec<StaleWindow> {
     let mut open: Vec<StaleWindow> = Vec::new();
     let mut done = Vec::new();
     for mark in &sim.history().stale {
@@ -160,7 +221,7 @@ fn group_of(sim: &Sim, broker: NodeId) -> Option<GroupId> {
 /// was brought back (unfreeze, heal) in between. Each fault lists only what is attributed
 /// to it.
 #[must_use]
-pub(crate) fn measurements(sim: &Sim) -> Vec<FaultMeasurement> {
+pub fn measurements(sim: &Sim) -> Vec<FaultMeasurement> {
     let h = sim.history();
     let reach: Vec<Option<Reach>> = h.faults.iter().map(|f| reach(sim, &f.action)).collect();
     let latest = |at: Instant, could: &dyn Fn(usize) -> bool| {

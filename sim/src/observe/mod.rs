@@ -1,9 +1,15 @@
-//! What a run is seen by: its record (history), the measurements attributed to faults, the
-//! invariant checks, and the views the page shows.
+//! What a run is seen by: functions of a [`Sim`](crate::Sim) that read it and change nothing.
+//! The measurements attributed to faults, the invariant checks, and the views the page shows,
+//! all read from what the engine exposes and the record it writes as it runs
+//! ([`History`](crate::History)).
 
-pub(crate) mod check;
-pub(crate) mod history;
-pub(crate) mod measure;
-pub(crate) mod view;
+mod check;
+mod measure;
+mod view;
 
-pub(crate) use history::History;
+pub use check::{Violation, check};
+pub use measure::{FaultMeasurement, StaleWindow, measurements, stale_since, stale_windows};
+pub use view::{
+    FlightView, IDLE_CLOSE, NodeView, RemovalClock, TimerView, Timings, consumer_view, flights, node_view, node_views,
+    removal_clocks,
+};

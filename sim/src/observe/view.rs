@@ -9,10 +9,10 @@ use core::time::Duration;
 use crate::actors::broker::REGISTER_PERIOD;
 use crate::actors::offsets::table_key;
 use crate::actors::producer::POLL_PERIOD;
+use crate::engine::history::WireRecord;
 use crate::engine::net::{Category, Flight, Payload, WireType};
-use crate::engine::node::{NodeState, Role, TimerKind};
-use crate::engine::trace::NodeId;
-use crate::observe::history::WireRecord;
+use crate::node::trace::NodeId;
+use crate::node::{NodeState, Role};
 use crate::scenario::Scenario;
 use crate::{Actor, ConsumerQueueView, ConsumerView, Sim};
 use nameserver_core::names::TopicName;
@@ -22,7 +22,7 @@ use nameserver_core::route::DEFAULT_BROKER_TIMEOUT;
 use nameserver_core::server::RemovalPath;
 use nameserver_core::time::{Instant, millis};
 
-/// The kind of the idle-close timers a NameServer keeps per connection (not a [`TimerKind`]:
+/// The kind of the idle-close timers a NameServer keeps per connection (not a [`TimerKind`](crate::TimerKind):
 /// the socket layer, not the actor, runs them).
 pub const IDLE_CLOSE: &str = "idle-close";
 
@@ -65,7 +65,7 @@ impl Scenario {
 pub struct TimerView {
     /// What it does.
     pub label: String,
-    /// A stable machine id: [`TimerKind::name`] or [`IDLE_CLOSE`].
+    /// A stable machine id: [`TimerKind::name`](crate::TimerKind::name) or [`IDLE_CLOSE`].
     pub kind: &'static str,
     /// When it fires.
     pub at: Instant,
@@ -143,13 +143,13 @@ pub struct RemovalClock {
 
 /// Every node.
 #[must_use]
-pub(crate) fn node_views(sim: &Sim) -> Vec<NodeView> {
+pub fn node_views(sim: &Sim) -> Vec<NodeView> {
     (0..sim.nodes().len()).map(|i| node_view(sim, NodeId(i as u16))).collect()
 }
 
 /// One node.
 #[must_use]
-pub(crate) fn node_view(sim: &Sim, id: NodeId) -> NodeView {
+pub fn node_view(sim: &Sim, id: NodeId) -> NodeView {
     let node = &sim.nodes()[usize::from(id.0)];
     let (group, broker_id) = match &sim.scenario().nodes[usize::from(id.0)] {
         crate::NodeSpec::Broker { group, id, .. } => (Some(group.clone()), Some(*id)),
@@ -197,13 +197,13 @@ pub(crate) fn node_view(sim: &Sim, id: NodeId) -> NodeView {
         broker_id,
         bound_to,
         timers,
-        stale_since: sim.stale_since(id),
+        stale_since: crate::observe::stale_since(sim, id),
     }
 }
 
 /// Messages on the wire now.
 #[must_use]
-pub(crate) fn flights(sim: &Sim) -> Vec<FlightView> {
+pub fn flights(sim: &Sim) -> Vec<FlightView> {
     sim.net()
         .flights
         .values()
@@ -248,7 +248,7 @@ fn wire_record<'s>(sim: &'s Sim, flight: &Flight) -> Option<&'s WireRecord> {
 /// or wrote on it, plus the idle time) or the first scan that finds its heartbeat
 /// expired, whichever comes first.
 #[must_use]
-pub(crate) fn removal_clocks(sim: &Sim, ns: NodeId) -> Vec<RemovalClock> {
+pub fn removal_clocks(sim: &Sim, ns: NodeId) -> Vec<RemovalClock> {
     let Actor::NameServer(node) = &sim.nodes()[usize::from(ns.0)].actor else { return Vec::new() };
     node.ns
         .routes()
@@ -270,12 +270,6 @@ pub(crate) fn removal_clocks(sim: &Sim, ns: NodeId) -> Vec<RemovalClock> {
             }
         })
         .collect()
-}
-
-/// A client's timer deadline, for tests and lessons.
-#[must_use]
-pub(crate) fn timer_of(sim: &Sim, node: NodeId, kind: TimerKind) -> Option<Instant> {
-    sim.nodes()[usize::from(node.0)].timers.get(&kind).copied()
 }
 
 /// One line describing a frame on the wire, decoded again from its bytes; an answer names the
@@ -317,7 +311,7 @@ fn response_name(code: ResponseCode) -> &'static str {
 /// A consumer's queues with the broker's committed and max offsets, and what it consumed;
 /// `None` if `id` is not a consumer.
 #[must_use]
-pub(crate) fn consumer_view(sim: &Sim, id: NodeId) -> Option<ConsumerView> {
+pub fn consumer_view(sim: &Sim, id: NodeId) -> Option<ConsumerView> {
     let node = sim.nodes().get(usize::from(id.0))?;
     let crate::NodeSpec::Consumer { group, topic, .. } = sim.scenario().nodes.get(usize::from(id.0))? else {
         return None;

@@ -3,7 +3,9 @@
 
 use crate::common;
 
-use nameserver_sim::{Action, Actor, BUILT_IN, NodeId, NodeState, Scenario, TimerKind, built_in, built_in_text};
+use nameserver_sim::{
+    Action, Actor, BUILT_IN, NodeId, NodeState, Scenario, TimerKind, built_in, built_in_text, observe,
+};
 use proptest::prelude::*;
 
 use common::sim::*;
@@ -17,22 +19,22 @@ fn every_built_in_scenario_keeps_the_invariants_after_every_event() {
     for (id, _, _) in BUILT_IN {
         let sim = run(id);
         assert_eq!(sim.now(), secs(duration_s(id)), "{id}");
-        assert!(sim.check().is_ok(), "{id}");
+        assert!(observe::check(sim).is_ok(), "{id}");
     }
 }
 
 #[test]
 fn check_catches_a_forged_client_route() {
     let mut sim = fresh(&built_in("S1").expect("S1"), secs(40));
-    assert_eq!(sim.check(), Ok(()));
+    assert_eq!(observe::check(&sim), Ok(()));
     let p1 = NodeId(u16::try_from(sim.scenario().node_index("P1").expect("P1")).expect("small"));
-    if let Actor::Producer(p) = &mut sim.nodes_mut_for_test()[usize::from(p1.0)].actor {
-        let route = p.client.route.as_mut().expect("P1 has a route");
+    if let Actor::Producer(p) = sim.nodes_mut_for_test()[usize::from(p1.0)].actor_mut_for_test() {
+        let route = p.route_mut_for_test().expect("P1 has a route");
         route.queue_datas[0].write_queue_nums = 16;
     }
-    let violation = sim.check().expect_err("a route no NameServer gave");
-    assert_eq!(violation.node, p1);
-    assert!(violation.message.contains("no NameServer answered"), "{}", violation.message);
+    let violation = observe::check(&sim).expect_err("a route no NameServer gave");
+    assert_eq!(violation.node(), p1);
+    assert!(violation.message().contains("no NameServer answered"), "{}", violation.message());
 }
 
 #[test]
@@ -40,25 +42,25 @@ fn check_catches_a_nameserver_that_stopped_expiring() {
     // NS-1 as it was at 30 s, put into the cluster at 200 s: its entries (last updated ≈12 s)
     // are 60 s past their 120 s timeout, as if its scan had stopped.
     let scenario = built_in("S1").expect("S1");
-    let old = fresh(&scenario, secs(30)).nodes()[0].actor.clone();
+    let old = fresh(&scenario, secs(30)).nodes()[0].actor().clone();
     let mut sim = fresh(&scenario, secs(200));
-    assert_eq!(sim.check(), Ok(()));
-    sim.nodes_mut_for_test()[0].actor = old;
-    let violation = sim.check().expect_err("stale live entries");
-    assert_eq!(violation.node, NodeId(0));
-    assert!(violation.message.contains("outlived its timeout"), "{}", violation.message);
+    assert_eq!(observe::check(&sim), Ok(()));
+    *sim.nodes_mut_for_test()[0].actor_mut_for_test() = old;
+    let violation = observe::check(&sim).expect_err("stale live entries");
+    assert_eq!(violation.node(), NodeId(0));
+    assert!(violation.message().contains("outlived its timeout"), "{}", violation.message());
 }
 
 #[test]
 fn check_catches_a_dead_process_with_timers() {
     let scenario = built_in("S4").expect("S4");
     let mut sim = fresh(&scenario, secs(60));
-    assert_eq!(sim.check(), Ok(()));
+    assert_eq!(observe::check(&sim), Ok(()));
     let b = scenario.node_index("broker-b").expect("broker-b");
-    assert_eq!(sim.nodes()[b].state, NodeState::Down);
-    sim.nodes_mut_for_test()[b].timers.insert(TimerKind::Register, secs(72));
-    let violation = sim.check().expect_err("a dead broker with a timer");
-    assert!(violation.message.contains("keeps timers"), "{}", violation.message);
+    assert_eq!(sim.nodes()[b].state(), NodeState::Down);
+    sim.nodes_mut_for_test()[b].timers_mut_for_test().insert(TimerKind::Register, secs(72));
+    let violation = observe::check(&sim).expect_err("a dead broker with a timer");
+    assert!(violation.message().contains("keeps timers"), "{}", violation.message());
 }
 
 #[test]
@@ -82,9 +84,9 @@ fn fault_scripts_that_once_broke_the_model() {
     // The restarted slave holds every message its master stored while it was down.
     let text = format!("{}\nat 60 kill broker-a-s\nat 90 restart broker-a-s", built_in_text("S1").expect("S1"));
     let sim = fresh(&Scenario::parse(&text).expect("parses"), secs(100));
-    let stored = |name: &str| match &sim.nodes()[sim.scenario().node_index(name).expect("node")].actor {
+    let stored = |name: &str| match &sim.nodes()[sim.scenario().node_index(name).expect("node")].actor() {
         Actor::Broker(b) => {
-            Some(b.stored.iter().filter(|((t, _), _)| t.as_str() == "TopicTest").map(|(_, n)| n).sum::<u64>())
+            Some(b.stored().iter().filter(|((t, _), _)| t.as_str() == "TopicTest").map(|(_, n)| n).sum::<u64>())
         }
         _ => None,
     };

@@ -23,9 +23,9 @@ use common::sim::*;
 /// Lines a golden file leaves out: routine traffic that the trace hash still covers (the
 /// periodic offset commits and a slave's periodic offset sync among them).
 fn is_routine(e: &TraceEntry) -> bool {
-    matches!(e.kind, TraceKind::SendOk | TraceKind::Pull | TraceKind::Scan | TraceKind::RegisterOk)
-        || (e.kind == TraceKind::Offset && e.text.starts_with("[persistAll]"))
-        || e.text.starts_with("Update slave consumer offset from master")
+    matches!(e.kind(), TraceKind::SendOk | TraceKind::Pull | TraceKind::Scan | TraceKind::RegisterOk)
+        || (e.kind() == TraceKind::Offset && e.text().starts_with("[persistAll]"))
+        || e.text().starts_with("Update slave consumer offset from master")
 }
 
 fn golden_text(id: &str, sim: &Sim) -> String {
@@ -146,6 +146,6 @@ fn another_seed_gives_another_trace() {
     b.run_until(secs(60));
     assert_ne!(a.trace_hash(), b.trace_hash());
     assert_ne!(a.state_hash(), b.state_hash());
-    let times = |s: &Sim| s.trace().iter().map(|e| e.at).collect::<Vec<_>>();
+    let times = |s: &Sim| s.trace().iter().map(|e| e.at()).collect::<Vec<_>>();
     assert_ne!(times(&a), times(&b), "the jitter differs, so the timings do");
 }

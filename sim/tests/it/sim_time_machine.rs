@@ -5,7 +5,7 @@ use crate::common;
 use std::time::Duration;
 
 use nameserver_core::time::Instant;
-use nameserver_sim::{Action, NodeState, Scenario, ScriptEvent, Timeline, TraceKind, built_in, built_in_text};
+use nameserver_sim::{Action, NodeState, Scenario, ScriptEvent, Timeline, TraceKind, built_in, built_in_text, observe};
 
 use common::sim::*;
 
@@ -43,7 +43,7 @@ fn step_then_step_back_restores_the_state() {
     assert!(lines >= 1, "a step writes at least one line");
     let stepped = tl.sim().now();
     assert!(stepped > ms(49_500) && stepped <= secs(50), "the next line is the shutdown at 50: {stepped}");
-    assert_eq!(tl.sim().trace().last().map(|e| e.at), Some(stepped), "the step ends on its line");
+    assert_eq!(tl.sim().trace().last().map(|e| e.at()), Some(stepped), "the step ends on its line");
     assert_eq!(tl.sim().state_hash(), fresh(&scenario, stepped).state_hash());
     let second = {
         tl.step(secs(300));
@@ -71,14 +71,14 @@ fn injecting_in_the_past_forks_and_keeps_the_original() {
     tl.seek(secs(300));
     let fork = (tl.sim().state_hash(), tl.sim().trace_hash());
     assert_ne!(fork, original, "the fork's future differs");
-    assert!(tl.sim().trace().iter().any(|e| e.kind == TraceKind::Fault && e.at == secs(60)));
+    assert!(tl.sim().trace().iter().any(|e| e.kind() == TraceKind::Fault && e.at() == secs(60)));
     // The fork equals a fresh run of its own scenario (the kill written into its script).
     let fork_scenario = tl.sim().scenario().clone();
     assert_eq!(fork_scenario.script.len(), 1);
     assert_eq!(fresh(&fork_scenario, secs(300)).state_hash(), fork.0);
     // Seeking back past the injection replays it from the checkpoints.
     tl.seek(secs(30));
-    assert!(tl.sim().trace().iter().all(|e| e.kind != TraceKind::Fault));
+    assert!(tl.sim().trace().iter().all(|e| e.kind() != TraceKind::Fault));
     tl.seek(secs(300));
     assert_eq!((tl.sim().state_hash(), tl.sim().trace_hash()), fork, "replayed after seeking back");
     tl.seek(ms(60_000));
@@ -138,7 +138,7 @@ fn a_fork_drops_what_was_injected_later_on_its_parent() {
     tl.inject(freeze_b());
     assert_eq!(tl.current_branch(), 1, "injecting in the past forks");
     let branch = &tl.branches()[1];
-    assert_eq!((branch.dropped, branch.kept), (1, 0));
+    assert_eq!((branch.dropped(), branch.kept()), (1, 0));
     assert_eq!(branch.scenario().script, [ScriptEvent { at: secs(40), action: freeze_b() }]);
     assert_eq!(branch.injected(), [ScriptEvent { at: secs(40), action: freeze_b() }]);
     assert!(tl.later_injected().is_empty());
@@ -148,7 +148,7 @@ fn a_fork_drops_what_was_injected_later_on_its_parent() {
     tl.seek(secs(300));
     let sim = tl.sim();
     let cx = Ctx::new("S1 + freeze@40 (kill@50 dropped)", sim);
-    cx.ensure(sim.trace().iter().all(|e| !(e.kind == TraceKind::Fault && e.text.contains("kill"))), None, || {
+    cx.ensure(sim.trace().iter().all(|e| !(e.kind() == TraceKind::Fault && e.text().contains("kill"))), None, || {
         "no kill on the fork".into()
     });
     // The freeze's removal is the idle close of broker-b's channel: 120 s after each
@@ -158,10 +158,10 @@ fn a_fork_drops_what_was_injected_later_on_its_parent() {
     for ns in ["NS-1", "NS-2"] {
         let last_write = sim
             .history()
-            .wire
+            .wire()
             .iter()
-            .filter(|r| r.from == cx.node(ns) && r.to == broker_b && r.sent_at < secs(40))
-            .map(|r| r.sent_at)
+            .filter(|r| r.from() == cx.node(ns) && r.to() == broker_b && r.sent_at() < secs(40))
+            .map(|r| r.sent_at())
             .max()
             .expect("answered broker-b");
         let idle = last_write + Duration::from_secs(120);
@@ -169,14 +169,16 @@ fn a_fork_drops_what_was_injected_later_on_its_parent() {
         cx.first_within(ns, TraceKind::ChannelIdle, "", secs(40), idle.as_millis(), idle.as_millis());
         cx.first_within(ns, TraceKind::Unregistered, BROKER_B, secs(40), idle.as_millis(), idle.as_millis());
     }
-    cx.ensure(sim.node_view(broker_b).state == NodeState::Frozen, None, || "broker-b is frozen, not down".into());
+    cx.ensure(observe::node_view(sim, broker_b).state == NodeState::Frozen, None, || {
+        "broker-b is frozen, not down".into()
+    });
     // P1 polls at 4.01 + 30·k s: the first poll after the ≈132.002 removals is at 154.01.
     cx.within("P1 drops broker-b at its 154.01 poll", cx.client_update(&m, "P1"), 154_012, 154_016);
     // The main branch keeps its kill.
     assert!(tl.select(0));
     tl.seek(secs(60));
     let main = tl.sim();
-    assert_eq!(main.node_view(broker_b).state, NodeState::Down);
+    assert_eq!(observe::node_view(main, broker_b).state, NodeState::Down);
     assert_eq!(main.scenario().script, [ScriptEvent { at: secs(50), action: kill_b() }]);
 }
 
@@ -184,7 +186,7 @@ fn a_fork_drops_what_was_injected_later_on_its_parent() {
 fn a_fork_can_keep_later_injections_and_each_fault_gets_only_its_own_removals() {
     let mut tl = main_with_a_kill_at_50();
     let id = tl.fork(true);
-    assert_eq!((tl.branches()[id].dropped, tl.branches()[id].kept), (0, 1));
+    assert_eq!((tl.branches()[id].dropped(), tl.branches()[id].kept()), (0, 1));
     tl.inject(freeze_b());
     assert_eq!((tl.current_branch(), tl.branches().len()), (id, 2), "at the fork's head: no second fork");
     let script = &tl.branches()[id].scenario().script;
@@ -203,19 +205,19 @@ fn a_fork_can_keep_later_injections_and_each_fault_gets_only_its_own_removals() 
         cx.ensure(cx.ns_removal(&freeze, ns).is_none(), None, || format!("the freeze claims {ns}'s removal"));
     }
     cx.within("P1 update by the kill", cx.client_update(&kill, "P1"), 64_012, 64_016);
-    cx.ensure(freeze.client_update.iter().all(|(_, at)| at.is_none()), None, || "the freeze claims an update".into());
+    cx.ensure(freeze.client_update().iter().all(|(_, at)| at.is_none()), None, || "the freeze claims an update".into());
     // Attempts on broker-b of sends started in 40–50 belong to the freeze, later ones to the kill.
     let b = cx.group("broker-b");
     let attempts = |from: u64, to: u64| -> u32 {
         cx.sends("P1")
             .into_iter()
-            .filter(|s| s.started >= secs(from) && s.started < secs(to))
-            .map(|s| s.attempts.iter().filter(|a| a.group == b).count() as u32)
+            .filter(|s| s.started() >= secs(from) && s.started() < secs(to))
+            .map(|s| s.attempts().iter().filter(|a| a.group() == b).count() as u32)
             .sum()
     };
     let (early, late) = (attempts(40, 50), attempts(50, 300));
     cx.ensure(early > 0 && late > 0, None, || format!("attempts on broker-b: {early} then {late}"));
-    cx.ensure(freeze.attempts == early && kill.attempts == late, None, || {
+    cx.ensure(freeze.attempts() == early && kill.attempts() == late, None, || {
         format!("{early} and {late} attempts: {freeze:?} {kill:?}")
     });
 }

@@ -8,14 +8,14 @@ use std::collections::BTreeMap;
 use nameserver_core::time::Instant;
 use nameserver_sim::{
     Category, IDLE_CLOSE, NodeState, RemovalPath, Scenario, Sim, Timeline, TraceKind, WireRecord, WireType, built_in,
-    built_in_text,
+    built_in_text, observe,
 };
 
 use common::sim::*;
 
 fn wire_between<'s>(sim: &'s Sim, cx: &Ctx<'_>, a: &str, b: &str) -> Vec<&'s WireRecord> {
     let (a, b) = (cx.node(a), cx.node(b));
-    sim.history().wire.iter().filter(|r| (r.from, r.to) == (a, b) || (r.from, r.to) == (b, a)).collect()
+    sim.history().wire().iter().filter(|r| (r.from(), r.to()) == (a, b) || (r.from(), r.to()) == (b, a)).collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -25,22 +25,22 @@ fn wire_between<'s>(sim: &'s Sim, cx: &Ctx<'_>, a: &str, b: &str) -> Vec<&'s Wir
 fn the_wire_log_records_every_message_as_sent() {
     let sim = run("S1");
     let cx = Ctx::new("S1", sim);
-    let wire = &sim.history().wire;
+    let wire = &sim.history().wire();
     assert!(std::mem::size_of::<WireRecord>() <= 40, "records stay compact");
-    cx.ensure(wire.windows(2).all(|w| w[0].sent_at <= w[1].sent_at), None, || "the log is in sending order".into());
-    cx.ensure(wire.iter().all(|r| r.arrive_at > r.sent_at && !r.lost && r.id.is_some()), None, || {
+    cx.ensure(wire.windows(2).all(|w| w[0].sent_at() <= w[1].sent_at()), None, || "the log is in sending order".into());
+    cx.ensure(wire.iter().all(|r| r.arrive_at() > r.sent_at() && !r.lost() && r.id().is_some()), None, || {
         "nothing is lost in S1".into()
     });
     // Flight ids are handed out in sending order, one per message.
-    let ids: Vec<u64> = wire.iter().filter_map(|r| r.id.map(|id| id.get())).collect();
+    let ids: Vec<u64> = wire.iter().filter_map(|r| r.id().map(|id| id.get())).collect();
     cx.ensure(ids.windows(2).all(|w| w[1] == w[0] + 1), None, || "one record per flight".into());
     // Every message still on the wire is in the log as sent.
-    for f in sim.net().flights.values() {
+    for f in sim.net().flights().values() {
         let found = wire.iter().any(|r| {
-            r.id.map(|id| id.get()) == Some(f.id)
-                && (r.from, r.to, r.sent_at, r.arrive_at) == (f.from, f.to, f.sent_at, f.arrive_at)
+            r.id().map(|id| id.get()) == Some(f.id())
+                && (r.from(), r.to(), r.sent_at(), r.arrive_at()) == (f.from(), f.to(), f.sent_at(), f.arrive_at())
         });
-        cx.ensure(found, Some(f.sent_at), || format!("flight {} is not in the wire log", f.id));
+        cx.ensure(found, Some(f.sent_at()), || format!("flight {} is not in the wire log", f.id()));
     }
     // broker-a registers with NS-1 at 1, 11, 41, 71, ...: each request is answered, and the
     // answer is named after the request.
@@ -48,17 +48,17 @@ fn the_wire_log_records_every_message_as_sent() {
     let requests: Vec<Instant> = pair
         .iter()
         .filter(|r| {
-            r.from == cx.node("broker-a")
-                && r.what == WireType::Command(nameserver_core::protocol::RequestCode::RegisterBroker)
+            r.from() == cx.node("broker-a")
+                && r.what() == WireType::Command(nameserver_core::protocol::RequestCode::RegisterBroker)
         })
-        .map(|r| r.sent_at)
+        .map(|r| r.sent_at())
         .collect();
     assert_eq!(&requests[..4], &[secs(1), secs(11), secs(41), secs(71)]);
     for sent in &requests {
-        let answer = pair.iter().find(|r| r.from == cx.node("NS-1") && r.sent_at >= *sent);
+        let answer = pair.iter().find(|r| r.from() == cx.node("NS-1") && r.sent_at() >= *sent);
         cx.ensure(
             answer.is_some_and(|a| {
-                a.response && a.category == Category::Register && a.what.name() == "REGISTER_BROKER" && !a.lost
+                a.response() && a.category() == Category::Register && a.what().name() == "REGISTER_BROKER" && !a.lost()
             }),
             Some(*sent),
             || format!("the answer to the registration at {sent}: {answer:?}"),
@@ -68,12 +68,12 @@ fn the_wire_log_records_every_message_as_sent() {
     let p1 = cx.node("P1");
     let answers = wire
         .iter()
-        .filter(|r| r.to == p1 && r.response && r.category == Category::Send && r.arrive_at <= sim.now())
+        .filter(|r| r.to() == p1 && r.response() && r.category() == Category::Send && r.arrive_at() <= sim.now())
         .count();
-    let ok = cx.sends("P1").iter().flat_map(|s| s.attempts.iter()).filter(|a| a.failure.is_none()).count();
+    let ok = cx.sends("P1").iter().flat_map(|s| s.attempts().iter()).filter(|a| a.failure().is_none()).count();
     assert_eq!(answers, ok, "one SEND_MESSAGE answer per successful attempt");
     let categories: BTreeMap<&str, usize> = wire.iter().fold(BTreeMap::new(), |mut m, r| {
-        *m.entry(r.category.name()).or_default() += 1;
+        *m.entry(r.category().name()).or_default() += 1;
         m
     });
     for category in ["register", "route", "send", "pull", "heartbeat"] {
@@ -87,21 +87,23 @@ fn a_cut_link_swallows_and_a_reset_link_answers_with_rst() {
     let sim = run("S7");
     let cx = Ctx::new("S7", sim);
     let pair = wire_between(sim, &cx, "broker-b", "NS-2");
-    let during: Vec<_> = pair.iter().filter(|r| r.sent_at >= secs(75) && r.sent_at < secs(300)).collect();
-    cx.ensure(!during.is_empty() && during.iter().all(|r| r.lost && r.id.is_none()), Some(secs(300)), || {
+    let during: Vec<_> = pair.iter().filter(|r| r.sent_at() >= secs(75) && r.sent_at() < secs(300)).collect();
+    cx.ensure(!during.is_empty() && during.iter().all(|r| r.lost() && r.id().is_none()), Some(secs(300)), || {
         format!("messages across the cut: {during:?}")
     });
-    cx.ensure(during.iter().all(|r| r.arrive_at == r.sent_at + std::time::Duration::from_millis(2)), None, || {
+    cx.ensure(during.iter().all(|r| r.arrive_at() == r.sent_at() + std::time::Duration::from_millis(2)), None, || {
         "a lost message is due at the base latency".into()
     });
-    cx.ensure(pair.iter().filter(|r| r.sent_at < secs(75) || r.sent_at >= secs(300)).all(|r| !r.lost), None, || {
-        "nothing else is lost".into()
-    });
-    cx.ensure(sim.history().wire.iter().filter(|r| r.lost).count() == during.len(), None, || {
+    cx.ensure(
+        pair.iter().filter(|r| r.sent_at() < secs(75) || r.sent_at() >= secs(300)).all(|r| !r.lost()),
+        None,
+        || "nothing else is lost".into(),
+    );
+    cx.ensure(sim.history().wire().iter().filter(|r| r.lost()).count() == during.len(), None, || {
         "only that link loses messages".into()
     });
     // Its idle close at ≈192 sends a FIN that never arrives either.
-    cx.ensure(during.iter().any(|r| r.from == cx.node("NS-2") && r.what == WireType::Fin), Some(secs(193)), || {
+    cx.ensure(during.iter().any(|r| r.from() == cx.node("NS-2") && r.what() == WireType::Fin), Some(secs(193)), || {
         "NS-2's FIN into the cut".into()
     });
 
@@ -110,19 +112,21 @@ fn a_cut_link_swallows_and_a_reset_link_answers_with_rst() {
     let sim = fresh(&Scenario::parse(&text).expect("parses"), secs(80));
     let cx = Ctx::new("S1 + reset", &sim);
     let pair = wire_between(&sim, &cx, "broker-b", "NS-1");
-    let lost: Vec<_> = pair.iter().filter(|r| r.lost).collect();
+    let lost: Vec<_> = pair.iter().filter(|r| r.lost()).collect();
     cx.ensure(
         lost.len() == 1
-            && lost[0].sent_at == secs(72)
-            && lost[0].from == cx.node("broker-b")
-            && lost[0].what.name() == "REGISTER_BROKER"
-            && lost[0].id.is_none(),
+            && lost[0].sent_at() == secs(72)
+            && lost[0].from() == cx.node("broker-b")
+            && lost[0].what().name() == "REGISTER_BROKER"
+            && lost[0].id().is_none(),
         Some(secs(72)),
         || format!("the rejected registration: {lost:?}"),
     );
-    let rst = pair.iter().find(|r| r.sent_at == secs(72) && r.what == WireType::Rst);
+    let rst = pair.iter().find(|r| r.sent_at() == secs(72) && r.what() == WireType::Rst);
     cx.ensure(
-        rst.is_some_and(|r| r.from == cx.node("NS-1") && r.category == Category::Reset && !r.lost && r.id.is_some()),
+        rst.is_some_and(|r| {
+            r.from() == cx.node("NS-1") && r.category() == Category::Reset && !r.lost() && r.id().is_some()
+        }),
         Some(secs(72)),
         || format!("the RST back: {rst:?}"),
     );
@@ -133,16 +137,16 @@ fn the_wire_log_is_truncated_with_the_rest_of_the_history() {
     let scenario = built_in("S5").expect("S5");
     let mut tl = Timeline::new(&scenario);
     tl.seek(ms(61_234));
-    let at_61 = tl.sim().history().wire.clone();
+    let at_61 = tl.sim().history().wire().to_vec();
     tl.seek(secs(200));
-    assert!(tl.sim().history().wire.len() > at_61.len());
+    assert!(tl.sim().history().wire().len() > at_61.len());
     tl.seek(ms(61_234));
-    assert_eq!(tl.sim().history().wire, at_61, "back to the same log");
-    assert_eq!(fresh(&scenario, ms(61_234)).history().wire, at_61, "equal to a fresh run's");
+    assert_eq!(tl.sim().history().wire(), at_61, "back to the same log");
+    assert_eq!(fresh(&scenario, ms(61_234)).history().wire(), at_61, "equal to a fresh run's");
     // Flights report the category their wire record has, answers included.
-    for f in tl.sim().flights() {
-        let record = at_61.iter().find(|r| r.id.map(|id| id.get()) == Some(f.id)).expect("recorded");
-        assert_eq!((f.category, f.response), (record.category, record.response), "{f:?}");
+    for f in observe::flights(tl.sim()) {
+        let record = at_61.iter().find(|r| r.id().map(|id| id.get()) == Some(f.id)).expect("recorded");
+        assert_eq!((f.category, f.response), (record.category(), record.response()), "{f:?}");
     }
 }
 
@@ -156,7 +160,7 @@ fn timers_carry_their_kind_and_the_period_the_model_uses() {
     let mut tl = Timeline::new(&built_in("S1").expect("S1"));
     tl.seek(ms(30_500));
     let kinds = |node: &str| -> BTreeMap<&'static str, Option<u64>> {
-        tl.sim().node_view(cx.node(node)).timers.iter().map(|t| (t.kind, t.period_ms)).collect()
+        observe::node_view(tl.sim(), cx.node(node)).timers.iter().map(|t| (t.kind, t.period_ms)).collect()
     };
     assert_eq!(kinds("broker-a").get("register"), Some(&Some(30_000)));
     assert_eq!(kinds("NS-1").get("scan"), Some(&Some(10_000)));
@@ -172,28 +176,28 @@ fn timers_carry_their_kind_and_the_period_the_model_uses() {
     let broker_a = cx.node("broker-a");
     let registrations: Vec<Instant> = sim
         .history()
-        .wire
+        .wire()
         .iter()
-        .filter(|r| r.from == broker_a && r.to == cx.node("NS-1") && r.what.name() == "REGISTER_BROKER")
-        .map(|r| r.sent_at)
+        .filter(|r| r.from() == broker_a && r.to() == cx.node("NS-1") && r.what().name() == "REGISTER_BROKER")
+        .map(|r| r.sent_at())
         .collect();
     assert!(spacing(registrations)[1..].iter().all(|d| *d == 30_000));
-    let scans: Vec<Instant> = cx.lines("NS-1", TraceKind::Scan, "").iter().map(|e| e.at).collect();
+    let scans: Vec<Instant> = cx.lines("NS-1", TraceKind::Scan, "").iter().map(|e| e.at()).collect();
     assert!(spacing(scans).iter().all(|d| *d == 10_000));
     let p1 = cx.node("P1");
     let polls: Vec<Instant> = sim
         .history()
-        .wire
+        .wire()
         .iter()
-        .filter(|r| r.from == p1 && r.what.name() == "GET_ROUTEINFO_BY_TOPIC")
-        .map(|r| r.sent_at)
+        .filter(|r| r.from() == p1 && r.what().name() == "GET_ROUTEINFO_BY_TOPIC")
+        .map(|r| r.sent_at())
         .collect();
     assert!(spacing(polls).iter().all(|d| *d == 30_000));
 
     // 5.x scans every 5 s.
     let mut tl = Timeline::new(&built_in("S6-fault-5.x").expect("S6-fault-5.x"));
     tl.seek(secs(30));
-    let scan = tl.sim().node_view(cx.node("NS-2")).timers.into_iter().find(|t| t.kind == "scan");
+    let scan = observe::node_view(tl.sim(), cx.node("NS-2")).timers.into_iter().find(|t| t.kind == "scan");
     assert_eq!(scan.and_then(|t| t.period_ms), Some(5_000));
 }
 
@@ -206,7 +210,7 @@ fn timings_are_the_periods_the_timers_run_with() {
     let mut tl = Timeline::new(&s1);
     tl.seek(ms(30_500));
     let period = |node: &str, kind: &str| {
-        tl.sim().node_view(cx.node(node)).timers.iter().find(|x| x.kind == kind).and_then(|x| x.period_ms)
+        observe::node_view(tl.sim(), cx.node(node)).timers.iter().find(|x| x.kind == kind).and_then(|x| x.period_ms)
     };
     assert_eq!(Some(t.scan_interval.as_millis() as u64), period("NS-1", "scan"));
     assert_eq!(Some(t.register_period.as_millis() as u64), period("broker-a", "register"));
@@ -223,7 +227,7 @@ fn timings_are_the_periods_the_timers_run_with() {
     assert_eq!((t.scan_interval.as_millis(), t.idle_close.map(|d| d.as_millis())), (7_000, Some(45_000)));
     let mut tl = Timeline::new(&tuned);
     tl.seek(ms(30_500));
-    let ns1 = tl.sim().node_view(cx.node("NS-1"));
+    let ns1 = observe::node_view(tl.sim(), cx.node("NS-1"));
     let periods = |kind: &str| ns1.timers.iter().filter(|x| x.kind == kind).map(|x| x.period_ms).collect::<Vec<_>>();
     assert_eq!(periods("scan"), [Some(7_000)]);
     assert!(!periods(IDLE_CLOSE).is_empty() && periods(IDLE_CLOSE).iter().all(|p| *p == Some(45_000)));
@@ -236,7 +240,8 @@ fn idle_close_timers_name_the_peer_and_go_off_when_idle_close_is() {
     tl.seek(secs(190));
     let sim = tl.sim();
     let cx = Ctx::new("S5 at 190 s", sim);
-    let idle: Vec<_> = sim.node_view(cx.node("NS-1")).timers.into_iter().filter(|t| t.kind == IDLE_CLOSE).collect();
+    let idle: Vec<_> =
+        observe::node_view(sim, cx.node("NS-1")).timers.into_iter().filter(|t| t.kind == IDLE_CLOSE).collect();
     let peers: Vec<&str> = idle.iter().filter_map(|t| t.peer).map(|p| sim.directory().name(p)).collect();
     for peer in ["broker-a", "broker-a-s", "broker-b", "P1"] {
         assert!(peers.contains(&peer), "{peer} in {peers:?}");
@@ -249,10 +254,10 @@ fn idle_close_timers_name_the_peer_and_go_off_when_idle_close_is() {
     let broker_b = cx.node("broker-b");
     let last_write = sim
         .history()
-        .wire
+        .wire()
         .iter()
-        .filter(|r| r.from == cx.node("NS-1") && r.to == broker_b)
-        .map(|r| r.sent_at)
+        .filter(|r| r.from() == cx.node("NS-1") && r.to() == broker_b)
+        .map(|r| r.sent_at())
         .max()
         .expect("NS-1 answered broker-b");
     let timer = idle.iter().find(|t| t.peer == Some(broker_b)).expect("broker-b's idle timer");
@@ -260,7 +265,7 @@ fn idle_close_timers_name_the_peer_and_go_off_when_idle_close_is() {
 
     let mut tl = Timeline::new(&built_in("S5-scan-only").expect("S5-scan-only"));
     tl.seek(secs(190));
-    assert!(tl.sim().node_views().iter().flat_map(|v| v.timers.iter()).all(|t| t.kind != IDLE_CLOSE));
+    assert!(observe::node_views(tl.sim()).iter().flat_map(|v| v.timers.iter()).all(|t| t.kind != IDLE_CLOSE));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -271,9 +276,7 @@ fn clock_and_removal(id: &str, ns: &str, at: Instant) -> (nameserver_sim::Remova
     let mut tl = Timeline::new(&built_in(id).expect("scenario"));
     tl.seek(at);
     let cx = Ctx::new(id, tl.sim());
-    let clock = tl
-        .sim()
-        .removal_clocks(cx.node(ns))
+    let clock = observe::removal_clocks(tl.sim(), cx.node(ns))
         .into_iter()
         .find(|c| c.broker_addr.as_str() == BROKER_B)
         .unwrap_or_else(|| cx.fail(Some(at), &format!("{ns} lists no broker-b")));
@@ -281,10 +284,10 @@ fn clock_and_removal(id: &str, ns: &str, at: Instant) -> (nameserver_sim::Remova
     let run = run(id);
     let removed = run
         .history()
-        .removals
+        .removals()
         .iter()
-        .find(|r| r.ns == ns_id && r.broker_addr == BROKER_B && r.at >= at)
-        .map(|r| r.at)
+        .find(|r| r.ns() == ns_id && r.broker_addr() == BROKER_B && r.at() >= at)
+        .map(|r| r.at())
         .unwrap_or_else(|| Ctx::new(id, run).fail(None, &format!("{ns} never removes broker-b")));
     (clock, removed)
 }
@@ -318,11 +321,11 @@ fn removal_clocks_of_live_brokers_stay_ahead() {
         tl.seek(secs(s));
         let sim = tl.sim();
         let ns1 = Ctx::new("S5", sim).node("NS-1");
-        for clock in sim.removal_clocks(ns1) {
+        for clock in observe::removal_clocks(sim, ns1) {
             assert!(clock.removal_at > sim.now(), "at {s} s: {clock:?}");
             assert_eq!(clock.removal_at, clock.idle_close_at.unwrap_or(clock.scan_expire_at).min(clock.scan_expire_at));
         }
-        let frozen = sim.node_view(Ctx::new("S5", sim).node("broker-b")).state == NodeState::Frozen;
+        let frozen = observe::node_view(sim, Ctx::new("S5", sim).node("broker-b")).state == NodeState::Frozen;
         assert_eq!(frozen, s >= 75);
     }
 }

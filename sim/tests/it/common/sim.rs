@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use std::sync::{Mutex, OnceLock};
 
 use nameserver_core::time::Instant;
-use nameserver_sim::{Actor, NodeId, Scenario, SendRecord, Sim, TraceEntry, TraceKind, built_in};
+use nameserver_sim::{Actor, NodeId, Scenario, SendRecord, Sim, TraceEntry, TraceKind, built_in, observe};
 
 // ---------------------------------------------------------------------------------------------
 // Running scenarios
@@ -44,9 +44,9 @@ pub(crate) fn secs(s: u64) -> Instant {
 pub(crate) fn simulate_checked(label: &str, scenario: &Scenario, until: Instant) -> Sim {
     let mut sim = Sim::new(scenario);
     while sim.step_event(until) {
-        if let Err(v) = sim.check() {
-            let node = sim.directory().name(v.node).to_owned();
-            Ctx::new(label, &sim).fail(Some(sim.now()), &format!("invariant broken at {node}: {}", v.message));
+        if let Err(v) = observe::check(&sim) {
+            let node = sim.directory().name(v.node()).to_owned();
+            Ctx::new(label, &sim).fail(Some(sim.now()), &format!("invariant broken at {node}: {}", v.message()));
         }
     }
     sim.run_until(until);
@@ -88,14 +88,14 @@ impl<'a> Ctx<'a> {
     pub(crate) fn fail(&self, around: Option<Instant>, message: &str) -> ! {
         let trace = self.sim.trace();
         let end =
-            around.map_or(trace.len(), |t| trace.partition_point(|e| e.at <= t + std::time::Duration::from_secs(1)));
+            around.map_or(trace.len(), |t| trace.partition_point(|e| e.at() <= t + std::time::Duration::from_secs(1)));
         let mut out = format!(
             "{}: {message}\nscenario {} (seed {}), simulated to {}; last trace entries before {}:\n",
             self.label,
             self.label,
             self.sim.scenario().seed,
             self.sim.now(),
-            trace.get(end.saturating_sub(1)).map_or(Instant::ZERO, |e| e.at),
+            trace.get(end.saturating_sub(1)).map_or(Instant::ZERO, |e| e.at()),
         );
         for entry in &trace[end.saturating_sub(30)..end] {
             let _ = writeln!(out, "{}", line(self.sim, entry));
@@ -118,12 +118,12 @@ impl<'a> Ctx<'a> {
     /// Trace entries of `node` of `kind` whose text contains `text`.
     pub(crate) fn lines(&self, node: &str, kind: TraceKind, text: &str) -> Vec<&'a TraceEntry> {
         let id = self.node(node);
-        self.sim.trace().iter().filter(|e| e.node == id && e.kind == kind && e.text.contains(text)).collect()
+        self.sim.trace().iter().filter(|e| e.node() == id && e.kind() == kind && e.text().contains(text)).collect()
     }
 
     /// The first such entry at or after `from`.
     pub(crate) fn first(&self, node: &str, kind: TraceKind, text: &str, from: Instant) -> Option<&'a TraceEntry> {
-        self.lines(node, kind, text).into_iter().find(|e| e.at >= from)
+        self.lines(node, kind, text).into_iter().find(|e| e.at() >= from)
     }
 
     /// The first such entry at or after `from`, which must exist and lie in `[lo, hi]`.
@@ -139,7 +139,7 @@ impl<'a> Ctx<'a> {
     ) -> &'a TraceEntry {
         let found = self.first(node, kind, text, from);
         match found {
-            Some(e) if e.at >= ms(lo) && e.at <= ms(hi) => e,
+            Some(e) if e.at() >= ms(lo) && e.at() <= ms(hi) => e,
             other => self.fail(
                 Some(ms(hi)),
                 &format!(
@@ -147,7 +147,7 @@ impl<'a> Ctx<'a> {
                     kind.name(),
                     ms(lo),
                     ms(hi),
-                    other.map(|e| e.at.to_string())
+                    other.map(|e| e.at().to_string())
                 ),
             ),
         }
@@ -168,7 +168,7 @@ impl<'a> Ctx<'a> {
     /// Finished sends of `producer`.
     pub(crate) fn sends(&self, producer: &str) -> Vec<&'a SendRecord> {
         let id = self.node(producer);
-        self.sim.history().sends.iter().filter(|s| s.producer == id).collect()
+        self.sim.history().sends().iter().filter(|s| s.producer() == id).collect()
     }
 
     pub(crate) fn group(&self, name: &str) -> nameserver_sim::GroupId {
@@ -178,41 +178,40 @@ impl<'a> Ctx<'a> {
 
     /// The measurement of the fault whose script text is `action`.
     pub(crate) fn measurement(&self, action: &str) -> nameserver_sim::FaultMeasurement {
-        self.sim
-            .measurements()
+        observe::measurements(self.sim)
             .into_iter()
-            .find(|m| m.action == action)
+            .find(|m| m.action() == action)
             .unwrap_or_else(|| self.fail(None, &format!("no measurement for `{action}`")))
     }
 
     pub(crate) fn ns_removal(&self, m: &nameserver_sim::FaultMeasurement, ns: &str) -> Option<Instant> {
         let id = self.node(ns);
-        m.ns_removal.iter().find(|(n, _)| *n == id).and_then(|(_, at)| *at)
+        m.ns_removal().iter().find(|(n, _)| *n == id).and_then(|(_, at)| *at)
     }
 
     pub(crate) fn client_update(&self, m: &nameserver_sim::FaultMeasurement, client: &str) -> Option<Instant> {
         let id = self.node(client);
-        m.client_update.iter().find(|(n, _)| *n == id).and_then(|(_, at)| *at)
+        m.client_update().iter().find(|(n, _)| *n == id).and_then(|(_, at)| *at)
     }
 }
 
 pub(crate) fn line(sim: &Sim, e: &TraceEntry) -> String {
-    format!("{:>11} {:<10} {:<18} {}", e.at.to_string(), sim.directory().name(e.node), e.kind.name(), e.text)
+    format!("{:>11} {:<10} {:<18} {}", e.at().to_string(), sim.directory().name(e.node()), e.kind().name(), e.text())
 }
 
 /// A running producer's state.
-pub(crate) fn producer<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::SimProducer {
+pub(crate) fn producer<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::ProducerActor {
     let index = sim.scenario().node_index(name).expect("node exists");
-    match &sim.nodes()[index].actor {
+    match &sim.nodes()[index].actor() {
         Actor::Producer(p) => p,
         other => panic!("{name} is not a running producer: {other:?}"),
     }
 }
 
 /// A running consumer's state.
-pub(crate) fn consumer<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::SimConsumer {
+pub(crate) fn consumer<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::ConsumerActor {
     let index = sim.scenario().node_index(name).expect("node exists");
-    match &sim.nodes()[index].actor {
+    match &sim.nodes()[index].actor() {
         Actor::Consumer(c) => c,
         other => panic!("{name} is not a running consumer: {other:?}"),
     }
@@ -221,8 +220,8 @@ pub(crate) fn consumer<'s>(sim: &'s Sim, name: &str) -> &'s nameserver_sim::SimC
 /// Whether NameServer `ns` lists `addr` in its `brokerLiveTable`.
 pub(crate) fn ns_lists(sim: &Sim, ns: &str, addr: &str) -> bool {
     let index = sim.scenario().node_index(ns).expect("node exists");
-    match &sim.nodes()[index].actor {
-        Actor::NameServer(n) => n.ns.routes().broker_live_table().keys().any(|k| k.broker_addr.as_str() == addr),
+    match &sim.nodes()[index].actor() {
+        Actor::NameServer(n) => n.ns().routes().broker_live_table().keys().any(|k| k.broker_addr.as_str() == addr),
         _ => false,
     }
 }
@@ -245,7 +244,7 @@ pub(crate) fn fresh(scenario: &Scenario, t: Instant) -> Sim {
 /// A consumer's pull line (`pull N messages of T from X (addr), queueId=Q, offsets A-B`):
 /// the instance read, the queue id, and the offsets `[A, B + 1)`.
 pub(crate) fn pulled(e: &TraceEntry) -> Option<(&str, i32, u64, u64)> {
-    let rest = e.text.strip_prefix("pull ")?;
+    let rest = e.text().strip_prefix("pull ")?;
     let from = rest.split(" from ").nth(1)?.split_whitespace().next()?;
     let queue = rest.split("queueId=").nth(1)?.split(',').next()?.parse().ok()?;
     let (a, b) = rest.split("offsets ").nth(1)?.split_once('-')?;

@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 use core::num::NonZeroU64;
 
 use crate::engine::net::{Category, WireType};
-use crate::engine::node::SendRecord;
-use crate::engine::trace::{NodeId, TraceEntry};
+use crate::node::SendRecord;
+use crate::node::trace::{NodeId, TraceEntry};
 use crate::scenario::Action;
 use nameserver_core::time::Instant;
 
@@ -16,44 +16,84 @@ use nameserver_core::time::Instant;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Removal {
     /// The simulated time it happened at.
-    pub at: Instant,
+    pub(crate) at: Instant,
     /// Which NameServer.
-    pub ns: NodeId,
+    pub(crate) ns: NodeId,
     /// The broker's address.
-    pub broker_addr: String,
+    pub(crate) broker_addr: String,
+}
+
+impl Removal {
+    /// The simulated time it happened at.
+    #[must_use]
+    pub fn at(&self) -> Instant {
+        self.at
+    }
+
+    /// Which NameServer.
+    #[must_use]
+    pub fn ns(&self) -> NodeId {
+        self.ns
+    }
+
+    /// The broker's address.
+    #[must_use]
+    pub fn broker_addr(&self) -> &str {
+        &self.broker_addr
+    }
 }
 
 /// A client's cached route changed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RouteChange {
     /// The simulated time it happened at.
-    pub at: Instant,
+    pub(crate) at: Instant,
     /// Which client.
-    pub client: NodeId,
+    pub(crate) client: NodeId,
     /// Broker addresses in the new route, sorted.
-    pub addrs: Vec<String>,
+    pub(crate) addrs: Vec<String>,
 }
 
 /// An injected fault.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FaultRecord {
     /// The simulated time it happened at.
-    pub at: Instant,
+    pub(crate) at: Instant,
     /// The fault or command applied.
-    pub action: Action,
+    pub(crate) action: Action,
     /// The node it hit (the first one for link faults).
-    pub target: Option<NodeId>,
+    pub(crate) target: Option<NodeId>,
+}
+
+impl FaultRecord {
+    /// The simulated time it happened at.
+    #[must_use]
+    pub fn at(&self) -> Instant {
+        self.at
+    }
+
+    /// The fault or command applied.
+    #[must_use]
+    pub fn action(&self) -> &Action {
+        &self.action
+    }
+
+    /// The node it hit (the first one for link faults).
+    #[must_use]
+    pub fn target(&self) -> Option<NodeId> {
+        self.target
+    }
 }
 
 /// A client's route started or stopped differing from its NameServer's.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StaleMark {
     /// The simulated time it happened at.
-    pub at: Instant,
+    pub(crate) at: Instant,
     /// Which client.
-    pub client: NodeId,
+    pub(crate) client: NodeId,
     /// Stale from now on (else fresh).
-    pub stale: bool,
+    pub(crate) stale: bool,
 }
 
 /// A message put on the wire (frame, FIN or RST), as it was sent.
@@ -65,44 +105,129 @@ pub struct StaleMark {
 pub struct WireRecord {
     /// The flight id (what `drop`/`delay` name); `None` when the link swallowed it, so it
     /// never became a flight.
-    pub id: Option<NonZeroU64>,
+    pub(crate) id: Option<NonZeroU64>,
     /// Sent at.
-    pub sent_at: Instant,
+    pub(crate) sent_at: Instant,
     /// When it was due to arrive when sent (later `delay`s, freezes and `drop`s show in the
     /// flights, not here). For a lost message: when it would have, at the base latency.
-    pub arrive_at: Instant,
+    pub(crate) arrive_at: Instant,
     /// The node that sent it.
-    pub from: NodeId,
+    pub(crate) from: NodeId,
     /// The node it is addressed to.
-    pub to: NodeId,
+    pub(crate) to: NodeId,
     /// The request code it carries or answers, or FIN/RST.
-    pub what: WireType,
+    pub(crate) what: WireType,
     /// What glyph it gets.
-    pub category: Category,
+    pub(crate) category: Category,
     /// Whether it is an answer.
-    pub response: bool,
+    pub(crate) response: bool,
     /// Whether the network will not deliver it as sent: a cut link swallowed it, or a
     /// resetting link answered it with a RST instead.
-    pub lost: bool,
+    pub(crate) lost: bool,
+}
+
+impl WireRecord {
+    /// The flight id (what `drop`/`delay` name); `None` when the link swallowed it, so it
+    /// never became a flight.
+    #[must_use]
+    pub fn id(&self) -> Option<NonZeroU64> {
+        self.id
+    }
+
+    /// Sent at.
+    #[must_use]
+    pub fn sent_at(&self) -> Instant {
+        self.sent_at
+    }
+
+    /// When it was due to arrive when sent (later `delay`s, freezes and `drop`s show in the
+    /// flights, not here). For a lost message: when it would have, at the base latency.
+    #[must_use]
+    pub fn arrive_at(&self) -> Instant {
+        self.arrive_at
+    }
+
+    /// The node that sent it.
+    #[must_use]
+    pub fn from(&self) -> NodeId {
+        self.from
+    }
+
+    /// The node it is addressed to.
+    #[must_use]
+    pub fn to(&self) -> NodeId {
+        self.to
+    }
+
+    /// The request code it carries or answers, or FIN/RST.
+    #[must_use]
+    pub fn what(&self) -> WireType {
+        self.what
+    }
+
+    /// What glyph it gets.
+    #[must_use]
+    pub fn category(&self) -> Category {
+        self.category
+    }
+
+    /// Whether it is an answer.
+    #[must_use]
+    pub fn response(&self) -> bool {
+        self.response
+    }
+
+    /// Whether the network will not deliver it as sent: a cut link swallowed it, or a
+    /// resetting link answered it with a RST instead.
+    #[must_use]
+    pub fn lost(&self) -> bool {
+        self.lost
+    }
 }
 
 /// The append-only record of a run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct History {
     /// Every trace line.
-    pub trace: Vec<TraceEntry>,
+    pub(crate) trace: Vec<TraceEntry>,
     /// Every finished send.
-    pub sends: Vec<SendRecord>,
+    pub(crate) sends: Vec<SendRecord>,
     /// Every broker removal by a NameServer.
-    pub removals: Vec<Removal>,
+    pub(crate) removals: Vec<Removal>,
     /// Every client route change.
-    pub route_changes: Vec<RouteChange>,
+    pub(crate) route_changes: Vec<RouteChange>,
     /// Every fault.
-    pub faults: Vec<FaultRecord>,
+    pub(crate) faults: Vec<FaultRecord>,
     /// Every change of a client's staleness.
-    pub stale: Vec<StaleMark>,
+    pub(crate) stale: Vec<StaleMark>,
     /// Every message put on the wire, in the order sent.
-    pub wire: Vec<WireRecord>,
+    pub(crate) wire: Vec<WireRecord>,
+}
+
+impl History {
+    /// Every finished send.
+    #[must_use]
+    pub fn sends(&self) -> &[SendRecord] {
+        &self.sends
+    }
+
+    /// Every fault.
+    #[must_use]
+    pub fn faults(&self) -> &[FaultRecord] {
+        &self.faults
+    }
+
+    /// Every message put on the wire, in the order sent.
+    #[must_use]
+    pub fn wire(&self) -> &[WireRecord] {
+        &self.wire
+    }
+
+    /// Every broker removal by a NameServer.
+    #[must_use]
+    pub fn removals(&self) -> &[Removal] {
+        &self.removals
+    }
 }
 
 /// Lengths of a [`History`] at a checkpoint.

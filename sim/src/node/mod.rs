@@ -1,18 +1,20 @@
-//! What every simulated process shares: its identity, the context its actor acts through, and
-//! the effects an actor can ask for.
+//! The node API: what every simulated process shares (its identity, the context its actor acts
+//! through, the effects an actor can ask for, its trace lines). The actors are written against
+//! it and the engine carries it out, so it sits below both.
+
+pub(crate) mod trace;
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::engine::rng::Rng;
-use crate::engine::trace::{NodeId, TraceKind};
 use crate::scenario::{NodeSpec, Profile, Scenario};
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
 use nameserver_core::protocol::RemotingCommand;
 use nameserver_core::time::Instant;
+use trace::{NodeId, TraceKind};
 
-/// A broker group, by index in [`Directory::groups`].
+/// A broker group, by index in the directory's groups ([`Directory::group_name`] names it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GroupId(pub u16);
 
@@ -79,7 +81,7 @@ impl NodeState {
 pub enum TimerKind {
     /// Broker: `registerBrokerAll` every 30 s.
     Register,
-    /// NameServer: `scanNotActiveBroker`.
+    /// NameServer: `scanNotActiveBroker`, or the end of `needWaitForService` if sooner.
     Scan,
     /// Client: route poll every `pollNameServerInterval` (30 s).
     RoutePoll,
@@ -152,11 +154,11 @@ pub enum Failure {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct QueueRef {
     /// The broker group.
-    pub group: GroupId,
+    pub(crate) group: GroupId,
     /// Queue id.
-    pub queue: i32,
+    pub(crate) queue: i32,
     /// Which taking of the queue by this process.
-    pub take: u32,
+    pub(crate) take: u32,
 }
 
 /// What a client request was for, so its answer can be routed back to the right logic.
@@ -209,47 +211,125 @@ pub enum SendOutcome {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SendAttempt {
     /// The group written to.
-    pub group: GroupId,
+    pub(crate) group: GroupId,
     /// When the attempt started.
-    pub at: Instant,
+    pub(crate) at: Instant,
     /// How it ended: `None` on success.
-    pub failure: Option<Failure>,
+    pub(crate) failure: Option<Failure>,
+}
+
+impl SendAttempt {
+    /// The group written to.
+    #[must_use]
+    pub fn group(&self) -> GroupId {
+        self.group
+    }
+
+    /// When the attempt started.
+    #[must_use]
+    pub fn at(&self) -> Instant {
+        self.at
+    }
+
+    /// How it ended: `None` on success.
+    #[must_use]
+    pub fn failure(&self) -> Option<Failure> {
+        self.failure
+    }
 }
 
 /// One send call (`DefaultMQProducer.send`), with its attempts.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SendRecord {
     /// The producer.
-    pub producer: NodeId,
+    pub(crate) producer: NodeId,
     /// Its send number.
-    pub id: u64,
+    pub(crate) id: u64,
     /// When the call started.
-    pub started: Instant,
+    pub(crate) started: Instant,
     /// When it returned.
-    pub finished: Instant,
+    pub(crate) finished: Instant,
     /// How it ended.
-    pub outcome: SendOutcome,
+    pub(crate) outcome: SendOutcome,
     /// Every attempt, in order.
-    pub attempts: Vec<SendAttempt>,
+    pub(crate) attempts: Vec<SendAttempt>,
+}
+
+impl SendRecord {
+    /// The producer.
+    #[must_use]
+    pub fn producer(&self) -> NodeId {
+        self.producer
+    }
+
+    /// Its send number.
+    #[must_use]
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// When the call started.
+    #[must_use]
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// When it returned.
+    #[must_use]
+    pub fn finished(&self) -> Instant {
+        self.finished
+    }
+
+    /// How it ended.
+    #[must_use]
+    pub fn outcome(&self) -> SendOutcome {
+        self.outcome
+    }
+
+    /// Every attempt, in order.
+    #[must_use]
+    pub fn attempts(&self) -> &[SendAttempt] {
+        &self.attempts
+    }
 }
 
 /// Names and addresses of everything in the model; fixed for a run.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Directory {
     /// Node names by id.
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// Node roles by id.
-    pub roles: Vec<Role>,
+    pub(crate) roles: Vec<Role>,
     /// Listen addresses by id.
-    pub addrs: Vec<String>,
+    pub(crate) addrs: Vec<String>,
     /// Node by listen address.
-    pub by_addr: BTreeMap<String, NodeId>,
+    pub(crate) by_addr: BTreeMap<String, NodeId>,
     /// Broker group names.
-    pub groups: Vec<BrokerName>,
+    pub(crate) groups: Vec<BrokerName>,
     /// The NameServers, in declaration order (clients' `namesrvAddr` list).
-    pub nameservers: Vec<NodeId>,
+    pub(crate) nameservers: Vec<NodeId>,
     /// The timing profile.
-    pub profile: Profile,
+    pub(crate) profile: Profile,
+}
+
+impl Directory {
+    /// Node names by id.
+    #[must_use]
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Node roles by id.
+    #[must_use]
+    pub fn roles(&self) -> &[Role] {
+        &self.roles
+    }
+
+    /// The NameServers, in declaration order (clients' `namesrvAddr` list).
+    #[must_use]
+    pub fn nameservers(&self) -> &[NodeId] {
+        &self.nameservers
+    }
 }
 
 impl Directory {
@@ -334,18 +414,16 @@ pub enum Effect {
     },
 }
 
-/// The context an actor acts through: time, its random stream, the directory, and a buffer
+/// The context an actor acts through: time, its identity, the directory, and a buffer
 /// of effects the engine applies after the actor returns.
 #[derive(Debug)]
 pub struct Cx<'a> {
     /// The simulated time of the step.
-    pub now: Instant,
+    pub(crate) now: Instant,
     /// The acting node.
-    pub me: NodeId,
-    /// The node's random stream.
-    pub rng: &'a mut Rng,
+    pub(crate) me: NodeId,
     /// Names and addresses.
-    pub dir: &'a Directory,
+    pub(crate) dir: &'a Directory,
     pub(crate) effects: Vec<Effect>,
     pub(crate) next_opaque: &'a mut i32,
 }

@@ -101,15 +101,47 @@ impl From<EventCategory> for TraceKind {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TraceEntry {
     /// Position in the trace (0-based).
-    pub seq: u64,
+    pub(crate) seq: u64,
     /// The simulated time it happened at.
-    pub at: Instant,
+    pub(crate) at: Instant,
     /// The node it happened on.
-    pub node: NodeId,
+    pub(crate) node: NodeId,
     /// What kind.
-    pub kind: TraceKind,
+    pub(crate) kind: TraceKind,
     /// The log line.
-    pub text: String,
+    pub(crate) text: String,
+}
+
+impl TraceEntry {
+    /// Position in the trace (0-based).
+    #[must_use]
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The simulated time it happened at.
+    #[must_use]
+    pub fn at(&self) -> Instant {
+        self.at
+    }
+
+    /// The node it happened on.
+    #[must_use]
+    pub fn node(&self) -> NodeId {
+        self.node
+    }
+
+    /// What kind.
+    #[must_use]
+    pub fn kind(&self) -> TraceKind {
+        self.kind
+    }
+
+    /// The log line.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        &self.text
+    }
 }
 
 /// FNV-1a, 64 bit: a tiny, stable hash for state and trace fingerprints.
