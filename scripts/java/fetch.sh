@@ -14,14 +14,17 @@ LIB="$DIR/lib"
 MVN="${MAVEN:-mvn}"
 TRIES="${FETCH_TRIES:-3}"
 
-if [ -f "$DIR/complete" ]; then echo "$LIB"; exit 0; fi
+# Complete, and its jars still there (a cache broken by an older fetch.sh's race is fetched again).
+fetched() { [ -f "$DIR/complete" ] && [ -f "$LIB/rocketmq-namesrv-$VERSION.jar" ]; }
+if fetched; then echo "$LIB"; exit 0; fi
 command -v "$MVN" >/dev/null || { echo "fetch.sh: Maven ('$MVN') is not installed; apt-get install maven" >&2; exit 1; }
 
 mkdir -p "$DIR"
 # Two test runs on one machine fetch into the same directory: the second waits for the first.
 exec 9>"$DIR/.lock"
 flock 9
-if [ -f "$DIR/complete" ]; then echo "$LIB"; exit 0; fi
+if fetched; then echo "$LIB"; exit 0; fi
+rm -f "$DIR/complete"
 # The artifacts a NameServer, a broker and mqadmin need; Maven resolves their dependencies.
 cat >"$DIR/pom.xml" <<POM
 <project xmlns="http://maven.apache.org/POM/4.0.0">
