@@ -36,6 +36,7 @@ mod min_broker_id_notice;
 mod module_layers;
 mod proxy_protocol;
 mod readiness;
+mod route_cache;
 mod route_fast_path;
 mod security;
 mod shutdown;
