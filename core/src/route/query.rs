@@ -30,7 +30,7 @@ pub struct RouteFilter {
 /// Within one state of the tables, topics with equal shapes have byte-identical route bodies,
 /// so a driver that encodes routes ahead of time can encode once per shape: in most clusters
 /// thousands of topics have the same queues on the same groups.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RouteShape<'a> {
     pub(super) queues: &'a TopicQueues,
     /// The topic itself when its route is its own (it has static-topic queue mappings).
@@ -51,6 +51,20 @@ pub struct ShapeKey<'a> {
     own: Option<&'a TopicName>,
     sync_member: bool,
     order_conf: Option<&'a str>,
+}
+
+/// Hashes a summary of the queue list (its length, first and last entries), so that a topic
+/// whose list is new (with every route different, each topic on each registration) is grouped
+/// without reading the whole list; equality still compares whole lists.
+impl core::hash::Hash for RouteShape<'_> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.queues.len().hash(state);
+        self.queues.values().next().hash(state);
+        self.queues.values().next_back().hash(state);
+        self.own.hash(state);
+        self.sync_member.hash(state);
+        self.order_conf.hash(state);
+    }
 }
 
 impl<'a> RouteShape<'a> {
