@@ -94,6 +94,11 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value = "16MiB", value_parser = parse_byte_size)]
     pub max_kv_bytes: usize,
 
+    /// Most bytes of built route bodies kept for the next queries (at least 1MiB); past it the least recently asked for are dropped and built again when next asked for (bytes, or with KiB, MiB, GiB)
+    #[arg(long, value_name = "BYTES", env = "NAMESERVER_ROUTE_CACHE_BYTES", default_value = "16MiB",
+          value_parser = parse_route_cache_size)]
+    pub route_cache_bytes: usize,
+
     /// Most connections served at once; further peers wait in the listen backlog
     #[arg(long, value_name = "N", default_value_t = crate::DEFAULT_MAX_CONNECTIONS,
           value_parser = parse_connection_limit)]
@@ -274,6 +279,11 @@ fn parse_byte_size(text: &str) -> Result<usize, String> {
         Some(bytes) => Ok(bytes),
         None => Err(format!("`{text}` is too large")),
     }
+}
+
+fn parse_route_cache_size(text: &str) -> Result<usize, String> {
+    let bytes = parse_byte_size(text)?;
+    if bytes >= 1 << 20 { Ok(bytes) } else { Err(String::from("must be at least 1MiB")) }
 }
 
 fn parse_topic_limit(text: &str) -> Result<usize, String> {
@@ -520,6 +530,7 @@ impl Args {
             max_connections_per_source: self.max_connections_per_source,
             per_source_exempt: self.per_source_exempt.iter().collect(),
             remote_config: self.remote_config,
+            route_cache_bytes: self.route_cache_bytes,
             #[cfg(feature = "test-hooks")]
             io_deadline: self.test_deadline_ms.map_or(crate::DEFAULT_DEADLINE, std::time::Duration::from_millis),
             go_away_window: crate::config_keys::go_away_window(&namesrv).unwrap_or(None),

@@ -185,6 +185,9 @@ pub struct ServerConfig {
     /// lines of Java's `namesrv_traffic.log` and `namesrv_default.log`; the binary sets it when
     /// it writes those files ([`logging`]).
     pub traffic_log: bool,
+    /// At most this many bytes of route bodies are kept once built (`--route-cache-bytes`);
+    /// the least recently asked for are built again when next asked for.
+    pub route_cache_bytes: usize,
 }
 
 impl ServerConfig {
@@ -208,6 +211,7 @@ impl ServerConfig {
             remote_config: RemoteConfig::Runtime,
             auth: acl::AuthConfig::open(),
             traffic_log: false,
+            route_cache_bytes: snapshot::DEFAULT_ROUTE_CACHE_BYTES,
         }
     }
 }
@@ -271,6 +275,7 @@ pub async fn serve(
         remote_config,
         auth,
         traffic_log,
+        route_cache_bytes,
     } = config;
     let (tls_port, loaded) =
         tls::reload::TlsPort::new(&tls).map_err(|error| io::Error::other(format!("TLS: {error}")))?;
@@ -292,7 +297,7 @@ pub async fn serve(
         tokio::spawn(acl::watch(path, acl_bytes, Arc::clone(&auth), stop.clone()));
     }
     let force_close = CancellationToken::new();
-    let routes = Arc::new(ArcSwap::from_pointee(RouteSnapshot::empty()));
+    let routes = Arc::new(ArcSwap::from_pointee(RouteSnapshot::with_cache_bytes(route_cache_bytes)));
     let (kv_file, kv_writer) = KvJournal::spawn(PathBuf::from(&namesrv.kv_config_path), &kv);
     let (config_file, config_writer) = PersistTarget::spawn(PathBuf::from(&namesrv.config_store_path), "config");
     let (inbound, inbound_rx) = mpsc::channel(INBOUND_QUEUE);

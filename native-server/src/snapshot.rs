@@ -8,82 +8,166 @@
 //!
 //! Topics share their answer by [`RouteShape`]: in most clusters thousands of topics have the
 //! same queues on the same groups, and within one state of the tables equal shapes have equal
-//! bodies. Publishing gives each changed topic the [`RouteBodies`] of its shape, holding the
-//! route as the core built it ([`NameServer::route_data`], once per shape); the body is
-//! encoded in a JSON style the first time a client asks for it in that style, on that
-//! client's connection, and shared from then on. So a topic is never cold: right after a
-//! restart, or while a hundred brokers register, its first query costs one encoding per
-//! shape, never a trip to the owner, and a broker registering 10,000 topics is answered
-//! without encoding one.
+//! bodies. Publishing gives each changed topic the [`RouteBodies`] of its shape, which hold
+//! only what the route is built from (the core's [`RouteRecipe`]; the broker groups are the
+//! snapshot's, one copy each): a registration builds no route, it drops the bodies of the
+//! routes it changed. A route's body in a JSON style is built the first time a client asks
+//! for it after a change, on that client's connection, and shared from then on while the
+//! bounded cache of `route_cache.rs` keeps it; one it evicted is built again on its next
+//! query. So a topic is never cold (no query waits for the owner), a broker registering
+//! 10,000 topics is answered without building one, and memory stays bounded however many
+//! routes differ.
 //!
 //! A snapshot answer is byte-identical to the core's: the request is read by the core's own
 //! [`Request::parse`], the reply is decided by the core's own [`route_reply`] with the
-//! snapshot as its [`RouteSource`], and the bodies are the core's [`TopicRouteData`] written
-//! by its own writer. What a snapshot cannot answer exactly (zone-filtered queries, header
+//! snapshot as its [`RouteSource`], and the bodies are the core's [`TopicRouteData`], built by
+//! its own [`RouteRecipe::build`], written by its own writer. What a snapshot cannot answer exactly (zone-filtered queries, header
 //! errors, a NameServer not yet serving routes, whose wait only the owner's clock can end)
 //! is forwarded to the owner.
 
+mod route_cache;
 mod topic_routes;
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use foldhash::fast::RandomState;
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::json::{JsonStyle, WriteJson};
 use nameserver_core::protocol::body::TopicRouteData;
 use nameserver_core::protocol::{RemotingCommand, Request, RequestCode, ResponseCode};
-use nameserver_core::route::{RouteShape, ShapeKey};
+use nameserver_core::route::{GroupRoute, RouteRecipe, RouteShape, ShapeKey};
 use nameserver_core::server::{RouteReply, RouteSource, route_reply};
-use nameserver_core::{NameServer, TopicName};
+use nameserver_core::{BrokerName, NameServer, TopicName};
 
+pub use self::route_cache::{CacheStats, RouteBody};
+use self::route_cache::{RouteCache, Slot};
 use self::topic_routes::TopicRoutes;
 
+/// `--route-cache-bytes`' default: 16 MiB of route bodies.
+pub const DEFAULT_ROUTE_CACHE_BYTES: usize = 16 << 20;
+
 /// The route answers of one moment.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RouteSnapshot {
     version: u64,
     serving: bool,
     /// Every topic with a route, in shards shared with the snapshots before and after (see
     /// `topic_routes.rs`). Looked up once per route query.
     routes: TopicRoutes,
+    /// Every broker group as routes show it, shared with the snapshots before and after until
+    /// a group changes.
+    groups: Arc<Groups>,
+    /// The bodies built so far, shared by every snapshot.
+    cache: Arc<RouteCache>,
 }
 
-/// The route of every topic of one [`RouteShape`] as of the snapshot that created it, with
-/// its body in each JSON style (clients before 4.9.4 get the plain one) encoded on first use.
-/// A route change gives the topic new bodies, so these always answer for the route state
-/// they were built from.
+/// What the route of every topic of one [`RouteShape`] is built from, as of the snapshot that
+/// created it, with its body in each JSON style (clients before 4.9.4 get the plain one) once
+/// built. A route change gives the topic new bodies, so these always answer for the route
+/// state they were made from.
 #[derive(Debug)]
 pub struct RouteBodies {
-    route: TopicRouteData,
-    plain: OnceLock<Vec<u8>>,
-    standard: OnceLock<Vec<u8>>,
+    recipe: RouteRecipe,
+    plain: Slot,
+    standard: Slot,
 }
 
 impl RouteBodies {
-    fn new(route: TopicRouteData) -> Self {
-        Self { route, plain: OnceLock::new(), standard: OnceLock::new() }
+    fn new(recipe: RouteRecipe) -> Self {
+        Self { recipe, plain: Slot::default(), standard: Slot::default() }
+    }
+
+    fn slot(&self, style: JsonStyle) -> &Slot {
+        match style {
+            JsonStyle::Standard => &self.standard,
+            JsonStyle::Plain => &self.plain,
+        }
+    }
+}
+
+/// A change replaced these bodies, or the topics are gone: what they kept leaves the cache.
+impl Drop for RouteBodies {
+    fn drop(&mut self) {
+        self.plain.drop_body();
+        self.standard.drop_body();
+    }
+}
+
+/// The broker groups of one snapshot by name.
+#[derive(Clone, Debug, Default)]
+struct Groups(HashMap<BrokerName, Arc<GroupRoute>, RandomState>);
+
+impl Groups {
+    /// Every group of `ns`.
+    fn of(ns: &NameServer) -> Self {
+        let mut groups = Self::default();
+        for name in ns.routes().broker_addr_table().keys() {
+            groups.refresh(ns, name);
+        }
+        groups
+    }
+
+    /// `name` as `ns` has it now, or gone.
+    fn refresh(&mut self, ns: &NameServer, name: &BrokerName) {
+        match ns.routes().group_route(name) {
+            Some(group) => self.0.insert(name.clone(), Arc::new(group)),
+            None => self.0.remove(name),
+        };
+    }
+
+    fn route(&self, recipe: &RouteRecipe) -> TopicRouteData {
+        recipe.build(|name| self.0.get(name).map(|group| GroupRoute::clone(group)))
+    }
+}
+
+/// One topic's route in a snapshot, to be written out: the snapshot's [`RouteSource::Route`].
+#[derive(Clone, Copy, Debug)]
+pub struct RouteRef<'a> {
+    bodies: &'a Arc<RouteBodies>,
+    groups: &'a Groups,
+    cache: &'a Arc<RouteCache>,
+}
+
+impl RouteRef<'_> {
+    /// Calls `f` with the body in `style`, built now if the cache does not keep it.
+    fn with_body<R>(self, style: JsonStyle, f: impl FnOnce(&Arc<RouteBody>) -> R) -> R {
+        let Self { bodies, groups, cache } = self;
+        cache.with_body(bodies, style, || groups.route(&bodies.recipe).to_json(style), f)
+    }
+}
+
+/// A topic's route taken out of a snapshot ([`RouteSnapshot::route_bodies`]).
+#[derive(Clone, Debug)]
+pub struct Route {
+    bodies: Arc<RouteBodies>,
+    groups: Arc<Groups>,
+    cache: Arc<RouteCache>,
+}
+
+impl Route {
+    /// The body in `style`, as a client gets it.
+    #[must_use]
+    pub fn body(&self, style: JsonStyle) -> Arc<RouteBody> {
+        RouteRef { bodies: &self.bodies, groups: &self.groups, cache: &self.cache }.with_body(style, Arc::clone)
     }
 
     /// The body in standard JSON, as clients since 4.9.4 get it.
     #[must_use]
-    pub fn standard(&self) -> &[u8] {
-        self.standard.get_or_init(|| self.route.to_json(JsonStyle::Standard))
+    pub fn standard(&self) -> Arc<RouteBody> {
+        self.body(JsonStyle::Standard)
     }
 
     /// The body in fastjson's plain style, as older clients get it.
     #[must_use]
-    pub fn plain(&self) -> &[u8] {
-        self.plain.get_or_init(|| self.route.to_json(JsonStyle::Plain))
+    pub fn plain(&self) -> Arc<RouteBody> {
+        self.body(JsonStyle::Plain)
     }
 
-    /// The body in `style`.
+    /// Whether `other` is answered from the same bodies (its topic has the same shape).
     #[must_use]
-    pub fn body(&self, style: JsonStyle) -> &[u8] {
-        match style {
-            JsonStyle::Standard => self.standard(),
-            JsonStyle::Plain => self.plain(),
-        }
+    pub fn shares_bodies_with(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.bodies, &other.bodies)
     }
 }
 
@@ -98,10 +182,24 @@ pub enum FastPath {
 }
 
 impl RouteSnapshot {
-    /// Version 0: no routes and not serving, so every query goes to the owner.
+    /// Version 0: no routes and not serving, so every query goes to the owner; bodies built
+    /// later are kept up to [`DEFAULT_ROUTE_CACHE_BYTES`].
     #[must_use]
     pub fn empty() -> Self {
-        Self::default()
+        Self::with_cache_bytes(DEFAULT_ROUTE_CACHE_BYTES)
+    }
+
+    /// [`Self::empty`], keeping at most `budget` bytes of route bodies in this snapshot and
+    /// every one advanced from it (`--route-cache-bytes`).
+    #[must_use]
+    pub fn with_cache_bytes(budget: usize) -> Self {
+        Self {
+            version: 0,
+            serving: false,
+            routes: TopicRoutes::default(),
+            groups: Arc::default(),
+            cache: RouteCache::new(budget),
+        }
     }
 
     /// Increases by one with every published change.
@@ -133,46 +231,66 @@ impl RouteSnapshot {
         self.routes.get(topic).is_some()
     }
 
-    /// `topic`'s route bodies (encoded when first read), if it has a route.
+    /// `topic`'s route (its bodies built when first read), if it has one.
     #[must_use]
-    pub fn route_bodies(&self, topic: &str) -> Option<Arc<RouteBodies>> {
-        self.routes.get(topic).cloned()
+    pub fn route_bodies(&self, topic: &str) -> Option<Route> {
+        let bodies = Arc::clone(self.routes.get(topic)?);
+        Some(Route { bodies, groups: Arc::clone(&self.groups), cache: Arc::clone(&self.cache) })
+    }
+
+    /// The route bodies built for this snapshot and every one of its line (advanced from the
+    /// same first one), which share one budget.
+    #[must_use]
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
     }
 
     /// The snapshot that reflects `ns` now, built from this one and the topics `ns` reports
     /// as changed since the previous call; `None` when no answer changed. Each changed topic
-    /// gets the bodies of its shape, built once per shape in this call.
+    /// gets the bodies of its shape, made once per shape in this call and built on the first
+    /// query for them.
     #[must_use]
     pub fn advance(&self, ns: &mut NameServer) -> Option<Self> {
         let changes = ns.poll_route_changes();
         let ns = &*ns;
         let serving = ns.serving_routes();
         let mut shapes = Shapes { ns, by_key: HashMap::default(), by_shape: HashMap::default() };
+        let groups = match &changes {
+            None => Arc::new(Groups::of(ns)),
+            Some(changes) if changes.groups.is_empty() => Arc::clone(&self.groups),
+            Some(changes) => {
+                let mut groups = Groups::clone(&self.groups);
+                for name in &changes.groups {
+                    groups.refresh(ns, name);
+                }
+                Arc::new(groups)
+            }
+        };
         let routes = match changes {
             None => {
                 let topics = ns.routes().topic_queue_table().len();
                 TopicRoutes::empty(RandomState::default()).edit(topics, |routes| {
                     ns.for_each_route_shape(None, |topic, shape| {
-                        if let Some(bodies) = shapes.bodies(topic, shape) {
+                        if let Some(bodies) = shapes.bodies(shape) {
                             routes.set(topic.as_str(), bodies);
                         }
                     });
                 })
             }
             Some(changes) if changes.topics.is_empty() => {
-                if serving == self.serving {
+                if serving == self.serving && changes.groups.is_empty() {
                     return None;
                 }
                 self.routes.clone()
             }
             Some(changes) => self.routes.edit(changes.topics.len(), |routes| {
-                ns.for_each_route_shape(Some(&changes.topics), |topic, shape| match shapes.bodies(topic, shape) {
+                ns.for_each_route_shape(Some(&changes.topics), |topic, shape| match shapes.bodies(shape) {
                     Some(bodies) => routes.set(topic.as_str(), bodies),
                     None => routes.remove(topic.as_str()),
                 });
             }),
         };
-        Some(Self { version: self.version + 1, serving, routes })
+        Some(Self { version: self.version + 1, serving, routes, groups, cache: Arc::clone(&self.cache) })
     }
 
     /// Answers `cmd` if it is a route query this snapshot can answer exactly as the core
@@ -185,7 +303,9 @@ impl RouteSnapshot {
         let Ok(reply) = route_reply(&self, cmd, &query) else { return FastPath::Forward };
         let Some(head) = reply.head(cmd, &query.topic) else { return FastPath::Answered(None) };
         let encoded = match reply {
-            RouteReply::Found { route, style } => codec::encode_with_body(&head, route.body(style), out),
+            RouteReply::Found { route, style } => {
+                route.with_body(style, |body| codec::encode_with_body(&head, body, out))
+            }
             _ => codec::encode(&head, out),
         };
         // A reply too large to encode is the owner's to report, as for every other request.
@@ -202,24 +322,25 @@ impl RouteSnapshot {
 pub struct OwnerDecides;
 
 impl<'a> RouteSource for &'a RouteSnapshot {
-    type Route = &'a RouteBodies;
+    type Route = RouteRef<'a>;
     type Unanswerable = OwnerDecides;
 
     fn serving(&self) -> Result<bool, OwnerDecides> {
         if self.serving { Ok(true) } else { Err(OwnerDecides) }
     }
 
-    fn route(&self, topic: &TopicName) -> Option<&'a RouteBodies> {
+    fn route(&self, topic: &TopicName) -> Option<RouteRef<'a>> {
         let &snapshot = self;
-        snapshot.routes.get(topic.as_str()).map(|bodies| &**bodies)
+        let (groups, cache) = (&*snapshot.groups, &snapshot.cache);
+        snapshot.routes.get(topic.as_str()).map(|bodies| RouteRef { bodies, groups, cache })
     }
 
-    fn zone_route(&self, _topic: &TopicName, _zone: &str) -> Result<Option<&'a RouteBodies>, OwnerDecides> {
+    fn zone_route(&self, _topic: &TopicName, _zone: &str) -> Result<Option<RouteRef<'a>>, OwnerDecides> {
         Err(OwnerDecides)
     }
 }
 
-/// The route bodies of one state of the tables, built once per shape. Topics are grouped by
+/// The route bodies of one state of the tables, made once per shape. Topics are grouped by
 /// [`ShapeKey`] first (one hash of a few words per topic, most topics sharing their queue
 /// list), and each new key by its whole [`RouteShape`].
 struct Shapes<'a> {
@@ -229,8 +350,8 @@ struct Shapes<'a> {
 }
 
 impl<'a> Shapes<'a> {
-    /// The bodies of `topic`, of `shape`; `None` when it has no route (TOPIC_NOT_EXIST).
-    fn bodies(&mut self, topic: &TopicName, shape: Option<RouteShape<'a>>) -> Option<Arc<RouteBodies>> {
+    /// The bodies of a topic of `shape`; `None` when it has no route (TOPIC_NOT_EXIST).
+    fn bodies(&mut self, shape: Option<RouteShape<'a>>) -> Option<Arc<RouteBodies>> {
         let ns = self.ns;
         let shape = shape?;
         if let Some(bodies) = self.by_key.get(&shape.key()) {
@@ -239,7 +360,7 @@ impl<'a> Shapes<'a> {
         let bodies = self
             .by_shape
             .entry(shape)
-            .or_insert_with(|| ns.route_data(topic).map(|route| Arc::new(RouteBodies::new(route))))
+            .or_insert_with(|| ns.route_recipe(shape).map(|recipe| Arc::new(RouteBodies::new(recipe))))
             .clone();
         self.by_key.insert(shape.key(), bodies.clone());
         bodies

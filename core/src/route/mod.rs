@@ -6,6 +6,7 @@
 
 mod query;
 mod queues;
+mod recipe;
 mod register;
 mod unregister;
 
@@ -16,6 +17,7 @@ use core::time::Duration;
 
 pub use query::{RouteFilter, RouteShape, ShapeKey};
 pub use queues::TopicQueues;
+pub use recipe::{GroupRoute, RouteRecipe};
 pub use register::{RegisterOutcome, Registration};
 pub use unregister::{UnregisterItem, UnregisterSource};
 
@@ -70,10 +72,21 @@ impl BrokerLiveInfo {
 }
 
 /// Topics whose route answer may have changed since the last [`RouteTable::take_changes`].
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RouteChanges {
     /// The topics.
     pub topics: BTreeSet<TopicName>,
+    /// The groups whose [`RouteTable::group_route`] may have changed (every topic with queues
+    /// on one of them is in `topics`).
+    pub groups: BTreeSet<BrokerName>,
+}
+
+/// Hashes the topics alone, as before `groups` existed: the simulation's state hashes, which
+/// take in the tables' pending changes, stay what they were.
+impl core::hash::Hash for RouteChanges {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.topics.hash(state);
+    }
 }
 
 /// The five route tables plus static-topic mappings.
@@ -183,6 +196,7 @@ impl RouteTable {
     /// Marks every topic served by `broker_name` as changed (its addresses changed).
     fn touch_broker(&mut self, broker_name: &BrokerName) {
         self.epoch += 1;
+        self.changes.groups.insert(broker_name.clone());
         for (topic, queues) in &self.topic_queue_table {
             if queues.contains_key(broker_name) {
                 self.changes.topics.insert(topic.clone());
@@ -197,6 +211,7 @@ impl RouteTable {
         if broker_names.is_empty() {
             return;
         }
+        self.changes.groups.extend(broker_names.iter().cloned());
         for (topic, queues) in &self.topic_queue_table {
             if queues.keys().any(|name| broker_names.contains(name)) {
                 self.changes.topics.insert(topic.clone());

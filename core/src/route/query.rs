@@ -5,7 +5,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::queues::Rewrites;
-use super::{BrokerAddrInfo, RouteTable, TopicQueues};
+use super::{RouteTable, TopicQueues};
 use crate::event::Event;
 use crate::event_run::EventRun;
 use crate::names::{BrokerId, BrokerName, ClusterName, TopicName};
@@ -30,13 +30,13 @@ pub struct RouteFilter {
 /// Within one state of the tables, topics with equal shapes have byte-identical route bodies,
 /// so a driver that encodes routes ahead of time can encode once per shape: in most clusters
 /// thousands of topics have the same queues on the same groups.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RouteShape<'a> {
-    queues: &'a TopicQueues,
+    pub(super) queues: &'a TopicQueues,
     /// The topic itself when its route is its own (it has static-topic queue mappings).
-    own: Option<&'a TopicName>,
+    pub(super) own: Option<&'a TopicName>,
     /// Member-sync topics are never rewritten for acting masters.
-    sync_member: bool,
+    pub(super) sync_member: bool,
     /// `orderTopicConf`, filled in by the NameServer from its KV table.
     pub(crate) order_conf: Option<&'a str>,
 }
@@ -51,6 +51,20 @@ pub struct ShapeKey<'a> {
     own: Option<&'a TopicName>,
     sync_member: bool,
     order_conf: Option<&'a str>,
+}
+
+/// Hashes a summary of the queue list (its length, first and last entries), so that a topic
+/// whose list is new (with every route different, each topic on each registration) is grouped
+/// without reading the whole list; equality still compares whole lists.
+impl core::hash::Hash for RouteShape<'_> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.queues.len().hash(state);
+        self.queues.values().next().hash(state);
+        self.queues.values().next_back().hash(state);
+        self.own.hash(state);
+        self.sync_member.hash(state);
+        self.order_conf.hash(state);
+    }
 }
 
 impl<'a> RouteShape<'a> {
@@ -117,31 +131,8 @@ impl RouteTable {
     /// of its groups is known (TOPIC_NOT_EXIST).
     #[must_use]
     pub fn pickup_topic_route_data(&self, topic: &TopicName, filter: RouteFilter) -> Option<TopicRouteData> {
-        let queues = self.topic_queue_table.get(topic)?;
-        let mut route = TopicRouteData { queue_datas: queues.values().cloned().collect(), ..TopicRouteData::default() };
-        for name in queues.keys() {
-            let Some(data) = self.broker_addr_table.get(name) else { continue };
-            route.broker_datas.push(data.clone());
-            if !self.filter_server_table.is_empty() {
-                for addr in data.broker_addrs.values() {
-                    let key = BrokerAddrInfo { cluster: data.cluster.clone(), broker_addr: addr.clone() };
-                    if let Some(servers) = self.filter_server_table.get(&key) {
-                        route.filter_server_table.insert(addr.to_string(), servers.clone());
-                    }
-                }
-            }
-        }
-        if route.queue_datas.is_empty() || route.broker_datas.is_empty() {
-            return None;
-        }
-        route.topic_queue_mapping_by_broker = self
-            .topic_queue_mapping_info_table
-            .get(topic)
-            .map(|m| m.iter().map(|(name, info)| (name.to_string(), info.clone())).collect());
-        if filter.support_acting_master && !topic.as_str().starts_with(SYNC_BROKER_MEMBER_PREFIX) {
-            apply_acting_master(&mut route);
-        }
-        Some(route)
+        let recipe = self.route_recipe(self.route_shape(topic)?, filter)?;
+        Some(recipe.build(|name| self.group_route(name)))
     }
 
     /// `getAllClusterInfo`.
@@ -265,7 +256,7 @@ impl RouteTable {
 
 /// PROTOCOL.md §10.6 step 5, on a copy: for master-less acting groups whose queues are not
 /// writable, the lowest member is shown under id 0.
-fn apply_acting_master(route: &mut TopicRouteData) {
+pub(super) fn apply_acting_master(route: &mut TopicRouteData) {
     let needed = route.broker_datas.iter().any(|d| !d.broker_addrs.is_empty() && d.master_addr().is_none());
     if !needed {
         return;

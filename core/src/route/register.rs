@@ -257,7 +257,10 @@ impl RouteTable {
             match before {
                 // A new group: no topic has queues on it yet (every queue entry names a
                 // known group), so there is nothing to mark, and no pass over every topic.
-                None => self.epoch += 1,
+                None => {
+                    self.epoch += 1;
+                    self.changes.groups.insert(name.clone());
+                }
                 Some(_) => self.touch_broker(name),
             }
         }

@@ -28,7 +28,7 @@ use crate::limits::Limits;
 use crate::names::{ConnId, RequestId, TopicName};
 use crate::protocol::RemotingCommand;
 use crate::protocol::body::TopicRouteData;
-use crate::route::{RouteChanges, RouteFilter, RouteShape, RouteTable};
+use crate::route::{RouteChanges, RouteFilter, RouteRecipe, RouteShape, RouteTable};
 use crate::time::Instant;
 use outputs::OutputQueue;
 
@@ -293,12 +293,17 @@ impl NameServer {
     /// Drivers that answer route queries from a snapshot encode exactly this.
     #[must_use]
     pub fn route_data(&self, topic: &TopicName) -> Option<TopicRouteData> {
+        let recipe = self.route_recipe(self.route_shape(topic)?)?;
+        Some(recipe.build(|name| self.routes.group_route(name)))
+    }
+
+    /// What the route of a topic of `shape` is built from, to build later
+    /// ([`RouteRecipe::build`], each group from [`RouteTable::group_route`]); `None` when such a
+    /// topic has no route (TOPIC_NOT_EXIST).
+    #[must_use]
+    pub fn route_recipe(&self, shape: RouteShape<'_>) -> Option<RouteRecipe> {
         let filter = RouteFilter { support_acting_master: self.config.support_acting_master };
-        let mut route = self.routes.pickup_topic_route_data(topic, filter)?;
-        if self.config.order_message_enable {
-            route.order_topic_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic.as_str()).map(String::from);
-        }
-        Some(route)
+        self.routes.route_recipe(shape, filter)
     }
 
     /// What `topic`'s [`Self::route_data`] is made of besides the broker tables: two topics

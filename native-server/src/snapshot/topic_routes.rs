@@ -239,10 +239,11 @@ fn shard_of(hash: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nameserver_core::protocol::body::TopicRouteData;
+    use nameserver_core::protocol::body::QueueData;
+    use nameserver_core::route::{RouteRecipe, TopicQueues};
 
     fn bodies() -> Arc<RouteBodies> {
-        Arc::new(RouteBodies::new(TopicRouteData::default()))
+        Arc::new(RouteBodies::new(RouteRecipe::of_queues(TopicQueues::one(QueueData::default()))))
     }
 
     #[test]

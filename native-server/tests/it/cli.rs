@@ -100,6 +100,24 @@ fn bad_configuration_fails_with_a_clear_message() {
 }
 
 #[test]
+fn a_route_cache_below_1mib_or_not_a_size_stops_the_start_naming_the_flag() {
+    let home = tempfile::tempdir().unwrap();
+    for value in ["512KiB", "1048575", "lots", "16 MB", ""] {
+        let (ok, _, stderr) = run(home.path(), &["--route-cache-bytes", value, "-p"]);
+        assert!(!ok, "{value}");
+        assert!(stderr.contains("--route-cache-bytes"), "{value}: {stderr}");
+    }
+    let output =
+        nameserver_command(home.path()).env("NAMESERVER_ROUTE_CACHE_BYTES", "1KiB").arg("-p").output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("--route-cache-bytes") && stderr.contains("1MiB"), "{stderr}");
+    for value in ["1MiB", "1048576", "2GiB"] {
+        let (ok, _, stderr) = run(home.path(), &["--route-cache-bytes", value, "-p"]);
+        assert!(ok, "{value}: {stderr}");
+    }
+}
+
+#[test]
 fn help_speaks_to_rocketmq_operators() {
     let home = tempfile::tempdir().unwrap();
     let (ok, stdout, _) = run(home.path(), &["--help"]);

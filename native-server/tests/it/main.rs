@@ -36,6 +36,7 @@ mod log_files;
 mod min_broker_id_notice;
 mod proxy_protocol;
 mod readiness;
+mod route_cache;
 mod route_fast_path;
 mod security;
 mod shutdown;
