@@ -380,7 +380,7 @@ fn topics_json(topics: &[String]) -> String {
 }
 
 /// Runs `mqadmin args... -n namesrv` of `version` to completion; returns its exit code and output.
-/// A run that timed out waiting for a reply, or could not send, runs again (up to three times in all: a timeout or a failed send).
+/// A run that timed out waiting for a reply, or could not send, runs again (three runs at most).
 ///
 /// # Errors
 /// Missing jars or JDK, or it does not finish within the hang guard.
