@@ -81,7 +81,10 @@ fn write_runs(receiver: &Receiver<Message>, mut file: Option<NonBlocking>) {
     let mut stderr = Vec::with_capacity(BATCH_BYTES);
     let mut java = Vec::with_capacity(BATCH_BYTES);
     let mut message = String::new();
+    let mut clock = Second::default();
     while let Ok(Message::Runs { runs, thread }) = receiver.recv() {
+        // A head is at most this long: the times, the level, the target or the thread.
+        let head_max = 64 + OWNER_TARGET.len() + thread.len();
         for run in &runs {
             run.each(|event| {
                 let level = match event.kind().severity() {
@@ -90,35 +93,51 @@ fn write_runs(receiver: &Receiver<Message>, mut file: Option<NonBlocking>) {
                 };
                 message.clear();
                 let _ = writeln!(message, "{event}");
+                if stderr.len().max(java.len()) + head_max + message.len() > BATCH_BYTES {
+                    write_batch(&mut stderr, &mut java, file.as_mut());
+                }
                 let now = time::OffsetDateTime::now_utc();
+                clock.at(now);
                 // tracing's full format: the time in UTC to the microsecond, the level, the target.
-                let stderr_head = format!(
-                    "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z {level:>5} {OWNER_TARGET}: ",
-                    now.year(),
-                    u8::from(now.month()),
-                    now.day(),
-                    now.hour(),
-                    now.minute(),
-                    now.second(),
-                    now.microsecond()
-                );
-                let java_head = format!("{} {level} {thread} - ", java_time(now));
-                if stderr.len() + stderr_head.len() + message.len() > BATCH_BYTES {
-                    write_batch(&mut stderr, &mut java, file.as_mut());
-                }
-                if java.len() + java_head.len() + message.len() > BATCH_BYTES {
-                    write_batch(&mut stderr, &mut java, file.as_mut());
-                }
-                stderr.extend_from_slice(stderr_head.as_bytes());
+                stderr.extend_from_slice(clock.utc.as_bytes());
+                let _ = write!(stderr, "{:06}Z {level:>5} {OWNER_TARGET}: ", now.microsecond());
                 stderr.extend_from_slice(message.as_bytes());
                 if file.is_some() {
-                    java.extend_from_slice(java_head.as_bytes());
+                    let _ = write!(java, "{} {level} {thread} - ", clock.java);
                     java.extend_from_slice(message.as_bytes());
                 }
             });
         }
         // Nothing waits in the buffers while the thread does.
         write_batch(&mut stderr, &mut java, file.as_mut());
+    }
+}
+
+/// The times of the lines' second, written once a second: tracing's up to the fraction,
+/// Java's whole.
+#[derive(Default)]
+struct Second {
+    second: Option<i64>,
+    utc: String,
+    java: String,
+}
+
+impl Second {
+    fn at(&mut self, now: time::OffsetDateTime) {
+        if self.second == Some(now.unix_timestamp()) {
+            return;
+        }
+        self.second = Some(now.unix_timestamp());
+        self.utc = format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.",
+            now.year(),
+            u8::from(now.month()),
+            now.day(),
+            now.hour(),
+            now.minute(),
+            now.second()
+        );
+        self.java = java_time(now);
     }
 }
 
