@@ -26,6 +26,10 @@ impl<'a> Excerpt<'a> {
 
 impl fmt::Display for Excerpt<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Nearly every name is short printable ASCII: written whole, nothing to escape.
+        if self.0.len() <= EXCERPT_MAX && self.0.bytes().all(|b| matches!(b, b' '..=b'~') && b != b'\\') {
+            return f.write_str(self.0);
+        }
         let mut shown = 0;
         for (at, c) in self.0.char_indices() {
             let mut escaped = Escaped::default();

@@ -73,6 +73,7 @@ pub mod args;
 mod clock;
 pub mod config_keys;
 mod conn;
+mod event_log;
 pub mod exposure;
 mod handshake;
 pub mod http;

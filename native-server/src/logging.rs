@@ -28,6 +28,7 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{Layer, Registry};
 
+use crate::event_log::EventLog;
 use crate::rolling_file::RollingFile;
 use crate::traffic_log::{TRAFFIC_TARGET, WATERMARK_TARGET};
 
@@ -41,6 +42,9 @@ pub const MAX_FILE_BYTES: u64 = 100 * 1024 * 1024;
 /// flushed.
 #[derive(Debug)]
 pub struct Logging {
+    /// Dropped first: its last lines go through the file's writer below.
+    #[expect(dead_code, reason = "held for its drop, which writes the lines handed over")]
+    events: Option<EventLog>,
     guards: Vec<WorkerGuard>,
 }
 
@@ -74,6 +78,7 @@ pub fn init(level: Option<&str>, dir: Option<&Path>) -> anyhow::Result<Logging> 
         .with_filter(filter(level)?.and(filter_fn(|meta| !file_only(meta.target()))));
     let mut layers: Vec<Box<dyn Layer<Registry> + Send + Sync>> = vec![stderr.boxed()];
     let mut guards = Vec::new();
+    let mut namesrv_file = None;
     let refused = match dir.map(open) {
         None => None,
         Some(Err(error)) => Some(error),
@@ -81,6 +86,7 @@ pub fn init(level: Option<&str>, dir: Option<&Path>) -> anyhow::Result<Logging> 
             let (namesrv, guard) =
                 NonBlockingBuilder::default().lossy(false).thread_name("namesrv.log").finish(namesrv);
             guards.push(guard);
+            namesrv_file = Some(namesrv.clone());
             layers.push(
                 java_layer(namesrv)
                     .with_filter(filter(level)?.and(filter_fn(|meta| !file_only(meta.target()))))
@@ -100,7 +106,9 @@ pub fn init(level: Option<&str>, dir: Option<&Path>) -> anyhow::Result<Logging> 
     if let (Some(dir), Some(error)) = (dir, refused) {
         tracing::warn!("log files: cannot write in {} ({error:#}); logging to standard error only", dir.display());
     }
-    Ok(Logging { guards })
+    // The event runs' lines in tracing's text; with colours that text is tracing's to make.
+    let events = if std::io::stderr().is_terminal() { None } else { EventLog::start(namesrv_file) };
+    Ok(Logging { events, guards })
 }
 
 fn filter(level: Option<&str>) -> anyhow::Result<EnvFilter> {
@@ -153,20 +161,28 @@ where
     N: for<'a> FormatFields<'a> + 'static,
 {
     fn format_event(&self, ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
-        let now = time::OffsetDateTime::now_utc().to_offset(GMT_PLUS_8);
         write!(
             writer,
-            "{:04}-{:02}-{:02} {:02}:{:02}:{:02} {} {} - ",
-            now.year(),
-            u8::from(now.month()),
-            now.day(),
-            now.hour(),
-            now.minute(),
-            now.second(),
+            "{} {} {} - ",
+            java_time(time::OffsetDateTime::now_utc()),
             event.metadata().level(),
             std::thread::current().name().unwrap_or("unnamed"),
         )?;
         ctx.format_fields(writer.by_ref(), event)?;
         writeln!(writer)
     }
+}
+
+/// `now` as Java's pattern writes it: `yyy-MM-dd HH:mm:ss` in GMT+8.
+pub(crate) fn java_time(now: time::OffsetDateTime) -> String {
+    let now = now.to_offset(GMT_PLUS_8);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        now.year(),
+        u8::from(now.month()),
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second()
+    )
 }

@@ -241,8 +241,21 @@ impl Owner {
                 output => self.act(output),
             }
         }
-        for event in events.into_iter().flatten() {
-            self.event(&event);
+        // The lines are formatted and written off this thread, unless INFO is off here (then
+        // the few WARN lines go through tracing, and nothing else is formatted).
+        let handed_over = tracing::enabled!(tracing::Level::INFO) && crate::event_log::started();
+        let now = self.ns.now();
+        for run in &events {
+            run.each(|event| {
+                if !handed_over {
+                    log_event(event);
+                }
+                self.names.event(event);
+                self.console.event(event, now);
+            });
+        }
+        if handed_over && let Err(events) = crate::event_log::hand_over(events) {
+            events.iter().for_each(|run| run.each(log_event));
         }
         self.console.publish(&self.ns);
         response
