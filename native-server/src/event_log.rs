@@ -19,8 +19,6 @@ use nameserver_core::event::Severity;
 use nameserver_core::event_run::EventRun;
 use tracing_appender::non_blocking::NonBlocking;
 
-use crate::logging::java_time;
-
 /// Most bytes of one write.
 pub(crate) const BATCH_BYTES: usize = 64 * 1024;
 /// Runs handed over and not yet written before the owner waits: bounded, and no line lost.
@@ -153,4 +151,24 @@ fn write_batch(stderr: &mut Vec<u8>, java: &mut Vec<u8>, file: Option<&mut NonBl
         let _ = file.write_all(java);
     }
     java.clear();
+}
+
+/// Java's log time zone.
+const GMT_PLUS_8: time::UtcOffset = match time::UtcOffset::from_hms(8, 0, 0) {
+    Ok(offset) => offset,
+    Err(_) => panic!("+8 hours is a valid offset"),
+};
+
+/// `now` as Java's pattern writes it: `yyy-MM-dd HH:mm:ss` in GMT+8.
+pub(crate) fn java_time(now: time::OffsetDateTime) -> String {
+    let now = now.to_offset(GMT_PLUS_8);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        now.year(),
+        u8::from(now.month()),
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second()
+    )
 }

@@ -28,7 +28,7 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{Layer, Registry};
 
-use crate::event_log::EventLog;
+use crate::event_log::{EventLog, java_time};
 use crate::rolling_file::RollingFile;
 use crate::traffic_log::{TRAFFIC_TARGET, WATERMARK_TARGET};
 
@@ -149,12 +149,6 @@ where
 #[derive(Clone, Copy, Debug)]
 pub struct JavaPattern;
 
-/// Java's log time zone.
-const GMT_PLUS_8: time::UtcOffset = match time::UtcOffset::from_hms(8, 0, 0) {
-    Ok(offset) => offset,
-    Err(_) => panic!("+8 hours is a valid offset"),
-};
-
 impl<S, N> FormatEvent<S, N> for JavaPattern
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
@@ -171,18 +165,4 @@ where
         ctx.format_fields(writer.by_ref(), event)?;
         writeln!(writer)
     }
-}
-
-/// `now` as Java's pattern writes it: `yyy-MM-dd HH:mm:ss` in GMT+8.
-pub(crate) fn java_time(now: time::OffsetDateTime) -> String {
-    let now = now.to_offset(GMT_PLUS_8);
-    format!(
-        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
-        now.year(),
-        u8::from(now.month()),
-        now.day(),
-        now.hour(),
-        now.minute(),
-        now.second()
-    )
 }
