@@ -322,6 +322,9 @@ for (const [size, viewport] of [
     const views = await page.locator("#views").boundingBox();
     assert.equal(Math.round(stage.x), Math.round(views.x), "panels stack");
     assert.ok(views.y > stage.y);
+    // The controls too, in the full dashboard as well: beside the diagram they squeeze it.
+    const faults = await page.locator("#btn-faults").boundingBox();
+    assert.ok(faults.y >= stage.y + stage.height - 1, `controls at y ${faults.y}, beside the diagram`);
     await shot(page, `T28-phone-${size}-top`);
     await page.locator("#views").scrollIntoViewIfNeeded();
     await shot(page, `T28-phone-${size}-views`);
