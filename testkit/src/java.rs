@@ -10,8 +10,10 @@ use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Duration;
 
+use crate::class_archive::ClassArchive;
 use crate::peer::{ExternalPeer, PeerError, PeerSpec, Ready, free_port};
 
 /// The Apache RocketMQ releases the project compares itself with.
@@ -515,8 +517,18 @@ fn run_to_completion(
         std::fs::write(home.path().join("conf/tools.yml"), text)
             .map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
     }
+    let kind = match what {
+        "source" => Path::new(main).file_stem().map_or_else(|| what.to_string(), |s| s.to_string_lossy().into_owned()),
+        _ => what.to_string(),
+    };
+    let archive = ClassArchive::open(&lib.with_file_name("class-archives"), &kind, jdk_key());
+    let archive_options = archive.as_ref().map(ClassArchive::jvm_options).unwrap_or_default();
     // A short run: the first JIT tier alone costs less CPU than it saves.
-    let jvm: Vec<&str> = ["-XX:TieredStopAtLevel=1"].into_iter().chain(jvm_extra.iter().copied()).collect();
+    let jvm: Vec<&str> = ["-XX:TieredStopAtLevel=1"]
+        .into_iter()
+        .chain(archive_options.iter().map(String::as_str))
+        .chain(jvm_extra.iter().copied())
+        .collect();
     let mut command = java_command(&lib, home.path(), &jvm, main);
     command.args(args);
     let mut peer = ExternalPeer::start(PeerSpec {
@@ -528,7 +540,16 @@ fn run_to_completion(
         grace: Duration::from_secs(5),
     })?;
     let code = peer.wait_exit(guard);
+    if let Some(archive) = archive {
+        archive.finish();
+    }
     Ok((code, peer.log_text()))
+}
+
+/// The JDK's `java -version`, read once: archives are kept per JDK.
+fn jdk_key() -> &'static str {
+    static KEY: OnceLock<String> = OnceLock::new();
+    KEY.get_or_init(|| java_version().unwrap_or_default())
 }
 
 /// Starts a Java program of ours, one source file run by the JDK's source launcher against

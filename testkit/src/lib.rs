@@ -8,6 +8,7 @@
 //!
 //! Nothing here is part of the NameServer; only tests and scripts use it.
 
+mod class_archive;
 pub mod client;
 pub mod daemon;
 pub mod frames;

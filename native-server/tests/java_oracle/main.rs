@@ -340,7 +340,7 @@ fn check_table(rows: &[Row], ran: &[Version], all: &[Difference]) -> (Vec<Differ
         // Rows of the long run's own cases (`long/*`) are the long run's to see, and those of
         // the Java peers (`peers/*`) the peers test's. `auth/*` rows describe opt-in flags the
         // oracle's daemon (Java's defaults) never turns on; `security::auth` tests them. `tls/*`
-        // rows are start-up checks of TLS settings (`tls_ciphers`, the `java-tls` step).
+        // rows are start-up checks of TLS settings (`tls_ciphers`, the Java peers' `tls.rs`).
         .filter(|r| !["long/", "peers/", "auth/", "tls/"].iter().any(|prefix| r.case.starts_with(prefix)))
         .filter(|r| r.versions.iter().any(|v| ran.iter().any(|x| x.as_str() == v)))
         .filter(|r| {

@@ -22,8 +22,11 @@ mod compare;
 mod exchange;
 mod mqadmin;
 mod removal;
-// Authentication end to end (issue 33): a test of its own, on its own broker.
+// Tests of their own in this file so that they run beside the peers run, on JVMs of their
+// own: authentication end to end (issue 33), GO_AWAY and TLS with Java clients.
 mod auth;
+mod goaway;
+mod tls;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -115,10 +118,15 @@ fn topics(addr: SocketAddr) -> BTreeSet<String> {
 }
 
 /// Polls `check` until it holds, failing after the hang guard with `what`.
-fn await_state(what: &str, mut check: impl FnMut() -> bool) {
+fn await_state(what: &str, check: impl FnMut() -> bool) {
+    await_state_within(what, HANG_GUARD, check);
+}
+
+/// [`await_state`] with a hang guard of `guard`.
+fn await_state_within(what: &str, guard: Duration, mut check: impl FnMut() -> bool) {
     let start = Instant::now();
     while !check() {
-        assert!(start.elapsed() < HANG_GUARD, "{what}: not so after {HANG_GUARD:?} (hang guard)");
+        assert!(start.elapsed() < guard, "{what}: not so after {guard:?} (hang guard)");
         // Polling the servers' own answers: a registration has no notification to wait on.
         std::thread::sleep(Duration::from_millis(20));
     }

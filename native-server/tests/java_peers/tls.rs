@@ -10,7 +10,7 @@
 //!
 //! No Java broker: a registration over the wire gives the route, and the clients only ask the
 //! NameServer. One JVM per client configuration (TLS settings are a JVM's system properties),
-//! two at a time. Needs Java 17 and Maven; `scripts/test.sh java-tls` runs it (`--ignored`);
+//! two at a time; it runs beside the peers run (`scripts/test.sh java-peers`, `--ignored`);
 //! `NAMESERVER_SKIP_JAVA=1` skips it.
 
 use std::net::SocketAddr;
@@ -71,7 +71,7 @@ fn java_tls(pki: &Pki, extra: &[&str]) -> Vec<String> {
 
 /// `TlsRoutes.java` with `jvm` against each of `namesrvs`: one `ROUTE` line each.
 fn routes(jvm: &[String], namesrvs: &[SocketAddr]) -> Vec<String> {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java_tls/TlsRoutes.java");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java_peers/TlsRoutes.java");
     let jvm: Vec<&str> = jvm.iter().map(String::as_str).collect();
     let addrs: Vec<String> = namesrvs.iter().map(ToString::to_string).collect();
     let args: Vec<&str> = [TOPIC].into_iter().chain(addrs.iter().map(String::as_str)).collect();

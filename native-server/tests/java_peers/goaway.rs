@@ -6,8 +6,8 @@
 //! received GO_AWAY and then chooses the other NameServer; every route query of the 4.9.7
 //! client during the window is answered with the route; the daemon logs its GO_AWAY.
 //!
-//! One Java broker and two producer JVMs, started once. Needs Java 17 and Maven;
-//! `scripts/test.sh java-goaway` runs it (`--ignored`); `NAMESERVER_SKIP_JAVA=1` skips it.
+//! One Java broker and two producer JVMs of its own, started once; it runs beside the peers run
+//! (`scripts/test.sh java-peers`, `--ignored`); `NAMESERVER_SKIP_JAVA=1` skips it.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -32,14 +32,9 @@ fn ours(home: &Path, port: u16) -> Daemon {
     Daemon::spawn_on(command, "127.0.0.1", port, &["-c", path, "--no-http"])
 }
 
-/// Polls `check` until it holds, failing after the hang guard with `what`.
-fn await_state(what: &str, mut check: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !check() {
-        assert!(start.elapsed() < HANG_GUARD, "{what}: not so after {HANG_GUARD:?} (hang guard)");
-        // Polling logs and answers: nothing announces these states.
-        std::thread::sleep(Duration::from_millis(50));
-    }
+/// Polls `check` until it holds, failing after this file's hang guard with `what`.
+fn await_state(what: &str, check: impl FnMut() -> bool) {
+    super::await_state_within(what, HANG_GUARD, check);
 }
 
 /// Whether the NameServer at `addr` lists the broker at `broker`.
@@ -78,7 +73,7 @@ fn chosen(peer: &ExternalPeer) -> Vec<String> {
 }
 
 fn producer(version: Version, namesrv: &str, group: &str, ask_routes: bool) -> ExternalPeer {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java_goaway/GoAwayProducer.java");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java_peers/GoAwayProducer.java");
     let args = [namesrv.to_string(), TOPIC.to_string(), group.to_string(), ask_routes.to_string()];
     java::start_program(version, &source, &args, "SENT ").unwrap_or_else(|e| panic!("{e}"))
 }
