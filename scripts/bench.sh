@@ -348,7 +348,7 @@ fi
 # ---------------------------------------------------------------------------------------------
 # The tables: `loadgen report` takes the medians of the repetitions in raw.txt, the ratios
 # ours / peer and ours / floor, and checks the targets.
-REPORT=()
+REPORT=(--svg "$OUT/svg")
 [ "$MODE" = smoke ] && REPORT+=(--smoke)
 [ "$MODE" = full ] && REPORT+=(--criterion "$TARGET_DIR/criterion")
 {
@@ -368,6 +368,7 @@ REPORT=()
     cat "$OUT/page.md"
     echo
   fi
+  echo "Charts: $(cd "$OUT/svg" && ls -- *.svg 2>/dev/null | tr '\n' ' ')(in $OUT/svg)."
   if [ "$MODE" = smoke ] && [ -z "${BENCH_OUT:-}" ]; then
     echo "Errors in $ERRORS measurement(s); the smoke run's logs are removed (set BENCH_OUT to keep them)."
   else
@@ -377,6 +378,9 @@ REPORT=()
 
 if [ "$MODE" = smoke ]; then
   [ "$ERRORS" -eq 0 ] || die "$ERRORS measurement(s) failed"
+  for chart in route-latency pingpong-latency timeline-ours timeline-floor; do
+    grep -q '<polyline' "$OUT/svg/$chart.svg" 2>/dev/null || die "loadgen report --svg drew no $chart.svg"
+  done
   [ -n "${BENCH_OUT:-}" ] || rm -rf "$OUT"
   log "smoke run OK"
 fi

@@ -43,7 +43,7 @@ pub fn charts(records: &[Record]) -> Result<Vec<Chart>, String> {
     let mut charts = Vec::new();
     for (measure, file, what) in [
         ("route", "route-latency.svg", "Route queries"),
-        ("pingpong", "pingpong-latency.svg", "Ping-pong (1 connection, 1 in flight)"),
+        ("pingpong", "pingpong-latency.svg", "Ping-pong"),
     ] {
         if let Some(svg) = percentile_chart(records, measure, what)? {
             charts.push(Chart { file: file.to_owned(), svg });
@@ -119,17 +119,31 @@ impl Area {
     }
 
     /// Vertical grid lines with labels under the area.
-    fn x_ticks(&self, out: &mut String, ticks: &[(f64, String)]) {
+    fn x_ticks(&self, out: &mut String, ticks: &[(f64, String)], labelled: bool) {
         for (v, label) in ticks {
             let x = self.px(*v);
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#dddddd"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" font-size="11">{}</text>"##,
+                r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#dddddd"/>"##,
                 self.top,
-                self.top + self.height,
-                self.top + self.height + 15.0,
-                escape(label)
+                self.top + self.height
             );
+            if labelled {
+                let _ = write!(
+                    out,
+                    r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle" font-size="11">{}</text>"#,
+                    self.top + self.height + 15.0,
+                    escape(label)
+                );
+            }
+            out.push('\n');
+        }
+    }
+
+    /// A small circle at each point (a series of one point draws no line).
+    fn dots(&self, out: &mut String, points: &[(f64, f64)], colour: &str) {
+        for (x, y) in points {
+            let _ = writeln!(out, r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{colour}"/>"#, self.px(*x), self.py(*y));
         }
     }
 
@@ -149,22 +163,20 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-fn document(height: f64, title: &str, body: &str) -> String {
+fn document(height: f64, title: &str, subtitle: &str, body: &str) -> String {
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {WIDTH:.0} {height:.0}\" {FONT}>\n\
          <rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n\
-         <text x=\"{:.1}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\" font-weight=\"bold\">{}</text>\n{body}</svg>\n",
-        WIDTH / 2.0,
-        escape(title)
+         <text x=\"{x:.1}\" y=\"20\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">{}</text>\n\
+         <text x=\"{x:.1}\" y=\"37\" text-anchor=\"middle\" font-size=\"12\">{}</text>\n{body}</svg>\n",
+        escape(title),
+        escape(subtitle),
+        x = WIDTH / 2.0,
     )
 }
 
 /// A latency in µs as people read it: `850 µs`, `1.2 ms`, `3 s`.
 fn duration_label(us: f64) -> String {
-    let trim = |v: f64| {
-        let text = format!("{v:.1}");
-        text.strip_suffix(".0").map_or(text.clone(), str::to_owned)
-    };
     if us >= 1e6 {
         format!("{} s", trim(us / 1e6))
     } else if us >= 1e3 {
@@ -252,7 +264,7 @@ fn percentile_chart(records: &[Record], measure: &str, what: &str) -> Result<Opt
         })
         .collect();
     let y = decades(points.iter().flatten().map(|(_, us)| *us));
-    let area = Area { left: 80.0, top: 40.0, width: 640.0, height: 300.0, x: (0.0, x_max), y, log_y: true };
+    let area = Area { left: 80.0, top: 52.0, width: 640.0, height: 300.0, x: (0.0, x_max), y, log_y: true };
     let mut body = String::new();
     let y_ticks: Vec<(f64, String)> = log_ticks(y.0, y.1).into_iter().map(|v| (v, duration_label(v))).collect();
     area.frame(&mut body, &y_ticks);
@@ -262,7 +274,7 @@ fn percentile_chart(records: &[Record], measure: &str, what: &str) -> Result<Opt
         .take(x_max as usize + 1)
         .map(|(k, label)| (k as f64, (*label).to_owned()))
         .collect();
-    area.x_ticks(&mut body, &x_ticks);
+    area.x_ticks(&mut body, &x_ticks, true);
     let _ = writeln!(
         body,
         r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="12">percentile (log scale of 1 / (1 − p))</text>"#,
@@ -296,14 +308,15 @@ fn percentile_chart(records: &[Record], measure: &str, what: &str) -> Result<Opt
     legend(&mut body, area.left, legend_top, &entries);
     let first = results(records, measure, "").next().or_else(|| records.iter().find_map(|r| r.result.as_ref()));
     let param = |key: &str| first.and_then(|m| m.get(key)).unwrap_or("?").to_owned();
-    let title = format!(
-        "{what}: latency by percentile, {} × {} in flight, {} topics, {} brokers",
+    let title = format!("{what}: latency by percentile");
+    let subtitle = format!(
+        "{} connection(s) × {} in flight, {} topics on {} brokers; every run of each server merged",
         param("conns"),
         param("depth"),
         param("topics"),
         param("brokers")
     );
-    Ok(Some(document(legend_top + 16.0 * entries.len() as f64 + 8.0, &title, &body)))
+    Ok(Some(document(legend_top + 16.0 * entries.len() as f64 + 8.0, &title, &subtitle, &body)))
 }
 
 /// The measurements of `measure` against `kind` (any kind when empty).
@@ -335,81 +348,87 @@ fn timeline_chart(records: &[Record], kind: &str) -> Result<Option<String>, Stri
     let m = runs[(runs.len() - 1) / 2];
     let bucket_s = m.number("tl_bucket_ms").unwrap_or(100.0) / 1000.0;
     let registered_s: Vec<f64> = list(m, "tl_registered_ms")?.into_iter().map(|ms| ms / 1000.0).collect();
-    let ok = list(m, "tl_ok")?;
-    let p99_us = list(m, "tl_p99_us")?;
     let storm_end = m.number("register_all_ms").unwrap_or(0.0) / 1000.0;
     let phase = m.number("phase_ms").unwrap_or(0.0) / 1000.0;
-    let end = (storm_end + 2.0 * phase).max(ok.len() as f64 * bucket_s).max(0.1);
-
+    let end = (storm_end + 2.0 * phase).max(bucket_s);
+    // Whole buckets and seconds only: the last ones, cut by the end of the load, would read as a drop.
+    let qps: Vec<(f64, f64)> = list(m, "tl_ok")?
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (i as f64 * bucket_s, n / bucket_s))
+        .filter(|(t, _)| t + bucket_s <= end + 1e-9)
+        .map(|(t, v)| (t + bucket_s / 2.0, v))
+        .collect();
+    let p99: Vec<(f64, f64)> = list(m, "tl_p99_us")?
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| v.is_finite() && (*i as f64 + 1.0) <= end + 1e-9)
+        .map(|(i, v)| (i as f64 + 0.5, *v))
+        .collect();
+    let brokers = m.number("brokers").unwrap_or(registered_s.len() as f64).max(1.0);
+    let (count_ticks, count_max) = linear_ticks(brokers, &|v| format!("{v:.0}"));
+    let rate = |v: f64| if v >= 1000.0 { format!("{} k", trim(v / 1000.0)) } else { format!("{v:.0}") };
+    let (qps_ticks, qps_max) = linear_ticks(qps.iter().map(|(_, v)| *v).fold(1.0, f64::max), &rate);
+    let p99_range = decades(p99.iter().map(|(_, v)| *v));
+    let p99_ticks: Vec<(f64, String)> =
+        log_ticks(p99_range.0, p99_range.1).into_iter().map(|v| (v, duration_label(v))).collect();
     let panel = |i: usize, y: (f64, f64), log_y: bool| Area {
         left: 80.0,
-        top: 44.0 + 150.0 * i as f64,
+        top: 66.0 + 150.0 * i as f64,
         width: 640.0,
         height: 120.0,
         x: (0.0, end),
         y,
         log_y,
     };
+    let areas = [panel(0, (0.0, count_max), false), panel(1, (0.0, qps_max), false), panel(2, p99_range, true)];
     let mut body = String::new();
-    let brokers = m.number("brokers").unwrap_or(registered_s.len() as f64).max(1.0);
-    let qps: Vec<(f64, f64)> =
-        ok.iter().enumerate().map(|(i, n)| ((i as f64 + 0.5) * bucket_s, n / bucket_s)).collect();
-    let qps_max = nice_ceiling(qps.iter().map(|(_, v)| *v).fold(1.0, f64::max));
-    let p99: Vec<(f64, f64)> = p99_us
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| v.is_finite())
-        .map(|(i, v)| ((i as f64 + 0.5).min(end), *v))
-        .collect();
-    let p99_range = decades(p99.iter().map(|(_, v)| *v));
-    let areas = [panel(0, (0.0, brokers), false), panel(1, (0.0, qps_max), false), panel(2, p99_range, true)];
-
-    // Phases, shaded across the three panels.
-    let top = areas[0].top;
+    // The phases, shaded in each panel; named in the last when there is room.
     let bottom = areas[2].top + areas[2].height;
-    for (from, to, colour, label) in [
-        (0.0, storm_end, "#fde7d3", "registrations"),
+    let phases = [
+        (0.0, storm_end, "#fde7d3", "registering"),
         (storm_end, storm_end + phase, "#d6e6f5", "cold"),
         (storm_end + phase, storm_end + 2.0 * phase, "#dcefd6", "warm"),
-    ] {
-        let (x0, x1) = (areas[0].px(from.min(end)), areas[0].px(to.min(end)));
+    ];
+    for (from, to, colour, label) in phases {
+        let (x0, x1) = (areas[0].px(from), areas[0].px(to.min(end)));
         if x1 <= x0 {
             continue;
         }
-        let _ = writeln!(
-            body,
-            r##"<rect x="{x0:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="{colour}"/><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="11" fill="#555555">{label}</text>"##,
-            x1 - x0,
-            bottom - top,
-            (x0 + x1) / 2.0,
-            top - 4.0
-        );
+        for area in &areas {
+            let _ = writeln!(
+                body,
+                r#"<rect x="{x0:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}"/>"#,
+                area.top,
+                x1 - x0,
+                area.height
+            );
+        }
+        if x1 - x0 >= 70.0 {
+            let _ = writeln!(
+                body,
+                r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="11" fill="#555555">{label}</text>"##,
+                (x0 + x1) / 2.0,
+                bottom - 6.0
+            );
+        }
     }
-    let linear_ticks = |max: f64, unit: &dyn Fn(f64) -> String| -> Vec<(f64, String)> {
-        (0..=4).map(|i| max * f64::from(i) / 4.0).map(|v| (v, unit(v))).collect()
-    };
-    let count = |v: f64| format!("{v:.0}");
-    let rate = |v: f64| if v >= 1000.0 { format!("{:.0} k", v / 1000.0) } else { format!("{v:.0}") };
-    let time_ticks: Vec<(f64, String)> = {
-        let step = nice_ceiling(end / 8.0);
-        (0..).map(|i| f64::from(i) * step).take_while(|t| *t <= end + 1e-9).map(|t| (t, format!("{t} s"))).collect()
-    };
+    let step = nice_ceiling(end / 8.0);
+    let time_ticks: Vec<(f64, String)> =
+        (0..).map(|i| f64::from(i) * step).take_while(|t| *t <= end + 1e-9).map(|t| (t, format!("{} s", trim(t)))).collect();
     let titles = [
         format!("registrations answered (of {brokers:.0})"),
-        format!("route QPS, SUCCESS replies per {:.0} ms × {:.0}", bucket_s * 1000.0, 1.0 / bucket_s),
-        String::from("route p99 per second (by send time, log scale)"),
+        format!("route QPS (SUCCESS replies per {:.0} ms, as a rate)", bucket_s * 1000.0),
+        String::from("route p99 of each second's requests (log scale)"),
     ];
-    let p99_ticks: Vec<(f64, String)> =
-        log_ticks(p99_range.0, p99_range.1).into_iter().map(|v| (v, duration_label(v))).collect();
-    let tick_sets = [linear_ticks(brokers, &count), linear_ticks(qps_max, &rate), p99_ticks];
-    for ((area, ticks), title) in areas.iter().zip(&tick_sets).zip(&titles) {
-        area.frame(&mut body, ticks);
-        area.x_ticks(&mut body, &time_ticks);
+    for (i, ((area, ticks), title)) in areas.iter().zip([count_ticks, qps_ticks, p99_ticks]).zip(&titles).enumerate() {
+        area.frame(&mut body, &ticks);
+        area.x_ticks(&mut body, &time_ticks, i == areas.len() - 1);
         let _ = writeln!(
             body,
             r#"<text x="{:.1}" y="{:.1}" font-size="12" font-weight="bold">{}</text>"#,
-            area.left + 6.0,
-            area.top + 14.0,
+            area.left,
+            area.top - 6.0,
             escape(title)
         );
     }
@@ -420,27 +439,59 @@ fn timeline_chart(records: &[Record], kind: &str) -> Result<Option<String>, Stri
         steps.push((*t, i as f64));
         steps.push((*t, i as f64 + 1.0));
     }
-    if let Some(&(_, n)) = steps.last() {
-        steps.push((end, n));
-    }
+    steps.push((end, registered_s.len() as f64));
     areas[0].polyline(&mut body, &steps, colour);
     areas[1].polyline(&mut body, &qps, colour);
     areas[2].polyline(&mut body, &p99, colour);
+    areas[2].dots(&mut body, &p99, colour);
     let _ = writeln!(
         body,
         r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="12">seconds since the brokers started registering</text>"#,
         areas[2].left + areas[2].width / 2.0,
         bottom + 34.0
     );
-    let title = format!(
-        "Large cluster, {name}: {} brokers × {} topics registering under {} × {} route load (median run of {})",
+    let key = [
+        (phases[0].2, format!("registering: {:.2} s, until the last registration was answered", storm_end)),
+        (phases[1].2, format!("cold: the first {} s after it", trim(phase))),
+        (phases[2].2, format!("warm: the next {} s", trim(phase))),
+    ];
+    for (i, (fill, text)) in key.iter().enumerate() {
+        let y = bottom + 52.0 + 16.0 * i as f64;
+        let _ = writeln!(
+            body,
+            r##"<rect x="{:.1}" y="{:.1}" width="22" height="10" fill="{fill}" stroke="#999999"/><text x="{:.1}" y="{:.1}" font-size="12">{}</text>"##,
+            areas[2].left,
+            y - 5.0,
+            areas[2].left + 28.0,
+            y + 4.0,
+            escape(text)
+        );
+    }
+    let title = format!("Large cluster over time: {name}");
+    let subtitle = format!(
+        "{} brokers × {} topics registering under {} × {} route load; the median of {} run{} by registration time",
         m.get("brokers").unwrap_or("?"),
         m.get("topics").unwrap_or("?"),
         m.get("conns").unwrap_or("?"),
         m.get("depth").unwrap_or("?"),
-        runs.len()
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" }
     );
-    Ok(Some(document(bottom + 46.0, &title, &body)))
+    Ok(Some(document(bottom + 52.0 + 16.0 * 3.0, &title, &subtitle, &body)))
+}
+
+/// Ticks 0, step, 2 × step, … (step 1, 2 or 5 × 10^k, about five of them) up to the first at
+/// or above `max`, which is returned as the axis' top.
+fn linear_ticks(max: f64, label: &dyn Fn(f64) -> String) -> (Vec<(f64, String)>, f64) {
+    let step = nice_ceiling(max / 5.0);
+    let n = (max / step - 1e-9).ceil().max(1.0) as i32;
+    ((0..=n).map(|i| f64::from(i) * step).map(|v| (v, label(v))).collect(), f64::from(n) * step)
+}
+
+/// `v` with one decimal, `.0` dropped.
+fn trim(v: f64) -> String {
+    let text = format!("{v:.1}");
+    text.strip_suffix(".0").map_or(text.clone(), str::to_owned)
 }
 
 /// The smallest 1, 2 or 5 × 10^k at or above `v` (> 0).
@@ -463,5 +514,10 @@ mod tests {
         assert_eq!(nice_ceiling(0.7), 1.0);
         assert_eq!(nice_ceiling(1300.0), 2000.0);
         assert_eq!(nice_ceiling(5.0), 5.0);
+        let (ticks, top) = linear_ticks(3.0, &|v| format!("{v:.0}"));
+        assert_eq!((ticks.len(), top), (4, 3.0));
+        let (ticks, top) = linear_ticks(163_000.0, &|v| format!("{v:.0}"));
+        assert_eq!((ticks.len(), top, ticks[1].0), (5, 200_000.0, 50_000.0));
+        assert_eq!((trim(0.30000000000000004), trim(2.0)), (String::from("0.3"), String::from("2")));
     }
 }
