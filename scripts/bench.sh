@@ -208,7 +208,7 @@ measure() {
   local rc=0 LINE
   LINE=$("${RUN[@]}" "$@" 2>>"$OUT/loadgen.err") || rc=$?
   printf '%s %s rc=%s load=%s %s\n' "$name" "$kind" "$rc" "$(cut -d' ' -f1 /proc/loadavg)" "$LINE" >>"$OUT/raw.txt"
-  log "$name $kind: ${LINE:-no output} (exit $rc)"
+  log "$name $kind: $(printf '%s' "${LINE:-no output}" | sed 's/"hist":"[^"]*",//') (exit $rc)"
   if [ "$rc" -ne 0 ]; then
     ERRORS=$((ERRORS + 1))
     [ "$MODE" = smoke ] && die "$name against $kind failed (exit $rc); see $OUT"

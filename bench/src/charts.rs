@@ -41,10 +41,9 @@ pub struct Chart {
 /// A `hist=` field that is not a histogram, or a timeline field that is not a list of numbers.
 pub fn charts(records: &[Record]) -> Result<Vec<Chart>, String> {
     let mut charts = Vec::new();
-    for (measure, file, what) in [
-        ("route", "route-latency.svg", "Route queries"),
-        ("pingpong", "pingpong-latency.svg", "Ping-pong"),
-    ] {
+    for (measure, file, what) in
+        [("route", "route-latency.svg", "Route queries"), ("pingpong", "pingpong-latency.svg", "Ping-pong")]
+    {
         if let Some(svg) = percentile_chart(records, measure, what)? {
             charts.push(Chart { file: file.to_owned(), svg });
         }
@@ -143,7 +142,8 @@ impl Area {
     /// A small circle at each point (a series of one point draws no line).
     fn dots(&self, out: &mut String, points: &[(f64, f64)], colour: &str) {
         for (x, y) in points {
-            let _ = writeln!(out, r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{colour}"/>"#, self.px(*x), self.py(*y));
+            let _ =
+                writeln!(out, r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{colour}"/>"#, self.px(*x), self.py(*y));
         }
     }
 
@@ -331,27 +331,29 @@ fn results<'a>(records: &'a [Record], measure: &'a str, kind: &'a str) -> impl I
 fn list(m: &Measurement, key: &str) -> Result<Vec<f64>, String> {
     match m.get(key) {
         None | Some("-") => Ok(Vec::new()),
-        Some(text) => text
-            .split(',')
-            .map(|v| v.parse::<f64>().map_err(|_| format!("{key}: `{v}` is not a number")))
-            .collect(),
+        Some(text) => {
+            text.split(',').map(|v| v.parse::<f64>().map_err(|_| format!("{key}: `{v}` is not a number"))).collect()
+        }
     }
 }
 
 fn timeline_chart(records: &[Record], kind: &str) -> Result<Option<String>, String> {
-    let mut runs: Vec<&Measurement> =
-        results(records, "cold", kind).filter(|m| m.get("tl_ok").is_some() && m.number("register_all_ms").is_some()).collect();
+    let mut runs: Vec<&Measurement> = results(records, "cold", kind)
+        .filter(|m| m.get("tl_ok").is_some() && m.number("register_all_ms").is_some())
+        .collect();
     if runs.is_empty() {
         return Ok(None);
     }
-    runs.sort_by(|a, b| a.number("register_all_ms").unwrap_or(0.0).total_cmp(&b.number("register_all_ms").unwrap_or(0.0)));
+    runs.sort_by(|a, b| {
+        a.number("register_all_ms").unwrap_or(0.0).total_cmp(&b.number("register_all_ms").unwrap_or(0.0))
+    });
     let m = runs[(runs.len() - 1) / 2];
     let bucket_s = m.number("tl_bucket_ms").unwrap_or(100.0) / 1000.0;
     let registered_s: Vec<f64> = list(m, "tl_registered_ms")?.into_iter().map(|ms| ms / 1000.0).collect();
     let storm_end = m.number("register_all_ms").unwrap_or(0.0) / 1000.0;
     let phase = m.number("phase_ms").unwrap_or(0.0) / 1000.0;
     let end = (storm_end + 2.0 * phase).max(bucket_s);
-    // Whole buckets and seconds only: the last ones, cut by the end of the load, would read as a drop.
+    // Whole buckets only: the last one, cut by the end of the load, would read as a drop.
     let qps: Vec<(f64, f64)> = list(m, "tl_ok")?
         .iter()
         .enumerate()
@@ -359,11 +361,12 @@ fn timeline_chart(records: &[Record], kind: &str) -> Result<Option<String>, Stri
         .filter(|(t, _)| t + bucket_s <= end + 1e-9)
         .map(|(t, v)| (t + bucket_s / 2.0, v))
         .collect();
+    // A second cut by the end is drawn at the middle of what it covers (its p99 is one still).
     let p99: Vec<(f64, f64)> = list(m, "tl_p99_us")?
         .iter()
         .enumerate()
-        .filter(|(i, v)| v.is_finite() && (*i as f64 + 1.0) <= end + 1e-9)
-        .map(|(i, v)| (i as f64 + 0.5, *v))
+        .filter(|(i, v)| v.is_finite() && (*i as f64) < end)
+        .map(|(i, v)| ((i as f64 + (i as f64 + 1.0).min(end)) / 2.0, *v))
         .collect();
     let brokers = m.number("brokers").unwrap_or(registered_s.len() as f64).max(1.0);
     let (count_ticks, count_max) = linear_ticks(brokers, &|v| format!("{v:.0}"));
@@ -414,8 +417,13 @@ fn timeline_chart(records: &[Record], kind: &str) -> Result<Option<String>, Stri
         }
     }
     let step = nice_ceiling(end / 8.0);
-    let time_ticks: Vec<(f64, String)> =
-        (0..).map(|i| f64::from(i) * step).take_while(|t| *t <= end + 1e-9).map(|t| (t, format!("{} s", trim(t)))).collect();
+    // As many decimals as the step has (0.05 s steps: two).
+    let decimals = if step >= 1.0 { 0 } else { (-step.log10().floor()) as usize };
+    let time_ticks: Vec<(f64, String)> = (0..)
+        .map(|i| f64::from(i) * step)
+        .take_while(|t| *t <= end + 1e-9)
+        .map(|t| (t, format!("{t:.decimals$} s")))
+        .collect();
     let titles = [
         format!("registrations answered (of {brokers:.0})"),
         format!("route QPS (SUCCESS replies per {:.0} ms, as a rate)", bucket_s * 1000.0),

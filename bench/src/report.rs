@@ -246,7 +246,10 @@ impl Tables<'_> {
             let _ = write!(ratios, " ours/{name} |");
             align.push_str("---:|---:|");
         }
-        let _ = writeln!(self.out, "| measure | ours | peer | floor |{names} ours/peer | ours/floor |{ratios} target | status |");
+        let _ = writeln!(
+            self.out,
+            "| measure | ours | peer | floor |{names} ours/peer | ours/floor |{ratios} target | status |"
+        );
         let _ = writeln!(self.out, "|---|---:|---:|---:|{align}---:|---:|---|---|");
     }
 
@@ -317,18 +320,25 @@ impl Tables<'_> {
     /// The route load's warm-up, measured on its own (a JIT compiles during it): rows only when
     /// the run kept it (`warmup_qps`), labelled with each kind's warm-up length.
     fn warmup_rows(&mut self) {
-        let lengths: Vec<String> = ["ours", "java"]
+        let length = |kind: &str| {
+            let r = self.records.iter().find(|r| r.measure == "route" && r.kind == kind)?;
+            r.result.as_ref()?.get("warmup_ms").map(str::to_owned)
+        };
+        let mut lengths = Vec::new();
+        if let Some(ms) = length("ours") {
+            lengths.push(format!("{ms} ms"));
+        }
+        if let Some(ms) = length("java").or_else(|| length("java-g1")) {
+            lengths.push(format!("Java: {ms} ms"));
+        }
+        if !self
+            .records
             .iter()
-            .filter_map(|kind| {
-                let r = self.records.iter().find(|r| r.measure == "route" && r.kind == *kind)?;
-                let ms = r.result.as_ref()?.get("warmup_ms")?;
-                Some(format!("{kind} {ms} ms"))
-            })
-            .collect();
-        if !self.records.iter().any(|r| r.measure == "route" && r.result.as_ref().is_some_and(|m| m.get("warmup_qps").is_some())) {
+            .any(|r| r.measure == "route" && r.result.as_ref().is_some_and(|m| m.get("warmup_qps").is_some()))
+        {
             return;
         }
-        let lengths = lengths.join(", ");
+        let lengths = lengths.join("; ");
         let (us, qps) = (Format::Decimals(1), Format::Decimals(0));
         let label = format!("route QPS during the warm-up ({lengths})");
         self.row(&label, "route", &*number("warmup_qps"), qps, "", Check::None);
@@ -509,11 +519,12 @@ hold java rc=0 load=1 HOLD rss_before_kib=153600 rss_loaded_kib=204800
             row(&table, "route QPS, 4x2, 20 topics, 2 brokers")[1..],
             ["40000", "skipped", "50000", "8000", "10000", "n/a", "0.80", "5.00", "4.00", "≥ 0.7 × floor", "- (smoke)"]
         );
-        let warmup = "route QPS during the warm-up (ours 2000 ms, java 30000 ms)";
+        let warmup = "route QPS during the warm-up (2000 ms; Java: 30000 ms)";
         assert_eq!(row(&table, warmup)[1..9], ["30000", "skipped", "45000", "2000", "2500", "n/a", "0.67", "15.00"]);
         assert_eq!(row(&table, "RSS idle (MiB)")[1..6], ["n/a", "skipped", "n/a", "150.0", "n/a"]);
         // Without Java, the columns are the usual ones.
-        let records: Vec<Record> = parse_raw(raw).unwrap().into_iter().filter(|r| !r.kind.starts_with("java")).collect();
+        let records: Vec<Record> =
+            parse_raw(raw).unwrap().into_iter().filter(|r| !r.kind.starts_with("java")).collect();
         let table = tables(&records, &Options::default());
         assert!(table.starts_with("| measure | ours | peer | floor | ours/peer | ours/floor | target | status |\n"));
     }

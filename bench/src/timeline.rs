@@ -68,7 +68,11 @@ impl Timeline {
             .seconds
             .iter()
             .map(|h| {
-                if h.is_empty() { String::from("nan") } else { format!("{:.1}", h.value_at_quantile(0.99) as f64 / 1000.0) }
+                if h.is_empty() {
+                    String::from("nan")
+                } else {
+                    format!("{:.1}", h.value_at_quantile(0.99) as f64 / 1000.0)
+                }
             })
             .collect();
         format!("tl_ok={} tl_p99_us={}", or_dash(&ok), or_dash(&p99))

@@ -14,7 +14,8 @@ fn repo() -> PathBuf {
 }
 
 const RAW: &str = "bench/tests/fixtures/raw-small.txt";
-const REDRAW: &str = "cargo run -p nameserver-bench --bin loadgen -- report bench/tests/fixtures/raw-small.txt --svg docs/bench";
+const REDRAW: &str =
+    "cargo run -p nameserver-bench --bin loadgen -- report bench/tests/fixtures/raw-small.txt --svg docs/bench";
 
 fn svg_files(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
