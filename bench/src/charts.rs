@@ -459,7 +459,10 @@ fn timeline_chart(records: &[Record], kind: &str) -> Result<Option<String>, Stri
         bottom + 34.0
     );
     let key = [
-        (phases[0].2, format!("registering: {:.2} s, until the last registration was answered", storm_end)),
+        (
+            phases[0].2,
+            format!("registering: {}, until the last registration was answered", duration_label(storm_end * 1e6)),
+        ),
         (phases[1].2, format!("cold: the first {} s after it", trim(phase))),
         (phases[2].2, format!("warm: the next {} s", trim(phase))),
     ];
