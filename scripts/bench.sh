@@ -10,6 +10,14 @@
 #   scripts/bench.sh --large   only the large-cluster section (100 brokers x 10,000 topics:
 #                              route load cold and warm through the registration storm, memory,
 #                              one registration of 1,000,000 topics), with the peer; ~10 minutes
+#   scripts/bench.sh --java [--smoke | --large]
+#                              the same, with Apache RocketMQ 5.5.0's NameServer (Java) measured as
+#                              well, in two heap profiles: "java" (-Xmx384m, the oracle tests' heap)
+#                              and "java-g1" (runserver.sh's 4 GiB G1 heap; skipped, with a message,
+#                              when the machine has less than BENCH_JAVA_G1_MIB available). Needs a
+#                              JDK and the jars (scripts/java/fetch.sh). Route load and ping-pong
+#                              against Java measure after a JIT warm-up of BENCH_JAVA_WARMUP_MS
+#                              (default 30000; 3000 with --smoke), reported as a row of its own
 #
 # Environment:
 #   CARGO_TARGET_DIR  where cargo builds (default: target)
@@ -29,12 +37,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
+# --java comes first and combines with any mode (java_kinds, start_java below).
+JAVA=
+if [ "${1:-}" = --java ]; then JAVA=1; shift; fi
+
 MODE=full
 case "${1:-}" in
   --smoke) MODE=smoke ;;
   --large) MODE=large ;;
   "") ;;
-  *) echo "usage: scripts/bench.sh [--smoke | --large]" >&2; exit 2 ;;
+  *) echo "usage: scripts/bench.sh [--java] [--smoke | --large]" >&2; exit 2 ;;
 esac
 
 if [ "$MODE" = smoke ]; then
@@ -109,6 +121,49 @@ wait_boot() {
   return 1
 }
 
+# ---------------------------------------------------------------------------------------------
+# Java (--java): Apache RocketMQ's NameServer, started by scripts/java/run-namesrv.sh, in two
+# heap profiles. Kept in functions of their own.
+JAVA_VERSION_BENCH=5.5.0
+JAVA_WARMUP_MS=${BENCH_JAVA_WARMUP_MS:-$([ "$MODE" = smoke ] && echo 3000 || echo 30000)}
+JAVA_G1_MIB=${BENCH_JAVA_G1_MIB:-6144}
+
+# java_kinds: checks the JDK and the jars, then adds "java" and (memory allowing) "java-g1" to
+# KINDS.
+java_kinds() {
+  local java="${JAVA_HOME:+$JAVA_HOME/bin/}java" available
+  "$java" -version >/dev/null 2>&1 || die "--java: no JDK ($java -version failed); install one or set JAVA_HOME"
+  RMQ_JAVA_VERSION=$JAVA_VERSION_BENCH "$ROOT/scripts/java/fetch.sh" "$JAVA_VERSION_BENCH" >/dev/null ||
+    die "--java: cannot fetch RocketMQ $JAVA_VERSION_BENCH's jars (scripts/java/fetch.sh)"
+  KINDS="$KINDS java"
+  available=$(awk '/MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+  if [ "$available" -ge "$JAVA_G1_MIB" ]; then
+    KINDS="$KINDS java-g1"
+  else
+    log "--java: SKIPPING the 4 GiB G1 profile (java-g1): $available MiB available, it needs $JAVA_G1_MIB (BENCH_JAVA_G1_MIB)"
+  fi
+  log "Java $JAVA_VERSION_BENCH: $("$java" -version 2>&1 | head -n1); kinds $KINDS; JIT warm-up $JAVA_WARMUP_MS ms before route and ping-pong measures"
+}
+
+# java_profile KIND: run-namesrv.sh's heap profile of a Java kind.
+java_profile() { if [ "$1" = java-g1 ]; then echo g1; else echo small; fi; }
+
+# warmup_ms KIND: the route load's warm-up before measuring (the JIT's, for Java).
+warmup_ms() {
+  case $1 in java | java-g1) echo "$JAVA_WARMUP_MS" ;; *) echo "$WARMUP_MS" ;; esac
+}
+
+# start_java KIND DIR: a fresh Java NameServer; sets PID and ADDR.
+start_java() {
+  local kind=$1 dir=$2 port
+  port=$("$LOADGEN" port)
+  PID=$(RMQ_JAVA_VERSION=$JAVA_VERSION_BENCH "${RUN[@]}" "$ROOT/scripts/java/run-namesrv.sh" "$port" "$dir" \
+    "$(java_profile "$kind")" 2>"$dir/start.log") || die "Java ($kind) did not start; see $dir"
+  PIDS+=("$PID")
+  set_autogroup "$PID"
+  ADDR=127.0.0.1:$port
+}
+
 SEQ=0
 # start KIND: starts a fresh server of KIND (ours, peer, floor); sets PID and ADDR.
 start() {
@@ -130,6 +185,7 @@ start() {
       PIDS+=("$PID")
       ADDR=$(wait_boot "$dir/stdout") || die "the floor did not start; see $dir"
       ;;
+    java | java-g1) start_java "$kind" "$dir" ;;
     peer)
       local port
       port=$("$LOADGEN" port)
@@ -152,7 +208,7 @@ measure() {
   local rc=0 LINE
   LINE=$("${RUN[@]}" "$@" 2>>"$OUT/loadgen.err") || rc=$?
   printf '%s %s rc=%s load=%s %s\n' "$name" "$kind" "$rc" "$(cut -d' ' -f1 /proc/loadavg)" "$LINE" >>"$OUT/raw.txt"
-  log "$name $kind: ${LINE:-no output} (exit $rc)"
+  log "$name $kind: $(printf '%s' "${LINE:-no output}" | sed 's/"hist":"[^"]*",//') (exit $rc)"
   if [ "$rc" -ne 0 ]; then
     ERRORS=$((ERRORS + 1))
     [ "$MODE" = smoke ] && die "$name against $kind failed (exit $rc); see $OUT"
@@ -186,6 +242,7 @@ if [ "$MODE" != smoke ]; then
   KINDS="ours peer floor"
   log "peer: $PEER_BIN"
 fi
+[ -z "$JAVA" ] || java_kinds
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -242,7 +299,7 @@ for _ in $(seq 1 "$ROUTE_REPS"); do
   for kind in $KINDS; do
     start "$kind"
     measure route "$kind" "$LOADGEN" --json --label "$kind" route --addr "$ADDR" --conns "$CONNS" --depth "$DEPTH" \
-      --topics "$TOPICS" --brokers "$BROKERS" --reregister-ms "$REREG_MS" --warmup-ms "$WARMUP_MS" --duration-ms "$DURATION_MS"
+      --topics "$TOPICS" --brokers "$BROKERS" --reregister-ms "$REREG_MS" --warmup-ms "$(warmup_ms "$kind")" --duration-ms "$DURATION_MS"
     stop "$PID"
   done
 done
@@ -252,7 +309,7 @@ for _ in $(seq 1 "$REPS"); do
   for kind in $KINDS; do
     start "$kind"
     measure pingpong "$kind" "$LOADGEN" --json --label "$kind" pingpong --addr "$ADDR" --topics "$TOPICS" \
-      --brokers "$BROKERS" --reregister-ms "$REREG_MS" --warmup-ms "$WARMUP_MS" --duration-ms "$PP_MS"
+      --brokers "$BROKERS" --reregister-ms "$REREG_MS" --warmup-ms "$(warmup_ms "$kind")" --duration-ms "$PP_MS"
     stop "$PID"
   done
 done
@@ -311,6 +368,7 @@ for kind in $KINDS; do
   case $kind in
     ours) cmd=("$BIN/nameserver" --listen-port '{port}' --bind-address 127.0.0.1) ;;
     floor) cmd=("$BIN/floor" --listen-port '{port}' --brokers "$BROKERS") ;;
+    java | java-g1) cmd=("$ROOT/scripts/java/run-namesrv.sh" --exec '{port}' "$dir" "$(java_profile "$kind")") ;;
     peer)
       printf 'rocketmqHome = "%s"\nkvConfigPath = "%s/kvConfig.json"\nconfigStorePath = "%s/namesrv.properties"\n' \
         "$dir" "$dir" "$dir" >"$dir/namesrv.toml"
@@ -318,7 +376,7 @@ for kind in $KINDS; do
       ;;
   esac
   measure startup "$kind" env HOME="$dir/home" ROCKETMQ_HOME="$dir" RUST_LOG=info \
-    "$LOADGEN" --json --label "$kind" startup --reps "$START_REPS" -- "${cmd[@]}"
+    "$LOADGEN" --json --label "$kind" startup --reps "$START_REPS" --timeout-ms 120000 -- "${cmd[@]}"
 done
 
 fi
@@ -348,7 +406,7 @@ fi
 # ---------------------------------------------------------------------------------------------
 # The tables: `loadgen report` takes the medians of the repetitions in raw.txt, the ratios
 # ours / peer and ours / floor, and checks the targets.
-REPORT=()
+REPORT=(--svg "$OUT/svg")
 [ "$MODE" = smoke ] && REPORT+=(--smoke)
 [ "$MODE" = full ] && REPORT+=(--criterion "$TARGET_DIR/criterion")
 {
@@ -368,6 +426,7 @@ REPORT=()
     cat "$OUT/page.md"
     echo
   fi
+  echo "Charts: $(cd "$OUT/svg" && ls -- *.svg 2>/dev/null | tr '\n' ' ')(in $OUT/svg)."
   if [ "$MODE" = smoke ] && [ -z "${BENCH_OUT:-}" ]; then
     echo "Errors in $ERRORS measurement(s); the smoke run's logs are removed (set BENCH_OUT to keep them)."
   else
@@ -377,6 +436,9 @@ REPORT=()
 
 if [ "$MODE" = smoke ]; then
   [ "$ERRORS" -eq 0 ] || die "$ERRORS measurement(s) failed"
+  for chart in route-latency pingpong-latency timeline-ours timeline-floor; do
+    grep -q '<polyline' "$OUT/svg/$chart.svg" 2>/dev/null || die "loadgen report --svg drew no $chart.svg"
+  done
   [ -n "${BENCH_OUT:-}" ] || rm -rf "$OUT"
   log "smoke run OK"
 fi

@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use tokio::sync::watch;
@@ -41,6 +41,7 @@ pub struct Fleet {
     tasks: JoinSet<()>,
     registrations: Arc<AtomicU64>,
     errors: Arc<AtomicU64>,
+    answered: Vec<Instant>,
 }
 
 /// What a fleet did while it ran.
@@ -76,6 +77,12 @@ impl Fleet {
     /// As [`Prepared::start`].
     pub async fn start(spec: &FleetSpec) -> anyhow::Result<Self> {
         Self::prepare(spec).start().await
+    }
+
+    /// When each broker's first registration was answered, in order.
+    #[must_use]
+    pub fn answered(&self) -> &[Instant] {
+        &self.answered
     }
 
     /// Closes every broker connection.
@@ -140,14 +147,15 @@ impl Prepared {
             });
         }
         drop(ready_tx);
+        let mut answered = Vec::with_capacity(spec.brokers);
         for _ in 0..spec.brokers {
             match ready_rx.recv().await {
-                Some(Ok(())) => {}
+                Some(Ok(())) => answered.push(Instant::now()),
                 Some(Err(error)) => return Err(error),
                 None => bail!("a broker task ended before registering"),
             }
         }
-        Ok(Fleet { stop, tasks, registrations, errors })
+        Ok(Fleet { stop, tasks, registrations, errors, answered })
     }
 }
 

@@ -18,6 +18,7 @@
 //! binaries are `loadgen` and `floor`; `scripts/bench.sh` runs them against this NameServer,
 //! rocketmq-rust's and the floor in one go.
 
+pub mod charts;
 pub mod fleet;
 pub mod floor;
 pub mod measurement;
@@ -27,6 +28,7 @@ pub mod route;
 pub mod startup;
 pub mod stats;
 pub mod storm;
+pub mod timeline;
 
 /// Resident memory of process `pid` in KiB (`VmRSS`).
 ///

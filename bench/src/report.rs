@@ -148,10 +148,15 @@ fn unless_refused(key: &'static str) -> Box<Extract> {
     })
 }
 
+/// The Java kinds `scripts/bench.sh --java` measures, and their column names.
+const JAVA_KINDS: [(&str, &str); 2] = [("java", "Java 384m"), ("java-g1", "Java 4g G1")];
+
 struct Tables<'a> {
     records: &'a [Record],
     options: &'a Options,
     has_peer: bool,
+    /// The Java kinds in the run: a column each, and a ratio ours/that column.
+    java: Vec<(&'static str, &'static str)>,
     out: String,
 }
 
@@ -184,16 +189,19 @@ impl Tables<'_> {
         let ours = self.value(measure, "ours", extract, format);
         let floor = self.value(measure, "floor", extract, format);
         let peer = if self.has_peer { self.value(measure, "peer", extract, format) } else { String::from("skipped") };
-        self.cells(label, [ours, peer, floor], target, check);
+        let java: Vec<String> = self.java.iter().map(|(kind, _)| self.value(measure, kind, extract, format)).collect();
+        self.cells(label, [ours, peer, floor], &java, target, check);
     }
 
     fn criterion_row(&mut self, label: &str, id: &str, unit_ns: f64, target: &str, check: Check) {
         let median = self.options.criterion.as_ref().and_then(|c| c.get(id)).copied();
         let ours = median.map_or_else(|| String::from("n/a"), |ns| Format::Significant4.write(ns / unit_ns));
-        self.cells(label, [ours, String::from("n/a"), String::from("n/a")], target, check);
+        let java = vec![String::from("n/a"); self.java.len()];
+        self.cells(label, [ours, String::from("n/a"), String::from("n/a")], &java, target, check);
     }
 
-    fn cells(&mut self, label: &str, [ours, peer, floor]: [String; 3], target: &str, check: Check) {
+    /// One row: ours, peer, floor, then each Java column; the ratios in the same order.
+    fn cells(&mut self, label: &str, [ours, peer, floor]: [String; 3], java: &[String], target: &str, check: Check) {
         // Ratios and checks use the numbers as shown, so that the table agrees with itself.
         let shown = |text: &str| text.parse::<f64>().ok().filter(|v| v.is_finite());
         let ratio = |other: &str| match (shown(&ours), shown(other)) {
@@ -218,17 +226,31 @@ impl Tables<'_> {
             })
         };
         let na = || String::from("n/a");
+        let (mut values, mut ratios) = (String::new(), String::new());
+        for value in java {
+            let _ = write!(values, " {value} |");
+            let _ = write!(ratios, " {} |", ratio(value).unwrap_or_else(na));
+        }
         let _ = writeln!(
             self.out,
-            "| {label} | {ours} | {peer} | {floor} | {} | {} | {target} | {status} |",
+            "| {label} | {ours} | {peer} | {floor} |{values} {} | {} |{ratios} {target} | {status} |",
             to_peer.unwrap_or_else(na),
             to_floor.unwrap_or_else(na)
         );
     }
 
     fn header(&mut self) {
-        self.out.push_str("| measure | ours | peer | floor | ours/peer | ours/floor | target | status |\n");
-        self.out.push_str("|---|---:|---:|---:|---:|---:|---|---|\n");
+        let (mut names, mut ratios, mut align) = (String::new(), String::new(), String::new());
+        for (_, name) in &self.java {
+            let _ = write!(names, " {name} |");
+            let _ = write!(ratios, " ours/{name} |");
+            align.push_str("---:|---:|");
+        }
+        let _ = writeln!(
+            self.out,
+            "| measure | ours | peer | floor |{names} ours/peer | ours/floor |{ratios} target | status |"
+        );
+        let _ = writeln!(self.out, "|---|---:|---:|---:|{align}---:|---:|---|---|");
     }
 
     fn main_table(&mut self) {
@@ -249,6 +271,7 @@ impl Tables<'_> {
         self.row(&route_label, "route", &*number("qps"), qps, "≥ 0.7 × floor", Check::FloorAtLeast(0.7));
         self.row("route p99 (µs), same load", "route", &*number("p99_us"), us, "≤ ⅓ × peer", Check::PeerAtMost(0.3334));
         self.row("route p50 (µs), same load", "route", &*number("p50_us"), us, "", Check::None);
+        self.warmup_rows();
         self.row("ping-pong p50 (µs), 1 connection", "pingpong", &*number("p50_us"), us, "", Check::None);
         self.row("ping-pong p99 (µs), 1 connection", "pingpong", &*number("p99_us"), us, "", Check::None);
         self.row("RSS idle (MiB)", "hold", &*mib("rss_before_kib"), mib1, "", Check::None);
@@ -292,6 +315,35 @@ impl Tables<'_> {
             let sim = "one simulated hour of S1 (ms, criterion)";
             self.criterion_row(sim, "sim/S1-one-hour", in_ms, "≤ 50 ms", Check::Max(50.0));
         }
+    }
+
+    /// The route load's warm-up, measured on its own (a JIT compiles during it): rows only when
+    /// the run kept it (`warmup_qps`), labelled with each kind's warm-up length.
+    fn warmup_rows(&mut self) {
+        let length = |kind: &str| {
+            let r = self.records.iter().find(|r| r.measure == "route" && r.kind == kind)?;
+            r.result.as_ref()?.get("warmup_ms").map(str::to_owned)
+        };
+        let mut lengths = Vec::new();
+        if let Some(ms) = length("ours") {
+            lengths.push(format!("{ms} ms"));
+        }
+        if let Some(ms) = length("java").or_else(|| length("java-g1")) {
+            lengths.push(format!("Java: {ms} ms"));
+        }
+        if !self
+            .records
+            .iter()
+            .any(|r| r.measure == "route" && r.result.as_ref().is_some_and(|m| m.get("warmup_qps").is_some()))
+        {
+            return;
+        }
+        let lengths = lengths.join("; ");
+        let (us, qps) = (Format::Decimals(1), Format::Decimals(0));
+        let label = format!("route QPS during the warm-up ({lengths})");
+        self.row(&label, "route", &*number("warmup_qps"), qps, "", Check::None);
+        let label = format!("route p99 (µs) during the warm-up ({lengths})");
+        self.row(&label, "route", &*number("warmup_p99_us"), us, "", Check::None);
     }
 
     fn large_table(&mut self) {
@@ -342,7 +394,8 @@ impl Tables<'_> {
 #[must_use]
 pub fn tables(records: &[Record], options: &Options) -> String {
     let has_peer = records.iter().any(|r| r.kind == "peer");
-    let mut tables = Tables { records, options, has_peer, out: String::new() };
+    let java = JAVA_KINDS.into_iter().filter(|(kind, _)| records.iter().any(|r| r.kind == *kind)).collect();
+    let mut tables = Tables { records, options, has_peer, java, out: String::new() };
     if records.iter().any(|r| r.measure == "route") {
         tables.main_table();
     }
@@ -443,6 +496,37 @@ mod tests {
         assert_eq!(route[2..], ["skipped", "535243", "n/a", "0.83", "≥ 0.7 × floor", "- (smoke)"]);
         assert_eq!(row(&table, "one simulated hour of S1 (ms, criterion)")[1], "122.7");
         assert_eq!(row(&table, "scan, 10,000 live brokers (ms, criterion)")[1], "n/a");
+    }
+
+    #[test]
+    fn java_columns_and_the_warm_up_rows() {
+        let raw = "\
+route ours rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=40000 p50_us=100.0 p99_us=400.0 warmup_ms=2000 warmup_qps=30000 warmup_p99_us=500.0
+route java rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=8000 p50_us=500.0 p99_us=4000.0 warmup_ms=30000 warmup_qps=2000 warmup_p99_us=90000.0
+route java-g1 rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=10000 p50_us=400.0 p99_us=2000.0 warmup_ms=30000 warmup_qps=2500 warmup_p99_us=80000.0
+route floor rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=50000 p50_us=80.0 p99_us=300.0 warmup_ms=2000 warmup_qps=45000 warmup_p99_us=350.0
+hold java rc=0 load=1 HOLD rss_before_kib=153600 rss_loaded_kib=204800
+";
+        let table = tables(&parse_raw(raw).unwrap(), &Options { smoke: true, criterion: None });
+        assert!(
+            table.starts_with(
+                "| measure | ours | peer | floor | Java 384m | Java 4g G1 | ours/peer | ours/floor | ours/Java 384m | \
+                 ours/Java 4g G1 | target | status |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n"
+            ),
+            "{table}"
+        );
+        assert_eq!(
+            row(&table, "route QPS, 4x2, 20 topics, 2 brokers")[1..],
+            ["40000", "skipped", "50000", "8000", "10000", "n/a", "0.80", "5.00", "4.00", "≥ 0.7 × floor", "- (smoke)"]
+        );
+        let warmup = "route QPS during the warm-up (2000 ms; Java: 30000 ms)";
+        assert_eq!(row(&table, warmup)[1..9], ["30000", "skipped", "45000", "2000", "2500", "n/a", "0.67", "15.00"]);
+        assert_eq!(row(&table, "RSS idle (MiB)")[1..6], ["n/a", "skipped", "n/a", "150.0", "n/a"]);
+        // Without Java, the columns are the usual ones.
+        let records: Vec<Record> =
+            parse_raw(raw).unwrap().into_iter().filter(|r| !r.kind.starts_with("java")).collect();
+        let table = tables(&records, &Options::default());
+        assert!(table.starts_with("| measure | ours | peer | floor | ours/peer | ours/floor | target | status |\n"));
     }
 
     #[test]

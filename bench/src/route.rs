@@ -16,6 +16,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::stats::Latencies;
+use crate::timeline::Timeline;
 use nameserver_testkit::frames::{OPAQUE_BASE, OPAQUE_SPAN, Template};
 use nameserver_testkit::scan::{Conn, WireError, next_reply};
 
@@ -34,6 +35,8 @@ pub struct RouteLoad {
     pub duration: Duration,
     /// Longest wait for a reply before the connection counts its requests as lost.
     pub timeout: Duration,
+    /// Also keep a [`Timeline`] (in the first phase's result).
+    pub timeline: bool,
 }
 
 /// Errors by kind.
@@ -85,6 +88,8 @@ pub struct RouteResult {
     pub reply_bytes: u64,
     /// Replies over the whole run.
     pub replies: u64,
+    /// The whole run over time, when the load asked for it (first phase only).
+    pub timeline: Option<Timeline>,
 }
 
 impl RouteResult {
@@ -108,6 +113,9 @@ impl RouteResult {
         self.errors.merge(&other.errors);
         self.reply_bytes += other.reply_bytes;
         self.replies += other.replies;
+        if let Some(theirs) = &other.timeline {
+            self.timeline.get_or_insert_with(Timeline::default).merge(theirs);
+        }
     }
 }
 
@@ -119,8 +127,6 @@ pub struct Phases {
     first_end: OnceLock<Instant>,
     /// Lengths of the phases after the first.
     after: Vec<Duration>,
-    /// Whether each phase is measured (the warm-up is not).
-    measured: Vec<bool>,
 }
 
 impl Phases {
@@ -129,15 +135,14 @@ impl Phases {
     pub fn window(start: Instant, warmup: Duration, duration: Duration) -> Self {
         let first_end = OnceLock::new();
         let _ = first_end.set(start + warmup);
-        Self { start, first_end, after: vec![duration], measured: vec![false, true] }
+        Self { start, first_end, after: vec![duration] }
     }
 
     /// A measured first phase that lasts until [`Self::end_first`], then measured phases of
     /// the given lengths.
     #[must_use]
     pub fn open(start: Instant, after: Vec<Duration>) -> Self {
-        let measured = vec![true; after.len() + 1];
-        Self { start, first_end: OnceLock::new(), after, measured }
+        Self { start, first_end: OnceLock::new(), after }
     }
 
     /// Ends the first phase now (once; later calls do nothing).
@@ -184,16 +189,20 @@ impl Phases {
 }
 
 /// Runs the load with one template per topic and returns the merged result of its
-/// measured window.
-pub async fn run(load: &RouteLoad, templates: Arc<[Template]>) -> RouteResult {
+/// measured window, and of the warm-up (its replies and latencies: a JIT's warm-up is a
+/// measure of its own).
+pub async fn run(load: &RouteLoad, templates: Arc<[Template]>) -> (RouteResult, RouteResult) {
+    // The clock starts once the connections are open: a slow first reply (a JVM not yet
+    // compiled) belongs to the warm-up, not to before it.
+    let opened = open(load, &templates).await;
     let phases = Arc::new(Phases::window(Instant::now(), load.warmup, load.duration));
-    let mut results = run_phases(load, templates, phases).await.into_iter();
+    let mut results = run_opened(opened, load, templates, phases).await.into_iter();
     let (warmup, mut measured) = (results.next().unwrap_or_default(), results.next().unwrap_or_default());
     // Errors and reply sizes over the whole run, as this mode has always reported them.
     measured.errors.merge(&warmup.errors);
     measured.replies += warmup.replies;
     measured.reply_bytes += warmup.reply_bytes;
-    measured
+    (warmup, measured)
 }
 
 /// The connections of a route load, opened ahead of it.
@@ -256,8 +265,12 @@ pub async fn run_opened(
             // The query after the one that opened the connection.
             let next = (first_topic(i, templates.len()) + 1) % templates.len().max(1);
             let (depth, timeout) = (load.depth.max(1), load.timeout);
+            let timeline = load.timeline;
             tokio::spawn(async move {
                 let mut route = RouteConn::new(templates, next, depth, phases);
+                if timeline {
+                    route.results[0].timeline = Some(Timeline::default());
+                }
                 match conn {
                     Some((stream, inbuf)) => route.run(stream, inbuf, timeout).await,
                     None => route.results[0].errors.io += 1,
@@ -386,10 +399,14 @@ impl RouteConn {
         };
         self.sent_at[slot] = None;
         self.in_flight -= 1;
-        if let Some(at) = phase.filter(|&p| self.phases.measured[p]) {
+        if let Some(at) = phase {
             self.results[at].completed += 1;
         }
-        let sent_in = self.phases.at(sent).filter(|&p| self.phases.measured[p]);
+        if let Some(timeline) = &mut self.results[0].timeline {
+            let start = self.phases.start;
+            timeline.record(sent.saturating_duration_since(start), now.saturating_duration_since(start), code == 0);
+        }
+        let sent_in = self.phases.at(sent);
         if let Some(sent_in) = sent_in {
             let result = &mut self.results[sent_in];
             result.latencies.record(now - sent);
@@ -434,6 +451,7 @@ mod tests {
             warmup: Duration::ZERO,
             duration: Duration::from_millis(100),
             timeout: Duration::from_secs(10),
+            timeline: true,
         };
         let opened = open(&load, &templates).await;
         assert_eq!(opened.conns.iter().filter(|c| c.is_some()).count(), 3);
@@ -446,6 +464,8 @@ mod tests {
         });
         let results = run_opened(opened, &load, templates, phases).await;
         assert_eq!(results.len(), 2);
+        let timeline = results[0].timeline.as_ref().expect("a timeline").fields();
+        assert!(timeline.starts_with("tl_ok=") && !timeline.contains("tl_ok=-"), "{timeline}");
         for result in &results {
             assert!(result.completed > 0, "{result:?}");
             assert_eq!(result.errors.total(), 0, "{result:?}");

@@ -3,7 +3,9 @@
 use std::fmt;
 use std::time::Duration;
 
+use base64::Engine as _;
 use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Deserializer, Serializer as _, V2DeflateSerializer};
 
 /// Latencies up to a minute, recorded in nanoseconds.
 #[derive(Clone, Debug)]
@@ -41,6 +43,37 @@ impl Latencies {
     #[must_use]
     pub fn count(&self) -> u64 {
         self.0.len()
+    }
+
+    /// The histogram in HdrHistogram's V2 format, deflated, in standard base64 on one line
+    /// (how `raw.txt` keeps each run's latencies for `loadgen report --svg`).
+    ///
+    /// # Panics
+    /// Never: serializing into memory does not fail.
+    #[must_use]
+    pub fn to_base64(&self) -> String {
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new().serialize(&self.0, &mut bytes).expect("serializing into memory");
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    }
+
+    /// Reads what [`Self::to_base64`] wrote (deflated or not).
+    ///
+    /// # Errors
+    /// Not base64, or not a V2 histogram.
+    pub fn from_base64(text: &str) -> Result<Self, String> {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(text).map_err(|e| e.to_string())?;
+        let histogram: Histogram<u64> =
+            Deserializer::new().deserialize(&mut bytes.as_slice()).map_err(|e| format!("{e:?}"))?;
+        let mut latencies = Self::new();
+        latencies.0.add(&histogram).map_err(|e| format!("{e:?}"))?;
+        Ok(latencies)
+    }
+
+    /// The latency at quantile `q` (0..=1) in microseconds, or `None` when empty.
+    #[must_use]
+    pub fn at_quantile_us(&self, q: f64) -> Option<f64> {
+        (!self.0.is_empty()).then(|| self.0.value_at_quantile(q) as f64 / 1000.0)
     }
 
     /// Percentiles, mean and maximum.
@@ -124,6 +157,22 @@ pub fn ms(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_histogram_survives_base64() {
+        let mut h = Latencies::new();
+        for us in [3, 40, 40, 500, 6000, 70_000] {
+            h.record(Duration::from_micros(us));
+        }
+        let text = h.to_base64();
+        assert!(!text.contains(char::is_whitespace), "{text}");
+        let back = Latencies::from_base64(&text).unwrap();
+        assert_eq!(back.summary(), h.summary());
+        assert_eq!(back.at_quantile_us(0.5), h.at_quantile_us(0.5));
+        assert!(Latencies::from_base64("not base64!").is_err());
+        assert!(Latencies::from_base64("AAAA").is_err());
+        assert_eq!(Latencies::new().at_quantile_us(0.5), None);
+    }
 
     #[test]
     fn percentiles_and_median() {

@@ -11,7 +11,7 @@
 //! loadgen hold         --addr 127.0.0.1:9876 --brokers 100 --topics 1000 --pid SERVER_PID
 //! loadgen startup      --reps 20 -- target/release/nameserver --listen-port {port} --bind-address 127.0.0.1
 //! loadgen port
-//! loadgen report       RAW_FILE [--smoke] [--criterion target/criterion]
+//! loadgen report       RAW_FILE [--smoke] [--criterion target/criterion] [--svg DIR]
 //! loadgen connections  --addr 127.0.0.1:9876 --pid SERVER_PID --secs 600 --conns 5000
 //! loadgen fleet        --addr 127.0.0.1:9876 --pid SERVER_PID --secs 1800 --brokers 300
 //! loadgen kv-put       --addr 127.0.0.1:9876 --round 3
@@ -32,7 +32,7 @@ use nameserver_bench::fleet::{Fleet, FleetSpec};
 use nameserver_bench::measurement::Measurement;
 use nameserver_bench::route::{self, Phases, RouteLoad, RouteResult};
 use nameserver_bench::stats::{median, ms};
-use nameserver_bench::{reliability, report, rss_kib, startup, storm};
+use nameserver_bench::{charts, reliability, report, rss_kib, startup, storm, timeline};
 use nameserver_core::codec;
 use nameserver_testkit::frames;
 use nameserver_testkit::scan::Conn;
@@ -179,6 +179,10 @@ enum Mode {
         /// Criterion's output directory (target/criterion): adds the microbenchmark rows
         #[arg(long)]
         criterion: Option<std::path::PathBuf>,
+        /// Also write the charts (latency by percentile, the large cluster's timelines) as
+        /// SVG files into this directory
+        #[arg(long)]
+        svg: Option<std::path::PathBuf>,
     },
     /// Exec → listening: spawn PROGRAM (every `{port}` in ARGS replaced by a free port) REPS times
     Startup {
@@ -231,8 +235,8 @@ struct LoadArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Mode::Report { raw, smoke, criterion } = &cli.mode {
-        return match report(raw, *smoke, criterion.as_deref()) {
+    if let Mode::Report { raw, smoke, criterion, svg } = &cli.mode {
+        return match report(raw, *smoke, criterion.as_deref(), svg.as_deref()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("loadgen: {error:#}");
@@ -273,9 +277,22 @@ fn runtime(name: &str, threads: usize) -> anyhow::Result<tokio::runtime::Runtime
         .with_context(|| format!("cannot start the {name} runtime"))
 }
 
-fn report(raw: &std::path::Path, smoke: bool, criterion: Option<&std::path::Path>) -> anyhow::Result<()> {
+fn report(
+    raw: &std::path::Path,
+    smoke: bool,
+    criterion: Option<&std::path::Path>,
+    svg: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(raw).with_context(|| format!("reading {}", raw.display()))?;
     let records = report::parse_raw(&text).with_context(|| raw.display().to_string())?;
+    if let Some(dir) = svg {
+        let charts = charts::charts(&records).map_err(anyhow::Error::msg).with_context(|| raw.display().to_string())?;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for chart in charts {
+            let path = dir.join(&chart.file);
+            std::fs::write(&path, chart.svg).with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
     let criterion = criterion
         .map(|dir| report::criterion_medians(dir).with_context(|| format!("reading {}", dir.display())))
         .transpose()?;
@@ -477,7 +494,7 @@ fn cold_mode(
         in_flight,
     };
     let prepared = Fleet::prepare(&spec);
-    let route_load = RouteLoad { addr, conns, depth, warmup: Duration::ZERO, duration: phase, timeout };
+    let route_load = RouteLoad { addr, conns, depth, warmup: Duration::ZERO, duration: phase, timeout, timeline: true };
     let opened = route_runtime.block_on(route::open(&route_load, &templates));
     let (registered, results, report) = fleet_runtime.block_on(async {
         let start = std::time::Instant::now();
@@ -491,11 +508,16 @@ fn cold_mode(
         let registered = start.elapsed();
         let results = load.await.context("the route load failed")?;
         let report = match fleet {
-            Ok(fleet) => fleet.stop().await,
+            Ok(fleet) => {
+                let answered: Vec<String> =
+                    fleet.answered().iter().map(|at| format!("{:.1}", (*at - start).as_secs_f64() * 1000.0)).collect();
+                (fleet.stop().await, answered)
+            }
             Err(error) => return Err(error.context("registering the fleet")),
         };
         anyhow::Ok((registered, results, report))
     })?;
+    let (report, answered) = report;
     let [storm, cold, warm] = <[RouteResult; 3]>::try_from(results).map_err(|_| anyhow::anyhow!("three phases"))?;
     let storm_codes = &storm.errors.codes;
     let not_found = storm_codes.get(&17).copied().unwrap_or(0);
@@ -527,7 +549,8 @@ fn cold_mode(
         &format!(
             "COLD label={label} brokers={brokers} topics={topics} conns={conns} depth={depth} phase_ms={phase_ms} \
          route_threads={route_threads} fleet_threads={fleet_threads} register_all_ms={} {} \
-         storm_not_found={not_found} {} {} errors={errors} io={} lost={} protocol={} codes={} registrations={}",
+         storm_not_found={not_found} {} {} errors={errors} io={} lost={} protocol={} codes={} registrations={} \
+         tl_bucket_ms={} tl_registered_ms={} {}",
             ms(registered),
             phase_text("storm", &storm),
             phase_text("cold", &cold),
@@ -536,7 +559,10 @@ fn cold_mode(
             e.lost,
             e.protocol,
             storm::codes_text(&codes),
-            report.registrations
+            report.registrations,
+            timeline::BUCKET.as_millis(),
+            timeline::or_dash(&answered),
+            storm.timeline.clone().unwrap_or_default().fields()
         ),
     )?;
     Ok(errors == 0 && cold.completed > 0 && warm.completed > 0)
@@ -569,8 +595,9 @@ async fn route_mode(
         warmup: Duration::from_millis(load.warmup_ms),
         duration: Duration::from_millis(load.duration_ms.max(1)),
         timeout,
+        timeline: false,
     };
-    let result: RouteResult = route::run(&route_load, templates).await;
+    let (warmup, result): (RouteResult, RouteResult) = route::run(&route_load, templates).await;
     let brokers = fleet.stop().await;
     let e = &result.errors;
     let errors = e.total() + brokers.errors;
@@ -578,7 +605,8 @@ async fn route_mode(
         json,
         &format!(
             "{kind} label={label} conns={conns} depth={depth} topics={} brokers={} qps={:.0} completed={} {} \
-         errors={errors} io={} lost={} protocol={} bad_codes={} registrations={} reply_bytes={:.0}",
+         errors={errors} io={} lost={} protocol={} bad_codes={} registrations={} reply_bytes={:.0} warmup_ms={} \
+         warmup_qps={:.0} warmup_p99_us={:.1} hist={}",
             load.topics,
             load.brokers,
             result.qps(),
@@ -589,7 +617,11 @@ async fn route_mode(
             e.protocol,
             storm::codes_text(&e.codes),
             brokers.registrations,
-            result.reply_bytes as f64 / result.replies.max(1) as f64
+            result.reply_bytes as f64 / result.replies.max(1) as f64,
+            load.warmup_ms,
+            warmup.qps(),
+            warmup.latencies.summary().p99_us,
+            result.latencies.to_base64()
         ),
     )?;
     Ok(errors == 0 && result.completed > 0)

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Starts Apache RocketMQ's NameServer (Java, jars from scripts/java/fetch.sh) on 127.0.0.1:PORT,
+# every file it writes in WORKDIR, with one of two heap profiles:
+#   small  the Java oracle tests' heap (testkit/src/java.rs): -Xms128m -Xmx384m, serial GC
+#   g1     what RocketMQ's bin/runserver.sh sets on Java 9 and later: -Xms4g -Xmx4g, G1 with
+#          its region size, reserve and occupancy settings (GC log in WORKDIR)
+# Logging: one file appender at INFO (WORKDIR/logs), as the oracle tests configure it.
+#
+# usage: run-namesrv.sh PORT WORKDIR [small|g1]
+#          prints ONLY the JVM's pid on stdout once the port accepts (diagnostics on stderr);
+#          the JVM keeps running in the background: stop it with kill <pid>
+#        run-namesrv.sh --exec PORT WORKDIR [small|g1]
+#          writes the configuration, then becomes the JVM (for exec -> listening timings)
+# env:   RMQ_JAVA_VERSION (default 5.5.0), JAVA_HOME, NAMESERVER_JAVA_CACHE (see fetch.sh),
+#        JAVA_START_TIMEOUT (seconds to wait for the port, default 120)
+set -euo pipefail
+EXEC=
+if [ "${1:-}" = --exec ]; then EXEC=1; shift; fi
+PORT="${1:?usage: run-namesrv.sh [--exec] PORT WORKDIR [small|g1]}"
+WORK="${2:?usage: run-namesrv.sh [--exec] PORT WORKDIR [small|g1]}"
+PROFILE="${3:-small}"
+VERSION="${RMQ_JAVA_VERSION:-5.5.0}"
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+
+LIB="$("$HERE/fetch.sh" "$VERSION")"
+mkdir -p "$WORK/conf" "$WORK/home" "$WORK/logs"
+WORK="$(cd "$WORK" && pwd)"
+
+case "$PROFILE" in
+  small) HEAP=(-Xms128m -Xmx384m -XX:+UseSerialGC) ;;
+  g1)
+    HEAP=(-server -Xms4g -Xmx4g -XX:MetaspaceSize=128m -XX:MaxMetaspaceSize=320m -XX:+UseG1GC
+      -XX:G1HeapRegionSize=16m -XX:G1ReservePercent=25 -XX:InitiatingHeapOccupancyPercent=30
+      -XX:SoftRefLRUPolicyMSPerMB=0 "-Xlog:gc*:file=$WORK/logs/gc.log:time,tags:filecount=5,filesize=30M"
+      -XX:-OmitStackTraceInFastThrow -XX:-UseLargePages)
+    ;;
+  *) echo "run-namesrv.sh: unknown heap profile '$PROFILE' (small or g1)" >&2; exit 2 ;;
+esac
+
+# 5.x reads its logging configuration from rmq.logback.configurationFile (its own file takes
+# seconds to parse); 4.9.x from conf/logback_namesrv.xml.
+for file in rmq.logback.xml logback_namesrv.xml; do
+  package=ch.qos.logback
+  [ "$file" = rmq.logback.xml ] && package=org.apache.rocketmq.logging.ch.qos.logback
+  cat >"$WORK/conf/$file" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<configuration>
+  <appender name="FILE" class="$package.core.FileAppender">
+    <file>$WORK/logs/${file%.xml}.log</file>
+    <append>true</append>
+    <encoder><pattern>%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level %logger{32} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="INFO"><appender-ref ref="FILE"/></root>
+</configuration>
+XML
+done
+{
+  echo "listenPort=$PORT"
+  echo "rocketmqHome=$WORK"
+  echo "kvConfigPath=$WORK/home/namesrv/kvConfig.json"
+  echo "configStorePath=$WORK/home/namesrv/namesrv.properties"
+  case "$VERSION" in 4.*) ;; *) echo "bindAddress=127.0.0.1" ;; esac
+} >"$WORK/namesrv.properties"
+
+CMD=("$JAVA" "${HEAP[@]}" -XX:-UsePerfData -Djava.net.preferIPv4Stack=true "-Duser.home=$WORK/home"
+  "-Drocketmq.home.dir=$WORK" "-Drmq.logback.configurationFile=$WORK/conf/rmq.logback.xml"
+  -cp "$LIB/*" org.apache.rocketmq.namesrv.NamesrvStartup -c "$WORK/namesrv.properties")
+cd "$WORK"
+if [ -n "$EXEC" ]; then
+  HOME="$WORK/home" ROCKETMQ_HOME="$WORK" exec "${CMD[@]}"
+fi
+
+if ss -ltnH "sport = :$PORT" 2>/dev/null | grep -q .; then
+  echo "run-namesrv.sh: port $PORT already in use" >&2; exit 1
+fi
+HOME="$WORK/home" ROCKETMQ_HOME="$WORK" "${CMD[@]}" >"$WORK/stdout.log" 2>&1 </dev/null &
+PID=$!
+deadline=$((SECONDS + ${JAVA_START_TIMEOUT:-120}))
+while [ "$SECONDS" -lt "$deadline" ]; do
+  if ! kill -0 "$PID" 2>/dev/null; then
+    echo "run-namesrv.sh: the JVM exited early; $WORK/stdout.log:" >&2; tail -n 20 "$WORK/stdout.log" >&2; exit 1
+  fi
+  if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+    echo "Java $VERSION NameServer ($PROFILE heap) pid=$PID listening 127.0.0.1:$PORT workdir=$WORK" >&2
+    echo "$PID"; exit 0
+  fi
+  sleep 0.1
+done
+echo "run-namesrv.sh: no listener on 127.0.0.1:$PORT within ${JAVA_START_TIMEOUT:-120} s; $WORK/stdout.log" >&2
+kill "$PID" 2>/dev/null || true
+exit 1
