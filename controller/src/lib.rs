@@ -46,8 +46,8 @@
 //!
 //! # Java's quirks
 //!
-//! CONTROLLER quirks as numbered in the project's controller notes; "kept" ones are tested in
-//! `tests/it/quirks.rs`.
+//! Java 5's controller has behaviour a faithful port must keep and some it need not; they
+//! are numbered Q1–Q15 here, and each kept one has its test in `tests/it/quirks.rs`.
 //!
 //! | # | Java's behaviour | here |
 //! |---|---|---|

@@ -89,7 +89,7 @@ impl ReplicasInfo {
                     }
                 } else {
                     // A group with only one of its two entries is replaced whole, forgetting
-                    // its other ids, as Java does (the cleaned-set case of CONTROLLER §2.4).
+                    // its other ids, as Java does (a group whose set was cleaned empty while ids remain).
                     let mut group = BrokerReplicas { cluster: cluster.clone(), next_id: 1, brokers: BTreeMap::new() };
                     group.add(*new_broker_id, replica);
                     self.replicas.insert(broker_name.clone(), group);

@@ -1,7 +1,7 @@
 //! Typed controller requests, parsed once at the edge.
 //!
 //! Java's header decoder never rejects a controller header: a missing or unparsable field
-//! keeps its Java default or stays null (CONTROLLER quirk Q10). So [`ControllerRequest::parse`]
+//! keeps its Java default or stays null (quirk Q10 of the crate docs). So [`ControllerRequest::parse`]
 //! cannot fail; a field Java would later dereference is an `Option`, and the handler answers
 //! SYSTEM_ERROR where Java's NullPointerException would.
 

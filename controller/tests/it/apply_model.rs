@@ -1,4 +1,4 @@
-//! `apply` against a simple model (CONTROLLER §2.4's rules restated over plain vectors), the
+//! `apply` against a simple model (Java's apply rules restated over plain vectors), the
 //! encodings round-tripped, and a controller's log replayed: any order of events gives the
 //! same tables as the model, and the master epoch rises with every election.
 
