@@ -290,8 +290,12 @@ impl<L: ReplicatedLog> Controller<L> {
         if self.now >= self.next_heartbeat_scan {
             let period = self.config.scan_not_active_broker_interval.max(1);
             self.next_heartbeat_scan = next_tick(self.next_heartbeat_scan, period, self.now);
+            let mut closed = alloc::collections::BTreeSet::new();
             for (key, conn) in self.live.expire(self.now) {
-                self.outputs.push_back(Output::Close { conn });
+                // One close per connection, however many entries it carried.
+                if closed.insert(conn) {
+                    self.outputs.push_back(Output::Close { conn });
+                }
                 self.broker_inactive(key);
             }
         }

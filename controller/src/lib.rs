@@ -68,9 +68,10 @@
 //! | Q15 | a heartbeat expiry seen while not leader is dropped; only the master scan recovers | kept |
 //!
 //! Also different: 1013 without `appliedBrokerId` is SYSTEM_ERROR for a known group too (Java
-//! stores a null id there); a request without `brokerName` is SYSTEM_ERROR (Java's
-//! `ConcurrentHashMap` refuses a null key); the master scan notifies the group of its
-//! election as a broker-triggered one does; events are our binary encoding, not fastjson.
+//! stores a null id there); a leader-only request without `brokerName` is SYSTEM_ERROR (read
+//! as Java's concurrent maps refusing a null key; not yet checked against a Java peer); log
+//! entries are our binary encoding, not Java's fastjson per event. The dead-master scan's
+//! elections notify the group (1008) as the other successful elections do.
 
 #![no_std]
 extern crate alloc;

@@ -13,9 +13,13 @@ use proptest::prelude::*;
 /// One group as the model keeps it.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Group {
-    replicas: Option<(i64, Vec<(i64, String, String)>)>,
+    replicas: Option<Replicas>,
     sync: Option<(i32, i32, Vec<i64>, Option<i64>)>,
 }
+
+/// The next id and each `(id, address, check code)`.
+#[derive(Clone, Debug, PartialEq)]
+struct Replicas(i64, Vec<(i64, String, String)>);
 
 #[derive(Default)]
 struct Model {
@@ -44,13 +48,13 @@ impl Model {
             Event::ApplyBrokerId { broker_address, new_broker_id, register_check_code, .. } => {
                 let entry = (new_broker_id.0, broker_address.as_str().to_string(), register_check_code.clone());
                 if both {
-                    let (next, ids) = g.replicas.as_mut().unwrap();
+                    let Replicas(next, ids) = g.replicas.as_mut().unwrap();
                     if !ids.iter().any(|(i, _, _)| *i == new_broker_id.0) {
                         ids.push(entry);
                         *next += 1;
                     }
                 } else {
-                    g.replicas = Some((2, vec![entry]));
+                    g.replicas = Some(Replicas(2, vec![entry]));
                     g.sync = Some((0, 0, vec![], None));
                 }
             }
@@ -65,7 +69,7 @@ impl Model {
                 }
             }
             Event::UpdateBrokerAddress { broker_id, broker_address, .. } => {
-                if let Some((_, ids)) = &mut g.replicas {
+                if let Some(Replicas(_, ids)) = &mut g.replicas {
                     for (i, addr, _) in ids.iter_mut() {
                         if *i == broker_id.0 {
                             *addr = broker_address.as_str().to_string();
@@ -76,7 +80,7 @@ impl Model {
             Event::CleanBrokerData { ids: None, .. } => *g = Group::default(),
             Event::CleanBrokerData { ids: Some(ids), .. } => {
                 if both {
-                    let (_, replicas) = g.replicas.as_mut().unwrap();
+                    let Replicas(_, replicas) = g.replicas.as_mut().unwrap();
                     replicas.retain(|(i, _, _)| !ids.contains(&BrokerId(*i)));
                     let (_, _, set, _) = g.sync.as_mut().unwrap();
                     set.retain(|i| !ids.contains(&BrokerId(*i)));
@@ -99,10 +103,10 @@ impl Model {
                 let mut ids: Vec<(i64, String, String)> =
                     r.brokers.iter().map(|(i, x)| (i.0, x.addr.as_str().to_string(), x.check_code.clone())).collect();
                 ids.sort();
-                (r.next_id, ids)
+                Replicas(r.next_id, ids)
             });
             let mut want = g.replicas.clone();
-            if let Some((_, ids)) = &mut want {
+            if let Some(Replicas(_, ids)) = &mut want {
                 ids.sort();
             }
             let sync = tables.sync.get(&name).map(|s| {
@@ -213,5 +217,9 @@ proptest! {
         }
         let restarted = Controller::new(ControllerConfig::default(), controller.log().restarted(), Instant::from_millis(now));
         prop_assert_eq!(restarted.tables(), controller.tables());
+        controller.snapshot();
+        prop_assert!(controller.log().entries().is_empty(), "the snapshot holds them all");
+        let from_snapshot = Controller::new(ControllerConfig::default(), controller.log().restarted(), Instant::from_millis(now));
+        prop_assert_eq!(from_snapshot.tables(), controller.tables());
     }
 }
