@@ -3,7 +3,7 @@
 //! are committed and applied, one write in flight at a time (Java's single event queue).
 
 use alloc::collections::VecDeque;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 
 use nameserver_core::protocol::{RemotingCommand, ResponseCode};
 use nameserver_core::{BrokerAddr, BrokerName, ConnId, Instant};
@@ -14,11 +14,17 @@ use crate::event::{decode_entry, encode_entry};
 use crate::handlers::{Context, Elected, Outcome};
 use crate::liveness::{LiveKey, Liveness};
 use crate::log::{LogIndex, ReplicatedLog, Snapshot};
+use crate::notify::role_changed;
 use crate::replicas::ReplicasInfo;
 use crate::request::{ControllerRequest, ElectMaster};
 
 /// The remark of CONTROLLER_NOT_LEADER.
 pub const NOT_LEADER_REMARK: &str = "The controller is not in leader state";
+
+/// CONTROLLER_NOT_LEADER, with no header, to the request whose `opaque` `to` carries.
+fn not_leader(to: &RemotingCommand) -> RemotingCommand {
+    RemotingCommand::response_to(to, ControllerResponseCode::NotLeader.into()).with_remark(NOT_LEADER_REMARK)
+}
 
 /// What the driver hands the controller.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -215,9 +221,7 @@ impl<L: ReplicatedLog> Controller<L> {
             if self.serving {
                 self.queue.push_back(Task::Request { conn, cmd, request });
             } else {
-                let reply = RemotingCommand::response_to(&cmd, ControllerResponseCode::NotLeader.into())
-                    .with_remark(NOT_LEADER_REMARK);
-                self.reply(conn, &cmd, reply);
+                self.reply(conn, &cmd, not_leader(&cmd));
             }
             return;
         }
@@ -241,20 +245,13 @@ impl<L: ReplicatedLog> Controller<L> {
             ControllerRequest::GetMetadataInfo => self.metadata(),
             ControllerRequest::GetControllerConfig => {
                 let text = nameserver_core::properties::to_plain_text(&self.config.to_properties());
-                Outcome::new(ResponseCode::Success, None).with_body(text.into_bytes())
+                Outcome::new(ResponseCode::Success, None).body(text.into_bytes())
             }
             ControllerRequest::UpdateControllerConfig { entries } => self.update_config(entries),
             ControllerRequest::Unsupported(code) => Outcome::new(ResponseCode::RequestCodeNotSupported, None)
                 .remark(alloc::format!(" request type {} not supported", code.raw())),
             gated => unreachable!("{gated:?} is leader-only and queued, never answered locally ({cmd:?})"),
         }
-    }
-}
-
-impl Outcome {
-    fn with_body(mut self, body: alloc::vec::Vec<u8>) -> Self {
-        self.body = body;
-        self
     }
 }
 
@@ -376,14 +373,11 @@ impl<L: ReplicatedLog> Controller<L> {
         // time out as SYSTEM_ERROR after 5 s: quirk Q13, fixed).
         self.next_master_scan = None;
         if let Some(Inflight { reply: Some((conn, reply)), .. }) = self.inflight.take() {
-            let refused = RemotingCommand { code: ControllerResponseCode::NotLeader.raw(), ..reply };
-            self.outputs.push_back(Output::Send { conn, cmd: refused.with_remark(NOT_LEADER_REMARK) });
+            self.outputs.push_back(Output::Send { conn, cmd: not_leader(&reply) });
         }
         for task in core::mem::take(&mut self.queue) {
             if let Task::Request { conn, cmd, .. } = task {
-                let reply = RemotingCommand::response_to(&cmd, ControllerResponseCode::NotLeader.into())
-                    .with_remark(NOT_LEADER_REMARK);
-                self.reply(conn, &cmd, reply);
+                self.reply(conn, &cmd, not_leader(&cmd));
             }
         }
     }
@@ -427,8 +421,7 @@ impl<L: ReplicatedLog> Controller<L> {
             Ok(index) => self.inflight = Some(Inflight { index, reply, elected: outcome.elected, retry }),
             Err(_) => {
                 if let Some((conn, reply)) = reply {
-                    let refused = RemotingCommand { code: ControllerResponseCode::NotLeader.raw(), ..reply };
-                    self.outputs.push_back(Output::Send { conn, cmd: refused.with_remark(NOT_LEADER_REMARK) });
+                    self.outputs.push_back(Output::Send { conn, cmd: not_leader(&reply) });
                 }
             }
         }
@@ -439,35 +432,14 @@ impl<L: ReplicatedLog> Controller<L> {
             self.outputs.push_back(Output::Send { conn, cmd: reply });
         }
         if let Some(elected) = done.elected.filter(|_| self.config.notify_broker_role_changed) {
-            self.notify(&elected);
+            let (now, live) = (self.now, &self.live);
+            let alive = |id| live.is_alive(now, elected.cluster.as_ref(), &elected.broker_name, id);
+            for (addr, cmd) in role_changed(&elected, alive) {
+                self.outputs.push_back(Output::Notify { addr, cmd });
+            }
         }
         if let Some(retry) = done.retry {
             self.queue.push_back(retry);
-        }
-    }
-
-    /// 1008 to each member of the group that this controller hears from.
-    fn notify(&mut self, elected: &Elected) {
-        let set = alloc::collections::BTreeSet::from([elected.master]);
-        let body = crate::body::plain(&crate::body::SyncStateSetBody::new(set, elected.set_epoch));
-        for (id, addr) in &elected.members {
-            if !self.live.is_alive(self.now, elected.cluster.as_ref(), &elected.broker_name, *id) {
-                continue;
-            }
-            let request = RemotingCommand {
-                code: crate::code::ControllerRequestCode::NotifyBrokerRoleChanged.raw(),
-                flag: nameserver_core::protocol::FLAG_ONEWAY,
-                ..RemotingCommand::default()
-            };
-            let mut cmd = request
-                .with_field("masterEpoch", elected.master_epoch.to_string())
-                .with_field("syncStateSetEpoch", elected.set_epoch.to_string())
-                .with_field("masterBrokerId", elected.master.0.to_string())
-                .with_body(body.clone());
-            if let Some(master_addr) = &elected.master_addr {
-                cmd = cmd.with_field("masterAddress", master_addr.as_str());
-            }
-            self.outputs.push_back(Output::Notify { addr: addr.clone(), cmd });
         }
     }
 }

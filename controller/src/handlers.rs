@@ -68,7 +68,7 @@ impl Outcome {
         self
     }
 
-    fn body(mut self, body: Vec<u8>) -> Self {
+    pub(crate) fn body(mut self, body: Vec<u8>) -> Self {
         self.body = body;
         self
     }

@@ -88,6 +88,7 @@ pub mod event;
 pub mod handlers;
 pub mod liveness;
 pub mod log;
+mod notify;
 pub mod replicas;
 pub mod request;
 mod snapshot;
