@@ -1,7 +1,10 @@
 //! Java's quirks Q1–Q15 (the table in the crate docs): each kept one shown here.
 
-use nameserver_controller::{ControllerConfig, Input, Output};
+use nameserver_controller::{
+    Controller, ControllerConfig, Input, Leadership, LogIndex, MemoryLog, NotLeader, Output, ReplicatedLog, Snapshot,
+};
 use nameserver_core::ConnId;
+use nameserver_core::Instant;
 
 use crate::common::{CLUSTER, Rig, request, two_replicas};
 
@@ -164,14 +167,62 @@ fn q12_1005_reports_the_logs_view_of_leadership() {
     assert_eq!(rig.call_code(1, 1005, &[]).field("isLeader"), Some("true"));
 }
 
+/// A log that commits only when told, and leads while told.
+struct HeldLog {
+    inner: MemoryLog,
+    held: Vec<(LogIndex, Vec<u8>)>,
+}
+
+impl ReplicatedLog for HeldLog {
+    fn leadership(&self) -> Leadership {
+        self.inner.leadership()
+    }
+    fn append(&mut self, entry: Vec<u8>) -> Result<LogIndex, NotLeader> {
+        let index = self.inner.append(entry)?;
+        // Taken back at once, held until `commit`.
+        let committed = self.inner.poll_committed().expect("MemoryLog commits at once");
+        self.held.push(committed);
+        Ok(index)
+    }
+    fn poll_committed(&mut self) -> Option<(LogIndex, Vec<u8>)> {
+        None
+    }
+    fn snapshot(&self) -> Option<Snapshot> {
+        None
+    }
+    fn compact(&mut self, _: Snapshot) {}
+}
+
 #[test]
-fn q13_differs_queued_requests_get_not_leader_at_a_step_down() {
-    // The one-node log commits at once, so nothing waits; a step-down is answered at once.
-    let mut rig = Rig::new();
-    rig.controller.log_mut().set_leading(false);
-    let outputs = rig.handle(Input::LogProgress);
-    assert!(outputs.is_empty());
-    assert_eq!(rig.call_code(1, 1012, &[("brokerName", "b")]).code, 2007);
+fn q13_differs_an_in_flight_and_a_queued_request_get_not_leader_at_a_step_down() {
+    let log = HeldLog { inner: MemoryLog::new("n0"), held: Vec::new() };
+    let mut controller = Controller::new(ControllerConfig::default(), log, Instant::ZERO);
+    let apply = |conn: u64, opaque: i32| {
+        let mut cmd = request(
+            1013,
+            &[
+                ("clusterName", CLUSTER),
+                ("brokerName", "broker-a"),
+                ("appliedBrokerId", "1"),
+                ("registerCheckCode", "a:1;1"),
+            ],
+        );
+        cmd.opaque = opaque;
+        Input::Received { conn: ConnId(conn), cmd }
+    };
+    controller.handle(Instant::ZERO, apply(1, 11));
+    controller.handle(Instant::ZERO, apply(2, 12));
+    assert_eq!(controller.poll_output(), None, "the first waits for its commit, the second behind it");
+    assert_eq!(controller.log().held.len(), 1, "one write in flight");
+    controller.log_mut().inner.set_leading(false);
+    controller.handle(Instant::ZERO, Input::LogProgress);
+    let refused: Vec<Output> = std::iter::from_fn(|| controller.poll_output()).collect();
+    assert_eq!(refused.len(), 2);
+    for (output, (conn, opaque)) in refused.iter().zip([(1, 11), (2, 12)]) {
+        let Output::Send { conn: c, cmd } = output else { panic!("{output:?}") };
+        assert_eq!((*c, cmd.opaque, cmd.code), (ConnId(conn), opaque, 2007));
+        assert_eq!((cmd.ext_fields.as_ref(), cmd.body.is_empty()), (None, true), "no header, no body");
+    }
 }
 
 #[test]
