@@ -22,7 +22,7 @@ STEPS=(
   "doc|API docs build without warnings (broken intra-doc links fail)"
   "bench|benchmark tools: load generator, floor and bench script (smoke, tiny counts, no peer)"
   "reliability|reliability tools: soak driver and kill -9 crash loop (smoke; full runs in RELIABILITY.md)"
-  "nostd|core and sim build without std (no-std target and wasm32)"
+  "nostd|core, sim and controller build without std (no-std target and wasm32)"
   "wasm|WebAssembly module and bindings (pkg/)"
   "deploy|deploy files offline: Dockerfile lint, systemd unit, Kubernetes manifests, alert rules, the image's binary run as the image runs it, and the release archive's layout checked around it"
   "wasm-node|wasm-bindgen tests in Node (clippy and tests for the wasm32 target)"
@@ -114,6 +114,8 @@ step_nostd() {
   cargo build -p nameserver-core --no-default-features --locked --target wasm32-unknown-unknown
   cargo build -p nameserver-sim --no-default-features --locked --target thumbv7em-none-eabihf
   cargo build -p nameserver-sim --no-default-features --locked --target wasm32-unknown-unknown
+  cargo build -p nameserver-controller --no-default-features --locked --target thumbv7em-none-eabihf
+  cargo build -p nameserver-controller --no-default-features --locked --target wasm32-unknown-unknown
 }
 step_wasm() { scripts/build-wasm.sh; }
 step_deploy() { scripts/test-deploy.sh; }

@@ -3,7 +3,10 @@
 //! Every enum keeps values it does not know in an `Unknown(raw)` variant, so nothing a peer
 //! sends is lost or collapsed into a sentinel.
 
-/// Declares a wire enum over an integer type with an `Unknown(raw)` fallback.
+/// Declares a wire enum over an integer type with an `Unknown(raw)` fallback: `From` both
+/// ways, `raw()` and `KNOWN`. Exported so that other crates' wire enums (the controller's
+/// codes) keep unknown values by the same rule.
+#[macro_export]
 macro_rules! wire_enum {
     (
         $(#[$meta:meta])*

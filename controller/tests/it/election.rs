@@ -1,0 +1,143 @@
+//! The election policy, case by case, in Java's order: the old master if it may stay, the
+//! designated replica, else the best heartbeat (epoch, then max offset, then priority, then
+//! the lowest id); the sync-state set first, every replica only with unclean elections.
+
+use nameserver_controller::{ControllerConfig, Input};
+use nameserver_core::ConnId;
+use nameserver_core::protocol::FLAG_ONEWAY;
+
+use crate::common::{CLUSTER, Rig, request};
+
+/// Four replicas of `broker-a`, replica 1 master, all four in the set, each replica's last
+/// heartbeat `(epoch, max offset, priority)` as given (the master's first).
+fn four(config: ControllerConfig, beats: [(i32, i64, i32); 4]) -> Rig {
+    let mut rig = Rig::with(config);
+    for conn in 1..=4 {
+        assert_eq!(rig.join(conn, "broker-a"), i64::try_from(conn).unwrap());
+    }
+    for (conn, (epoch, offset, priority)) in (1..=4).zip(beats) {
+        beat(&mut rig, conn, epoch, offset, priority);
+    }
+    assert_eq!(rig.elect(1, "broker-a", 1).code, 0);
+    let body = br#"{"syncStateSet":[1,2,3,4],"syncStateSetEpoch":1}"#.to_vec();
+    let all =
+        request(1001, &[("brokerName", "broker-a"), ("masterBrokerId", "1"), ("masterEpoch", "1")]).with_body(body);
+    assert_eq!(rig.call(1, all).code, 0);
+    rig.notified();
+    rig
+}
+
+fn beat(rig: &mut Rig, conn: u64, epoch: i32, offset: i64, priority: i32) {
+    let (id, epoch, offset, priority) = (conn.to_string(), epoch.to_string(), offset.to_string(), priority.to_string());
+    let mut cmd = request(
+        904,
+        &[
+            ("clusterName", CLUSTER),
+            ("brokerName", "broker-a"),
+            ("brokerAddr", &format!("10.0.0.{conn}:30911")),
+            ("brokerId", &id),
+            ("epoch", &epoch),
+            ("maxOffset", &offset),
+            ("electionPriority", &priority),
+        ],
+    );
+    cmd.flag = FLAG_ONEWAY;
+    rig.handle(Input::Received { conn: ConnId(conn), cmd });
+}
+
+/// The master's connection closes; returns the new master.
+fn kill_master(rig: &mut Rig) -> Option<i64> {
+    let outputs = rig.handle(Input::Closed { conn: ConnId(1) });
+    rig.others.extend(outputs);
+    rig.group("broker-a").0
+}
+
+#[test]
+fn the_highest_epoch_wins() {
+    let mut rig = four(ControllerConfig::default(), [(5, 0, 0), (1, 900, 0), (3, 10, 9), (2, 999, 0)]);
+    assert_eq!(kill_master(&mut rig), Some(3));
+    assert_eq!(rig.group("broker-a"), (Some(3), 2, 3, vec![3]), "both epochs rise, the set is the master");
+}
+
+#[test]
+fn then_the_highest_offset() {
+    let mut rig = four(ControllerConfig::default(), [(5, 0, 0), (1, 10, 0), (1, 30, 9), (1, 20, 0)]);
+    assert_eq!(kill_master(&mut rig), Some(3));
+}
+
+#[test]
+fn then_the_lowest_priority_then_the_lowest_id() {
+    let mut rig = four(ControllerConfig::default(), [(5, 0, 0), (1, 10, 7), (1, 10, 3), (1, 10, 3)]);
+    assert_eq!(kill_master(&mut rig), Some(3), "priority 3 beats 7; replica 3 beats its equal 4");
+}
+
+#[test]
+fn the_new_master_and_the_live_members_are_notified() {
+    let mut rig = four(ControllerConfig::default(), [(5, 0, 0), (1, 10, 0), (1, 5, 0), (1, 1, 0)]);
+    rig.now = 1_000;
+    rig.handle(Input::Closed { conn: ConnId(4) });
+    assert_eq!(kill_master(&mut rig), Some(2));
+    let sent: Vec<(String, String, String)> = rig.notified();
+    let to: Vec<&str> = sent.iter().map(|(addr, _, _)| addr.as_str()).collect();
+    assert_eq!(to, ["10.0.0.2:30911", "10.0.0.3:30911"], "not the dead master, not the closed replica 4");
+    assert!(sent.iter().all(|(_, master, epoch)| master == "2" && epoch == "2"));
+}
+
+#[test]
+fn no_notification_when_switched_off() {
+    let mut config = ControllerConfig::default();
+    config.set("notifyBrokerRoleChanged", "false");
+    let mut rig = four(config, [(5, 0, 0), (1, 10, 0), (1, 5, 0), (1, 1, 0)]);
+    assert_eq!(kill_master(&mut rig), Some(2));
+    assert!(rig.notified().is_empty());
+}
+
+#[test]
+fn an_admin_designates_a_live_member_of_the_set_only() {
+    let mut rig = four(ControllerConfig::default(), [(5, 0, 0), (1, 10, 0), (1, 5, 0), (1, 1, 0)]);
+    let admin = |rig: &mut Rig, id: &str| {
+        rig.call_code(
+            9,
+            1002,
+            &[("clusterName", CLUSTER), ("brokerName", "broker-a"), ("brokerId", id), ("designateElect", "true")],
+        )
+    };
+    assert_eq!(admin(&mut rig, "1").code, 2011, "the live master designated stays");
+    let moved = admin(&mut rig, "4");
+    assert_eq!((moved.code, moved.field("masterBrokerId")), (0, Some("4")), "the worst heartbeat, but designated");
+    assert_eq!(admin(&mut rig, "9").code, 2012, "not in the set {{4}}");
+    let regrown = request(1001, &[("brokerName", "broker-a"), ("masterBrokerId", "4"), ("masterEpoch", "2")])
+        .with_body(br#"{"syncStateSet":[2,3,4],"syncStateSetEpoch":3}"#.to_vec());
+    assert_eq!(rig.call(4, regrown).code, 0);
+    rig.handle(Input::Closed { conn: ConnId(3) });
+    assert_eq!(admin(&mut rig, "3").code, 2012, "3 is gone");
+    assert_eq!(admin(&mut rig, "2").code, 0);
+}
+
+#[test]
+fn a_live_master_stays_when_a_broker_asks() {
+    let mut rig = four(ControllerConfig::default(), [(1, 0, 0), (9, 99, 0), (1, 5, 0), (1, 1, 0)]);
+    let kept = rig.elect(2, "broker-a", 2);
+    assert_eq!((kept.code, kept.field("masterBrokerId")), (2011, Some("1")), "epoch 9 does not unseat it");
+}
+
+#[test]
+fn unclean_elections_reach_outside_the_set_only_when_enabled() {
+    for unclean in [false, true] {
+        let mut config = ControllerConfig::default();
+        config.set("enableElectUncleanMaster", &unclean.to_string());
+        let mut rig = four(config, [(1, 0, 0), (1, 10, 0), (1, 5, 0), (1, 1, 0)]);
+        // Only the master left in the set, then replicas 2 and 3 go.
+        let shrink = request(1001, &[("brokerName", "broker-a"), ("masterBrokerId", "1"), ("masterEpoch", "1")])
+            .with_body(br#"{"syncStateSet":[1],"syncStateSetEpoch":2}"#.to_vec());
+        assert_eq!(rig.call(1, shrink).code, 0);
+        rig.handle(Input::Closed { conn: ConnId(2) });
+        rig.handle(Input::Closed { conn: ConnId(3) });
+        let master = kill_master(&mut rig);
+        if unclean {
+            assert_eq!(master, Some(4), "the one replica alive, outside the set");
+        } else {
+            assert_eq!(rig.group("broker-a"), (None, 4, 3, vec![1]), "three failed attempts (Q3)");
+        }
+    }
+}
