@@ -101,27 +101,8 @@ wait_line() { # NAME PID LOG PATTERN GUARD
   done
 }
 
-# A RocketMQ home: every file a JVM writes stays under it; logback files for 4.9.x (which does
-# not start without them) and 5.x (its own file parses for seconds).
-make_home() { # DIR
-  local file package
-  mkdir -p "$1/conf" "$1/home" "$1/logs"
-  for file in logback_namesrv logback_broker logback_tools rmq.logback; do
-    package=ch.qos.logback
-    [ "$file" = rmq.logback ] && package=org.apache.rocketmq.logging.ch.qos.logback
-    cat >"$1/conf/$file.xml" <<XML
-<?xml version="1.0" encoding="UTF-8"?>
-<configuration>
-  <appender name="FILE" class="$package.core.FileAppender">
-    <file>$1/logs/$file.log</file>
-    <append>true</append>
-    <encoder><pattern>%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level %logger{32} - %msg%n</pattern></encoder>
-  </appender>
-  <root level="INFO"><appender-ref ref="FILE"/></root>
-</configuration>
-XML
-  done
-}
+# shellcheck source=../java/home.sh
+source "$ROOT/scripts/java/home.sh"
 
 # java with a small heap and every path inside HOME_DIR, in the background, stdin from STDIN
 # (default /dev/null); sets STARTED.
@@ -155,7 +136,7 @@ fi
 # NameServer A or B: one home, one namesrv.properties, used by Java and by ours in turn.
 for ns in A B; do
   port="$PORT_A"; [ "$ns" = B ] && port="$PORT_B"
-  make_home "$W/$ns"
+  rocketmq_home "$W/$ns"
   {
     echo "listenPort=$port"
     echo "rocketmqHome=$W/$ns"
@@ -206,7 +187,7 @@ SWAPS=()
 
 start_broker() { # NAME ID PORT
   local name="$1" id="$2" port="$3" home="$W/$1" role=ASYNC_MASTER
-  make_home "$home"
+  rocketmq_home "$home"
   mkdir -p "$home/store/config"
   # The topic exists from the start (4 queues), as in a cluster that has run for a while.
   cat >"$home/store/config/topics.json" <<JSON
@@ -250,7 +231,7 @@ log "brokers: master 127.0.0.1:$MASTER_PORT, slave 127.0.0.1:$SLAVE_PORT"
 
 mkdir -p "$W/client/classes"
 javac -nowarn -cp "$LIB/*" -d "$W/client/classes" "$HERE/LiveSwap.java"
-make_home "$W/client"
+rocketmq_home "$W/client"
 mkfifo "$W/client/control"
 # The program's stdin: PHASE and STOP lines (its open of the FIFO returns as this opens fd 7).
 STDIN="$W/client/control" start_java client "$W/client" "$W/client/out.log" 256m "${OPENS_4X[@]}" -- \

@@ -24,7 +24,7 @@ JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 
 LIB="$("$HERE/fetch.sh" "$VERSION")"
-mkdir -p "$WORK/conf" "$WORK/home" "$WORK/logs"
+mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
 
 case "$PROFILE" in
@@ -38,23 +38,9 @@ case "$PROFILE" in
   *) echo "run-namesrv.sh: unknown heap profile '$PROFILE' (small or g1)" >&2; exit 2 ;;
 esac
 
-# 5.x reads its logging configuration from rmq.logback.configurationFile (its own file takes
-# seconds to parse); 4.9.x from conf/logback_namesrv.xml.
-for file in rmq.logback.xml logback_namesrv.xml; do
-  package=ch.qos.logback
-  [ "$file" = rmq.logback.xml ] && package=org.apache.rocketmq.logging.ch.qos.logback
-  cat >"$WORK/conf/$file" <<XML
-<?xml version="1.0" encoding="UTF-8"?>
-<configuration>
-  <appender name="FILE" class="$package.core.FileAppender">
-    <file>$WORK/logs/${file%.xml}.log</file>
-    <append>true</append>
-    <encoder><pattern>%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level %logger{32} - %msg%n</pattern></encoder>
-  </appender>
-  <root level="INFO"><appender-ref ref="FILE"/></root>
-</configuration>
-XML
-done
+# shellcheck source=home.sh
+source "$HERE/home.sh"
+rocketmq_home "$WORK"
 {
   echo "listenPort=$PORT"
   echo "rocketmqHome=$WORK"
