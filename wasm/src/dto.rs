@@ -4,213 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use nameserver_core::protocol::body::{BrokerData, QueueData, TopicRouteData};
-use nameserver_sim as sim;
 use nameserver_sim::scenario::text::action_text;
-use nameserver_sim::{
-    FaultMeasurement, FlightView, NodeSpec, NodeView, RemovalClock, Scenario, Sim, TraceEntry, WireRecord,
-};
+use nameserver_sim::view::{BrokerInfo, FaultInfo, QueueInfo};
+use nameserver_sim::{NodeSpec, RemovalClock, Scenario};
 use serde::Serialize;
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Trace {
-    pub seq: u64,
-    pub at: u64,
-    pub node: String,
-    pub kind: &'static str,
-    pub text: String,
-}
-
-impl Trace {
-    pub(crate) fn new(sim: &Sim, e: &TraceEntry) -> Self {
-        Self {
-            seq: e.seq(),
-            at: e.at().as_millis(),
-            node: sim.directory().name(e.node()).to_owned(),
-            kind: e.kind().name(),
-            text: e.text().to_owned(),
-        }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Timer {
-    pub label: String,
-    pub kind: &'static str,
-    pub at: u64,
-    pub period_ms: Option<u64>,
-    pub peer: Option<String>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Node {
-    pub id: u16,
-    pub name: String,
-    pub role: &'static str,
-    pub state: &'static str,
-    pub addr: String,
-    pub group: Option<String>,
-    pub broker_id: Option<i64>,
-    pub bound_to: Option<String>,
-    pub timers: Vec<Timer>,
-    pub stale_since: Option<u64>,
-}
-
-impl Node {
-    pub(crate) fn new(sim: &Sim, v: NodeView) -> Self {
-        Self {
-            id: v.id.0,
-            name: v.name,
-            role: v.role.name(),
-            state: v.state.name(),
-            addr: v.addr,
-            group: v.group,
-            broker_id: v.broker_id,
-            bound_to: v.bound_to.map(|n| sim.directory().name(n).to_owned()),
-            timers: v
-                .timers
-                .into_iter()
-                .map(|t| Timer {
-                    label: t.label,
-                    kind: t.kind,
-                    at: t.at.as_millis(),
-                    period_ms: t.period_ms,
-                    peer: t.peer.map(|p| sim.directory().name(p).to_owned()),
-                })
-                .collect(),
-            stale_since: v.stale_since.map(|t| t.as_millis()),
-        }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Flight {
-    pub id: u64,
-    pub from: String,
-    pub to: String,
-    pub sent_at: u64,
-    pub arrive_at: u64,
-    pub category: &'static str,
-    pub response: bool,
-    pub summary: String,
-    pub held: bool,
-}
-
-impl Flight {
-    pub(crate) fn new(sim: &Sim, f: FlightView) -> Self {
-        let name = |n: sim::NodeId| sim.directory().name(n).to_owned();
-        Self {
-            id: f.id,
-            from: name(f.from),
-            to: name(f.to),
-            sent_at: f.sent_at.as_millis(),
-            arrive_at: f.arrive_at.as_millis(),
-            category: f.category.name(),
-            response: f.response,
-            summary: f.summary,
-            held: f.held,
-        }
-    }
-}
-
-/// A message put on the wire, as sent.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct WireEvent {
-    pub id: Option<u64>,
-    pub from: String,
-    pub to: String,
-    pub sent_at: u64,
-    pub arrive_at: u64,
-    pub category: &'static str,
-    pub response: bool,
-    #[serde(rename = "type")]
-    pub what: &'static str,
-    pub lost: bool,
-}
-
-impl WireEvent {
-    pub(crate) fn new(sim: &Sim, r: &WireRecord) -> Self {
-        let name = |n: sim::NodeId| sim.directory().name(n).to_owned();
-        Self {
-            id: r.id().map(std::num::NonZeroU64::get),
-            from: name(r.from()),
-            to: name(r.to()),
-            sent_at: r.sent_at().as_millis(),
-            arrive_at: r.arrive_at().as_millis(),
-            category: r.category().name(),
-            response: r.response(),
-            what: r.what().name(),
-            lost: r.lost(),
-        }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Queue {
-    pub broker_name: String,
-    pub read_queue_nums: i32,
-    pub write_queue_nums: i32,
-    pub perm: i32,
-    pub topic_sys_flag: i32,
-}
-
-impl From<&QueueData> for Queue {
-    fn from(q: &QueueData) -> Self {
-        Self {
-            broker_name: q.broker_name.to_string(),
-            read_queue_nums: q.read_queue_nums,
-            write_queue_nums: q.write_queue_nums,
-            perm: q.perm,
-            topic_sys_flag: q.topic_sys_flag,
-        }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Broker {
-    pub broker_name: String,
-    pub cluster: String,
-    /// Broker id (as a decimal string, like the dashboard shows it) → address.
-    pub broker_addrs: BTreeMap<String, String>,
-    pub zone_name: Option<String>,
-}
-
-impl From<&BrokerData> for Broker {
-    fn from(b: &BrokerData) -> Self {
-        Self {
-            broker_name: b.broker_name.to_string(),
-            cluster: b.cluster.to_string(),
-            broker_addrs: b.broker_addrs.iter().map(|(id, a)| (id.0.to_string(), a.to_string())).collect(),
-            zone_name: b.zone_name.clone(),
-        }
-    }
-}
-
-/// A topic route shaped like the RocketMQ dashboard's Router view.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Route {
-    pub broker_datas: Vec<Broker>,
-    pub queue_datas: Vec<Queue>,
-    pub order_topic_conf: Option<String>,
-}
-
-impl From<&TopicRouteData> for Route {
-    fn from(r: &TopicRouteData) -> Self {
-        Self {
-            broker_datas: r.broker_datas.iter().map(Broker::from).collect(),
-            queue_datas: r.queue_datas.iter().map(Queue::from).collect(),
-            order_topic_conf: r.order_topic_conf.clone(),
-        }
-    }
-}
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -236,9 +33,9 @@ pub(crate) struct Tables {
     pub state: &'static str,
     pub next_scan: Option<u64>,
     pub live: Vec<LiveRow>,
-    pub brokers: Vec<Broker>,
+    pub brokers: Vec<BrokerInfo>,
     pub clusters: BTreeMap<String, Vec<String>>,
-    pub topics: BTreeMap<String, Vec<Queue>>,
+    pub topics: BTreeMap<String, Vec<QueueInfo>>,
 }
 
 impl Tables {
@@ -287,7 +84,7 @@ impl Tables {
                     }
                 })
                 .collect(),
-            brokers: routes.broker_addr_table().values().map(Broker::from).collect(),
+            brokers: routes.broker_addr_table().values().map(BrokerInfo::from).collect(),
             clusters: routes
                 .cluster_addr_table()
                 .iter()
@@ -296,148 +93,10 @@ impl Tables {
             topics: routes
                 .topic_queue_table()
                 .iter()
-                .map(|(t, queues)| (t.to_string(), queues.values().map(Queue::from).collect()))
+                .map(|(t, queues)| (t.to_string(), queues.values().map(QueueInfo::from).collect()))
                 .collect(),
         }
     }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ClientRoute {
-    pub name: String,
-    pub topic: String,
-    pub bound_to: String,
-    pub route: Option<Route>,
-    pub changed_at: Option<u64>,
-    pub stale: bool,
-    pub stale_since: Option<u64>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Measurement {
-    pub at: u64,
-    pub action: String,
-    pub target: Option<String>,
-    pub ns_removal: Vec<(String, Option<u64>)>,
-    pub client_update: Vec<(String, Option<u64>)>,
-    pub attempts: u32,
-    pub failed_attempts: u32,
-    pub sends_failed: u32,
-    pub sends_retried: u32,
-    pub sends_indeterminate: u32,
-}
-
-impl Measurement {
-    pub(crate) fn new(sim: &Sim, m: FaultMeasurement) -> Self {
-        let name = |n: sim::NodeId| sim.directory().name(n).to_owned();
-        Self {
-            at: m.at().as_millis(),
-            action: m.action().to_owned(),
-            target: m.target().map(name),
-            ns_removal: m.ns_removal().iter().map(|&(n, t)| (name(n), t.map(|t| t.as_millis()))).collect(),
-            client_update: m.client_update().iter().map(|&(n, t)| (name(n), t.map(|t| t.as_millis()))).collect(),
-            attempts: m.attempts(),
-            failed_attempts: m.failed_attempts(),
-            sends_failed: m.sends_failed(),
-            sends_retried: m.sends_retried(),
-            sends_indeterminate: m.sends_indeterminate(),
-        }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Window {
-    pub client: String,
-    pub from: u64,
-    pub to: Option<u64>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Send {
-    pub producer: String,
-    pub id: u64,
-    pub started: u64,
-    pub finished: u64,
-    pub outcome: &'static str,
-    pub attempts: Vec<Attempt>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Attempt {
-    pub broker: String,
-    pub at: u64,
-    pub failure: Option<&'static str>,
-}
-
-impl Send {
-    pub(crate) fn new(sim: &Sim, s: &sim::SendRecord) -> Self {
-        Self {
-            producer: sim.directory().name(s.producer()).to_owned(),
-            id: s.id(),
-            started: s.started().as_millis(),
-            finished: s.finished().as_millis(),
-            outcome: match s.outcome() {
-                sim::SendOutcome::Ok => "ok",
-                sim::SendOutcome::Failed => "failed",
-                sim::SendOutcome::Indeterminate => "indeterminate",
-            },
-            attempts: s
-                .attempts()
-                .iter()
-                .map(|a| Attempt {
-                    broker: sim.directory().group_name(a.group()).to_string(),
-                    at: a.at().as_millis(),
-                    failure: a.failure().map(|f| match f {
-                        sim::Failure::ConnectFailed => "connect-failed",
-                        sim::Failure::Closed => "closed",
-                        sim::Failure::Timeout => "timeout",
-                    }),
-                })
-                .collect(),
-        }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Fault {
-    pub at: u64,
-    pub action: String,
-    pub target: Option<String>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct LinkInfo {
-    pub a: String,
-    pub b: String,
-    pub state: &'static str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Isolation {
-    pub producer: String,
-    pub broker: String,
-    pub until: u64,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct BranchInfo {
-    pub id: usize,
-    pub label: String,
-    pub parent: Option<usize>,
-    pub fork_at: Option<u64>,
-    pub head: u64,
-    pub current: bool,
-    pub dropped: usize,
-    pub kept: usize,
 }
 
 #[derive(Serialize)]
@@ -445,58 +104,6 @@ pub(crate) struct BranchInfo {
 pub(crate) struct Injected {
     pub at: u64,
     pub action: String,
-}
-
-/// One queue a consumer holds.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ConsumerQueue {
-    pub broker: String,
-    pub queue_id: i32,
-    pub next_offset: Option<u64>,
-    pub committed_offset: Option<u64>,
-    pub max_offset: Option<u64>,
-    pub from: Option<&'static str>,
-    pub pulling_from: Option<String>,
-}
-
-/// A consumer's queues and what it consumed.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Consumer {
-    pub name: String,
-    pub group: String,
-    pub topic: String,
-    pub running: bool,
-    pub queues: Vec<ConsumerQueue>,
-    pub consumed: u64,
-    pub duplicates: u64,
-}
-
-impl Consumer {
-    pub(crate) fn new(sim: &Sim, name: String, v: sim::ConsumerView) -> Self {
-        Self {
-            name,
-            group: v.group().to_owned(),
-            topic: v.topic().to_string(),
-            running: v.running(),
-            queues: v
-                .queues()
-                .iter()
-                .map(|q| ConsumerQueue {
-                    broker: q.broker().to_string(),
-                    queue_id: q.queue_id(),
-                    next_offset: q.next_offset(),
-                    committed_offset: q.committed_offset(),
-                    max_offset: q.max_offset(),
-                    from: q.from().map(sim::StartFrom::name),
-                    pulling_from: q.pulling_from().map(|n| sim.directory().name(n).to_owned()),
-                })
-                .collect(),
-            consumed: v.consumed(),
-            duplicates: v.duplicates(),
-        }
-    }
 }
 
 /// A scenario as the model reads it: settings, nodes, topics, script and timings.
@@ -514,7 +121,7 @@ pub(crate) struct ScenarioView {
     pub timings: TimingsView,
     pub nodes: Vec<NodeSpecView>,
     pub topics: Vec<String>,
-    pub script: Vec<Fault>,
+    pub script: Vec<FaultInfo>,
 }
 
 #[derive(Serialize)]
@@ -574,14 +181,7 @@ impl ScenarioView {
                 v
             })
             .collect::<Vec<_>>();
-        // Topics in the order the scenario names them: clients' first, then created ones.
-        let mut topics: Vec<String> = Vec::new();
-        let named = nodes.iter().filter_map(|n| n.topic.clone()).chain(s.topics.iter().map(|t| t.name.clone()));
-        for t in named {
-            if !topics.contains(&t) {
-                topics.push(t);
-            }
-        }
+        let topics = s.topic_names().into_iter().map(str::to_owned).collect();
         Self {
             seed: s.seed,
             profile: s.profile.name(),
@@ -604,7 +204,7 @@ impl ScenarioView {
             script: s
                 .script
                 .iter()
-                .map(|e| Fault {
+                .map(|e| FaultInfo {
                     at: e.at.as_millis(),
                     action: action_text(&e.action),
                     target: e.action.node_names().first().map(|n| (*n).to_owned()),

@@ -209,7 +209,7 @@ impl NameServer {
     #[wasm_bindgen(unchecked_return_type = "TopicRoute | null")]
     pub fn route(&self, topic: &str) -> Result<JsValue, JsError> {
         match self.inner.route_data(&topic.into()) {
-            Some(r) => to_js(&dto::Route::from(&r)),
+            Some(r) => to_js(&nameserver_sim::view::TopicRoute::from(&r)),
             None => Ok(JsValue::NULL),
         }
     }

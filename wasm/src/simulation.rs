@@ -2,7 +2,11 @@
 
 use nameserver_core::time::Instant;
 use nameserver_sim::scenario::text::action_text;
-use nameserver_sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text, observe};
+use nameserver_sim::view::{
+    BranchInfo, ClientRoute, ClusterView, ConsumerInfo, Cursor, FaultInfo, FlightInfo, IsolationInfo, LinkInfo,
+    Measurement, NodeInfo, SendInfo, StaleWindow, TopicRoute, TraceEvent, WireEvent,
+};
+use nameserver_sim::{Action, Actor, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text, observe};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{millis, to_js};
@@ -92,7 +96,7 @@ impl Simulation {
         self.timeline.step(limit);
         self.steps.push((from, self.sim().now()));
         let sim = self.sim();
-        to_js(&sim.trace()[before..].iter().map(|e| dto::Trace::new(sim, e)).collect::<Vec<_>>())
+        to_js(&sim.trace()[before..].iter().map(|e| TraceEvent::of(sim, e)).collect::<Vec<_>>())
     }
 
     /// Undoes the last `step` (back to exactly where it started); without one, goes back to
@@ -153,30 +157,30 @@ impl Simulation {
     /// Every branch.
     #[wasm_bindgen(unchecked_return_type = "BranchInfo[]")]
     pub fn branches(&self) -> Result<JsValue, JsError> {
-        let current = self.timeline.current_branch();
-        let list: Vec<dto::BranchInfo> = self
-            .timeline
-            .branches()
-            .iter()
-            .map(|b| dto::BranchInfo {
-                id: b.id(),
-                label: self.timeline.label(b.id()),
-                parent: b.parent().map(|p| p.0),
-                fork_at: b.parent().map(|p| p.1.as_millis()),
-                head: b.head().as_millis(),
-                current: b.id() == current,
-                dropped: b.dropped(),
-                kept: b.kept(),
-            })
-            .collect();
-        to_js(&list)
+        to_js(&BranchInfo::all(&self.timeline))
+    }
+
+    /// The cluster now, with the logs since `cursor` (the `delta.cursor` of the previous view;
+    /// none: everything). One call per frame: see `ClusterView` and `Delta` for what it holds
+    /// and when its delta is `reset`.
+    #[wasm_bindgen(unchecked_return_type = "ClusterView")]
+    pub fn view(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Cursor | null | undefined")] cursor: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let cursor: Option<Cursor> = if cursor.is_null() || cursor.is_undefined() {
+            None
+        } else {
+            Some(serde_wasm_bindgen::from_value(cursor).map_err(|e| JsError::new(&format!("bad cursor: {e}")))?)
+        };
+        to_js(&ClusterView::of(&self.timeline, cursor.as_ref()))
     }
 
     /// Every node with its state and timers.
     #[wasm_bindgen(unchecked_return_type = "NodeInfo[]")]
     pub fn nodes(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        to_js(&observe::node_views(sim).into_iter().map(|v| dto::Node::new(sim, v)).collect::<Vec<_>>())
+        to_js(&observe::node_views(sim).into_iter().map(|v| NodeInfo::of(sim, v)).collect::<Vec<_>>())
     }
 
     /// A NameServer's tables (brokerLiveTable with ages, brokerAddrTable, clusterAddrTable,
@@ -200,10 +204,8 @@ impl Simulation {
     #[wasm_bindgen(js_name = nameServerRoute, unchecked_return_type = "TopicRoute | null")]
     pub fn name_server_route(&self, name: &str, topic: &str) -> Result<JsValue, JsError> {
         let id = self.node(name)?;
-        let Actor::NameServer(n) = &self.sim().nodes()[usize::from(id.0)].actor() else { return Ok(JsValue::NULL) };
-        let route = n.ns().route_data(&topic.into());
-        match route {
-            Some(r) => to_js(&dto::Route::from(&r)),
+        match TopicRoute::answered(self.sim(), id, topic) {
+            Some(r) => to_js(&r),
             None => Ok(JsValue::NULL),
         }
     }
@@ -213,23 +215,9 @@ impl Simulation {
     pub fn client_route(&self, name: &str) -> Result<JsValue, JsError> {
         let id = self.node(name)?;
         let sim = self.sim();
-        let core = match &sim.nodes()[usize::from(id.0)].actor() {
-            Actor::Producer(p) => &p.client(),
-            Actor::Consumer(c) => &c.client(),
-            _ => {
-                return Err(JsError::new(&format!("`{name}` is not a running producer or consumer")));
-            }
-        };
-        let ns = sim.directory().client_nameserver(core.ns_index());
-        to_js(&dto::ClientRoute {
-            name: name.to_owned(),
-            topic: core.topic().to_string(),
-            bound_to: sim.directory().name(ns).to_owned(),
-            route: core.route().map(dto::Route::from),
-            changed_at: core.route_changed_at().map(|t| t.as_millis()),
-            stale: sim.is_stale(id),
-            stale_since: observe::stale_since(sim, id).map(|t| t.as_millis()),
-        })
+        let route = ClientRoute::of(sim, id)
+            .ok_or_else(|| JsError::new(&format!("`{name}` is not a running producer or consumer")))?;
+        to_js(&route)
     }
 
     /// Number of messages put on the wire so far (frames, FIN, RST), lost ones included.
@@ -246,7 +234,7 @@ impl Simulation {
     pub fn wire(&self, from_index: usize) -> Result<JsValue, JsError> {
         let sim = self.sim();
         let all = &sim.history().wire();
-        to_js(&all[from_index.min(all.len())..].iter().map(|r| dto::WireEvent::new(sim, r)).collect::<Vec<_>>())
+        to_js(&all[from_index.min(all.len())..].iter().map(|r| WireEvent::of(sim, r)).collect::<Vec<_>>())
     }
 
     /// A consumer's queues (next, committed and max offsets, where each started, which
@@ -257,14 +245,14 @@ impl Simulation {
         let sim = self.sim();
         let view =
             observe::consumer_view(sim, id).ok_or_else(|| JsError::new(&format!("`{name}` is not a consumer")))?;
-        to_js(&dto::Consumer::new(sim, name.to_owned(), view))
+        to_js(&ConsumerInfo::of(sim, name.to_owned(), &view))
     }
 
     /// Messages on the wire now.
     #[wasm_bindgen(unchecked_return_type = "FlightInfo[]")]
     pub fn flights(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        to_js(&observe::flights(sim).into_iter().map(|f| dto::Flight::new(sim, f)).collect::<Vec<_>>())
+        to_js(&observe::flights(sim).into_iter().map(|f| FlightInfo::of(sim, f)).collect::<Vec<_>>())
     }
 
     /// The frame of a message in flight, decoded (`undefined` for FIN/RST or an unknown id).
@@ -278,42 +266,14 @@ impl Simulation {
     /// Links that are not up: `{a, b, state: "cut" | "reset"}`.
     #[wasm_bindgen(unchecked_return_type = "LinkInfo[]")]
     pub fn links(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let list: Vec<dto::LinkInfo> = sim
-            .net()
-            .links()
-            .iter()
-            .map(|((a, b), link)| dto::LinkInfo {
-                a: sim.directory().name(*a).to_owned(),
-                b: sim.directory().name(*b).to_owned(),
-                state: match link {
-                    Link::Cut => "cut",
-                    Link::Reset => "reset",
-                    Link::Up => "up",
-                },
-            })
-            .collect();
-        to_js(&list)
+        to_js(&LinkInfo::all(self.sim()))
     }
 
     /// Brokers each producer's fault strategy isolates, with when each becomes available again
     /// (entries in the past are kept, as the client keeps them).
     #[wasm_bindgen(unchecked_return_type = "IsolationInfo[]")]
     pub fn isolations(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let mut list = Vec::new();
-        for (i, node) in sim.nodes().iter().enumerate() {
-            if let Actor::Producer(p) = &node.actor() {
-                for (broker, until) in p.faults() {
-                    list.push(dto::Isolation {
-                        producer: sim.directory().name(NodeId(i as u16)).to_owned(),
-                        broker: broker.to_string(),
-                        until: until.as_millis(),
-                    });
-                }
-            }
-        }
-        to_js(&list)
+        to_js(&IsolationInfo::all(self.sim()))
     }
 
     /// Number of trace lines so far.
@@ -329,29 +289,21 @@ impl Simulation {
         let all = sim.trace();
         let end = to.unwrap_or(all.len()).min(all.len());
         let start = from.min(end);
-        to_js(&all[start..end].iter().map(|e| dto::Trace::new(sim, e)).collect::<Vec<_>>())
+        to_js(&all[start..end].iter().map(|e| TraceEvent::of(sim, e)).collect::<Vec<_>>())
     }
 
     /// What each fault did: NameServer removals, client route updates, sends affected.
     #[wasm_bindgen(unchecked_return_type = "Measurement[]")]
     pub fn measurements(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        to_js(&observe::measurements(sim).into_iter().map(|m| dto::Measurement::new(sim, m)).collect::<Vec<_>>())
+        to_js(&observe::measurements(sim).iter().map(|m| Measurement::of(sim, m)).collect::<Vec<_>>())
     }
 
     /// Intervals in which a client's route differed from its NameServer's.
     #[wasm_bindgen(js_name = staleWindows, unchecked_return_type = "StaleWindow[]")]
     pub fn stale_windows(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        let list: Vec<dto::Window> = observe::stale_windows(sim)
-            .into_iter()
-            .map(|w| dto::Window {
-                client: sim.directory().name(w.client()).to_owned(),
-                from: w.from().as_millis(),
-                to: w.to().map(|t| t.as_millis()),
-            })
-            .collect();
-        to_js(&list)
+        to_js(&observe::stale_windows(sim).iter().map(|w| StaleWindow::of(sim, w)).collect::<Vec<_>>())
     }
 
     /// Finished sends (from index `from`), each with its attempts.
@@ -359,24 +311,14 @@ impl Simulation {
     pub fn sends(&self, from: usize) -> Result<JsValue, JsError> {
         let sim = self.sim();
         let all = &sim.history().sends();
-        to_js(&all[from.min(all.len())..].iter().map(|s| dto::Send::new(sim, s)).collect::<Vec<_>>())
+        to_js(&all[from.min(all.len())..].iter().map(|s| SendInfo::of(sim, s)).collect::<Vec<_>>())
     }
 
     /// Every fault injected so far.
     #[wasm_bindgen(unchecked_return_type = "FaultInfo[]")]
     pub fn faults(&self) -> Result<JsValue, JsError> {
         let sim = self.sim();
-        let list: Vec<dto::Fault> = sim
-            .history()
-            .faults()
-            .iter()
-            .map(|f| dto::Fault {
-                at: f.at().as_millis(),
-                action: action_text(f.action()),
-                target: f.target().map(|t| sim.directory().name(t).to_owned()),
-            })
-            .collect();
-        to_js(&list)
+        to_js(&sim.history().faults().iter().map(|f| FaultInfo::of(sim, f)).collect::<Vec<_>>())
     }
 
     /// A fingerprint of the state (hex).

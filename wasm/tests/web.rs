@@ -127,6 +127,33 @@ fn timers_and_tables_show_the_clocks_running_to_removal() {
 }
 
 #[wasm_bindgen_test]
+fn the_views_nameserver_tables_read_back_as_the_cores_and_its_delta_follows_the_cursor() {
+    use nameserver_core::server::RemovalPath;
+    use nameserver_core::view::NsTables;
+
+    let mut sim = Simulation::built_in("S5").unwrap();
+    sim.seek(190_000.0).unwrap();
+    let view = sim.view(JsValue::NULL).unwrap();
+    let tables: NsTables = serde_wasm_bindgen::from_value(field(&field(&view, "ns"), "NS-1")).expect("NsTables");
+    assert!(tables.uptime_ms <= 190_000, "its clock is its last event's time");
+    let row = tables.brokers.iter().find(|r| r.broker_name == "broker-b").expect("broker-b listed");
+    assert_eq!((row.removal_by, row.idle_close_at), (RemovalPath::Idle, Some(row.removal_at)));
+    let delta = field(&view, "delta");
+    assert_eq!((field(&delta, "reset").as_bool(), field(&delta, "wire").is_truthy()), (Some(true), true));
+
+    sim.seek(200_000.0).unwrap();
+    let next = field(&sim.view(field(&delta, "cursor")).unwrap(), "delta");
+    assert_eq!(field(&next, "reset").as_bool(), Some(false));
+    assert_eq!(number(&next, "traceFrom"), number(&field(&delta, "cursor"), "trace"));
+    let removed = list(field(&next, "trace"))
+        .into_iter()
+        .find(|e| text(e, "node") == "NS-1" && text(e, "kind") == "unregistered")
+        .expect("NS-1 removes broker-b");
+    assert_eq!(number(&removed, "at"), Some(row.removal_at as f64));
+    assert!(sim.view(JsValue::from_str("later")).is_err(), "a cursor is an object");
+}
+
+#[wasm_bindgen_test]
 fn forks_drop_later_injections_unless_asked_to_keep_them() {
     let mut sim = Simulation::built_in("S1").unwrap();
     sim.seek(50_000.0).unwrap();

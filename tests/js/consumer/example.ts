@@ -2,6 +2,7 @@
 import init, { Simulation, NameServer, decodeFrame, encodeFrame, builtInScenarios } from "rocketmq-nameserver";
 import type {
   TraceEvent, NodeInfo, ClientRoute, Measurement, NameServerOutput, WireEvent, TimerInfo, LiveRow, InjectedAction, BranchInfo,
+  ClusterView, NsLiveRow, Delta,
 } from "rocketmq-nameserver";
 
 await init();
@@ -20,6 +21,10 @@ const lostIds: (number | null)[] = sent.filter((m) => m.lost).map((m) => m.id);
 const periods: (number | null)[] = nodes.flatMap((n) => n.timers).map((t: TimerInfo) => t.periodMs);
 const rows: LiveRow[] = sim.nameServerTables("NS-1").live;
 const by: ("idle" | "scan" | null)[] = rows.map((r) => r.removalBy);
+const view: ClusterView = sim.view(null);
+const listed: NsLiveRow[] = view.ns["NS-1"]?.brokers ?? [];
+const since: Delta = sim.view(view.delta.cursor).delta;
+console.log(listed.map((r) => r.removalBy), since.reset, since.trace.length);
 const later: InjectedAction[] = sim.laterInjected();
 const forked: number = sim.fork(true);
 const dropped: number[] = sim.branches().map((b: BranchInfo) => b.dropped);
