@@ -1,103 +1,15 @@
 //! Plain data shapes handed to JavaScript (camelCase, numbers below 2^53, hashes as hex).
 //!
-//! These are views: built from core values on request, never stored.
+//! These are what the simulation's view ([`nameserver_sim::view`]) and the core's tables
+//! ([`nameserver_core::view`]) do not cover: the scenario as the model reads it, built-ins,
+//! injected actions, decoded frames. Built on request, never stored.
 
 use std::collections::BTreeMap;
 
 use nameserver_sim::scenario::text::action_text;
-use nameserver_sim::view::{BrokerInfo, FaultInfo, QueueInfo};
-use nameserver_sim::{NodeSpec, RemovalClock, Scenario};
+use nameserver_sim::view::FaultInfo;
+use nameserver_sim::{NodeSpec, Scenario};
 use serde::Serialize;
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct LiveRow {
-    pub cluster: String,
-    pub broker_addr: String,
-    pub broker_name: String,
-    pub broker_id: i64,
-    pub last_update: u64,
-    pub age_ms: u64,
-    pub timeout_ms: u64,
-    pub expires_at: u64,
-    pub idle_close_at: Option<u64>,
-    pub scan_expire_at: Option<u64>,
-    pub removal_at: Option<u64>,
-    pub removal_by: Option<&'static str>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Tables {
-    pub name: String,
-    pub state: &'static str,
-    pub next_scan: Option<u64>,
-    pub live: Vec<LiveRow>,
-    pub brokers: Vec<BrokerInfo>,
-    pub clusters: BTreeMap<String, Vec<String>>,
-    pub topics: BTreeMap<String, Vec<QueueInfo>>,
-}
-
-impl Tables {
-    /// The tables of `ns`, with each live broker's removal clock from `clocks`.
-    pub(crate) fn new(
-        name: String,
-        state: &'static str,
-        ns: Option<&nameserver_core::NameServer>,
-        clocks: &[RemovalClock],
-    ) -> Self {
-        let Some(ns) = ns else {
-            return Self {
-                name,
-                state,
-                next_scan: None,
-                live: Vec::new(),
-                brokers: Vec::new(),
-                clusters: BTreeMap::new(),
-                topics: BTreeMap::new(),
-            };
-        };
-        let routes = ns.routes();
-        let now = ns.now();
-        Self {
-            name,
-            state,
-            next_scan: Some(ns.next_scan().as_millis()),
-            live: routes
-                .broker_live_table()
-                .iter()
-                .map(|(key, live)| {
-                    let clock = clocks.iter().find(|c| c.cluster == key.cluster && c.broker_addr == key.broker_addr);
-                    LiveRow {
-                        cluster: key.cluster.to_string(),
-                        broker_addr: key.broker_addr.to_string(),
-                        broker_name: live.broker_name.to_string(),
-                        broker_id: live.broker_id.0,
-                        last_update: live.last_update.as_millis(),
-                        age_ms: now.saturating_since(live.last_update).as_millis() as u64,
-                        timeout_ms: live.heartbeat_timeout.as_millis() as u64,
-                        expires_at: live.expires_at().as_millis(),
-                        idle_close_at: clock.and_then(|c| c.idle_close_at).map(|t| t.as_millis()),
-                        scan_expire_at: clock.map(|c| c.scan_expire_at.as_millis()),
-                        removal_at: clock.map(|c| c.removal_at.as_millis()),
-                        removal_by: clock.map(|c| c.removal_by.name()),
-                    }
-                })
-                .collect(),
-            brokers: routes.broker_addr_table().values().map(BrokerInfo::from).collect(),
-            clusters: routes
-                .cluster_addr_table()
-                .iter()
-                .map(|(c, names)| (c.to_string(), names.iter().map(ToString::to_string).collect()))
-                .collect(),
-            topics: routes
-                .topic_queue_table()
-                .iter()
-                .map(|(t, queues)| (t.to_string(), queues.values().map(QueueInfo::from).collect()))
-                .collect(),
-        }
-    }
-}
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

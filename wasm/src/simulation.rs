@@ -2,11 +2,8 @@
 
 use nameserver_core::time::Instant;
 use nameserver_sim::scenario::text::action_text;
-use nameserver_sim::view::{
-    BranchInfo, ClientRoute, ClusterView, ConsumerInfo, Cursor, FaultInfo, FlightInfo, IsolationInfo, LinkInfo,
-    Measurement, NodeInfo, SendInfo, StaleWindow, TopicRoute, TraceEvent, WireEvent,
-};
-use nameserver_sim::{Action, Actor, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text, observe};
+use nameserver_sim::view::{ClusterView, Cursor, TraceEvent};
+use nameserver_sim::{Action, Payload, Scenario, Sim, Timeline, built_in_text, observe};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{millis, to_js};
@@ -27,16 +24,6 @@ impl Simulation {
 
     fn branch_scenario(&self) -> &Scenario {
         self.timeline.branches()[self.timeline.current_branch()].scenario()
-    }
-
-    fn node(&self, name: &str) -> Result<NodeId, JsError> {
-        self.sim()
-            .directory()
-            .names()
-            .iter()
-            .position(|n| n == name)
-            .map(|i| NodeId(i as u16))
-            .ok_or_else(|| JsError::new(&format!("no node called `{name}`")))
     }
 }
 
@@ -62,12 +49,6 @@ impl Simulation {
     #[wasm_bindgen(getter)]
     pub fn time(&self) -> f64 {
         self.sim().now().as_millis() as f64
-    }
-
-    /// When the next event is due, in milliseconds.
-    #[wasm_bindgen(js_name = nextEventTime)]
-    pub fn next_event_time(&self) -> Option<f64> {
-        self.sim().next_event_time().map(|t| t.as_millis() as f64)
     }
 
     /// Moves to `ms` (forward by running, backward by restoring a checkpoint and replaying).
@@ -154,12 +135,6 @@ impl Simulation {
         if self.timeline.select(id) { Ok(()) } else { Err(JsError::new(&format!("no branch {id}"))) }
     }
 
-    /// Every branch.
-    #[wasm_bindgen(unchecked_return_type = "BranchInfo[]")]
-    pub fn branches(&self) -> Result<JsValue, JsError> {
-        to_js(&BranchInfo::all(&self.timeline))
-    }
-
     /// The cluster now, with the logs since `cursor` (the `delta.cursor` of the previous view;
     /// none: everything). One call per frame: see `ClusterView` and `Delta` for what it holds
     /// and when its delta is `reset`.
@@ -176,149 +151,12 @@ impl Simulation {
         to_js(&ClusterView::of(&self.timeline, cursor.as_ref()))
     }
 
-    /// Every node with its state and timers.
-    #[wasm_bindgen(unchecked_return_type = "NodeInfo[]")]
-    pub fn nodes(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        to_js(&observe::node_views(sim).into_iter().map(|v| NodeInfo::of(sim, v)).collect::<Vec<_>>())
-    }
-
-    /// A NameServer's tables (brokerLiveTable with ages, brokerAddrTable, clusterAddrTable,
-    /// topicQueueTable).
-    #[wasm_bindgen(js_name = nameServerTables, unchecked_return_type = "NameServerTables")]
-    pub fn name_server_tables(&self, name: &str) -> Result<JsValue, JsError> {
-        let id = self.node(name)?;
-        let sim = self.sim();
-        let node = &sim.nodes()[usize::from(id.0)];
-        if node.role() != Role::NameServer {
-            return Err(JsError::new(&format!("`{name}` is not a NameServer")));
-        }
-        let ns = match &node.actor() {
-            Actor::NameServer(n) => Some(n.ns()),
-            _ => None,
-        };
-        to_js(&dto::Tables::new(name.to_owned(), node.state().name(), ns, &observe::removal_clocks(sim, id)))
-    }
-
-    /// The route a NameServer would answer for `topic` now, or `null` (TOPIC_NOT_EXIST).
-    #[wasm_bindgen(js_name = nameServerRoute, unchecked_return_type = "TopicRoute | null")]
-    pub fn name_server_route(&self, name: &str, topic: &str) -> Result<JsValue, JsError> {
-        let id = self.node(name)?;
-        match TopicRoute::answered(self.sim(), id, topic) {
-            Some(r) => to_js(&r),
-            None => Ok(JsValue::NULL),
-        }
-    }
-
-    /// A producer's or consumer's cached route, its NameServer and whether it is stale.
-    #[wasm_bindgen(js_name = clientRoute, unchecked_return_type = "ClientRoute")]
-    pub fn client_route(&self, name: &str) -> Result<JsValue, JsError> {
-        let id = self.node(name)?;
-        let sim = self.sim();
-        let route = ClientRoute::of(sim, id)
-            .ok_or_else(|| JsError::new(&format!("`{name}` is not a running producer or consumer")))?;
-        to_js(&route)
-    }
-
-    /// Number of messages put on the wire so far (frames, FIN, RST), lost ones included.
-    #[wasm_bindgen(js_name = wireLength)]
-    pub fn wire_length(&self) -> usize {
-        self.sim().history().wire().len()
-    }
-
-    /// The messages put on the wire from index `from_index` on, in sending order, each as it
-    /// was sent. The log is the current branch's up to now: seeking back truncates it (an
-    /// index past `wireLength()` gives `[]`) and another branch has its own, so after either
-    /// read again from an index taken at or before that time.
-    #[wasm_bindgen(unchecked_return_type = "WireEvent[]")]
-    pub fn wire(&self, from_index: usize) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let all = &sim.history().wire();
-        to_js(&all[from_index.min(all.len())..].iter().map(|r| WireEvent::of(sim, r)).collect::<Vec<_>>())
-    }
-
-    /// A consumer's queues (next, committed and max offsets, where each started, which
-    /// instance it reads) and what it consumed, duplicates counted (across restarts).
-    #[wasm_bindgen(js_name = consumerView, unchecked_return_type = "ConsumerView")]
-    pub fn consumer_view(&self, name: &str) -> Result<JsValue, JsError> {
-        let id = self.node(name)?;
-        let sim = self.sim();
-        let view =
-            observe::consumer_view(sim, id).ok_or_else(|| JsError::new(&format!("`{name}` is not a consumer")))?;
-        to_js(&ConsumerInfo::of(sim, name.to_owned(), &view))
-    }
-
-    /// Messages on the wire now.
-    #[wasm_bindgen(unchecked_return_type = "FlightInfo[]")]
-    pub fn flights(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        to_js(&observe::flights(sim).into_iter().map(|f| FlightInfo::of(sim, f)).collect::<Vec<_>>())
-    }
-
     /// The frame of a message in flight, decoded (`undefined` for FIN/RST or an unknown id).
     #[wasm_bindgen(js_name = flightFrame, unchecked_return_type = "DecodedFrame | undefined")]
     pub fn flight_frame(&self, id: f64) -> Result<JsValue, JsError> {
         let Some(flight) = self.sim().net().flights().get(&(id as u64)) else { return Ok(JsValue::UNDEFINED) };
         let Payload::Frame(bytes) = flight.payload() else { return Ok(JsValue::UNDEFINED) };
         crate::codec::decode_frame(bytes)
-    }
-
-    /// Links that are not up: `{a, b, state: "cut" | "reset"}`.
-    #[wasm_bindgen(unchecked_return_type = "LinkInfo[]")]
-    pub fn links(&self) -> Result<JsValue, JsError> {
-        to_js(&LinkInfo::all(self.sim()))
-    }
-
-    /// Brokers each producer's fault strategy isolates, with when each becomes available again
-    /// (entries in the past are kept, as the client keeps them).
-    #[wasm_bindgen(unchecked_return_type = "IsolationInfo[]")]
-    pub fn isolations(&self) -> Result<JsValue, JsError> {
-        to_js(&IsolationInfo::all(self.sim()))
-    }
-
-    /// Number of trace lines so far.
-    #[wasm_bindgen(js_name = traceLength)]
-    pub fn trace_length(&self) -> usize {
-        self.sim().trace().len()
-    }
-
-    /// Trace lines `from` (inclusive) to `to` (exclusive; default: the end).
-    #[wasm_bindgen(unchecked_return_type = "TraceEvent[]")]
-    pub fn trace(&self, from: usize, to: Option<usize>) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let all = sim.trace();
-        let end = to.unwrap_or(all.len()).min(all.len());
-        let start = from.min(end);
-        to_js(&all[start..end].iter().map(|e| TraceEvent::of(sim, e)).collect::<Vec<_>>())
-    }
-
-    /// What each fault did: NameServer removals, client route updates, sends affected.
-    #[wasm_bindgen(unchecked_return_type = "Measurement[]")]
-    pub fn measurements(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        to_js(&observe::measurements(sim).iter().map(|m| Measurement::of(sim, m)).collect::<Vec<_>>())
-    }
-
-    /// Intervals in which a client's route differed from its NameServer's.
-    #[wasm_bindgen(js_name = staleWindows, unchecked_return_type = "StaleWindow[]")]
-    pub fn stale_windows(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        to_js(&observe::stale_windows(sim).iter().map(|w| StaleWindow::of(sim, w)).collect::<Vec<_>>())
-    }
-
-    /// Finished sends (from index `from`), each with its attempts.
-    #[wasm_bindgen(unchecked_return_type = "SendInfo[]")]
-    pub fn sends(&self, from: usize) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let all = &sim.history().sends();
-        to_js(&all[from.min(all.len())..].iter().map(|s| SendInfo::of(sim, s)).collect::<Vec<_>>())
-    }
-
-    /// Every fault injected so far.
-    #[wasm_bindgen(unchecked_return_type = "FaultInfo[]")]
-    pub fn faults(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        to_js(&sim.history().faults().iter().map(|f| FaultInfo::of(sim, f)).collect::<Vec<_>>())
     }
 
     /// A fingerprint of the state (hex).

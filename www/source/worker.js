@@ -11,9 +11,8 @@ let cursor = null;
 const MAX_MS = 24 * 3600 * 1000;
 const PEEK_MS = 600 * 1000;
 
-function currentBranch() {
-  return sim.branches().find((b) => b.current);
-}
+// The current branch as of the last answer (every operation ends with one).
+let current = null;
 
 // Runs forward to `ms`; with a gate, stops at the first trace line that matches it (its
 // millisecond fully run, so the state equals a plain seek to that time).
@@ -30,10 +29,12 @@ function runTo(s, ms, gate) {
   }
   // In growing chunks, so that a near event costs a short run (and a short trace to read),
   // not the whole window and a replay back to the event.
+  let at = s.view(s === sim ? cursor : null).delta.cursor;
   for (let chunk = 1000; s.time < ms; chunk *= 2) {
-    const before = s.traceLength();
     s.seek(Math.min(ms, s.time + chunk));
-    const hit = gateHit(gate, s.time, s.trace(before));
+    const delta = s.view(at).delta;
+    at = delta.cursor;
+    const hit = gateHit(gate, s.time, delta.trace);
     if (hit) {
       if (hit.at < s.time) s.seek(hit.at);
       return hit;
@@ -44,8 +45,8 @@ function runTo(s, ms, gate) {
 
 // What stays put while a branch runs: its text, nodes, topics, and the scenario as the model
 // reads it (`model`: settings, script and the periods and timeouts the model runs with).
-function meta() {
-  const nodes = sim.nodes().map(({ name, role, addr, group, brokerId }) => ({ name, role, addr, group, brokerId }));
+function meta(snap) {
+  const nodes = snap.nodes.map(({ name, role, addr, group, brokerId }) => ({ name, role, addr, group, brokerId }));
   const model = sim.scenarioView();
   // The NameServer each client is configured with, known before it starts.
   const bound = Object.fromEntries(model.nodes.filter((n) => n.ns !== null).map((n) => [n.name, n.ns]));
@@ -93,6 +94,7 @@ function snapshot() {
   // the one view, and announces no line again.
   const back = d.reset && held !== null && held.branch === d.cursor.branch;
   const branch = v.branches.find((b) => b.current);
+  current = branch;
   const ns = {};
   const clients = {};
   for (const n of v.nodes) {
@@ -133,15 +135,17 @@ function load({ text, id, t }) {
   sim = id ? Simulation.builtIn(id) : new Simulation(text);
   cursor = null;
   sim.seek(t || 0);
-  metaCache = meta();
-  return { meta: metaCache, snap: snapshot() };
+  const snap = snapshot();
+  metaCache = meta(snap);
+  return { meta: metaCache, snap };
 }
 
 function withSnap(extra = {}) {
-  const m = meta();
+  const snap = snapshot();
+  const m = meta(snap);
   const changed = m.text !== metaCache.text;
   metaCache = m;
-  return { ...extra, meta: changed ? m : undefined, snap: snapshot() };
+  return { ...extra, meta: changed ? m : undefined, snap };
 }
 
 // A separate run for the quiz: the answer comes from the model, not from the page.
@@ -152,7 +156,7 @@ function quiz({ text, freezeAt, producer = "P1", until }) {
     const tables = probe.view().ns["NS-1"];
     const row = tables ? tables.brokers.find((r) => r.brokerName === "broker-b") : null;
     probe.seek(until);
-    const m = probe.measurements()[0];
+    const m = probe.view().measurements[0];
     const removal = Object.fromEntries(m.nsRemoval);
     const update = Object.fromEntries(m.clientUpdate);
     return {
@@ -172,11 +176,12 @@ function compare({ items, at }) {
     const probe = item.id ? Simulation.builtIn(item.id) : new Simulation(item.text);
     try {
       probe.seek(Math.max(0, Math.min(at, MAX_MS)));
-      const ms = probe.measurements();
+      const v = probe.view();
+      const ms = v.measurements;
       return {
         label: item.label,
         m: ms.length ? ms[ms.length - 1] : null,
-        stale: probe.staleWindows().filter((w) => w.from > 0),
+        stale: v.stale.filter((w) => w.from > 0),
       };
     } finally {
       probe.free();
@@ -216,7 +221,7 @@ const ops = {
   },
   // In the past this forks; `keepLater` keeps the actions injected later on the parent.
   inject: ({ action, keepLater = false }) => {
-    if (sim.time < currentBranch().head) sim.fork(keepLater);
+    if (sim.time < current.head) sim.fork(keepLater);
     sim.inject(action);
     return withSnap();
   },
@@ -242,7 +247,12 @@ const ops = {
   },
   snapshot: () => ({ snap: snapshot() }),
   hashes: () => ({ time: sim.time, stateHash: sim.stateHash(), traceHash: sim.traceHash() }),
-  trace: () => ({ trace: sim.trace(0), text: sim.scenarioText(), time: sim.time, traceHash: sim.traceHash() }),
+  trace: () => ({
+    trace: sim.view().delta.trace,
+    text: sim.scenarioText(),
+    time: sim.time,
+    traceHash: sim.traceHash(),
+  }),
   frame: ({ id }) => ({ frame: sim.flightFrame(id) ?? null }),
   quiz,
   check: () => {
