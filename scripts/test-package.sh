@@ -28,13 +28,13 @@ echo "package: packing $(git -C "$work/clone" log -1 --format='%h %s') from a cl
 tarball=$(cd "$work/clone" && CARGO_TARGET_DIR="$target" npm pack --silent --pack-destination "$work" | tail -n1)
 
 # Contents: the module, its bindings and types, the Node entry, the playground bin, the whole
-# page as committed, LICENSE and NOTICE; nothing else.
+# page as committed, LICENSE, NOTICE and CHANGELOG.md; nothing else.
 tar -tzf "$work/$tarball" | sort > "$work/contents"
-for file in LICENSE NOTICE README.md package.json js/node.js js/playground.js \
+for file in LICENSE NOTICE README.md CHANGELOG.md package.json js/node.js js/playground.js \
   pkg/nameserver_wasm.js pkg/nameserver_wasm.d.ts pkg/nameserver_wasm_bg.wasm pkg/nameserver_wasm_bg.wasm.d.ts; do
   grep -qx "package/$file" "$work/contents" || { echo "package: $file is not in $tarball" >&2; exit 1; }
 done
-if grep -vE '^package/(LICENSE|NOTICE|README\.md|package\.json|js/[^/]+\.js|pkg/[^/]+|www/.+)$' "$work/contents"; then
+if grep -vE '^package/(LICENSE|NOTICE|README\.md|CHANGELOG\.md|package\.json|js/[^/]+\.js|pkg/[^/]+|www/.+)$' "$work/contents"; then
   echo "package: $tarball holds files it should not (above)" >&2
   exit 1
 fi

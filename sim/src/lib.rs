@@ -21,6 +21,7 @@ mod node;
 pub mod observe;
 pub mod scenario;
 mod timeline;
+pub mod view;
 
 pub use actors::broker::BrokerActor;
 pub use actors::client::ClientCore;

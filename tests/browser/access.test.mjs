@@ -223,7 +223,7 @@ test("T26 reduced motion", async () => {
   // A message that takes 2 ms or more on the wire (the package in Node says which).
   const oracle = Simulation.builtIn("S1");
   oracle.seek(11000);
-  const f = oracle.flights().find((x) => x.arriveAt - x.sentAt >= 2 && x.sentAt === 11000);
+  const f = oracle.view().flights.find((x) => x.arriveAt - x.sentAt >= 2 && x.sentAt === 11000);
   oracle.free();
   await seek(page, 11000);
   const prog = () => page.locator(`.flight-text[data-for="${f.id}"] .progress-label`).textContent();

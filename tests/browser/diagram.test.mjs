@@ -310,7 +310,7 @@ test("a scenario's serverChannelMaxIdleTimeSeconds drives the clocks, timers and
   const text = `${builtInScenarios().find((x) => x.id === "S5").text}\nnamesrv serverChannelMaxIdleTimeSeconds 60`;
   const oracle = new Simulation(text);
   oracle.seek(100000);
-  const expected = oracle.nameServerTables("NS-1").live.find((r) => r.brokerName === "broker-b");
+  const expected = oracle.view().ns["NS-1"].brokers.find((r) => r.brokerName === "broker-b");
   const hash = shareHash({ compact: oracle.scenarioCompact(), time: 100000, selected: null, lesson: null });
   oracle.free();
   assert.equal(expected.removalBy, "idle");

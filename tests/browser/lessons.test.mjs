@@ -168,8 +168,8 @@ test("T21 gated narrative, and the clock slows down before the event", async () 
   const oracle = Simulation.builtIn("S5");
   oracle.seek(200000);
   const removal = oracle
-    .trace(0)
-    .find((l) => l.node === "NS-1" && l.kind === "unregistered" && l.text.includes("10.0.1.3:10911")).at;
+    .view()
+    .delta.trace.find((l) => l.node === "NS-1" && l.kind === "unregistered" && l.text.includes("10.0.1.3:10911")).at;
   oracle.free();
   assert.equal(await simTime(page), removal, "paused exactly at the removal");
   assert.equal(start.gateAt, removal, "the slow-down aimed at the real event");

@@ -113,7 +113,7 @@ test("T30 fidelity", async () => {
     .text.replace("profile 4.9", "profile 5.x");
   const oracle = new Simulation(text);
   oracle.seek(300000);
-  const [m] = oracle.measurements();
+  const [m] = oracle.view().measurements;
   oracle.free();
   for (const [ns, at] of m.nsRemoval)
     assert.equal(Number(await page.getAttribute(`[data-testid=m-0-removal-${ns}]`, "data-ms")), at, ns);

@@ -24,8 +24,8 @@ test("T10 messages in flight", async () => {
   oracle.seek(11000);
   const due = Object.fromEntries(
     oracle
-      .flights()
-      .filter((f) => f.from === "broker-a" && f.summary.startsWith("REGISTER_BROKER"))
+      .view()
+      .flights.filter((f) => f.from === "broker-a" && f.summary.startsWith("REGISTER_BROKER"))
       .map((f) => [f.to, f.arriveAt]),
   );
   oracle.free();
@@ -60,7 +60,9 @@ test("T10 messages in flight", async () => {
   // Other types: a route query and its answer, sends and acks, unregister, failure glyphs exist in the map.
   const wire = Simulation.builtIn("S1");
   wire.seek(40000);
-  const query = wire.wire(0).find((w) => w.type === "GET_ROUTEINFO_BY_TOPIC" && !w.response && w.sentAt > 30000);
+  const query = wire
+    .view({ branch: 0, time: 0, trace: 0, sends: 0, wire: 0 })
+    .delta.wire.find((w) => w.type === "GET_ROUTEINFO_BY_TOPIC" && !w.response && w.sentAt > 30000);
   wire.free();
   await seek(page, query.sentAt);
   assert.ok((await page.locator("[data-msg-type=GET_ROUTEINFO_BY_TOPIC]").count()) >= 1, "route query in flight");
@@ -154,7 +156,7 @@ test("T14 two views", async () => {
   // STALE from NS-1's removal of broker-b to P1's next poll (the oracle's stale window).
   const oracle = Simulation.builtIn("S5");
   oracle.seek(300000);
-  const w = oracle.staleWindows().find((x) => x.client === "P1" && x.from > 100000);
+  const w = oracle.view().stale.find((x) => x.client === "P1" && x.from > 100000);
   oracle.free();
   const badge = page.locator("[data-testid=stale-P1]");
   await seek(page, w.from - 50);
@@ -272,7 +274,7 @@ test("T19 lanes", async () => {
   const froms = await stale.evaluateAll((els) => els.map((e) => Number(e.dataset.from)));
   const oracle = Simulation.builtIn("S5");
   oracle.seek(300000);
-  const from = oracle.staleWindows().find((w) => w.client === "P1" && w.from > 100000).from;
+  const from = oracle.view().stale.find((w) => w.client === "P1" && w.from > 100000).from;
   oracle.free();
   assert.ok(froms.includes(from), `P1 stale window from ${from}: ${froms}`);
   const outcomes = await page.$$eval(".lane[data-lane=P1] .send", (s) =>
@@ -289,7 +291,7 @@ test("T20 measurements", async () => {
   await seek(page, 300000);
   const oracle = Simulation.builtIn("S5");
   oracle.seek(300000);
-  const [m] = oracle.measurements();
+  const [m] = oracle.view().measurements;
   oracle.free();
   for (const [ns, at] of m.nsRemoval)
     assert.equal(Number(await page.getAttribute(`[data-testid=m-0-removal-${ns}]`, "data-ms")), at);

@@ -40,36 +40,41 @@ test("the golden hashes are the same in Node as natively", () => {
 test("S4: kill -9 reaches both NameServers within milliseconds", () => {
   const sim = Simulation.builtIn("S4");
   sim.seek(70_000);
-  const [m] = sim.measurements();
+  const view = sim.view();
+  const [m] = view.measurements;
   assert.equal(m.action, "kill broker-b");
   for (const [ns, at] of m.nsRemoval) assert.ok(at >= 50_000 && at <= 50_010, `${ns} removed at ${at}`);
   const p1 = m.clientUpdate.find(([c]) => c === "P1");
   assert.ok(p1[1] > 64_000 && p1[1] < 64_100, `P1 updated at ${p1[1]}`);
-  const tables = sim.nameServerTables("NS-1");
+  const tables = view.ns["NS-1"];
   assert.ok(!tables.brokers.some((b) => b.brokerName === "broker-b"));
-  assert.equal(sim.nameServerRoute("NS-1", "TopicTest").brokerDatas.length, 1);
+  assert.ok(!("broker-b" in tables.brokerAddrTable));
+  assert.equal(view.routes["NS-1"].TopicTest.brokerDatas.length, 1);
 });
 
-test("views: nodes, flights, client routes, trace slices", () => {
+test("one view: nodes, flights, client routes, and the trace since a cursor", () => {
   const sim = Simulation.builtIn("S1");
   // broker-a's 11 s registrations are on the wire (they arrive 1–3 ms later).
   sim.seek(11_000);
-  const nodes = sim.nodes();
+  const first = sim.view();
+  const nodes = first.nodes;
   assert.equal(nodes.find((n) => n.name === "NS-2").state, "up");
   assert.ok(nodes.find((n) => n.name === "broker-a").timers.some((t) => t.label.includes("register")));
-  const flights = sim.flights();
+  const flights = first.flights;
   assert.ok(
     flights.some((f) => f.category === "register" && f.from === "broker-a"),
     JSON.stringify(flights),
   );
   sim.seek(40_000);
-  const p1 = sim.clientRoute("P1");
+  const next = sim.view(first.delta.cursor);
+  const p1 = next.clients.P1;
   assert.equal(p1.boundTo, "NS-1");
   assert.equal(p1.route.queueDatas.length, 2);
-  const slice = sim.trace(0, 3);
-  assert.equal(slice.length, 3);
-  assert.equal(slice[0].text.startsWith("The Name Server boot success"), true);
-  assert.ok(sim.traceLength() > 3);
+  assert.equal(first.delta.reset, true);
+  assert.equal(first.delta.trace[0].text.startsWith("The Name Server boot success"), true);
+  assert.equal(next.delta.reset, false);
+  assert.equal(next.delta.traceFrom, first.delta.trace.length);
+  assert.ok(next.delta.trace.length > 0 && next.delta.wire.length > 0);
 });
 
 test("time machine: step, step back, fork without losing the original", () => {
@@ -84,7 +89,7 @@ test("time machine: step, step back, fork without losing the original", () => {
   const original60 = sim.stateHash();
   sim.seek(30_000);
   sim.inject("kill broker-b");
-  assert.equal(sim.branches().length, 2);
+  assert.equal(sim.view().branches.length, 2);
   sim.seek(60_000);
   assert.notEqual(sim.stateHash(), original60);
   sim.selectBranch(0);
@@ -98,7 +103,7 @@ test("bad input throws Errors that say what is wrong", () => {
   const sim = Simulation.builtIn("S1");
   assert.throws(() => sim.inject("kill nobody"), /nobody/);
   assert.throws(() => sim.seek(-5), /non-negative/);
-  assert.throws(() => sim.clientRoute("NS-1"), /not a running producer or consumer/);
+  assert.throws(() => sim.view("later"), /bad cursor/);
   assert.throws(() => encodeFrame({ code: 105, language: "COBOL" }), /unknown language/);
   assert.throws(() => encodeFrame({ nope: 1 }), /bad frame object/);
   assert.throws(() => decodeFrame(Uint8Array.from([0, 0, 0, 6, 9, 0, 0, 2, 123, 125])), /serialize type/);
@@ -139,6 +144,9 @@ test("the real NameServer answers real frames fed from JavaScript", () => {
   assert.equal(route.command.opaque, 9);
   assert.equal(route.command.code, 0);
   assert.equal(JSON.parse(route.command.bodyText).brokerDatas[0].brokerName, "broker-a");
+  // Its tables in the JSON of the daemon's /api/view; the driver keeps the channels.
+  const [row] = ns.tables().brokers;
+  assert.deepEqual([row.brokerName, row.brokerId, row.idleCloseAt], ["broker-a", 0, null]);
   ns.receive(2, encodeFrame({ code: 105, opaque: 10, extFields: { topic: "Nope" } }), 5);
   assert.equal(ns.pollOutput().command.code, 17);
   assert.throws(() => ns.tick(1), /backwards/);

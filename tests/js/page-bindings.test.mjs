@@ -11,21 +11,21 @@ await init();
 test("links: cut and reset links are listed, healed ones are not", () => {
   const sim = Simulation.builtIn("S7");
   sim.seek(80_000);
-  assert.deepEqual(sim.links(), [{ a: "NS-2", b: "broker-b", state: "cut" }]);
+  assert.deepEqual(sim.view().links, [{ a: "NS-2", b: "broker-b", state: "cut" }]);
   sim.seek(310_000);
-  assert.deepEqual(sim.links(), []);
+  assert.deepEqual(sim.view().links, []);
   sim.free();
 });
 
-test("consumerView: C1 leaves broker-b's queues in S7, then resumes them at the committed offsets", () => {
+test("consumers: C1 leaves broker-b's queues in S7, then resumes them at the committed offsets", () => {
   const sim = Simulation.builtIn("S7");
   sim.seek(250_000);
-  let v = sim.consumerView("C1");
+  let v = sim.view().consumers.C1;
   assert.equal(v.group, "CG1");
   assert.equal(v.running, true);
   assert.deepEqual([...new Set(v.queues.map((q) => q.broker))], ["broker-a"]);
   sim.seek(340_000);
-  v = sim.consumerView("C1");
+  v = sim.view().consumers.C1;
   const b = v.queues.filter((q) => q.broker === "broker-b");
   assert.equal(b.length, 4);
   for (const q of b) {
@@ -37,17 +37,17 @@ test("consumerView: C1 leaves broker-b's queues in S7, then resumes them at the 
   assert.equal(v.duplicates, 0);
   assert.ok(v.consumed > 200);
   sim.inject("kill C1");
-  v = sim.consumerView("C1");
+  v = sim.view().consumers.C1;
   assert.equal(v.running, false);
   assert.deepEqual(v.queues, []);
-  assert.throws(() => sim.consumerView("P1"), /not a consumer/);
+  assert.equal(sim.view().consumers.P1, undefined, "P1 is not a consumer");
   sim.free();
 });
 
 test("isolations: sendLatencyFaultEnable keeps broker-b out for 600 s in 4.9", () => {
   const sim = Simulation.builtIn("S6-fault-4.9");
   sim.seek(90_000);
-  const b = sim.isolations().find((i) => i.broker === "broker-b");
+  const b = sim.view().isolations.find((i) => i.broker === "broker-b");
   assert.equal(b.producer, "P1");
   assert.ok(b.until > 600_000 + 75_000 && b.until < 700_000, String(b.until));
   sim.free();
@@ -56,7 +56,7 @@ test("isolations: sendLatencyFaultEnable keeps broker-b out for 600 s in 4.9", (
 test("flightFrame: the real frame of a registration, with the topics it carries", () => {
   const sim = Simulation.builtIn("S1");
   sim.seek(11_000);
-  const f = sim.flights().find((x) => x.category === "register" && !x.response);
+  const f = sim.view().flights.find((x) => x.category === "register" && !x.response);
   const frame = sim.flightFrame(f.id);
   assert.equal(frame.codeName, "REGISTER_BROKER");
   assert.equal(frame.extFields.brokerName, "broker-a");
@@ -65,13 +65,14 @@ test("flightFrame: the real frame of a registration, with the topics it carries"
   sim.free();
 });
 
-test("wire: every message since the last call, with losses across a cut link", () => {
+test("wire: every message since the last view, with losses across a cut link", () => {
   const sim = Simulation.builtIn("S7");
   sim.seek(74_000);
-  const cursor = sim.wireLength();
+  const cursor = sim.view().delta.cursor;
   sim.seek(110_000);
-  const since = sim.wire(cursor);
-  assert.equal(since.length, sim.wireLength() - cursor);
+  const delta = sim.view(cursor).delta;
+  const since = delta.wire;
+  assert.equal(since.length, delta.cursor.wire - cursor.wire);
   assert.ok(since.every((m) => m.sentAt >= 74_000));
   const lost = since.filter((m) => m.lost);
   assert.ok(lost.length > 0 && lost.every((m) => m.id === null && [m.from, m.to].sort().join() === "NS-2,broker-b"));
@@ -94,15 +95,15 @@ test("wire: every message since the last call, with losses across a cut link", (
 test("timers and removal clocks: kinds, the model's periods, and when NS-1 drops broker-b", () => {
   const sim = Simulation.builtIn("S5");
   sim.seek(190_000);
-  const ns1 = sim.nodes().find((n) => n.name === "NS-1");
+  const ns1 = sim.view().nodes.find((n) => n.name === "NS-1");
   assert.equal(ns1.timers.find((t) => t.kind === "scan").periodMs, 10_000);
   const idle = ns1.timers.find((t) => t.kind === "idle-close" && t.peer === "broker-b");
-  const row = sim.nameServerTables("NS-1").live.find((r) => r.brokerName === "broker-b");
+  const row = sim.view().ns["NS-1"].brokers.find((r) => r.brokerName === "broker-b");
   assert.equal(row.removalBy, "idle");
   assert.equal(row.removalAt, idle.at);
-  const from = sim.traceLength();
+  const cursor = sim.view().delta.cursor;
   sim.seek(200_000);
-  const removed = sim.trace(from).find((e) => e.node === "NS-1" && e.kind === "unregistered");
+  const removed = sim.view(cursor).delta.trace.find((e) => e.node === "NS-1" && e.kind === "unregistered");
   assert.equal(removed.at, row.removalAt);
   sim.free();
 });
@@ -114,13 +115,13 @@ test("forks: later injections are dropped unless kept", () => {
   sim.seek(40_000);
   assert.deepEqual(sim.laterInjected(), [{ at: 50_000, action: "kill broker-b" }]);
   sim.inject("freeze broker-b");
-  const fork = sim.branches().find((b) => b.current);
+  const fork = sim.view().branches.find((b) => b.current);
   assert.equal(fork.dropped, 1);
   assert.ok(!sim.scenarioText().includes("kill"));
   sim.selectBranch(0);
   sim.seek(40_000);
   sim.fork(true);
-  assert.equal(sim.branches().find((b) => b.current).kept, 1);
+  assert.equal(sim.view().branches.find((b) => b.current).kept, 1);
   assert.match(sim.scenarioText(), /at 50 kill broker-b/);
   sim.free();
 });
@@ -147,11 +148,11 @@ test("scenarioView: serverChannelMaxIdleTimeSeconds sets the idle close the time
   assert.match(sim.scenarioText(), /^namesrv serverChannelMaxIdleTimeSeconds 60$/m);
 
   sim.seek(80_000);
-  const ns1 = sim.nodes().find((n) => n.name === "NS-1");
+  const ns1 = sim.view().nodes.find((n) => n.name === "NS-1");
   const idle = ns1.timers.filter((t) => t.kind === "idle-close");
   assert.ok(idle.length >= 4, "one idle-close timer per connection");
   for (const t of idle) assert.equal(t.periodMs, 60_000);
-  const row = sim.nameServerTables("NS-1").live.find((r) => r.brokerName === "broker-b");
+  const row = sim.view().ns["NS-1"].brokers.find((r) => r.brokerName === "broker-b");
   assert.equal(row.removalBy, "idle");
   assert.equal(row.removalAt, row.idleCloseAt);
   // The channel last carried broker-b's 72 s registration (answered within a few ms).
@@ -160,7 +161,7 @@ test("scenarioView: serverChannelMaxIdleTimeSeconds sets the idle close the time
   assert.equal(closeAt, row.idleCloseAt);
 
   sim.seek(row.removalAt + 1);
-  const lines = sim.trace(0).filter((l) => l.node === "NS-1" && l.at === row.removalAt);
+  const lines = sim.view().delta.trace.filter((l) => l.node === "NS-1" && l.at === row.removalAt);
   assert.ok(
     lines.some((l) => l.kind === "channel-idle"),
     "the idle close fires at the clock's time",
@@ -170,7 +171,7 @@ test("scenarioView: serverChannelMaxIdleTimeSeconds sets the idle close the time
     "and removes broker-b",
   );
   assert.equal(
-    sim.nameServerTables("NS-1").live.some((r) => r.brokerName === "broker-b"),
+    sim.view().ns["NS-1"].brokers.some((r) => r.brokerName === "broker-b"),
     false,
   );
   sim.free();

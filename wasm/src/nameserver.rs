@@ -199,17 +199,18 @@ impl NameServer {
         to_js(&dto)
     }
 
-    /// The tables as a NameServer view (live brokers with ages, brokers, clusters, topics).
-    #[wasm_bindgen(unchecked_return_type = "NameServerTables")]
+    /// The tables, in the JSON of the daemon's `/api/view` (`idleCloseAt` null: the driver
+    /// keeps the channels).
+    #[wasm_bindgen(unchecked_return_type = "NsTables")]
     pub fn tables(&self) -> Result<JsValue, JsError> {
-        to_js(&dto::Tables::new(String::from("nameserver"), "up", Some(&self.inner), &[]))
+        to_js(&nameserver_core::view::NsTables::of(&self.inner, |_| None))
     }
 
     /// The route the NameServer answers for `topic`, or `null`.
     #[wasm_bindgen(unchecked_return_type = "TopicRoute | null")]
     pub fn route(&self, topic: &str) -> Result<JsValue, JsError> {
         match self.inner.route_data(&topic.into()) {
-            Some(r) => to_js(&dto::Route::from(&r)),
+            Some(r) => to_js(&nameserver_sim::view::TopicRoute::from(&r)),
             None => Ok(JsValue::NULL),
         }
     }

@@ -2,7 +2,8 @@
 
 use nameserver_core::time::Instant;
 use nameserver_sim::scenario::text::action_text;
-use nameserver_sim::{Action, Actor, Link, NodeId, Payload, Role, Scenario, Sim, Timeline, built_in_text, observe};
+use nameserver_sim::view::{ClusterView, Cursor, TraceEvent};
+use nameserver_sim::{Action, Payload, Scenario, Sim, Timeline, built_in_text, observe};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{millis, to_js};
@@ -23,16 +24,6 @@ impl Simulation {
 
     fn branch_scenario(&self) -> &Scenario {
         self.timeline.branches()[self.timeline.current_branch()].scenario()
-    }
-
-    fn node(&self, name: &str) -> Result<NodeId, JsError> {
-        self.sim()
-            .directory()
-            .names()
-            .iter()
-            .position(|n| n == name)
-            .map(|i| NodeId(i as u16))
-            .ok_or_else(|| JsError::new(&format!("no node called `{name}`")))
     }
 }
 
@@ -58,12 +49,6 @@ impl Simulation {
     #[wasm_bindgen(getter)]
     pub fn time(&self) -> f64 {
         self.sim().now().as_millis() as f64
-    }
-
-    /// When the next event is due, in milliseconds.
-    #[wasm_bindgen(js_name = nextEventTime)]
-    pub fn next_event_time(&self) -> Option<f64> {
-        self.sim().next_event_time().map(|t| t.as_millis() as f64)
     }
 
     /// Moves to `ms` (forward by running, backward by restoring a checkpoint and replaying).
@@ -92,7 +77,7 @@ impl Simulation {
         self.timeline.step(limit);
         self.steps.push((from, self.sim().now()));
         let sim = self.sim();
-        to_js(&sim.trace()[before..].iter().map(|e| dto::Trace::new(sim, e)).collect::<Vec<_>>())
+        to_js(&sim.trace()[before..].iter().map(|e| TraceEvent::of(sim, e)).collect::<Vec<_>>())
     }
 
     /// Undoes the last `step` (back to exactly where it started); without one, goes back to
@@ -150,121 +135,20 @@ impl Simulation {
         if self.timeline.select(id) { Ok(()) } else { Err(JsError::new(&format!("no branch {id}"))) }
     }
 
-    /// Every branch.
-    #[wasm_bindgen(unchecked_return_type = "BranchInfo[]")]
-    pub fn branches(&self) -> Result<JsValue, JsError> {
-        let current = self.timeline.current_branch();
-        let list: Vec<dto::BranchInfo> = self
-            .timeline
-            .branches()
-            .iter()
-            .map(|b| dto::BranchInfo {
-                id: b.id(),
-                label: self.timeline.label(b.id()),
-                parent: b.parent().map(|p| p.0),
-                fork_at: b.parent().map(|p| p.1.as_millis()),
-                head: b.head().as_millis(),
-                current: b.id() == current,
-                dropped: b.dropped(),
-                kept: b.kept(),
-            })
-            .collect();
-        to_js(&list)
-    }
-
-    /// Every node with its state and timers.
-    #[wasm_bindgen(unchecked_return_type = "NodeInfo[]")]
-    pub fn nodes(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        to_js(&observe::node_views(sim).into_iter().map(|v| dto::Node::new(sim, v)).collect::<Vec<_>>())
-    }
-
-    /// A NameServer's tables (brokerLiveTable with ages, brokerAddrTable, clusterAddrTable,
-    /// topicQueueTable).
-    #[wasm_bindgen(js_name = nameServerTables, unchecked_return_type = "NameServerTables")]
-    pub fn name_server_tables(&self, name: &str) -> Result<JsValue, JsError> {
-        let id = self.node(name)?;
-        let sim = self.sim();
-        let node = &sim.nodes()[usize::from(id.0)];
-        if node.role() != Role::NameServer {
-            return Err(JsError::new(&format!("`{name}` is not a NameServer")));
-        }
-        let ns = match &node.actor() {
-            Actor::NameServer(n) => Some(n.ns()),
-            _ => None,
+    /// The cluster now, with the logs since `cursor` (the `delta.cursor` of the previous view;
+    /// none: everything). One call per frame: see `ClusterView` and `Delta` for what it holds
+    /// and when its delta is `reset`.
+    #[wasm_bindgen(unchecked_return_type = "ClusterView")]
+    pub fn view(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Cursor | null | undefined")] cursor: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let cursor: Option<Cursor> = if cursor.is_null() || cursor.is_undefined() {
+            None
+        } else {
+            Some(serde_wasm_bindgen::from_value(cursor).map_err(|e| JsError::new(&format!("bad cursor: {e}")))?)
         };
-        to_js(&dto::Tables::new(name.to_owned(), node.state().name(), ns, &observe::removal_clocks(sim, id)))
-    }
-
-    /// The route a NameServer would answer for `topic` now, or `null` (TOPIC_NOT_EXIST).
-    #[wasm_bindgen(js_name = nameServerRoute, unchecked_return_type = "TopicRoute | null")]
-    pub fn name_server_route(&self, name: &str, topic: &str) -> Result<JsValue, JsError> {
-        let id = self.node(name)?;
-        let Actor::NameServer(n) = &self.sim().nodes()[usize::from(id.0)].actor() else { return Ok(JsValue::NULL) };
-        let route = n.ns().route_data(&topic.into());
-        match route {
-            Some(r) => to_js(&dto::Route::from(&r)),
-            None => Ok(JsValue::NULL),
-        }
-    }
-
-    /// A producer's or consumer's cached route, its NameServer and whether it is stale.
-    #[wasm_bindgen(js_name = clientRoute, unchecked_return_type = "ClientRoute")]
-    pub fn client_route(&self, name: &str) -> Result<JsValue, JsError> {
-        let id = self.node(name)?;
-        let sim = self.sim();
-        let core = match &sim.nodes()[usize::from(id.0)].actor() {
-            Actor::Producer(p) => &p.client(),
-            Actor::Consumer(c) => &c.client(),
-            _ => {
-                return Err(JsError::new(&format!("`{name}` is not a running producer or consumer")));
-            }
-        };
-        let ns = sim.directory().client_nameserver(core.ns_index());
-        to_js(&dto::ClientRoute {
-            name: name.to_owned(),
-            topic: core.topic().to_string(),
-            bound_to: sim.directory().name(ns).to_owned(),
-            route: core.route().map(dto::Route::from),
-            changed_at: core.route_changed_at().map(|t| t.as_millis()),
-            stale: sim.is_stale(id),
-            stale_since: observe::stale_since(sim, id).map(|t| t.as_millis()),
-        })
-    }
-
-    /// Number of messages put on the wire so far (frames, FIN, RST), lost ones included.
-    #[wasm_bindgen(js_name = wireLength)]
-    pub fn wire_length(&self) -> usize {
-        self.sim().history().wire().len()
-    }
-
-    /// The messages put on the wire from index `from_index` on, in sending order, each as it
-    /// was sent. The log is the current branch's up to now: seeking back truncates it (an
-    /// index past `wireLength()` gives `[]`) and another branch has its own, so after either
-    /// read again from an index taken at or before that time.
-    #[wasm_bindgen(unchecked_return_type = "WireEvent[]")]
-    pub fn wire(&self, from_index: usize) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let all = &sim.history().wire();
-        to_js(&all[from_index.min(all.len())..].iter().map(|r| dto::WireEvent::new(sim, r)).collect::<Vec<_>>())
-    }
-
-    /// A consumer's queues (next, committed and max offsets, where each started, which
-    /// instance it reads) and what it consumed, duplicates counted (across restarts).
-    #[wasm_bindgen(js_name = consumerView, unchecked_return_type = "ConsumerView")]
-    pub fn consumer_view(&self, name: &str) -> Result<JsValue, JsError> {
-        let id = self.node(name)?;
-        let sim = self.sim();
-        let view =
-            observe::consumer_view(sim, id).ok_or_else(|| JsError::new(&format!("`{name}` is not a consumer")))?;
-        to_js(&dto::Consumer::new(sim, name.to_owned(), view))
-    }
-
-    /// Messages on the wire now.
-    #[wasm_bindgen(unchecked_return_type = "FlightInfo[]")]
-    pub fn flights(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        to_js(&observe::flights(sim).into_iter().map(|f| dto::Flight::new(sim, f)).collect::<Vec<_>>())
+        to_js(&ClusterView::of(&self.timeline, cursor.as_ref()))
     }
 
     /// The frame of a message in flight, decoded (`undefined` for FIN/RST or an unknown id).
@@ -273,110 +157,6 @@ impl Simulation {
         let Some(flight) = self.sim().net().flights().get(&(id as u64)) else { return Ok(JsValue::UNDEFINED) };
         let Payload::Frame(bytes) = flight.payload() else { return Ok(JsValue::UNDEFINED) };
         crate::codec::decode_frame(bytes)
-    }
-
-    /// Links that are not up: `{a, b, state: "cut" | "reset"}`.
-    #[wasm_bindgen(unchecked_return_type = "LinkInfo[]")]
-    pub fn links(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let list: Vec<dto::LinkInfo> = sim
-            .net()
-            .links()
-            .iter()
-            .map(|((a, b), link)| dto::LinkInfo {
-                a: sim.directory().name(*a).to_owned(),
-                b: sim.directory().name(*b).to_owned(),
-                state: match link {
-                    Link::Cut => "cut",
-                    Link::Reset => "reset",
-                    Link::Up => "up",
-                },
-            })
-            .collect();
-        to_js(&list)
-    }
-
-    /// Brokers each producer's fault strategy isolates, with when each becomes available again
-    /// (entries in the past are kept, as the client keeps them).
-    #[wasm_bindgen(unchecked_return_type = "IsolationInfo[]")]
-    pub fn isolations(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let mut list = Vec::new();
-        for (i, node) in sim.nodes().iter().enumerate() {
-            if let Actor::Producer(p) = &node.actor() {
-                for (broker, until) in p.faults() {
-                    list.push(dto::Isolation {
-                        producer: sim.directory().name(NodeId(i as u16)).to_owned(),
-                        broker: broker.to_string(),
-                        until: until.as_millis(),
-                    });
-                }
-            }
-        }
-        to_js(&list)
-    }
-
-    /// Number of trace lines so far.
-    #[wasm_bindgen(js_name = traceLength)]
-    pub fn trace_length(&self) -> usize {
-        self.sim().trace().len()
-    }
-
-    /// Trace lines `from` (inclusive) to `to` (exclusive; default: the end).
-    #[wasm_bindgen(unchecked_return_type = "TraceEvent[]")]
-    pub fn trace(&self, from: usize, to: Option<usize>) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let all = sim.trace();
-        let end = to.unwrap_or(all.len()).min(all.len());
-        let start = from.min(end);
-        to_js(&all[start..end].iter().map(|e| dto::Trace::new(sim, e)).collect::<Vec<_>>())
-    }
-
-    /// What each fault did: NameServer removals, client route updates, sends affected.
-    #[wasm_bindgen(unchecked_return_type = "Measurement[]")]
-    pub fn measurements(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        to_js(&observe::measurements(sim).into_iter().map(|m| dto::Measurement::new(sim, m)).collect::<Vec<_>>())
-    }
-
-    /// Intervals in which a client's route differed from its NameServer's.
-    #[wasm_bindgen(js_name = staleWindows, unchecked_return_type = "StaleWindow[]")]
-    pub fn stale_windows(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let list: Vec<dto::Window> = observe::stale_windows(sim)
-            .into_iter()
-            .map(|w| dto::Window {
-                client: sim.directory().name(w.client()).to_owned(),
-                from: w.from().as_millis(),
-                to: w.to().map(|t| t.as_millis()),
-            })
-            .collect();
-        to_js(&list)
-    }
-
-    /// Finished sends (from index `from`), each with its attempts.
-    #[wasm_bindgen(unchecked_return_type = "SendInfo[]")]
-    pub fn sends(&self, from: usize) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let all = &sim.history().sends();
-        to_js(&all[from.min(all.len())..].iter().map(|s| dto::Send::new(sim, s)).collect::<Vec<_>>())
-    }
-
-    /// Every fault injected so far.
-    #[wasm_bindgen(unchecked_return_type = "FaultInfo[]")]
-    pub fn faults(&self) -> Result<JsValue, JsError> {
-        let sim = self.sim();
-        let list: Vec<dto::Fault> = sim
-            .history()
-            .faults()
-            .iter()
-            .map(|f| dto::Fault {
-                at: f.at().as_millis(),
-                action: action_text(f.action()),
-                target: f.target().map(|t| sim.directory().name(t).to_owned()),
-            })
-            .collect();
-        to_js(&list)
     }
 
     /// A fingerprint of the state (hex).

@@ -67,20 +67,49 @@ export interface QueueInfo { brokerName: string; readQueueNums: number; writeQue
 export interface BrokerInfo { brokerName: string; cluster: string; brokerAddrs: Record<string, string>; zoneName: string | null; }
 /** A topic route, shaped like the RocketMQ dashboard's Router view. */
 export interface TopicRoute { brokerDatas: BrokerInfo[]; queueDatas: QueueInfo[]; orderTopicConf: string | null; }
+/** A broker's topic-config data version. */
+export interface DataVersion { counter: number; stateVersion: number; timestamp: number; }
 /**
- * A brokerLiveTable row. In a `Simulation`, the removal clock: `idleCloseAt` is when the idle
- * close of the broker's channel fires (null with idle close off or no tracked channel),
- * `scanExpireAt` the first scan that finds it expired, `removalAt` the earlier of the two and
- * `removalBy` which one. The clock fields are null in `NameServer.tables()`.
+ * A brokerLiveTable row as `view().ns` and the daemon's `/api/view` show it, with its removal
+ * clock (times in ms on the NameServer's clock; `haServerAddr` "" when none): `idleCloseAt` is
+ * when the idle close of the broker's channel fires (null with idle close off, no tracked
+ * channel, or in `NameServer.tables()`), `scanExpireAt` the first scan that finds it expired,
+ * `removalAt` the earlier of the two and `removalBy` which one.
  */
 export interface LiveRow {
-  cluster: string; brokerAddr: string; brokerName: string; brokerId: number;
-  lastUpdate: number; ageMs: number; timeoutMs: number; expiresAt: number;
-  idleCloseAt: number | null; scanExpireAt: number | null; removalAt: number | null; removalBy: "idle" | "scan" | null;
+  cluster: string; brokerAddr: string; brokerName: string; brokerId: number; haServerAddr: string;
+  lastUpdate: number; timeoutMs: number; expiresAt: number; dataVersion: DataVersion;
+  scanExpireAt: number; idleCloseAt: number | null; removalAt: number; removalBy: "idle" | "scan";
 }
-export interface NameServerTables {
-  name: string; state: string; nextScan: number | null; live: LiveRow[]; brokers: BrokerInfo[];
-  clusters: Record<string, string[]>; topics: Record<string, QueueInfo[]>;
+/** A brokerAddrTable entry (BrokerData). */
+export interface BrokerGroup {
+  cluster: string; brokerName: string; brokerAddrs: Record<string, string>; zoneName?: string; enableActingMaster: boolean;
+}
+/** One NameServer's tables, in the JSON of the daemon's `/api/view`. */
+export interface NsTables {
+  uptimeMs: number; serving: boolean; nextScanMs: number; clusterAddrTable: Record<string, string[]>;
+  brokerAddrTable: Record<string, BrokerGroup>; brokers: LiveRow[];
+}
+/** Where a caller is in the current branch's logs: pass the last view's `delta.cursor` back. */
+export interface Cursor { branch: number; time: number; trace: number; sends: number; wire: number; }
+/**
+ * The logs since a cursor. `reset`: the cursor was from another branch or a later time (or
+ * none), so `trace` and `sends` are whole and `wire` is empty.
+ */
+export interface Delta {
+  reset: boolean; traceFrom: number; trace: TraceEvent[]; sendsFrom: number; sends: SendInfo[]; wire: WireEvent[];
+  cursor: Cursor;
+}
+/**
+ * The cluster now (`Simulation.view`): `ns` holds each running NameServer's tables, `routes`
+ * what each NameServer answers for each of the scenario's topics (null: none), `clients` each
+ * running client's route, `consumers` each consumer.
+ */
+export interface ClusterView {
+  time: number; next: number | null; nodes: NodeInfo[]; flights: FlightInfo[]; ns: Record<string, NsTables>;
+  routes: Record<string, Record<string, TopicRoute | null>>; clients: Record<string, ClientRoute>;
+  consumers: Record<string, ConsumerView>; faults: FaultInfo[]; stale: StaleWindow[]; measurements: Measurement[];
+  links: LinkInfo[]; isolations: IsolationInfo[]; branches: BranchInfo[]; delta: Delta;
 }
 export interface ClientRoute {
   name: string; topic: string; boundTo: string; route: TopicRoute | null; changedAt: number | null;

@@ -65,12 +65,12 @@ fn number(v: &JsValue, key: &str) -> Option<f64> {
 #[wasm_bindgen_test]
 fn the_wire_log_reads_incrementally_and_shows_losses() {
     let mut sim = Simulation::built_in("S7").unwrap();
+    let start = field(&sim.view(JsValue::NULL).unwrap(), "delta");
     sim.seek(200_000.0).unwrap();
-    let length = sim.wire_length();
-    let all = list(sim.wire(0).unwrap());
-    assert_eq!(all.len(), length);
-    assert_eq!(list(sim.wire(length - 5).unwrap()).len(), 5);
-    assert!(list(sim.wire(length + 10).unwrap()).is_empty());
+    let delta = field(&sim.view(field(&start, "cursor")).unwrap(), "delta");
+    let all = list(field(&delta, "wire"));
+    let length = number(&field(&delta, "cursor"), "wire").unwrap() as usize;
+    assert_eq!(all.len(), length, "everything since 0 ms");
     assert_eq!(keys(&all[0]), ["arriveAt", "category", "from", "id", "lost", "response", "sentAt", "to", "type"]);
     let lost = all
         .iter()
@@ -85,17 +85,20 @@ fn the_wire_log_reads_incrementally_and_shows_losses() {
         .find(|e| field(e, "response").as_bool() == Some(true) && text(e, "category") == "register")
         .expect("a registration answered");
     assert_eq!(text(answer, "type"), "REGISTER_BROKER");
-    // Seeking back truncates the log.
+    // Seeking back truncates the log: a reset, with no wire.
     sim.seek(100_000.0).unwrap();
-    assert!(sim.wire_length() < length);
-    assert!(list(sim.wire(length - 5).unwrap()).is_empty());
+    let back = field(&sim.view(field(&delta, "cursor")).unwrap(), "delta");
+    assert_eq!(field(&back, "reset").as_bool(), Some(true));
+    assert!(number(&field(&back, "cursor"), "wire").unwrap() < length as f64);
+    assert!(list(field(&back, "wire")).is_empty());
 }
 
 #[wasm_bindgen_test]
 fn timers_and_tables_show_the_clocks_running_to_removal() {
     let mut sim = Simulation::built_in("S5").unwrap();
     sim.seek(190_000.0).unwrap();
-    let nodes = list(sim.nodes().unwrap());
+    let view = sim.view(JsValue::NULL).unwrap();
+    let nodes = list(field(&view, "nodes"));
     let timers = |name: &str| {
         let node = nodes.iter().find(|n| text(n, "name") == name).unwrap();
         list(field(node, "timers"))
@@ -109,21 +112,48 @@ fn timers_and_tables_show_the_clocks_running_to_removal() {
         .expect("NS-1's idle close of broker-b");
     assert_eq!(number(&idle, "periodMs"), Some(120_000.0));
 
-    let tables = sim.name_server_tables("NS-1").unwrap();
-    let row = list(field(&tables, "live")).into_iter().find(|r| text(r, "brokerName") == "broker-b").unwrap();
+    let tables = field(&field(&view, "ns"), "NS-1");
+    let row = list(field(&tables, "brokers")).into_iter().find(|r| text(r, "brokerName") == "broker-b").unwrap();
     assert_eq!(text(&row, "removalBy"), "idle");
     let removal_at = number(&row, "removalAt").unwrap();
     assert_eq!(number(&row, "idleCloseAt"), Some(removal_at));
     assert_eq!(number(&row, "idleCloseAt"), number(&idle, "at"));
     assert!(number(&row, "scanExpireAt").unwrap() > removal_at);
     // NS-1 removes broker-b exactly then.
-    let before = sim.trace_length();
+    let cursor = field(&field(&view, "delta"), "cursor");
     sim.seek(200_000.0).unwrap();
-    let removed = list(sim.trace(before, None).unwrap())
+    let removed = list(field(&field(&sim.view(cursor).unwrap(), "delta"), "trace"))
         .into_iter()
         .find(|e| text(e, "node") == "NS-1" && text(e, "kind") == "unregistered")
         .expect("NS-1 removes broker-b");
     assert_eq!(number(&removed, "at"), Some(removal_at));
+}
+
+#[wasm_bindgen_test]
+fn the_views_nameserver_tables_read_back_as_the_cores_and_its_delta_follows_the_cursor() {
+    use nameserver_core::server::RemovalPath;
+    use nameserver_core::view::NsTables;
+
+    let mut sim = Simulation::built_in("S5").unwrap();
+    sim.seek(190_000.0).unwrap();
+    let view = sim.view(JsValue::NULL).unwrap();
+    let tables: NsTables = serde_wasm_bindgen::from_value(field(&field(&view, "ns"), "NS-1")).expect("NsTables");
+    assert!(tables.uptime_ms <= 190_000, "its clock is its last event's time");
+    let row = tables.brokers.iter().find(|r| r.broker_name == "broker-b").expect("broker-b listed");
+    assert_eq!((row.removal_by, row.idle_close_at), (RemovalPath::Idle, Some(row.removal_at)));
+    let delta = field(&view, "delta");
+    assert_eq!((field(&delta, "reset").as_bool(), field(&delta, "wire").is_truthy()), (Some(true), true));
+
+    sim.seek(200_000.0).unwrap();
+    let next = field(&sim.view(field(&delta, "cursor")).unwrap(), "delta");
+    assert_eq!(field(&next, "reset").as_bool(), Some(false));
+    assert_eq!(number(&next, "traceFrom"), number(&field(&delta, "cursor"), "trace"));
+    let removed = list(field(&next, "trace"))
+        .into_iter()
+        .find(|e| text(e, "node") == "NS-1" && text(e, "kind") == "unregistered")
+        .expect("NS-1 removes broker-b");
+    assert_eq!(number(&removed, "at"), Some(row.removal_at as f64));
+    assert!(sim.view(JsValue::from_str("later")).is_err(), "a cursor is an object");
 }
 
 #[wasm_bindgen_test]
@@ -136,7 +166,7 @@ fn forks_drop_later_injections_unless_asked_to_keep_them() {
     assert_eq!(later.len(), 1);
     assert_eq!((number(&later[0], "at"), text(&later[0], "action")), (Some(50_000.0), "kill broker-b".to_owned()));
     sim.inject("freeze broker-b").unwrap();
-    let branches = list(sim.branches().unwrap());
+    let branches = list(field(&sim.view(JsValue::NULL).unwrap(), "branches"));
     assert_eq!(branches.len(), 2);
     assert_eq!((number(&branches[1], "dropped"), number(&branches[1], "kept")), (Some(1.0), Some(0.0)));
     let own = sim.scenario_text();
@@ -152,7 +182,7 @@ fn forks_drop_later_injections_unless_asked_to_keep_them() {
     sim.select_branch(0).unwrap();
     sim.seek(40_000.0).unwrap();
     let id = sim.fork(Some(true));
-    let branch = list(sim.branches().unwrap()).remove(id);
+    let branch = list(field(&sim.view(JsValue::NULL).unwrap(), "branches")).remove(id);
     assert_eq!((number(&branch, "dropped"), number(&branch, "kept")), (Some(0.0), Some(1.0)));
     assert_eq!(list(sim.later_injected().unwrap()).len(), 1);
     assert!(sim.scenario_text().contains("at 50 kill broker-b"));

@@ -5,15 +5,14 @@ import { gateHit } from "./gate.js";
 
 const ready = init();
 let sim = null;
-// What the page already holds, so snapshots carry only what is new.
-let sent = { branch: -1, trace: 0, sends: 0, wire: 0, time: 0 };
+// Where the page is in the logs, so snapshots carry only what is new (null: nothing held).
+let cursor = null;
 
 const MAX_MS = 24 * 3600 * 1000;
 const PEEK_MS = 600 * 1000;
 
-function currentBranch() {
-  return sim.branches().find((b) => b.current);
-}
+// The current branch as of the last answer (every operation ends with one).
+let current = null;
 
 // Runs forward to `ms`; with a gate, stops at the first trace line that matches it (its
 // millisecond fully run, so the state equals a plain seek to that time).
@@ -30,10 +29,12 @@ function runTo(s, ms, gate) {
   }
   // In growing chunks, so that a near event costs a short run (and a short trace to read),
   // not the whole window and a replay back to the event.
+  let at = s.view(s === sim ? cursor : null).delta.cursor;
   for (let chunk = 1000; s.time < ms; chunk *= 2) {
-    const before = s.traceLength();
     s.seek(Math.min(ms, s.time + chunk));
-    const hit = gateHit(gate, s.time, s.trace(before));
+    const delta = s.view(at).delta;
+    at = delta.cursor;
+    const hit = gateHit(gate, s.time, delta.trace);
     if (hit) {
       if (hit.at < s.time) s.seek(hit.at);
       return hit;
@@ -42,18 +43,10 @@ function runTo(s, ms, gate) {
   return null;
 }
 
-function optional(fn) {
-  try {
-    return fn();
-  } catch {
-    return null;
-  }
-}
-
 // What stays put while a branch runs: its text, nodes, topics, and the scenario as the model
 // reads it (`model`: settings, script and the periods and timeouts the model runs with).
-function meta() {
-  const nodes = sim.nodes().map(({ name, role, addr, group, brokerId }) => ({ name, role, addr, group, brokerId }));
+function meta(snap) {
+  const nodes = snap.nodes.map(({ name, role, addr, group, brokerId }) => ({ name, role, addr, group, brokerId }));
   const model = sim.scenarioView();
   // The NameServer each client is configured with, known before it starts.
   const bound = Object.fromEntries(model.nodes.filter((n) => n.ns !== null).map((n) => [n.name, n.ns]));
@@ -69,60 +62,68 @@ function meta() {
   };
 }
 
-function snapshot(meta0) {
-  const time = sim.time;
-  const branch = currentBranch();
-  const full = branch.id !== sent.branch;
-  const back = time < sent.time;
-  const traceLen = sim.traceLength();
-  const traceFrom = full ? 0 : Math.min(sent.trace, traceLen);
-  const trace = sim.trace(traceFrom);
-  const sendsFrom = full || back ? 0 : sent.sends;
-  const sends = sim.sends(sendsFrom);
-  // What went on the wire since the last answer, for the page to animate (nothing after a
-  // jump back or a branch switch: those show exact positions, not motion).
-  const wireLen = sim.wireLength();
-  const wire = full || back ? [] : sim.wire(Math.min(sent.wire, wireLen));
-  sent = { branch: branch.id, trace: traceLen, sends: sendsFrom + sends.length, wire: wireLen, time };
-  const nodes = sim.nodes();
+// The page's tables of a NameServer from the view's `NsTables` (absent: not running).
+function nsTables(name, state, tables, routes) {
+  if (!tables) return { name, state, nextScan: null, live: [], brokers: [], clusters: {}, topics: {} };
+  const topics = {};
+  for (const [t, r] of Object.entries(routes || {})) if (r) topics[t] = r.queueDatas;
+  return {
+    name,
+    state,
+    nextScan: tables.nextScanMs,
+    live: tables.brokers.map((r) => ({ ...r, ageMs: Math.max(0, tables.uptimeMs - r.lastUpdate) })),
+    brokers: Object.values(tables.brokerAddrTable).map(({ brokerName, cluster, brokerAddrs, zoneName }) => ({
+      brokerName,
+      cluster,
+      brokerAddrs,
+      zoneName: zoneName ?? null,
+    })),
+    clusters: tables.clusterAddrTable,
+    topics,
+  };
+}
+
+// One view per answer; the page's snapshot keeps its shape (what is new in the logs since the
+// cursor of the last answer).
+function snapshot() {
+  const held = cursor;
+  const v = sim.view(held);
+  const d = v.delta;
+  cursor = d.cursor;
+  // Back on the same branch the page's trace is this one's prefix: it cuts it, as before
+  // the one view, and announces no line again.
+  const back = d.reset && held !== null && held.branch === d.cursor.branch;
+  const branch = v.branches.find((b) => b.current);
+  current = branch;
   const ns = {};
-  const routes = {};
   const clients = {};
-  const consumers = {};
-  const topics = meta0.topics;
-  for (const n of nodes) {
-    if (n.role === "nameserver") {
-      ns[n.name] = sim.nameServerTables(n.name);
-      routes[n.name] = {};
-      for (const t of topics) routes[n.name][t] = sim.nameServerRoute(n.name, t);
-    } else if (n.role === "producer" || n.role === "consumer") {
-      clients[n.name] = optional(() => sim.clientRoute(n.name));
-      if (n.role === "consumer") consumers[n.name] = optional(() => sim.consumerView(n.name));
-    }
+  for (const n of v.nodes) {
+    if (n.role === "nameserver") ns[n.name] = nsTables(n.name, n.state, v.ns[n.name], v.routes[n.name]);
+    else if (n.role === "producer" || n.role === "consumer") clients[n.name] = v.clients[n.name] ?? null;
   }
   return {
-    time,
-    next: sim.nextEventTime() ?? null,
+    time: v.time,
+    next: v.next,
     branch: branch.id,
     head: branch.head,
-    branches: sim.branches(),
-    traceFrom,
-    traceLen,
-    trace,
-    sendsFrom,
-    sends,
-    wire,
-    nodes,
-    flights: sim.flights(),
+    branches: v.branches,
+    traceFrom: back ? d.cursor.trace : d.traceFrom,
+    traceLen: d.cursor.trace,
+    trace: back ? [] : d.trace,
+    sendsFrom: d.sendsFrom,
+    sends: d.sends,
+    wire: d.wire,
+    nodes: v.nodes,
+    flights: v.flights,
     ns,
-    routes,
+    routes: v.routes,
     clients,
-    consumers,
-    faults: sim.faults(),
-    stale: sim.staleWindows(),
-    measurements: sim.measurements(),
-    links: sim.links(),
-    isolations: sim.isolations(),
+    consumers: v.consumers,
+    faults: v.faults,
+    stale: v.stale,
+    measurements: v.measurements,
+    links: v.links,
+    isolations: v.isolations,
     profile: sim.profile,
   };
 }
@@ -132,17 +133,19 @@ let metaCache = null;
 function load({ text, id, t }) {
   if (sim) sim.free();
   sim = id ? Simulation.builtIn(id) : new Simulation(text);
-  sent = { branch: -1, trace: 0, sends: 0, wire: 0, time: 0 };
+  cursor = null;
   sim.seek(t || 0);
-  metaCache = meta();
-  return { meta: metaCache, snap: snapshot(metaCache) };
+  const snap = snapshot();
+  metaCache = meta(snap);
+  return { meta: metaCache, snap };
 }
 
 function withSnap(extra = {}) {
-  const m = meta();
+  const snap = snapshot();
+  const m = meta(snap);
   const changed = m.text !== metaCache.text;
   metaCache = m;
-  return { ...extra, meta: changed ? m : undefined, snap: snapshot(m) };
+  return { ...extra, meta: changed ? m : undefined, snap };
 }
 
 // A separate run for the quiz: the answer comes from the model, not from the page.
@@ -150,9 +153,10 @@ function quiz({ text, freezeAt, producer = "P1", until }) {
   const probe = new Simulation(text);
   try {
     probe.seek(freezeAt);
-    const row = probe.nameServerTables("NS-1").live.find((r) => r.brokerName === "broker-b");
+    const tables = probe.view().ns["NS-1"];
+    const row = tables ? tables.brokers.find((r) => r.brokerName === "broker-b") : null;
     probe.seek(until);
-    const m = probe.measurements()[0];
+    const m = probe.view().measurements[0];
     const removal = Object.fromEntries(m.nsRemoval);
     const update = Object.fromEntries(m.clientUpdate);
     return {
@@ -172,11 +176,12 @@ function compare({ items, at }) {
     const probe = item.id ? Simulation.builtIn(item.id) : new Simulation(item.text);
     try {
       probe.seek(Math.max(0, Math.min(at, MAX_MS)));
-      const ms = probe.measurements();
+      const v = probe.view();
+      const ms = v.measurements;
       return {
         label: item.label,
         m: ms.length ? ms[ms.length - 1] : null,
-        stale: probe.staleWindows().filter((w) => w.from > 0),
+        stale: v.stale.filter((w) => w.from > 0),
       };
     } finally {
       probe.free();
@@ -216,7 +221,7 @@ const ops = {
   },
   // In the past this forks; `keepLater` keeps the actions injected later on the parent.
   inject: ({ action, keepLater = false }) => {
-    if (sim.time < currentBranch().head) sim.fork(keepLater);
+    if (sim.time < current.head) sim.fork(keepLater);
     sim.inject(action);
     return withSnap();
   },
@@ -240,9 +245,14 @@ const ops = {
     sim.selectBranch(id);
     return withSnap();
   },
-  snapshot: () => ({ snap: snapshot(metaCache) }),
+  snapshot: () => ({ snap: snapshot() }),
   hashes: () => ({ time: sim.time, stateHash: sim.stateHash(), traceHash: sim.traceHash() }),
-  trace: () => ({ trace: sim.trace(0), text: sim.scenarioText(), time: sim.time, traceHash: sim.traceHash() }),
+  trace: () => ({
+    trace: sim.view().delta.trace,
+    text: sim.scenarioText(),
+    time: sim.time,
+    traceHash: sim.traceHash(),
+  }),
   frame: ({ id }) => ({ frame: sim.flightFrame(id) ?? null }),
   quiz,
   check: () => {

@@ -99,3 +99,61 @@ async fn api_view_reads_back_as_the_cores_tables_of_what_was_registered() {
     assert_eq!((row.broker_name.as_str(), row.broker_addr.as_str()), ("broker-a", "127.0.0.1:31911"));
     server.stop().await.unwrap();
 }
+
+#[tokio::test]
+async fn api_view_and_the_simulation_list_a_broker_registered_the_same_way_alike() {
+    use nameserver_core::protocol::RequestCode;
+    use nameserver_sim::view::ClusterView;
+    use nameserver_sim::{Payload, Timeline, built_in};
+
+    // The simulation's first registration of broker-a with NS-1, as its bytes on the wire.
+    let mut tl = Timeline::new(&built_in("S1").expect("S1"));
+    let (ns1, broker_a) = {
+        let names = tl.sim().directory().names();
+        let id = |n: &str| names.iter().position(|x| x == n).expect(n);
+        (id("NS-1"), id("broker-a"))
+    };
+    let mut frame = None;
+    for ms in 0..20_000 {
+        tl.seek(Instant::from_millis(ms));
+        frame = tl.sim().net().flights().values().find_map(|f| match f.payload() {
+            Payload::Frame(bytes)
+                if usize::from(f.to().0) == ns1
+                    && usize::from(f.from().0) == broker_a
+                    && decode(bytes).request_code() == RequestCode::RegisterBroker =>
+            {
+                Some(bytes.clone())
+            }
+            _ => None,
+        });
+        if frame.is_some() {
+            break;
+        }
+    }
+    let frame = frame.expect("broker-a registers within 20 s");
+    tl.seek(Instant::from_millis(tl.sim().now().as_millis() + 1_000));
+    let simulated = ClusterView::of(&tl, None).ns.remove("NS-1").expect("NS-1 runs");
+
+    // The same bytes to the daemon.
+    let server = ConsoleServer::start().await;
+    let mut broker = server.client().await;
+    assert_eq!(decode(&broker.call(&frame).await).code, 0, "registered");
+    let view = server.wait_json("/api/view", |v| broker_count(v) == 1).await;
+    let daemon: NsTables = serde_json::from_value(view).expect("/api/view is NsTables");
+    server.stop().await.unwrap();
+
+    // Times aside (each NameServer's own clock), the rows are equal.
+    let timeless = |tables: &NsTables| {
+        let mut rows = tables.brokers.clone();
+        for row in &mut rows {
+            (row.last_update, row.expires_at, row.scan_expire_at, row.removal_at) = (0, 0, 0, 0);
+            row.idle_close_at = row.idle_close_at.map(|_| 0);
+        }
+        rows
+    };
+    let rows = timeless(&daemon);
+    assert_eq!((rows.len(), rows[0].broker_name.as_str(), rows[0].broker_id), (1, "broker-a", 0), "{rows:?}");
+    let same: Vec<_> = timeless(&simulated).into_iter().filter(|r| r.broker_addr == rows[0].broker_addr).collect();
+    assert_eq!(rows, same);
+    assert_eq!(daemon.cluster_addr_table, simulated.cluster_addr_table);
+}

@@ -326,6 +326,22 @@ impl Scenario {
         (self.idle_close && secs > 0).then(|| Duration::from_secs(secs))
     }
 
+    /// The topics the scenario names, in its order: its clients' first, then the created ones.
+    #[must_use]
+    pub fn topic_names(&self) -> Vec<&str> {
+        let clients = self.nodes.iter().filter_map(|n| match n {
+            NodeSpec::Producer { topic, .. } | NodeSpec::Consumer { topic, .. } => Some(topic.as_str()),
+            _ => None,
+        });
+        let mut names: Vec<&str> = Vec::new();
+        for name in clients.chain(self.topics.iter().map(|t| t.name.as_str())) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names
+    }
+
     /// The node index of `name`.
     #[must_use]
     pub fn node_index(&self, name: &str) -> Option<usize> {

@@ -5,6 +5,7 @@
 mod common;
 
 mod sim_broker_removal;
+mod sim_cluster_view;
 mod sim_discovery;
 mod sim_faults;
 mod sim_invariants;

@@ -32,7 +32,7 @@ try {
   await init();
   const sim = Simulation.builtIn("S3");
   sim.seek(70_000);
-  const [m] = sim.measurements();
+  const [m] = sim.view().measurements;
   assert.equal(inBrowser.wasmExportValid, true, "rocketmq-nameserver/wasm resolves to the module");
   assert.deepEqual(
     inBrowser.scenarios,

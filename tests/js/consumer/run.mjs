@@ -8,7 +8,7 @@ import manifest from "rocketmq-nameserver/package.json" with { type: "json" };
 await init();
 const sim = Simulation.builtIn("S3");
 sim.seek(70_000);
-const [m] = sim.measurements();
+const [m] = sim.view().measurements;
 if (m.action !== "shutdown broker-b" || !m.nsRemoval.every(([, at]) => at !== null && at < 50_100)) {
   console.error("unexpected measurement", m);
   process.exit(1);

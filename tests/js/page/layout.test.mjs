@@ -12,7 +12,9 @@ await init();
 // The nodes as the worker hands them to the page (www/source/worker.js, meta()).
 const SCENARIOS = builtInScenarios().map(({ id }) => {
   const sim = Simulation.builtIn(id);
-  const nodes = sim.nodes().map(({ name, role, addr, group, brokerId }) => ({ name, role, addr, group, brokerId }));
+  const nodes = sim
+    .view()
+    .nodes.map(({ name, role, addr, group, brokerId }) => ({ name, role, addr, group, brokerId }));
   sim.free();
   return { id, nodes };
 });

@@ -8,7 +8,7 @@ async function main() {
   await init();
   const sim = Simulation.builtIn("S3");
   sim.seek(70_000);
-  const [m] = sim.measurements();
+  const [m] = sim.view().measurements;
   const wasm = await fetch(wasmUrl).then((r) => r.arrayBuffer());
   return {
     scenarios: builtInScenarios().map((s) => s.id),

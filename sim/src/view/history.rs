@@ -1,0 +1,243 @@
+//! The logs and records of a run as the page shows them: trace lines, finished sends,
+//! faults, measurements, stale windows and branches.
+
+use alloc::borrow::ToOwned;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use crate::scenario::text::action_text;
+use crate::{Failure, FaultMeasurement, FaultRecord, NodeId, SendOutcome, SendRecord, Sim, Timeline, TraceEntry};
+
+/// One trace line: time, node, kind and RocketMQ's log wording.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceEvent {
+    /// Its place in the trace.
+    pub seq: u64,
+    /// When (ms).
+    pub at: u64,
+    /// The node that wrote it.
+    pub node: String,
+    /// Its [`TraceKind`](crate::TraceKind) name.
+    pub kind: &'static str,
+    /// The line.
+    pub text: String,
+}
+
+impl TraceEvent {
+    /// `e` with its node named.
+    #[must_use]
+    pub fn of(sim: &Sim, e: &TraceEntry) -> Self {
+        Self {
+            seq: e.seq(),
+            at: e.at().as_millis(),
+            node: sim.directory().name(e.node()).to_owned(),
+            kind: e.kind().name(),
+            text: e.text().to_owned(),
+        }
+    }
+}
+
+/// One attempt of a send.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SendAttemptInfo {
+    /// The broker group it went to.
+    pub broker: String,
+    /// When (ms).
+    pub at: u64,
+    /// `connect-failed`, `closed` or `timeout`; `None`: it succeeded.
+    pub failure: Option<&'static str>,
+}
+
+/// A finished send with its attempts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SendInfo {
+    /// The producer.
+    pub producer: String,
+    /// The producer's send number.
+    pub id: u64,
+    /// When it started (ms).
+    pub started: u64,
+    /// When it finished (ms).
+    pub finished: u64,
+    /// `ok`, `failed` or `indeterminate`.
+    pub outcome: &'static str,
+    /// Each attempt, in order.
+    pub attempts: Vec<SendAttemptInfo>,
+}
+
+impl SendInfo {
+    /// `s` with its producer and brokers named.
+    #[must_use]
+    pub fn of(sim: &Sim, s: &SendRecord) -> Self {
+        Self {
+            producer: sim.directory().name(s.producer()).to_owned(),
+            id: s.id(),
+            started: s.started().as_millis(),
+            finished: s.finished().as_millis(),
+            outcome: match s.outcome() {
+                SendOutcome::Ok => "ok",
+                SendOutcome::Failed => "failed",
+                SendOutcome::Indeterminate => "indeterminate",
+            },
+            attempts: s
+                .attempts()
+                .iter()
+                .map(|a| SendAttemptInfo {
+                    broker: sim.directory().group_name(a.group()).to_string(),
+                    at: a.at().as_millis(),
+                    failure: a.failure().map(|f| match f {
+                        Failure::ConnectFailed => "connect-failed",
+                        Failure::Closed => "closed",
+                        Failure::Timeout => "timeout",
+                    }),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A fault injected (or scripted): when, the action as the script writes it, and the node it
+/// names first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FaultInfo {
+    /// When (ms).
+    pub at: u64,
+    /// The action, e.g. `kill broker-b`.
+    pub action: String,
+    /// The node it names first.
+    pub target: Option<String>,
+}
+
+impl FaultInfo {
+    /// `f` with its target named.
+    #[must_use]
+    pub fn of(sim: &Sim, f: &FaultRecord) -> Self {
+        Self {
+            at: f.at().as_millis(),
+            action: action_text(f.action()),
+            target: f.target().map(|t| sim.directory().name(t).to_owned()),
+        }
+    }
+}
+
+/// What a fault did: when each NameServer removed the broker, when each client's route
+/// changed, and the sends it affected.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Measurement {
+    /// When the fault happened (ms).
+    pub at: u64,
+    /// The action.
+    pub action: String,
+    /// The node it names first.
+    pub target: Option<String>,
+    /// Each NameServer and when it removed the broker (`None`: not yet).
+    pub ns_removal: Vec<(String, Option<u64>)>,
+    /// Each client and when its route changed (`None`: not yet).
+    pub client_update: Vec<(String, Option<u64>)>,
+    /// Send attempts since the fault.
+    pub attempts: u32,
+    /// Of which failed.
+    pub failed_attempts: u32,
+    /// Sends that failed.
+    pub sends_failed: u32,
+    /// Sends that succeeded after a retry.
+    pub sends_retried: u32,
+    /// Sends whose outcome the producer cannot know.
+    pub sends_indeterminate: u32,
+}
+
+impl Measurement {
+    /// `m` with its nodes named.
+    #[must_use]
+    pub fn of(sim: &Sim, m: &FaultMeasurement) -> Self {
+        let name = |n: NodeId| sim.directory().name(n).to_owned();
+        Self {
+            at: m.at().as_millis(),
+            action: m.action().to_owned(),
+            target: m.target().map(name),
+            ns_removal: m.ns_removal().iter().map(|&(n, t)| (name(n), t.map(|t| t.as_millis()))).collect(),
+            client_update: m.client_update().iter().map(|&(n, t)| (name(n), t.map(|t| t.as_millis()))).collect(),
+            attempts: m.attempts(),
+            failed_attempts: m.failed_attempts(),
+            sends_failed: m.sends_failed(),
+            sends_retried: m.sends_retried(),
+            sends_indeterminate: m.sends_indeterminate(),
+        }
+    }
+}
+
+/// An interval in which a client's route differed from its NameServer's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaleWindow {
+    /// The client.
+    pub client: String,
+    /// From (ms).
+    pub from: u64,
+    /// To (ms); `None`: still stale.
+    pub to: Option<u64>,
+}
+
+impl StaleWindow {
+    /// `w` with its client named.
+    #[must_use]
+    pub fn of(sim: &Sim, w: &crate::observe::StaleWindow) -> Self {
+        Self {
+            client: sim.directory().name(w.client()).to_owned(),
+            from: w.from().as_millis(),
+            to: w.to().map(|t| t.as_millis()),
+        }
+    }
+}
+
+/// A branch of the time machine; `dropped`/`kept`: how many actions injected on its parent
+/// after the fork point it dropped or kept.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BranchInfo {
+    /// Its id.
+    pub id: usize,
+    /// Its label.
+    pub label: String,
+    /// The branch it forked from.
+    pub parent: Option<usize>,
+    /// When it forked (ms).
+    pub fork_at: Option<u64>,
+    /// How far it has run (ms).
+    pub head: u64,
+    /// Whether it is the one shown.
+    pub current: bool,
+    /// Actions injected on the parent later than the fork, dropped.
+    pub dropped: usize,
+    /// The same, kept.
+    pub kept: usize,
+}
+
+impl BranchInfo {
+    /// Every branch of `timeline`.
+    #[must_use]
+    pub fn all(timeline: &Timeline) -> Vec<Self> {
+        let current = timeline.current_branch();
+        timeline
+            .branches()
+            .iter()
+            .map(|b| Self {
+                id: b.id(),
+                label: timeline.label(b.id()),
+                parent: b.parent().map(|p| p.0),
+                fork_at: b.parent().map(|p| p.1.as_millis()),
+                head: b.head().as_millis(),
+                current: b.id() == current,
+                dropped: b.dropped(),
+                kept: b.kept(),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,19 @@
+//! What a page shows of a simulation, in one serialisable value per frame.
+//!
+//! [`ClusterView`] is the whole cluster at the current time (nodes, messages in flight, each
+//! NameServer's tables as the core's [`NsTables`](nameserver_core::view::NsTables), routes,
+//! clients, consumers, faults, measurements, branches) plus the [`Delta`] of the logs since
+//! a [`Cursor`] the caller kept from the previous view. Names stand for nodes, times are
+//! milliseconds of virtual time and keys are camelCase, so a binding only converts.
+
+mod cluster;
+mod cursor;
+mod history;
+mod nodes;
+mod routes;
+
+pub use cluster::ClusterView;
+pub use cursor::{Cursor, Delta};
+pub use history::{BranchInfo, FaultInfo, Measurement, SendAttemptInfo, SendInfo, StaleWindow, TraceEvent};
+pub use nodes::{ConsumerInfo, ConsumerQueue, FlightInfo, IsolationInfo, LinkInfo, NodeInfo, TimerInfo, WireEvent};
+pub use routes::{BrokerInfo, ClientRoute, QueueInfo, TopicRoute};
