@@ -187,7 +187,7 @@ impl GetRouteInfo {
 }
 
 /// GET_ROUTEINFO_BY_TOPIC borrowed from the header that carried it: what the route path reads
-/// straight from a frame without allocating ([`crate::codec::route_request`]), and what
+/// straight from a frame without allocating (`codec::route_request`), and what
 /// [`GetRouteInfo`] lends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RouteQuery<'a> {
