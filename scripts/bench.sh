@@ -106,10 +106,11 @@ stop() {
   PIDS=("${kept[@]+"${kept[@]}"}")
 }
 
-# wait_boot FILE: waits for a "... address HOST:PORT" line and prints HOST:PORT.
+# wait_boot FILE [TRIES]: waits for a "... address HOST:PORT" line (TRIES polls 25 ms apart,
+# default 400) and prints HOST:PORT.
 wait_boot() {
   local file=$1 addr=
-  for _ in $(seq 1 400); do
+  for _ in $(seq 1 "${2:-400}"); do
     addr=$(grep -o 'address 127\.0\.0\.1:[0-9]*' "$file" 2>/dev/null | head -n1 | cut -d' ' -f2) || true
     [ -n "$addr" ] && { echo "$addr"; return 0; }
     sleep 0.025
@@ -217,7 +218,7 @@ fi
 # space only. Counts repeat on a shared machine where wall time does not: these decide.
 # callgrind_annotate's top functions of each dump are kept in $OUT/callgrind-KIND/annotate.txt.
 instructions() {
-  local kind dir pid addr line ir ours=0 floor=0 wait_s
+  local kind dir pid addr line ir ours=0 floor=0 cmd
   command -v valgrind >/dev/null || die "valgrind is not installed (apt-get install valgrind)"
   for kind in ours floor; do
     dir=$OUT/callgrind-$kind
@@ -230,13 +231,8 @@ instructions() {
       "${cmd[@]}" >"$dir/stdout" 2>"$dir/valgrind.log" </dev/null &
     pid=$!
     PIDS+=("$pid")
-    addr=
-    for wait_s in $(seq 1 600); do
-      addr=$(grep -o 'address 127\.0\.0\.1:[0-9]*' "$dir/stdout" 2>/dev/null | head -n1 | cut -d' ' -f2) || true
-      [ -n "$addr" ] && break
-      sleep 0.2
-    done
-    [ -n "$addr" ] || die "$kind did not start under valgrind; see $dir"
+    # Under valgrind a start takes seconds: up to 2 minutes.
+    addr=$(wait_boot "$dir/stdout" 4800) || die "$kind did not start under valgrind; see $dir"
     log "instructions: $kind (pid $pid) under callgrind, $COUNTED_REQUESTS route queries"
     line=$("$LOADGEN" --label "$kind" counted --addr "$addr" --topics "$TOPICS" --brokers "$BROKERS" \
       --requests "$COUNTED_REQUESTS" --before "callgrind_control --zero $pid >/dev/null 2>&1" \
