@@ -216,7 +216,7 @@ fi
 # queries (every route built), zeroes the counters, sends exactly N queries and dumps them. So
 # the dump holds the N queries' work (and the servers' own timers, a few ms of them), user
 # space only. Counts repeat on a shared machine where wall time does not: these decide.
-# callgrind_annotate's top functions of each dump are kept in $OUT/callgrind-KIND/annotate.txt.
+# callgrind_annotate (inclusive) of each dump is kept in $OUT/callgrind-KIND/annotate.txt.
 instructions() {
   local kind dir pid addr line ir ours=0 floor=0 cmd
   command -v valgrind >/dev/null || die "valgrind is not installed (apt-get install valgrind)"
@@ -241,7 +241,7 @@ instructions() {
     ir=$(awk '/^(summary|totals):/ { print $2; exit }' "$dir/callgrind.out.1" 2>/dev/null) ||
       die "no callgrind dump for $kind in $dir"
     [ -n "$ir" ] || die "no instruction total in $dir/callgrind.out.1"
-    callgrind_annotate --inclusive=no "$dir/callgrind.out.1" 2>/dev/null | head -n 60 >"$dir/annotate.txt" || true
+    callgrind_annotate --inclusive=yes --threshold=100 "$dir/callgrind.out.1" 2>/dev/null | head -n 150 >"$dir/annotate.txt" || true
     printf 'instructions %s %s instructions=%s\n' "$kind" "$line" "$ir" >>"$OUT/raw.txt"
     [ "$kind" = ours ] && ours=$ir || floor=$ir
   done
