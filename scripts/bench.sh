@@ -10,6 +10,10 @@
 #   scripts/bench.sh --large   only the large-cluster section (100 brokers x 10,000 topics:
 #                              route load cold and warm through the registration storm, memory,
 #                              one registration of 1,000,000 topics), with the peer; ~10 minutes
+#   scripts/bench.sh --route   only route throughput, ours and the floor (no peer)
+#   scripts/bench.sh --instructions [N]
+#                              ours and the floor under callgrind: server instructions per route
+#                              query over N queries (default 200,000), and their ratio
 #   scripts/bench.sh --java [--smoke | --large]
 #                              the same, with Apache RocketMQ 5.5.0's NameServer (Java) measured as
 #                              well, in two heap profiles: "java" (-Xmx384m, the oracle tests' heap)
@@ -33,6 +37,8 @@
 #   BENCH_OUT         directory for logs and raw results (default: a fresh mktemp dir, removed
 #                     after a successful smoke run)
 #   BENCH_PROFILE     cargo profile of the measured binaries (default: release; dev for --smoke)
+#   BENCH_BIN_DIR     measure the nameserver, floor and loadgen binaries in this directory and
+#                     build nothing (e.g. a copy of target/release made at another commit)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -45,8 +51,10 @@ MODE=full
 case "${1:-}" in
   --smoke) MODE=smoke ;;
   --large) MODE=large ;;
+  --route) MODE=route ;;
+  --instructions) MODE=instructions COUNTED_REQUESTS=${2:-200000} ;;
   "") ;;
-  *) echo "usage: scripts/bench.sh [--java] [--smoke | --large]" >&2; exit 2 ;;
+  *) echo "usage: scripts/bench.sh [--java] [--smoke | --large | --route | --instructions [N]]" >&2; exit 2 ;;
 esac
 
 if [ "$MODE" = smoke ]; then
@@ -65,7 +73,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 # The smoke run only checks that the tools work: the dev build (which the tests have mostly built
 # already) will do. Measurements use the release build.
 PROFILE=${BENCH_PROFILE:-$([ "$MODE" = smoke ] && echo dev || echo release)}
-BIN=$TARGET_DIR/$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
+BIN=${BENCH_BIN_DIR:-$TARGET_DIR/$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")}
 OUT=${BENCH_OUT:-$(mktemp -d /tmp/nameserver-bench.XXXXXX)}
 mkdir -p "$OUT"
 if [ "$(id -u)" = 0 ]; then NICE=${BENCH_NICE:--10}; else NICE=${BENCH_NICE:-0}; fi
@@ -110,10 +118,11 @@ stop() {
   PIDS=("${kept[@]+"${kept[@]}"}")
 }
 
-# wait_boot FILE: waits for a "... address HOST:PORT" line and prints HOST:PORT.
+# wait_boot FILE [TRIES]: waits for a "... address HOST:PORT" line (TRIES polls 25 ms apart,
+# default 400) and prints HOST:PORT.
 wait_boot() {
   local file=$1 addr=
-  for _ in $(seq 1 400); do
+  for _ in $(seq 1 "${2:-400}"); do
     addr=$(grep -o 'address 127\.0\.0\.1:[0-9]*' "$file" 2>/dev/null | head -n1 | cut -d' ' -f2) || true
     [ -n "$addr" ] && { echo "$addr"; return 0; }
     sleep 0.025
@@ -218,12 +227,16 @@ measure() {
 
 # ---------------------------------------------------------------------------------------------
 log "mode $MODE; output in $OUT"
+if [ -n "${BENCH_BIN_DIR:-}" ]; then
+  log "measuring the binaries in $BIN (nothing built)"
+else
 log "building ($PROFILE profile): nameserver, loadgen, floor"
 cargo build --profile "$PROFILE" --locked -p nameserver -p nameserver-bench >"$OUT/build.log" 2>&1 ||
   { tail -n 30 "$OUT/build.log" >&2; die "cargo build"; }
+fi
 
 KINDS="ours floor"
-if [ "$MODE" != smoke ]; then
+if [ "$MODE" = full ] || [ "$MODE" = large ]; then
   if [ -z "${PEER_BIN:-}" ]; then
     if [ -z "${INTEROP_CACHE:-}" ]; then
       INTEROP_CACHE=$HOME/.cache/rmq-interop
@@ -252,6 +265,56 @@ fi
   echo "load at start: $(cat /proc/loadavg); niceness of the measured processes: $NICE${AUTOGROUP:+ (each in an autogroup of that niceness)}"
   echo "busiest processes at start: $(ps -eo pcpu=,comm= --sort=-pcpu | head -n 3 | awk '{ printf "%s %s%%; ", $2, $1 }')"
 } | tee "$OUT/machine.txt" >&2
+
+# ---------------------------------------------------------------------------------------------
+# Instructions per route query (issue 35; --instructions [N]): ours and the floor, each alone
+# under callgrind, answer the same load: 4 brokers registered with 1,000 topics each, then 4
+# connections x 8 in flight over the 1,000 topics; `loadgen counted` sends a warm-up of 2,000
+# queries (every route built), zeroes the counters, sends exactly N queries and dumps them. So
+# the dump holds the N queries' work (and the servers' own timers, a few ms of them), user
+# space only. Counts repeat on a shared machine where wall time does not: these decide.
+# callgrind_annotate (inclusive) of each dump is kept in $OUT/callgrind-KIND/annotate.txt.
+instructions() {
+  local kind dir pid addr line ir ours=0 floor=0 cmd
+  command -v valgrind >/dev/null || die "valgrind is not installed (apt-get install valgrind)"
+  for kind in ours floor; do
+    dir=$OUT/callgrind-$kind
+    mkdir -p "$dir/home"
+    case $kind in
+      ours) cmd=("$BIN/nameserver" --listen-port 0 --bind-address 127.0.0.1) ;;
+      floor) cmd=("$BIN/floor" --listen-port 0 --brokers "$BROKERS") ;;
+    esac
+    HOME=$dir/home ROCKETMQ_HOME=$dir valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind.out" \
+      "${cmd[@]}" >"$dir/stdout" 2>"$dir/valgrind.log" </dev/null &
+    pid=$!
+    PIDS+=("$pid")
+    # Under valgrind a start takes seconds: up to 2 minutes.
+    addr=$(wait_boot "$dir/stdout" 4800) || die "$kind did not start under valgrind; see $dir"
+    log "instructions: $kind (pid $pid) under callgrind, $COUNTED_REQUESTS route queries"
+    line=$("$LOADGEN" --label "$kind" counted --addr "$addr" --topics "$TOPICS" --brokers "$BROKERS" \
+      --requests "$COUNTED_REQUESTS" --before "callgrind_control --zero $pid >/dev/null 2>&1" \
+      --after "callgrind_control --dump=measured $pid >/dev/null 2>&1") || die "loadgen counted against $kind: $line"
+    stop "$pid"
+    ir=$(awk '/^(summary|totals):/ { print $2; exit }' "$dir/callgrind.out.1" 2>/dev/null) ||
+      die "no callgrind dump for $kind in $dir"
+    [ -n "$ir" ] || die "no instruction total in $dir/callgrind.out.1"
+    callgrind_annotate --inclusive=yes --threshold=100 "$dir/callgrind.out.1" 2>/dev/null | head -n 150 >"$dir/annotate.txt" || true
+    printf 'instructions %s %s instructions=%s\n' "$kind" "$line" "$ir" >>"$OUT/raw.txt"
+    [ "$kind" = ours ] && ours=$ir || floor=$ir
+  done
+  awk -v o="$ours" -v f="$floor" -v n="$COUNTED_REQUESTS" 'BEGIN {
+    printf "\n| server | instructions | per route query |\n|---|---:|---:|\n"
+    printf "| ours | %d | %.0f |\n| floor | %d | %.0f |\n", o, o / n, f, f / n
+    printf "\nours / floor: %.3f (target <= 1.15); %d queries each, 4 connections x 8 in flight\n", o / f, n
+  }' | tee "$OUT/table.md"
+  log "annotations: $OUT/callgrind-ours/annotate.txt, $OUT/callgrind-floor/annotate.txt"
+}
+
+if [ "$MODE" = instructions ]; then
+  TOPICS=1000 BROKERS=4
+  instructions
+  exit 0
+fi
 
 # ---------------------------------------------------------------------------------------------
 # The large cluster (issue 18): one fresh server of each kind per measure; the route load through
@@ -303,7 +366,9 @@ for _ in $(seq 1 "$ROUTE_REPS"); do
     stop "$PID"
   done
 done
+fi
 
+if [ "$MODE" != large ] && [ "$MODE" != route ]; then
 log "ping-pong: 1 connection, depth 1"
 for _ in $(seq 1 "$REPS"); do
   for kind in $KINDS; do
@@ -380,7 +445,7 @@ for kind in $KINDS; do
 done
 
 fi
-large_cluster
+[ "$MODE" = route ] || large_cluster
 
 # ---------------------------------------------------------------------------------------------
 # Core microbenchmarks (criterion): `loadgen report` reads their medians from target/criterion.

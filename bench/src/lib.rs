@@ -3,6 +3,7 @@
 //! - [`route`]: N connections × pipeline depth D of GET_ROUTEINFO_BY_TOPIC over K topics,
 //!   while a [`fleet`] of brokers stays registered (connections open, registering again every
 //!   period like real brokers);
+//! - [`counted`]: exactly N route queries, for callgrind's instruction counts;
 //! - [`storm`]: many brokers registering at once, and one very large registration;
 //! - [`startup`]: exec → listening;
 //! - [`floor`]: a server that frames each request and answers a fixed, route-sized body with
@@ -19,6 +20,7 @@
 //! rocketmq-rust's and the floor in one go.
 
 pub mod charts;
+pub mod counted;
 pub mod fleet;
 pub mod floor;
 pub mod measurement;

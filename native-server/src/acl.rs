@@ -228,6 +228,12 @@ impl Auth {
         Self { rules, open, accounts: ArcSwap::from_pointee(accounts) }
     }
 
+    /// Whether every request is answered without a check (no `--acl-file`, `--auth` or
+    /// `--allow-from`).
+    pub(crate) fn is_open(&self) -> bool {
+        self.open
+    }
+
     /// Whether `request` from `source` may be answered.
     pub(crate) fn check(&self, source: IpAddr, request: &RemotingCommand) -> Verdict {
         if self.open {

@@ -59,7 +59,9 @@ const HIGH_WATER: usize = 256 * 1024;
 /// GET_TOPICS_BY_CLUSTER (224), GET_SYSTEM_TOPIC_LIST_FROM_NS (304), GET_UNIT_TOPIC_LIST (311),
 /// GET_HAS_UNIT_SUB_TOPIC_LIST (312), GET_HAS_UNIT_SUB_UNUNIT_TOPIC_LIST (313),
 /// GET_NAMESRV_CONFIG (319) and GET_BROKER_MEMBER_GROUP (901).
-const ONEWAY_READS: [i32; 12] = [105, 106, 101, 206, 219, 224, 304, 311, 312, 313, 319, 901];
+const ONEWAY_READS: [i32; 12] = [ROUTE_QUERY, 106, 101, 206, 219, 224, 304, 311, 312, 313, 319, 901];
+/// GET_ROUTEINFO_BY_TOPIC.
+const ROUTE_QUERY: i32 = 105;
 /// A frame gets a second more than the base deadline per this many bytes it announces.
 const FRAME_BYTES_PER_SECOND: usize = 64 * 1024;
 /// Free buffer space ensured before each read.
@@ -411,6 +413,12 @@ impl Session {
                 self.inbuf.reserve(len - self.inbuf.len());
                 break;
             }
+            if self.answered_from_frame(len) {
+                self.inbuf.advance(len);
+                self.frame_started = None;
+                self.publish_unwritten();
+                continue;
+            }
             let decoded = if len > HIGH_WATER && self.inbuf.len() == len {
                 // A large frame (a registration of many topics) alone in the buffer: its bytes
                 // become the body rather than a copy, and the connection keeps no large buffer.
@@ -436,6 +444,33 @@ impl Session {
             self.frame_started = Some(Instant::now());
         }
         Ok(())
+    }
+
+    /// Answers the route query that is the buffer's first frame (`len` bytes) straight from
+    /// its bytes, as [`Self::dispatch`] would answer it decoded, when nothing else could be
+    /// owed first: no check to make (open auth), no GO_AWAY to send, no earlier request of
+    /// this connection still with the owner. `false`: not answered, decode it.
+    fn answered_from_frame(&mut self, len: usize) -> bool {
+        if self.owner_pending > 0 || !self.shared.auth.is_open() || self.shared.going_away.is_cancelled() {
+            return false;
+        }
+        let Some(request) = codec::route_request(&self.inbuf[..len]) else { return false };
+        let observe = &self.shared.observe;
+        if request.oneway {
+            observe.traffic.read(self.conn, ROUTE_QUERY);
+            observe.oneway_read_dropped();
+            return true;
+        }
+        let at = observe.start();
+        let FastPath::Answered(response) = self.shared.routes.load().answer_route(&request, &mut self.out) else {
+            return false;
+        };
+        observe.traffic.read(self.conn, ROUTE_QUERY);
+        if let Some(response) = response {
+            observe.traffic.written(self.conn, response.raw());
+        }
+        observe.route_answered(self.conn, request.query.topic, response.map(i32::from), at);
+        true
     }
 
     /// When the frame being received must be complete: the base deadline from its first
@@ -510,7 +545,8 @@ impl Session {
                 if let Some(response) = response {
                     self.shared.observe.traffic.written(self.conn, response.raw());
                 }
-                self.shared.observe.route_answered(self.conn, &cmd, response.map(i32::from), at);
+                let topic = cmd.field("topic").unwrap_or_default();
+                self.shared.observe.route_answered(self.conn, topic, response.map(i32::from), at);
                 return Ok(());
             }
         }

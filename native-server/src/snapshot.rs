@@ -35,10 +35,10 @@ use foldhash::fast::RandomState;
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::json::{JsonStyle, WriteJson};
 use nameserver_core::protocol::body::TopicRouteData;
-use nameserver_core::protocol::{RemotingCommand, Request, RequestCode, ResponseCode};
+use nameserver_core::protocol::{RemotingCommand, Request, RequestCode, ResponseCode, RouteRequest};
 use nameserver_core::route::{GroupRoute, RouteRecipe, RouteShape, ShapeKey};
 use nameserver_core::server::{RouteReply, RouteSource, route_reply};
-use nameserver_core::{BrokerName, NameServer, TopicName};
+use nameserver_core::{BrokerName, NameServer};
 
 pub use self::route_cache::{CacheStats, RouteBody};
 use self::route_cache::{RouteCache, Slot};
@@ -300,8 +300,14 @@ impl RouteSnapshot {
             return FastPath::Forward;
         }
         let Ok(Request::GetRouteInfo(query)) = Request::parse(cmd, limits) else { return FastPath::Forward };
-        let Ok(reply) = route_reply(&self, cmd, &query) else { return FastPath::Forward };
-        let Some(head) = reply.head(cmd, &query.topic) else { return FastPath::Answered(None) };
+        self.answer_route(&RouteRequest { opaque: cmd.opaque, oneway: cmd.is_oneway(), query: query.query() }, out)
+    }
+
+    /// [`Self::answer`] for a route query read straight from its frame
+    /// ([`codec::route_request`]: nothing decoded into a command, nothing allocated).
+    pub fn answer_route(&self, request: &RouteRequest<'_>, out: &mut Vec<u8>) -> FastPath {
+        let Ok(reply) = route_reply(&self, request.oneway, &request.query) else { return FastPath::Forward };
+        let Some(head) = reply.head(request.opaque, request.query.topic) else { return FastPath::Answered(None) };
         let encoded = match reply {
             RouteReply::Found { route, style } => {
                 route.with_body(style, |body| codec::encode_with_body(&head, body, out))
@@ -329,13 +335,13 @@ impl<'a> RouteSource for &'a RouteSnapshot {
         if self.serving { Ok(true) } else { Err(OwnerDecides) }
     }
 
-    fn route(&self, topic: &TopicName) -> Option<RouteRef<'a>> {
+    fn route(&self, topic: &str) -> Option<RouteRef<'a>> {
         let &snapshot = self;
         let (groups, cache) = (&*snapshot.groups, &snapshot.cache);
-        snapshot.routes.get(topic.as_str()).map(|bodies| RouteRef { bodies, groups, cache })
+        snapshot.routes.get(topic).map(|bodies| RouteRef { bodies, groups, cache })
     }
 
-    fn zone_route(&self, _topic: &TopicName, _zone: &str) -> Result<Option<RouteRef<'a>>, OwnerDecides> {
+    fn zone_route(&self, _topic: &str, _zone: &str) -> Result<Option<RouteRef<'a>>, OwnerDecides> {
         Err(OwnerDecides)
     }
 }

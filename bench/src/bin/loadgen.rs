@@ -9,6 +9,7 @@
 //! loadgen register-one --addr 127.0.0.1:9876 --topics 10000 --reps 5 [--compressed] [--pid SERVER_PID]
 //! loadgen cold         --addr 127.0.0.1:9876 --brokers 100 --topics 10000 --conns 32 --depth 8
 //! loadgen hold         --addr 127.0.0.1:9876 --brokers 100 --topics 1000 --pid SERVER_PID
+//! loadgen counted      --addr 127.0.0.1:9876 --requests 200000 --before 'CMD' --after 'CMD'
 //! loadgen startup      --reps 20 -- target/release/nameserver --listen-port {port} --bind-address 127.0.0.1
 //! loadgen port
 //! loadgen report       RAW_FILE [--smoke] [--criterion target/criterion] [--svg DIR]
@@ -32,7 +33,7 @@ use nameserver_bench::fleet::{Fleet, FleetSpec};
 use nameserver_bench::measurement::Measurement;
 use nameserver_bench::route::{self, Phases, RouteLoad, RouteResult};
 use nameserver_bench::stats::{median, ms};
-use nameserver_bench::{charts, reliability, report, rss_kib, startup, storm, timeline};
+use nameserver_bench::{charts, counted, reliability, report, rss_kib, startup, storm, timeline};
 use nameserver_core::codec;
 use nameserver_testkit::frames;
 use nameserver_testkit::scan::Conn;
@@ -164,6 +165,37 @@ enum Mode {
         #[arg(long)]
         query_each: bool,
     },
+    /// Exactly N route queries after a warm-up, while B brokers stay registered (no
+    /// re-registration): runs `--before` between the two and `--after` once all are answered
+    /// (callgrind's zero and dump, for `scripts/bench.sh --instructions`)
+    Counted {
+        #[command(flatten)]
+        target: Target,
+        /// Connections
+        #[arg(long, default_value_t = 4)]
+        conns: usize,
+        /// Requests in flight per connection
+        #[arg(long, default_value_t = 8)]
+        depth: usize,
+        /// Topics queried, round robin
+        #[arg(long, default_value_t = 1000)]
+        topics: usize,
+        /// Brokers registered (each serving every topic)
+        #[arg(long, default_value_t = 4)]
+        brokers: usize,
+        /// Queries before `--before` runs (every topic's route is built by then)
+        #[arg(long, default_value_t = 2000)]
+        warmup: u64,
+        /// Queries measured
+        #[arg(long, default_value_t = 200_000)]
+        requests: u64,
+        /// Shell command run after the warm-up
+        #[arg(long)]
+        before: Option<String>,
+        /// Shell command run after the last measured reply
+        #[arg(long)]
+        after: Option<String>,
+    },
     /// Prints a loopback port that is free now
     Port,
     #[command(flatten)]
@@ -265,6 +297,18 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Runs `command` with `sh -c` (none: nothing) and fails unless it succeeds.
+async fn shell(command: Option<&str>) -> anyhow::Result<()> {
+    let Some(command) = command else { return Ok(()) };
+    let mut sh = std::process::Command::new("sh");
+    sh.arg("-c").arg(command);
+    let status = tokio::task::spawn_blocking(move || sh.status()).await??;
+    if !status.success() {
+        bail!("`{command}` failed: {status}");
+    }
+    Ok(())
 }
 
 /// A multi-thread runtime of `threads` workers named `name`.
@@ -426,6 +470,37 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
                 ),
             )?;
             Ok(report.errors == 0 && not_found == 0)
+        }
+        Mode::Counted { target, conns, depth, topics, brokers, warmup, requests, before, after } => {
+            let (addr, timeout) = loopback(target)?;
+            let spec = FleetSpec {
+                addr,
+                brokers: *brokers,
+                topics: *topics,
+                queue_spread: 1,
+                compressed: false,
+                period: Duration::from_secs(24 * 3600),
+                timeout,
+                in_flight: 64,
+            };
+            let fleet = Fleet::start(&spec).await?;
+            let templates: Arc<[frames::Template]> = frames::route_templates((*topics).max(1)).into();
+            let load = counted::CountedLoad { addr, conns: *conns, depth: *depth, timeout };
+            let warm = counted::run(&load, Arc::clone(&templates), *warmup).await;
+            shell(before.as_deref()).await?;
+            let seen = counted::run(&load, templates, *requests).await;
+            shell(after.as_deref()).await?;
+            let report = fleet.stop().await;
+            let errors = warm.bad_codes + warm.io + seen.bad_codes + seen.io + report.errors;
+            emit(
+                json,
+                &format!(
+                    "COUNTED label={label} conns={conns} depth={depth} topics={topics} brokers={brokers} \
+                 requests={requests} ok={} bad_codes={} io={} errors={errors} registrations={}",
+                    seen.ok, seen.bad_codes, seen.io, report.registrations
+                ),
+            )?;
+            Ok(errors == 0 && seen.ok == *requests)
         }
         Mode::Report { .. } => bail!("the report runs without a runtime, from main"),
         Mode::Drive(_) => bail!("the reliability modes start a runtime of their own, from main"),

@@ -10,7 +10,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::DecodeError;
-use crate::protocol::{LanguageCode, RemotingCommand, SerializeType};
+use crate::protocol::{
+    FLAG_ONEWAY, FLAG_RESPONSE, LanguageCode, RemotingCommand, RequestCode, RouteQuery, RouteRequest, SerializeType,
+};
 
 struct Reader<'a> {
     buf: &'a [u8],
@@ -120,6 +122,52 @@ pub(super) fn encode(cmd: &RemotingCommand, out: &mut Vec<u8>) {
 
 fn push_len_i32(out: &mut Vec<u8>, len: usize) {
     out.extend_from_slice(&(len as u32).to_be_bytes());
+}
+
+/// GET_ROUTEINFO_BY_TOPIC read from a ROCKETMQ header without allocating, exactly as
+/// [`decode`] and [`Request::parse`](crate::protocol::Request::parse) read it; `None` for any
+/// other request, and wherever this reader cannot be sure (a route field repeated or not
+/// UTF-8, a length out of range: [`decode`] then decides).
+pub(super) fn route_request(header: &[u8]) -> Option<RouteRequest<'_>> {
+    let mut r = Reader { buf: header, pos: 0 };
+    let what = "";
+    if i32::from(r.i16(what).ok()?) != RequestCode::GetRouteInfoByTopic.raw() {
+        return None;
+    }
+    r.take(1, what).ok()?;
+    let version = i32::from(r.i16(what).ok()?);
+    let opaque = r.i32(what).ok()?;
+    let flag = r.i32(what).ok()?;
+    if flag & FLAG_RESPONSE != 0 {
+        return None;
+    }
+    let remark_len = usize::try_from(r.i32(what).ok()?).ok()?;
+    r.take(remark_len, what).ok()?;
+    let ext_len = usize::try_from(r.i32(what).ok()?).ok()?;
+    let ext = r.take(ext_len, what).ok()?;
+    let mut r = Reader { buf: ext, pos: 0 };
+    let mut fields: [(&str, Option<&str>, bool); 4] = [
+        ("topic", None, false),
+        ("acceptStandardJsonOnly", None, false),
+        ("__ZONE_MODE", None, false),
+        ("__ZONE_NAME", None, false),
+    ];
+    while r.pos < ext.len() {
+        let key_len = usize::try_from(r.i16(what).ok()?).ok()?;
+        let key = r.take(key_len, what).ok()?;
+        let value_len = usize::try_from(r.i32(what).ok()?).ok()?;
+        let value = r.take(value_len, what).ok()?;
+        if let Some((_, slot, seen)) = fields.iter_mut().find(|(name, ..)| name.as_bytes() == key) {
+            if core::mem::replace(seen, true) {
+                return None;
+            }
+            // An empty value is no value, as `decode` reads it.
+            *slot = if value.is_empty() { None } else { Some(core::str::from_utf8(value).ok()?) };
+        }
+    }
+    let field = |name: &str| fields.iter().find(|(n, ..)| *n == name).and_then(|(_, value, _)| *value);
+    let query = RouteQuery::read(version, field).ok()?;
+    Some(RouteRequest { opaque, oneway: flag & FLAG_ONEWAY != 0, query })
 }
 
 #[cfg(test)]

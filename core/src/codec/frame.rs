@@ -2,8 +2,8 @@
 
 use alloc::vec::Vec;
 
-use super::{DecodeError, EncodeError, Limits, binary_header, json_header};
-use crate::protocol::{RemotingCommand, SerializeType};
+use super::{DecodeError, EncodeError, Limits, binary_header, header_scan, json_header};
+use crate::protocol::{RemotingCommand, RouteRequest, SerializeType};
 
 const MAX_HEADER_LEN: usize = 0x00FF_FFFF;
 
@@ -57,6 +57,23 @@ pub fn decode_owned(mut frame: Vec<u8>, limits: &Limits) -> Result<Option<Remoti
     frame.drain(..body_at);
     cmd.body = frame;
     Ok(Some(cmd))
+}
+
+/// GET_ROUTEINFO_BY_TOPIC read from a whole `frame` (length prefix included, as [`decode`]
+/// takes it) without allocating: what [`decode`] and then
+/// [`Request::parse`](crate::protocol::Request::parse) would read, borrowed. `None` for any
+/// other frame, and for the few route queries only those two can read (escaped strings, a
+/// repeated or null route field, unusual JSON): the route path then takes that way.
+#[must_use]
+pub fn route_request(frame: &[u8]) -> Option<RouteRequest<'_>> {
+    let word = u32::from_be_bytes(*frame.get(4..8)?.first_chunk::<4>()?);
+    let header_len = (word & 0x00FF_FFFF) as usize;
+    let header = frame.get(8..8usize.checked_add(header_len)?)?;
+    match word >> 24 {
+        0 => header_scan::route_request(header),
+        1 => binary_header::route_request(header),
+        _ => None,
+    }
 }
 
 /// The command of a whole `frame` (length prefix included) without its body, and where the

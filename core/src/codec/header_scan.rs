@@ -8,7 +8,9 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::protocol::{LanguageCode, RemotingCommand, SerializeType};
+use crate::protocol::{
+    FLAG_ONEWAY, FLAG_RESPONSE, LanguageCode, RemotingCommand, RequestCode, RouteQuery, RouteRequest, SerializeType,
+};
 
 struct Scan<'a> {
     /// The header, validated as UTF-8 once; token boundaries are ASCII quotes, so slices of
@@ -228,4 +230,129 @@ pub(super) fn scan(header: &[u8]) -> Option<RemotingCommand> {
             _ => return None,
         }
     }
+}
+
+/// The extFields a route query is read from, borrowed.
+#[derive(Default)]
+struct RouteFields<'a> {
+    topic: Option<&'a str>,
+    accept_standard_json_only: Option<&'a str>,
+    zone_mode: Option<&'a str>,
+    zone_name: Option<&'a str>,
+}
+
+impl<'a> RouteFields<'a> {
+    fn slot(&mut self, key: &str) -> Option<&mut Option<&'a str>> {
+        match key {
+            "topic" => Some(&mut self.topic),
+            "acceptStandardJsonOnly" => Some(&mut self.accept_standard_json_only),
+            "__ZONE_MODE" => Some(&mut self.zone_mode),
+            "__ZONE_NAME" => Some(&mut self.zone_name),
+            _ => None,
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<&'a str> {
+        match key {
+            "topic" => self.topic,
+            "acceptStandardJsonOnly" => self.accept_standard_json_only,
+            "__ZONE_MODE" => self.zone_mode,
+            "__ZONE_NAME" => self.zone_name,
+            _ => None,
+        }
+    }
+}
+
+impl<'a> Scan<'a> {
+    /// The route query's fields of an extFields object (or null), borrowed; `None` on an
+    /// escaped string, or on a null or repeated route field, which [`Scan::ext_fields`] and
+    /// the serde reader decide.
+    fn route_fields(&mut self) -> Option<RouteFields<'a>> {
+        let mut fields = RouteFields::default();
+        if self.peek() == Some(b'n') {
+            self.literal(b"null")?;
+            return Some(fields);
+        }
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(fields);
+        }
+        loop {
+            let key = self.raw_str()?;
+            self.eat(b':')?;
+            let value = match self.peek()? {
+                b'"' => Some(self.raw_str()?),
+                b'n' => {
+                    self.literal(b"null")?;
+                    None
+                }
+                _ => return None,
+            };
+            if let Some(slot) = fields.slot(key) {
+                if slot.is_some() || value.is_none() {
+                    return None;
+                }
+                *slot = value;
+            }
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b'}' => {
+                    self.pos += 1;
+                    return Some(fields);
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// GET_ROUTEINFO_BY_TOPIC read from a strict, flat JSON header without allocating, exactly as
+/// [`scan`] and [`Request::parse`](crate::protocol::Request::parse) read it; `None` for any
+/// other request, and wherever this reader cannot be sure (it then leaves the header to them).
+pub(super) fn route_request(header: &[u8]) -> Option<RouteRequest<'_>> {
+    let text = core::str::from_utf8(header).ok()?;
+    let mut s = Scan { text, buf: header, pos: 0 };
+    let (mut code, mut version, mut opaque, mut flag) = (0, 0, 0, 0);
+    // None: no extFields (a missing topic); Some(fields) as the last extFields held them.
+    let mut fields = None;
+    s.eat(b'{')?;
+    loop {
+        let key = s.raw_str()?;
+        s.eat(b':')?;
+        match key {
+            "code" => {
+                code = s.int()?;
+                // Most frames name their code first: anything else is done with at once.
+                if RequestCode::from(code) != RequestCode::GetRouteInfoByTopic {
+                    return None;
+                }
+            }
+            "version" => version = s.int()?,
+            "opaque" => opaque = s.int()?,
+            "flag" => flag = s.int()?,
+            "language" | "serializeTypeCurrentRPC" => {
+                s.raw_str()?;
+            }
+            "remark" if s.peek() == Some(b'n') => s.literal(b"null")?,
+            "remark" => {
+                s.raw_str()?;
+            }
+            "extFields" => fields = Some(s.route_fields()?),
+            _ => return None,
+        }
+        match s.peek()? {
+            b',' => s.pos += 1,
+            b'}' => {
+                s.pos += 1;
+                break;
+            }
+            _ => return None,
+        }
+    }
+    if s.peek().is_some() || RequestCode::from(code) != RequestCode::GetRouteInfoByTopic || flag & FLAG_RESPONSE != 0 {
+        return None;
+    }
+    let fields: RouteFields<'_> = fields?;
+    let query = RouteQuery::read(version, |name| fields.get(name)).ok()?;
+    Some(RouteRequest { opaque, oneway: flag & FLAG_ONEWAY != 0, query })
 }

@@ -20,7 +20,7 @@ use core::fmt;
 
 /// Re-exported: [`decode`] takes it.
 pub use crate::limits::Limits;
-pub use frame::{decode, decode_owned, encode, encode_to_vec, encode_with_body, frame_len};
+pub use frame::{decode, decode_owned, encode, encode_to_vec, encode_with_body, frame_len, route_request};
 
 /// Why a frame could not be decoded. Java logs "decode exception" and closes the connection
 /// in every one of these cases; so do our drivers.

@@ -59,15 +59,21 @@ impl RemotingCommand {
         Self { code: code.raw(), ..Self::default() }
     }
 
+    /// The response to `request` ([`Self::response`] with its `opaque`).
+    #[must_use]
+    pub fn response_to(request: &Self, code: ResponseCode) -> Self {
+        Self::response(request.opaque, code)
+    }
+
     /// The one constructor for every response: echoes `opaque`, sets only the response flag,
     /// and writes the server's language and version, as the Java NameServer does.
     #[must_use]
-    pub fn response_to(request: &Self, code: ResponseCode) -> Self {
+    pub fn response(opaque: i32, code: ResponseCode) -> Self {
         Self {
             code: code.raw(),
             language: LanguageCode::Java,
             version: SERVER_VERSION,
-            opaque: request.opaque,
+            opaque,
             flag: FLAG_RESPONSE,
             remark: None,
             ext_fields: None,

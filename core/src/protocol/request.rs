@@ -178,6 +178,73 @@ pub struct GetRouteInfo {
     pub zone: Option<String>,
 }
 
+impl GetRouteInfo {
+    /// The query, borrowed.
+    #[must_use]
+    pub fn query(&self) -> RouteQuery<'_> {
+        RouteQuery { topic: self.topic.as_str(), standard_json: self.standard_json, zone: self.zone.as_deref() }
+    }
+}
+
+/// GET_ROUTEINFO_BY_TOPIC borrowed from the header that carried it: what the route path reads
+/// straight from a frame without allocating (`codec::route_request`), and what
+/// [`GetRouteInfo`] lends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RouteQuery<'a> {
+    /// `topic`.
+    pub topic: &'a str,
+    /// Whether the reply must be standard JSON (`version ≥ 401` or `acceptStandardJsonOnly`).
+    pub standard_json: bool,
+    /// The zone to filter by, when `__ZONE_MODE` is true and `__ZONE_NAME` is set.
+    pub zone: Option<&'a str>,
+}
+
+impl<'a> RouteQuery<'a> {
+    /// The query from the sender's `version` and its extFields (`field` gives one by name):
+    /// the one place its rules are written.
+    ///
+    /// # Errors
+    /// No `topic`.
+    pub fn read(version: i32, field: impl Fn(&str) -> Option<&'a str>) -> Result<Self, HeaderError> {
+        let flag = |name| field(name).map(java_boolean);
+        let zone = (flag("__ZONE_MODE") == Some(true))
+            .then(|| field("__ZONE_NAME").map(str::trim).filter(|z| !z.is_empty()))
+            .flatten();
+        Ok(Self {
+            topic: field("topic").ok_or(HeaderError::Missing("topic"))?,
+            standard_json: version >= V4_9_4 || flag("acceptStandardJsonOnly") == Some(true),
+            zone,
+        })
+    }
+
+    /// The owned form, as [`Request::parse`] gives it.
+    #[must_use]
+    pub fn owned(&self) -> GetRouteInfo {
+        GetRouteInfo {
+            topic: TopicName::new(self.topic),
+            standard_json: self.standard_json,
+            zone: self.zone.map(ToString::to_string),
+        }
+    }
+}
+
+/// A route query with what its reply needs of the command that carried it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RouteRequest<'a> {
+    /// The request's `opaque`, echoed in the reply.
+    pub opaque: i32,
+    /// Sent oneway: no reply.
+    pub oneway: bool,
+    /// The query.
+    pub query: RouteQuery<'a>,
+}
+
+/// Java `Boolean.parseBoolean` on a header field: only a case-insensitive "true" (here also
+/// with spaces around it) is true.
+fn java_boolean(value: &str) -> bool {
+    value.trim().eq_ignore_ascii_case("true")
+}
+
 /// MQVersion `V4_9_4`: clients from this version on get standard-JSON routes.
 pub const V4_9_4: i32 = 401;
 
@@ -279,7 +346,7 @@ impl Fields<'_, '_> {
 
     /// Java `Boolean.parseBoolean`: only a case-insensitive "true" is true.
     fn flag(&self, name: &str) -> Option<bool> {
-        self.opt(name).map(|v| v.trim().eq_ignore_ascii_case("true"))
+        self.opt(name).map(java_boolean)
     }
 
     fn broker(&self) -> Result<BrokerIdentity, HeaderError> {
@@ -329,14 +396,7 @@ impl Request {
             }
             RequestCode::UnregisterBroker => Self::UnregisterBroker(f.broker()?),
             RequestCode::GetRouteInfoByTopic => {
-                let zone = (f.flag("__ZONE_MODE") == Some(true))
-                    .then(|| f.opt("__ZONE_NAME").map(str::trim).filter(|z| !z.is_empty()).map(ToString::to_string))
-                    .flatten();
-                Self::GetRouteInfo(GetRouteInfo {
-                    topic: TopicName::new(f.text("topic")?),
-                    standard_json: cmd.version >= V4_9_4 || f.flag("acceptStandardJsonOnly") == Some(true),
-                    zone,
-                })
+                Self::GetRouteInfo(RouteQuery::read(cmd.version, |name| cmd.field(name))?.owned())
             }
             RequestCode::GetBrokerClusterInfo => Self::GetBrokerClusterInfo,
             RequestCode::WipeWritePermOfBroker => {

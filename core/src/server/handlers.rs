@@ -225,8 +225,8 @@ impl NameServer {
 
     /// The reply [`route_reply`] decides, with the route written in the style it chose.
     fn route_info(&self, cmd: &RemotingCommand, query: &GetRouteInfo) -> Option<RemotingCommand> {
-        let Ok(reply) = route_reply(self, cmd, query);
-        let head = reply.head(cmd, &query.topic)?;
+        let Ok(reply) = route_reply(self, cmd.is_oneway(), &query.query());
+        let head = reply.head(cmd.opaque, query.topic.as_str())?;
         Some(match reply {
             RouteReply::Found { route, style } => head.with_body(route.to_json(style)),
             _ => head,

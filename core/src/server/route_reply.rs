@@ -11,9 +11,9 @@ use core::convert::Infallible;
 
 use super::NameServer;
 use crate::json::JsonStyle;
-use crate::names::{BrokerAddr, BrokerName, TopicName};
+use crate::names::{BrokerAddr, BrokerName};
 use crate::protocol::body::TopicRouteData;
-use crate::protocol::request::GetRouteInfo;
+use crate::protocol::request::RouteQuery;
 use crate::protocol::{RemotingCommand, ResponseCode};
 
 /// Java 5.1.0+'s FAQ link in TOPIC_NOT_EXIST remarks.
@@ -33,12 +33,12 @@ pub trait RouteSource {
     /// When this source cannot tell.
     fn serving(&self) -> Result<bool, Self::Unanswerable>;
     /// `topic`'s route ([`NameServer::route_data`]), `None` when it has none.
-    fn route(&self, topic: &TopicName) -> Option<Self::Route>;
+    fn route(&self, topic: &str) -> Option<Self::Route>;
     /// `topic`'s route as ZoneRouteRPCHook leaves it for a client in `zone`.
     ///
     /// # Errors
     /// When this source cannot filter by zone.
-    fn zone_route(&self, topic: &TopicName, zone: &str) -> Result<Option<Self::Route>, Self::Unanswerable>;
+    fn zone_route(&self, topic: &str, zone: &str) -> Result<Option<Self::Route>, Self::Unanswerable>;
 }
 
 /// What a route query gets.
@@ -59,7 +59,7 @@ pub enum RouteReply<R> {
     TopicNotExist,
 }
 
-/// Decides the reply to `query`, which arrived in `request`, from `source`. The rules, in
+/// Decides the reply to `query` (sent `oneway` or not) from `source`. The rules, in
 /// Java's order: not serving yet; the zone filter (plain JSON whatever the client version, a
 /// quirk of the Java server, kept); the client's JSON style; oneway; a missing topic.
 ///
@@ -67,17 +67,17 @@ pub enum RouteReply<R> {
 /// When `source` cannot supply a fact the reply depends on.
 pub fn route_reply<S: RouteSource + ?Sized>(
     source: &S,
-    request: &RemotingCommand,
-    query: &GetRouteInfo,
+    oneway: bool,
+    query: &RouteQuery<'_>,
 ) -> Result<RouteReply<S::Route>, S::Unanswerable> {
     if !source.serving()? {
         return Ok(RouteReply::NotReady);
     }
-    let (route, style) = match &query.zone {
-        Some(zone) => (source.zone_route(&query.topic, zone)?, JsonStyle::Plain),
-        None => (source.route(&query.topic), if query.standard_json { JsonStyle::Standard } else { JsonStyle::Plain }),
+    let (route, style) = match query.zone {
+        Some(zone) => (source.zone_route(query.topic, zone)?, JsonStyle::Plain),
+        None => (source.route(query.topic), if query.standard_json { JsonStyle::Standard } else { JsonStyle::Plain }),
     };
-    if request.is_oneway() {
+    if oneway {
         return Ok(RouteReply::Nothing);
     }
     Ok(match route {
@@ -87,21 +87,19 @@ pub fn route_reply<S: RouteSource + ?Sized>(
 }
 
 impl<R> RouteReply<R> {
-    /// The reply to `request` (a query for `topic`) without its body, which a
+    /// The reply to the request of `opaque` (a query for `topic`) without its body, which a
     /// [`RouteReply::Found`] gets from its route; `None` for [`RouteReply::Nothing`].
     #[must_use]
-    pub fn head(&self, request: &RemotingCommand, topic: &TopicName) -> Option<RemotingCommand> {
+    pub fn head(&self, opaque: i32, topic: &str) -> Option<RemotingCommand> {
         Some(match self {
             Self::Nothing => return None,
             Self::NotReady => {
-                RemotingCommand::response_to(request, ResponseCode::SystemError).with_remark("name server not ready")
+                RemotingCommand::response(opaque, ResponseCode::SystemError).with_remark("name server not ready")
             }
-            Self::Found { .. } => RemotingCommand::response_to(request, ResponseCode::Success),
-            Self::TopicNotExist => {
-                RemotingCommand::response_to(request, ResponseCode::TopicNotExist).with_remark(format!(
-                    "No topic route info in name server for the topic: {topic}\nSee {FAQ_URL} for further details."
-                ))
-            }
+            Self::Found { .. } => RemotingCommand::response(opaque, ResponseCode::Success),
+            Self::TopicNotExist => RemotingCommand::response(opaque, ResponseCode::TopicNotExist).with_remark(format!(
+                "No topic route info in name server for the topic: {topic}\nSee {FAQ_URL} for further details."
+            )),
         })
     }
 }
@@ -114,13 +112,13 @@ impl RouteSource for NameServer {
         Ok(self.serving_routes())
     }
 
-    fn route(&self, topic: &TopicName) -> Option<TopicRouteData> {
-        self.route_data(topic)
+    fn route(&self, topic: &str) -> Option<TopicRouteData> {
+        self.route_data(self.routes().topic_queue_table().get_key_value(topic)?.0)
     }
 
     /// ZoneRouteRPCHook: keep groups without a master or in the zone.
-    fn zone_route(&self, topic: &TopicName, zone: &str) -> Result<Option<TopicRouteData>, Infallible> {
-        let Some(mut route) = self.route_data(topic) else { return Ok(None) };
+    fn zone_route(&self, topic: &str, zone: &str) -> Result<Option<TopicRouteData>, Infallible> {
+        let Some(mut route) = self.route(topic) else { return Ok(None) };
         let mut dropped: BTreeSet<BrokerName> = BTreeSet::new();
         let mut dropped_addrs: Vec<BrokerAddr> = Vec::new();
         route.broker_datas.retain(|data| {
@@ -143,8 +141,7 @@ impl RouteSource for NameServer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{FLAG_ONEWAY, RequestCode};
-    use alloc::string::String;
+    use crate::protocol::RequestCode;
 
     /// A source that knows routes but, like a snapshot, may not know the rest.
     struct Partial {
@@ -160,47 +157,43 @@ mod tests {
             self.serving.ok_or(())
         }
 
-        fn route(&self, topic: &TopicName) -> Option<&'static str> {
-            (topic.as_str() == "T").then_some("route")
+        fn route(&self, topic: &str) -> Option<&'static str> {
+            (topic == "T").then_some("route")
         }
 
-        fn zone_route(&self, topic: &TopicName, _zone: &str) -> Result<Option<&'static str>, ()> {
+        fn zone_route(&self, topic: &str, _zone: &str) -> Result<Option<&'static str>, ()> {
             if self.zones { Ok(self.route(topic).map(|_| "zone route")) } else { Err(()) }
         }
     }
 
-    fn query(topic: &str, standard_json: bool, zone: Option<&str>) -> GetRouteInfo {
-        GetRouteInfo { topic: topic.into(), standard_json, zone: zone.map(String::from) }
+    fn query<'a>(topic: &'a str, standard_json: bool, zone: Option<&'a str>) -> RouteQuery<'a> {
+        RouteQuery { topic, standard_json, zone }
     }
 
     #[test]
     fn rules_apply_in_javas_order() {
-        let request = RemotingCommand::request(RequestCode::GetRouteInfoByTopic);
-        let mut oneway = request.clone();
-        oneway.flag = FLAG_ONEWAY;
         let full = Partial { serving: Some(true), zones: true };
         let found = |route, style| Ok(RouteReply::Found { route, style });
-        assert_eq!(route_reply(&full, &request, &query("T", true, None)), found("route", JsonStyle::Standard));
-        assert_eq!(route_reply(&full, &request, &query("T", false, None)), found("route", JsonStyle::Plain));
+        assert_eq!(route_reply(&full, false, &query("T", true, None)), found("route", JsonStyle::Standard));
+        assert_eq!(route_reply(&full, false, &query("T", false, None)), found("route", JsonStyle::Plain));
         // Zone-filtered routes are plain JSON whatever the client asked for.
-        assert_eq!(route_reply(&full, &request, &query("T", true, Some("z"))), found("zone route", JsonStyle::Plain));
-        assert_eq!(route_reply(&full, &request, &query("X", true, None)), Ok(RouteReply::TopicNotExist));
-        assert_eq!(route_reply(&full, &oneway, &query("X", true, None)), Ok(RouteReply::Nothing));
+        assert_eq!(route_reply(&full, false, &query("T", true, Some("z"))), found("zone route", JsonStyle::Plain));
+        assert_eq!(route_reply(&full, false, &query("X", true, None)), Ok(RouteReply::TopicNotExist));
+        assert_eq!(route_reply(&full, true, &query("X", true, None)), Ok(RouteReply::Nothing));
         // Not serving comes first, even before a zone the source cannot filter by.
         let waiting = Partial { serving: Some(false), zones: false };
-        assert_eq!(route_reply(&waiting, &request, &query("T", true, Some("z"))), Ok(RouteReply::NotReady));
+        assert_eq!(route_reply(&waiting, false, &query("T", true, Some("z"))), Ok(RouteReply::NotReady));
         // What the source cannot tell is never guessed, oneway or not.
         let snapshot = Partial { serving: Some(true), zones: false };
-        assert_eq!(route_reply(&snapshot, &oneway, &query("T", true, Some("z"))), Err(()));
-        assert_eq!(route_reply(&Partial { serving: None, zones: true }, &request, &query("T", true, None)), Err(()));
+        assert_eq!(route_reply(&snapshot, true, &query("T", true, Some("z"))), Err(()));
+        assert_eq!(route_reply(&Partial { serving: None, zones: true }, false, &query("T", true, None)), Err(()));
     }
 
     #[test]
     fn heads_carry_javas_codes_and_remarks() {
         let mut request = RemotingCommand::request(RequestCode::GetRouteInfoByTopic);
         request.opaque = 9;
-        let topic = TopicName::from("T");
-        let head = |reply: RouteReply<()>| reply.head(&request, &topic);
+        let head = |reply: RouteReply<()>| reply.head(request.opaque, "T");
         let not_ready = head(RouteReply::NotReady).unwrap();
         assert_eq!(
             (not_ready.response_code(), not_ready.remark.as_deref()),

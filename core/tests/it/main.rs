@@ -16,5 +16,6 @@ mod requests_register;
 mod requests_routes;
 mod requests_topics;
 mod route_model;
+mod route_request;
 mod view_divergence;
 mod view_tables;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use nameserver_core::ConnId;
-use nameserver_core::protocol::RemotingCommand;
+use nameserver_core::protocol::RequestCode;
 use tokio::sync::watch;
 
 use super::activity::{Channels, LastIo};
@@ -84,18 +84,17 @@ impl Observer {
         self.on.then(std::time::Instant::now)
     }
 
-    /// A connection answered a route query from the snapshot.
+    /// A connection answered a route query (for `topic`) from the snapshot.
     pub(crate) fn route_answered(
         &self,
         conn: ConnId,
-        cmd: &RemotingCommand,
+        topic: &str,
         response: Option<i32>,
         started: Option<std::time::Instant>,
     ) {
         let Some(started) = started else { return };
-        self.metrics.record(Some(conn), cmd.code, response, started.elapsed());
+        self.metrics.record(Some(conn), RequestCode::GetRouteInfoByTopic.raw(), response, started.elapsed());
         if self.events.want_sample(started) {
-            let topic = cmd.field("topic").unwrap_or_default();
             let found = self.routes.load().has_topic(topic);
             self.events.route_query(self.now(), conn, topic, found);
         }
