@@ -4,7 +4,6 @@
 // slows down as the awaited event approaches, so the learner sees it happen.
 import { t, pick } from "../app/i18n.js";
 import { secs } from "../app/format.js";
-import { gateHit } from "../source/gate.js";
 import { LESSONS, LESSON_ORDER } from "./index.js";
 import { renderContext } from "./context.js";
 import { rich } from "./glossary.js";
@@ -23,7 +22,7 @@ export class LessonRunner {
     this.page = page;
     this.els = els;
     this.active = null;
-    els.cont.addEventListener("click", () => this.next());
+    els.continue.addEventListener("click", () => this.next());
     els.replay.addEventListener("click", () => this.replay());
     els.free.addEventListener("click", () => this.freePlay(true));
     els.fold.addEventListener("click", () => this.fold());
@@ -135,16 +134,9 @@ export class LessonRunner {
     if (!a || !a.waiting || a.asking) return;
     const gate = a.steps[a.index].gate;
     // The run ahead finds nothing when the event already went by (a frame's run reached it
-    // first): then it is in the trace since the step began.
-    const hit = (await this.page.runGate(gate)) || this.seenSinceStart(gate);
+    // first): then the source finds it in the trace since the step began.
+    const hit = await this.page.runGate(gate, a.start.time);
     if (hit && this.active === a && a.waiting) this.gateHit(hit, this.page.current().snap);
-  }
-
-  seenSinceStart(gate) {
-    const a = this.active;
-    if (!a || !a.start) return null;
-    const since = this.page.trace().filter((l) => l.at >= a.start.time);
-    return gateHit(gate, this.page.current().snap.time, since);
   }
 
   async replay() {
@@ -231,7 +223,7 @@ export class LessonRunner {
 
   show() {
     const a = this.active;
-    const { panel, text, wait, cont, progress, question } = this.els;
+    const { panel, text, wait, continue: cont, progress, question } = this.els;
     if (!a) return;
     const step = a.steps[a.index];
     panel.dataset.step = String(a.index);

@@ -66,14 +66,14 @@ export function allActions(snap, meta) {
 
 export class FaultUi {
   // `page`: current() → {snap, meta}, inject(action), flightFrame(id) → decoded frame | null.
-  // `el`: palette, input, list (the palette's), sheet, sheetTitle, sheetBody, sheetList (the
+  // `el`: palette, paletteInput, paletteList, sheet, sheetTitle, sheetBody, sheetList (the
   // node sheet's or message inspector's), forkAsk, forkAskBody (the keep-or-drop prompt).
   constructor(page, el) {
     this.page = page;
     this.el = el;
     this.palette = el.palette;
-    this.input = el.input;
-    this.list = el.list;
+    this.input = el.paletteInput;
+    this.list = el.paletteList;
     this.sheet = el.sheet;
     this.input.addEventListener("input", () => this.fill());
     this.input.addEventListener("keydown", (e) => {
