@@ -21,7 +21,7 @@ import { Glossary } from "./lessons/glossary.js";
 import { PageView } from "./app/view.js";
 import { Playback } from "./app/playback.js";
 import { LiveMode } from "./app/live-mode.js";
-import { bindMenu, fitSheet, bindAbout, sharing, startPage, keepOffline, lessonPage } from "./app/actions.js";
+import { bindMenu, fitSheet, bindAbout, sharing, startPage, keepOffline } from "./app/actions.js";
 import { testHook } from "./app/hook.js";
 
 const $ = (id) => document.getElementById(id);
@@ -46,6 +46,7 @@ const store = createStore();
 const source = new SimClient();
 const announcer = new Announcer($("announcer"));
 const announce = (msg) => announcer.say(msg, true);
+store.subscribe((state, action) => action.type === "announce" && announce(action.text));
 const glossary = new Glossary($("glossary"), $("glossary-list"), $("term-pop"));
 // Callbacks reach modules built further down: they run on the learner's clicks, after this file.
 const diagram = new Diagram($("diagram"), {
@@ -85,24 +86,23 @@ const quiz = new Quiz(
 );
 const compare = new Compare(
   {
-    scenarios: () => playback.scenarios,
+    scenarios: () => store.state.scenarios,
     branchText: () => store.state.view.meta.text,
     run: (args) => source.call("compare", args),
   },
   $("compare"),
 );
 const lessonEls = els("title text wait wait-text skip question context continue replay free progress fold", "lesson-");
-const lesson = new LessonRunner(null, { panel: $("lesson"), ...lessonEls });
+const lesson = new LessonRunner(store, source, { panel: $("lesson"), ...lessonEls });
 const loop = new Loop((now) => (liveMode.live ? liveMode.frame(now) : playback.frame(now)));
 const reduced = matchMedia("(prefers-reduced-motion: reduce)");
 const viewEls = els(
   "clock status-meta divergence route-grid ns-tables timers measurements table-view legend lanes-legend " +
     "btn-play speed-out speed-presets table-toggle diagram-wrap layout-toggle lesson-select",
 );
-const view = new PageView(store, { diagram, timeline, panels, log, compare, lesson }, { ...viewEls, body }, reduced);
-const w = { view, diagram, timeline, log, announcer, lesson };
-const playback = new Playback(store, source, w, loop, { ...els("scenario-select share-url"), log: $("log") });
-lesson.page = lessonPage(store, source, { playback, panels, view, announce });
+const view = new PageView(store, { diagram, timeline, panels, log, compare }, { ...viewEls, body }, reduced);
+const playbackEls = { ...els("scenario-select share-url"), log: $("log") };
+const playback = new Playback(store, source, { view, diagram, timeline, log, announcer }, loop, playbackEls);
 const liveMode = new LiveMode(
   store,
   { diagram, log, panels, view, playback, loop },
@@ -134,25 +134,12 @@ bindMenu(els("menu-btn more top"));
 fitSheet(els("top stage"));
 bindAbout(store, playback, els("about-btn about about-body"));
 $("quiz-btn").addEventListener("click", () => quiz.open());
-$("table-toggle").addEventListener("click", () => playback.toggleTable());
-$("layout-toggle").addEventListener("click", () =>
-  store.dispatch({ type: "dashboard", on: !store.state.ui.dashboard }),
-);
 $("glossary-btn").addEventListener("click", () => glossary.open());
 
-let offline = null;
-window.__rmqsim = testHook(
-  store,
-  { playback, view, lesson, liveMode, loop, source },
-  () => offline || Promise.resolve(0),
-);
-startPage(
-  source,
-  { playback, lesson, liveMode },
-  { ...els("lang-link scenario-select lesson-select lesson-btn"), body },
-)
-  .then((resources) => (offline = keepOffline(resources)))
-  .catch((e) => {
-    document.body.dataset.error = String(e.message || e);
-    console.error(e);
-  });
+const startEls = { ...els("lang-link scenario-select lesson-select lesson-btn"), body };
+const offline = startPage(store, source, { playback, lesson, liveMode }, startEls).then(keepOffline, (e) => {
+  body.dataset.error = String(e.message || e);
+  console.error(e);
+  return 0;
+});
+window.__rmqsim = testHook(store, { playback, view, lesson, liveMode, loop, source }, offline);

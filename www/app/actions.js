@@ -1,13 +1,12 @@
 // The page's own actions, each built with the elements it works on: the menu, the phone's lesson
 // sheet, the About dialog, sharing and trace files, and the start (the scenario from the link, a
 // lesson, or live mode).
-import { t, applyStatic } from "./i18n.js";
+import { t, applyStatic, scenarioTitle } from "./i18n.js";
+import { freePlayRemembered } from "./free-play.js";
 import { parseHash } from "./url.js";
 import { shareUrl, share, exportTrace, importTrace } from "./share.js";
 import { renderAbout } from "../panels/about.js";
 import { LESSONS, LESSON_ORDER } from "../lessons/index.js";
-
-const FREE_PLAY_KEY = "rmqsim.freePlay";
 
 // The menu of less frequent actions (and, on a phone, of the header's own controls).
 export function bindMenu(el) {
@@ -56,7 +55,7 @@ export function bindAbout(store, playback, el) {
 // Sharing the page's state: its link, the trace out as a file and a trace file in.
 export function sharing(store, playback, source, announce, el) {
   return {
-    share: () => share(el.shareUrl, shareUrl(store.state, playback.lessonStep()), announce),
+    share: () => share(el.shareUrl, shareUrl(store.state), announce),
     exportTrace: async () => exportTrace(await source.call("trace")),
     importTrace: (file) =>
       importTrace(file, {
@@ -67,35 +66,17 @@ export function sharing(store, playback, source, announce, el) {
   };
 }
 
-export function rememberFreePlay(on) {
-  try {
-    if (on) localStorage.setItem(FREE_PLAY_KEY, "1");
-    else localStorage.removeItem(FREE_PLAY_KEY);
-  } catch {
-    // Storage may be off (private mode): the choice is simply not remembered.
-  }
-}
-
-function remembered() {
-  try {
-    return localStorage.getItem(FREE_PLAY_KEY) === "1";
-  } catch {
-    return false;
-  }
-}
-
 // Fills the scenario and lesson menus from the source's built-ins, then opens what the link
 // asks for (a lesson, a shared scenario at its time, live mode) or the introduction. `w`:
 // playback, lesson, liveMode. Resolves with the worker's resources (for the offline copy).
-export async function startPage(source, w, el) {
+export async function startPage(store, source, w, el) {
   const { playback, lesson, liveMode } = w;
   applyStatic(document, el.langLink);
   const { scenarios, resources } = await source.call("init");
-  playback.scenarios = scenarios;
+  store.dispatch({ type: "scenarios", list: scenarios });
+  const title = (id) => scenarioTitle(scenarios, id);
   const sel = el.scenarioSelect;
-  sel.innerHTML = scenarios
-    .map((s) => `<option value="${s.id}">${s.id} — ${playback.scenarioTitle(s.id)}</option>`)
-    .join("");
+  sel.innerHTML = scenarios.map((s) => `<option value="${s.id}">${s.id} — ${title(s.id)}</option>`).join("");
   sel.addEventListener("change", () => {
     lesson.freePlay();
     playback.loadBuiltIn(sel.value);
@@ -104,8 +85,7 @@ export async function startPage(source, w, el) {
   lessons.innerHTML =
     `<option value="">${t("freePlayOption")}</option>` +
     LESSON_ORDER.map(
-      (id) =>
-        `<option value="${id}">${id === "intro" ? t("introTitle") : `${id} — ${playback.scenarioTitle(id)}`}</option>`,
+      (id) => `<option value="${id}">${id === "intro" ? t("introTitle") : `${id} — ${title(id)}`}</option>`,
     ).join("");
   lessons.addEventListener("change", () => (lessons.value ? lesson.start(lessons.value) : lesson.freePlay()));
   el.lessonBtn.addEventListener("click", () => lesson.start(LESSONS[sel.value] ? sel.value : "S1"));
@@ -117,7 +97,7 @@ export async function startPage(source, w, el) {
   } else if (fromUrl && fromUrl.text) {
     await playback.loadText(fromUrl.text, fromUrl.time);
     if (fromUrl.selected) playback.select(fromUrl.selected);
-  } else if (params.has("live") || remembered()) {
+  } else if (params.has("live") || freePlayRemembered()) {
     await playback.loadBuiltIn("S1");
   } else {
     await lesson.start("intro");
@@ -152,28 +132,4 @@ export function keepOffline(workerResources) {
         }),
     )
     .catch(() => 0);
-}
-
-// What the lesson runner drives the page with.
-export function lessonPage(store, source, w) {
-  const { playback, panels, view, announce } = w;
-  return {
-    current: () => store.state.view || { snap: null, meta: null },
-    trace: () => store.state.trace,
-    loadBuiltIn: (id) => playback.loadBuiltIn(id),
-    scenarioTitle: (id) => playback.scenarioTitle(id),
-    hashes: () => playback.hashes(),
-    peekGate: (gate) => source.call("peekGate", { gate }),
-    runGate: (gate, since) => playback.runGate(gate, since),
-    play: () => playback.play(),
-    pause: () => playback.pause(),
-    seek: (ms) => playback.seek(ms),
-    speedChosen: () => store.state.playback.userSpeed,
-    setSpeed: (x) => playback.setSpeed(x, false),
-    showPanel: (id) => panels.show(id),
-    render: () => view.render(),
-    announce,
-    rememberFreePlay,
-    dispatch: (action) => store.dispatch(action),
-  };
 }

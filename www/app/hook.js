@@ -2,7 +2,8 @@
 // the store and the few objects that still hold their own (the lesson, live mode, the loop).
 import { PRESETS } from "./controls.js";
 
-// `w`: playback, view, lesson, liveMode, loop, source; `offline`: a promise of the copy kept.
+// `w`: playback, view, lesson, liveMode, loop, source; `offline`: the start's promise of the
+// offline copy (how many files it kept).
 export function testHook(store, w, offline) {
   const { playback, view, lesson, liveMode, loop, source } = w;
   const snap = () => store.state.view && store.state.view.snap;
@@ -26,7 +27,7 @@ export function testHook(store, w, offline) {
     lesson: () => lesson.state(),
     live: () => liveMode.state(),
     idle: () => source.idle && !playback.pending,
-    offlineReady: () => offline(),
+    offlineReady: () => offline,
     frameStats: () => {
       const sorted = view.frameTimes.slice().sort((a, b) => a - b);
       const at = (q) => sorted[Math.floor(sorted.length * q)] || 0;

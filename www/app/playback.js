@@ -1,25 +1,55 @@
 // The time machine: play, pause, seek, step, fork and inject against the simulation's source,
-// each answer dispatched to the store and drawn by the view. While playing, one animation frame
-// asks the source for the clock's next target (one request out at a time).
+// each answer dispatched to the store and drawn by the view. It carries out what is dispatched
+// (`play`, `pause`, `speed` and the requests `seek`, `load`, `skip`), whoever dispatches it.
+// While playing, one animation frame asks the source for the clock's next target (one request
+// out at a time).
 import { t } from "./i18n.js";
 import { announceFor } from "./announce.js";
 import { updateUrl } from "./share.js";
+import { approachSpeed } from "../lessons/lesson-runner.js";
 
 const MAX_FRAME_SIM_MS = (speed) => Math.max(250, speed * 500);
 
 export class Playback {
   // `source`: the simulation (call(op, args) → its answer). `w`: view, diagram, timeline, log,
-  // announcer, lesson (its gate, its speed near the event, gateHit). `loop`: the page's loop.
-  // `el`: scenarioSelect, shareUrl, log (the event log's list).
+  // announcer. `loop`: the page's loop. `el`: scenarioSelect, shareUrl, log (the event log's list).
   constructor(store, source, w, loop, el) {
     this.store = store;
     this.source = source;
     this.w = w;
     this.loop = loop;
     this.el = el;
-    this.scenarios = [];
+    // Whether the clock runs (the loop asks for frames): follows the store's `playing`.
+    this.running = false;
     // The clock's last (wall, target) pairs, for the tests and the page benchmark.
     this.clockTrace = [];
+    store.subscribe((state, action) => {
+      switch (action.type) {
+        case "play":
+          if (state.playback.playing && !this.running) this.started();
+          break;
+        case "pause":
+          if (this.running) this.stopped();
+          break;
+        case "speed":
+          if (this.running) this.base = { sim: this.snap.time, wall: performance.now() };
+          if (this.snap) this.w.view.render();
+          break;
+        case "seek":
+          action.done = this.seek(action.ms);
+          break;
+        case "load":
+          action.done = this.loadBuiltIn(action.id);
+          break;
+        case "skip":
+          action.done = this.runGate(action.gate, action.since);
+          break;
+      }
+    });
+  }
+
+  get scenarios() {
+    return this.store.state.scenarios;
   }
 
   get snap() {
@@ -39,14 +69,6 @@ export class Playback {
   }
 
   // ---- loading -------------------------------------------------------------------------
-
-  scenarioTitle(id) {
-    const key = `scenario_${id}`;
-    const title = t(key);
-    if (title !== key) return title;
-    const s = this.scenarios.find((x) => x.id === id);
-    return s ? s.title : id;
-  }
 
   builtInText(id) {
     return this.scenarios.find((x) => x.id === id).text;
@@ -87,30 +109,34 @@ export class Playback {
     }
     // A run that lands after a pause is announced at once: a paused page does not change later.
     if (!this.playing) announcer.flushNow();
-    this.checkGate(r.gateHit);
+    // The source evaluates the lesson's gate and sends its hit with the answer: the clock stops
+    // there, and the lesson hears it.
+    if (r.gateHit && this.store.state.lesson.gate) {
+      this.pause();
+      this.store.dispatch({ type: "gateHit", hit: r.gateHit });
+    }
     if (!this.playing) this.base = { sim: s.time, wall: performance.now() };
-  }
-
-  // The source evaluates the lesson's gate and sends its hit with the answer.
-  checkGate(hit) {
-    if (!hit || !this.w.lesson.gate) return;
-    this.pause();
-    this.w.lesson.gateHit(hit, this.snap);
   }
 
   // ---- time control ----------------------------------------------------------------------
 
   play() {
-    if (this.playing || this.live) return;
-    this.store.dispatch({ type: "play" });
+    if (!this.playing) this.store.dispatch({ type: "play" });
+  }
+
+  pause() {
+    if (this.playing) this.store.dispatch({ type: "pause" });
+  }
+
+  started() {
+    this.running = true;
     this.base = { sim: this.snap.time, wall: performance.now() };
     this.w.view.render();
     this.loop.start();
   }
 
-  pause() {
-    if (!this.playing) return;
-    this.store.dispatch({ type: "pause" });
+  stopped() {
+    this.running = false;
     this.loop.stop();
     this.w.view.render();
     this.w.announcer.flushNow();
@@ -124,7 +150,7 @@ export class Playback {
 
   // The speed the clock runs at now: a lesson slows down as its event approaches.
   effectiveSpeed() {
-    return this.snap ? this.w.lesson.speedAt(this.snap.time, this.speed) : this.speed;
+    return this.snap ? approachSpeed(this.store.state.lesson.gateAt, this.snap.time, this.speed) : this.speed;
   }
 
   // One animation frame while playing: asks the source for the clock's next target (one
@@ -147,7 +173,7 @@ export class Playback {
       this.clockTrace.push({ wall: now, target, speed, capped });
       if (this.clockTrace.length > 600) this.clockTrace.shift();
       this.pending = true;
-      const gate = this.w.lesson.gate || undefined;
+      const gate = this.store.state.lesson.gate || undefined;
       this.pendingRun = this.source.call("runTo", { ms: Math.floor(target), gate }).then(
         (r) => {
           this.pending = false;
@@ -165,8 +191,6 @@ export class Playback {
 
   setSpeed(x, byUser) {
     this.store.dispatch({ type: "speed", speed: x, byUser });
-    if (this.playing) this.base = { sim: this.snap.time, wall: performance.now() };
-    if (this.snap) this.w.view.render();
   }
 
   // An operation on the simulation; with a lesson's gate on, the source looks for its event.
@@ -174,7 +198,7 @@ export class Playback {
     const wasPlaying = this.playing;
     if (!keepPlaying) this.pause();
     try {
-      const gate = this.w.lesson.gate || undefined;
+      const gate = this.store.state.lesson.gate || undefined;
       const r = await this.source.call(name, gate && !args.gate ? { ...args, gate } : args);
       this.w.diagram.stopTraffic();
       this.apply(r);
@@ -199,7 +223,7 @@ export class Playback {
     // the run ahead starts from where the page is (else it finds the next such event).
     this.pause();
     if (this.pending) await this.pendingRun;
-    if (this.w.lesson.gate !== gate) return null;
+    if (this.store.state.lesson.gate !== gate) return null;
     const r = await this.op("runTo", { ms: this.snap.time + 3600000, gate, since }, false);
     return r && r.gateHit;
   }
@@ -293,16 +317,9 @@ export class Playback {
 
   toggleTable() {
     this.store.dispatch({ type: "tableView" });
-    this.w.view.render();
-  }
-
-  // The lesson's step, if one is on, goes into the page's link.
-  lessonStep() {
-    const l = this.w.lesson.state();
-    return l ? l.step : undefined;
   }
 
   updateUrl() {
-    updateUrl(this.el.shareUrl, this.store.state, this.lessonStep());
+    updateUrl(this.el.shareUrl, this.store.state);
   }
 }

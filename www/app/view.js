@@ -1,6 +1,6 @@
 // The page's render pass: the diagram, the clock and the panels drawn from the store's state,
-// and the controls that show that state following each change of it. Built with its widgets
-// and its elements; it reads the store and changes nothing in it.
+// and the controls that show that state following each change of it (two of them, the table
+// and dashboard toggles, dispatch their change). Built with its widgets and its elements.
 import { t } from "./i18n.js";
 import { secs } from "./format.js";
 import { legendText } from "../diagram/glyphs.js";
@@ -27,8 +27,8 @@ export function horizonFor(model) {
 }
 
 export class PageView {
-  // `w`: the widgets drawn — diagram, timeline, panels, log, compare, lesson (its focus and its
-  // context panel). `el`: the elements named below. `reduced`: the reduced-motion media query.
+  // `w`: the widgets drawn — diagram, timeline, panels, log, compare. `el`: the elements named
+  // below. `reduced`: the reduced-motion media query.
   constructor(store, w, el, reduced) {
     this.store = store;
     this.w = w;
@@ -36,6 +36,10 @@ export class PageView {
     this.reduced = reduced;
     this.frameTimes = [];
     store.subscribe((state, action) => this.reflect(state, action));
+    el.tableToggle.addEventListener("click", () => store.dispatch({ type: "tableView" }));
+    el.layoutToggle.addEventListener("click", () =>
+      store.dispatch({ type: "dashboard", on: !store.state.ui.dashboard }),
+    );
     reduced.addEventListener("change", () => this.render());
   }
 
@@ -67,9 +71,12 @@ export class PageView {
     switch (action.type) {
       case "play":
       case "pause": {
-        el.btnPlay.setAttribute("aria-pressed", String(state.playback.playing));
+        const playing = String(state.playback.playing);
+        // A pause while paused changes nothing on the page (T29 counts its mutations).
+        if (el.btnPlay.dataset.playing === playing) break;
+        el.btnPlay.setAttribute("aria-pressed", playing);
         el.btnPlay.textContent = state.playback.playing ? t("pause") : t("play");
-        el.btnPlay.dataset.playing = String(state.playback.playing);
+        el.btnPlay.dataset.playing = playing;
         break;
       }
       case "speed": {
@@ -84,6 +91,7 @@ export class PageView {
         el.tableToggle.setAttribute("aria-pressed", String(state.ui.tableView));
         el.tableView.hidden = !state.ui.tableView;
         el.diagramWrap.hidden = state.ui.tableView;
+        this.render();
         break;
       case "dashboard":
         el.layoutToggle.setAttribute("aria-pressed", String(state.ui.dashboard));
@@ -93,6 +101,11 @@ export class PageView {
         el.lessonSelect.value = state.lesson.id || "";
         if (state.lesson.id) el.body.dataset.lesson = state.lesson.id;
         else delete el.body.dataset.lesson;
+        // What the step names on the diagram (while playing, the next frame draws it).
+        if (!state.playback.playing) this.render();
+        break;
+      case "panel":
+        this.w.panels.show(action.id);
         break;
     }
   }
@@ -104,7 +117,7 @@ export class PageView {
     const state = this.store.state;
     const { snap: s, meta } = state.view || {};
     if (!s || !meta || state.ui.live !== null) return;
-    const { diagram, timeline, panels, log, compare, lesson } = this.w;
+    const { diagram, timeline, panels, log, compare } = this.w;
     const el = this.el;
     const playing = state.playback.playing;
     this.logFrom = Math.min(this.logFrom ?? traceFrom, traceFrom);
@@ -113,7 +126,7 @@ export class PageView {
     const branch = s.branches.find((b) => b.current);
     el.statusMeta.textContent = `${t("seed", { s: meta.model.seed })} · ${t("profile", { p: s.profile })} · ${t("branchOf", { b: branch.parent === null ? t("branchMain") : branch.id })}`;
     const reduced = this.reduced.matches;
-    const focus = lesson.focus();
+    const focus = state.lesson.focus;
     const highlight = state.selection.highlight;
     diagram.render(s, {
       playing,
@@ -124,7 +137,6 @@ export class PageView {
     });
     renderDivergence(el.divergence, s);
     timeline.renderCursor(s);
-    lesson.renderContext(s);
     const on = (id) => panels.visible(id);
     const each = [
       () => on("routes") && renderRouteGrid(el.routeGrid, s, meta),

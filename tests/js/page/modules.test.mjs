@@ -34,8 +34,15 @@ test("the loop is the page's only requestAnimationFrame caller, and nothing runs
   assert.deepEqual(holding(/setInterval\(/), []);
 });
 
-test("the time gate's hit is written once, in gate.js", () => {
+test("the time gate's hit is written once, in gate.js, and only the worker evaluates gates", () => {
   assert.deepEqual(holding(/kind: "time"/), ["source/gate.js"]);
+  assert.deepEqual(holding(/from "[./]*(source\/)?gate\.js"/), ["source/worker.js"]);
+});
+
+test("main.js only builds and wires: at most 150 lines, no class", () => {
+  const main = readFileSync(join(WWW, "main.js"), "utf8");
+  assert.ok(main.split("\n").length - 1 <= 150, `${main.split("\n").length - 1} lines`);
+  assert.doesNotMatch(main, /^\s*class\s/m);
 });
 
 test("only main.js looks page elements up by id or selector", () => {
