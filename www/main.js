@@ -4,7 +4,7 @@
 import { createStore } from "./app/store.js";
 import { Loop } from "./app/loop.js";
 import { setLanguage } from "./app/i18n.js";
-import { SimClient } from "./source/sim-client.js";
+import { SimSource } from "./source/sim-source.js";
 import { Diagram } from "./diagram/diagram.js";
 import { setTextMeasure } from "./diagram/labels.js";
 import { setFontFamily } from "./diagram/nodes.js";
@@ -43,7 +43,7 @@ setTextMeasure((text, font) => {
 });
 
 const store = createStore();
-const source = new SimClient();
+const source = new SimSource();
 const announcer = new Announcer($("announcer"));
 const announce = (msg) => announcer.say(msg, true);
 store.subscribe((state, action) => action.type === "announce" && announce(action.text));
@@ -52,7 +52,7 @@ const glossary = new Glossary($("glossary"), $("glossary-list"), $("term-pop"));
 const diagram = new Diagram($("diagram"), {
   onNode: (name) => {
     // A real cluster's nodes take no simulated faults.
-    if (store.state.ui.live !== null) return;
+    if (!playback.can.inject) return;
     playback.select(name);
     faults.openNode(name);
   },
@@ -65,7 +65,7 @@ const timeline = new Timeline({
 });
 const panels = new Panels($("tabs"), $("panels"), () => store.state.view && view.render());
 const log = new EventLog($("log"), $("log-node"), $("log-kind"), (line) =>
-  liveMode.live ? liveMode.seek(line.at) : playback.seekToLine(line),
+  liveMode.source ? liveMode.seek(line.at) : playback.seekToLine(line),
 );
 const faults = new FaultUi(
   {
@@ -94,7 +94,7 @@ const compare = new Compare(
 );
 const lessonEls = els("title text wait wait-text skip question context continue replay free progress fold", "lesson-");
 const lesson = new LessonRunner(store, source, { panel: $("lesson"), ...lessonEls });
-const loop = new Loop((now) => (liveMode.live ? liveMode.frame(now) : playback.frame(now)));
+const loop = new Loop((now) => playback.frame(now));
 const reduced = matchMedia("(prefers-reduced-motion: reduce)");
 const viewEls = els(
   "clock status-meta divergence route-grid ns-tables timers measurements table-view legend lanes-legend " +

@@ -72,7 +72,7 @@ export function sharing(store, playback, source, announce, el) {
 export async function startPage(store, source, w, el) {
   const { playback, lesson, liveMode } = w;
   applyStatic(document, el.langLink);
-  const { scenarios, resources } = await source.call("init");
+  const { scenarios, resources } = await source.open();
   store.dispatch({ type: "scenarios", list: scenarios });
   const title = (id) => scenarioTitle(scenarios, id);
   const sel = el.scenarioSelect;

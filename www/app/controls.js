@@ -17,7 +17,7 @@ export const STEP_TYPES = [
 ];
 
 // `play`: the playback (toggle, stepNext(kind?), stepBack, jump(ms), seek(ms), toEnd, fork,
-// speed, setSpeed(x, byUser), toggleTable, selectIndex(i), live). `page`: openFaults, share,
+// speed, setSpeed(x, byUser), toggleTable, selectIndex(i), can: what its source can do). `page`: openFaults, share,
 // exportTrace, importTrace(file), showLog. `el`: the controls' elements, by the names used below,
 // and `root` (the keys belong to an open dialog in it).
 export function bindControls(play, page, el) {
@@ -67,7 +67,7 @@ export function bindControls(play, page, el) {
 
   document.addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-    if (el.root.querySelector("dialog[open]") || play.live) return;
+    if (el.root.querySelector("dialog[open]") || !play.can.seek) return;
     const tag = e.target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
     const onControl = tag === "BUTTON" || tag === "A" || e.target.getAttribute("role") === "button";

@@ -1,7 +1,9 @@
-// Live mode: a running daemon drawn instead of the simulation, entered and left. While it is on,
-// the page's loop draws the live view's frames and the simulation's controls are hidden.
+// Live mode: a running daemon drawn instead of the simulation, entered and left. It is a change
+// of the playback's source (source/live-source.js): the page's loop draws its frames, and the
+// simulation's controls, which it cannot take, are hidden.
 import { t } from "./i18n.js";
-import { LiveView, liveBases } from "../source/live.js";
+import { liveBases } from "../source/live.js";
+import { LiveSource } from "../source/live-source.js";
 
 export class LiveMode {
   // `w`: diagram, log, panels, view (the page's render), playback, loop. `el`: the live panel's
@@ -10,22 +12,17 @@ export class LiveMode {
     this.store = store;
     this.w = w;
     this.el = el;
-    this.live = null;
-    el.liveBtn.addEventListener("click", () => (this.live ? this.exit() : this.enter()));
+    /** @type {LiveSource | null} */
+    this.source = null;
+    el.liveBtn.addEventListener("click", () => (this.source ? this.exit() : this.enter()));
     el.liveExit.addEventListener("click", () => this.exit());
-  }
-
-  // One frame of the page's loop while live; whether to go on.
-  frame(now) {
-    return this.live ? this.live.frame(now) : false;
   }
 
   // `param`: `?live`'s value, one console URL or several separated by commas ("": the daemon
   // serving this page).
   enter(param = "") {
-    if (this.live) return;
+    if (this.source) return;
     const { el, w } = this;
-    w.playback.pause();
     el.body.dataset.mode = "live";
     el.livePanel.hidden = false;
     el.liveBtn.setAttribute("aria-pressed", "true");
@@ -39,7 +36,7 @@ export class LiveMode {
       health: link("/healthz"),
       nsaddr: link("/rocketmq/nsaddr"),
     });
-    this.live = new LiveView(
+    this.source = new LiveSource(
       {
         diagram: w.diagram,
         log: w.log,
@@ -60,17 +57,19 @@ export class LiveMode {
         sentences: el.liveSentences,
       },
     );
+    w.playback.use(this.source);
     this.store.dispatch({ type: "live", param });
-    this.live.start();
+    this.source.open();
     setLiveParam(param);
   }
 
   exit() {
-    if (!this.live) return;
+    if (!this.source) return;
     const { el, w } = this;
     const { meta } = this.store.state.view;
-    this.live.close();
-    this.live = null;
+    this.source.close();
+    this.source = null;
+    w.playback.use(w.playback.sim);
     delete el.body.dataset.mode;
     el.liveSentences.hidden = true;
     w.diagram.setMeta(meta);
@@ -86,11 +85,11 @@ export class LiveMode {
 
   // A line of the event log chosen while live: the live view goes to its time.
   seek(at) {
-    this.live.seek(at);
+    if (this.source) this.source.seek(at);
   }
 
   state() {
-    return this.live ? this.live.state() : null;
+    return this.source ? this.source.state() : null;
   }
 }
 

@@ -11,11 +11,13 @@ import { approachSpeed } from "../lessons/lesson-runner.js";
 const MAX_FRAME_SIM_MS = (speed) => Math.max(250, speed * 500);
 
 export class Playback {
-  // `source`: the simulation (call(op, args) → its answer). `w`: view, diagram, timeline, log,
+  // `sim`: the simulation's source (source/sim-source.js). `w`: view, diagram, timeline, log,
   // announcer. `loop`: the page's loop. `el`: scenarioSelect, shareUrl, log (the event log's list).
-  constructor(store, source, w, loop, el) {
+  constructor(store, sim, w, loop, el) {
     this.store = store;
-    this.source = source;
+    this.sim = sim;
+    // The source the loop's frames go to: the simulation, or a live cluster (use()).
+    this.source = sim;
     this.w = w;
     this.loop = loop;
     this.el = el;
@@ -64,8 +66,16 @@ export class Playback {
   get speed() {
     return this.store.state.playback.speed;
   }
-  get live() {
-    return this.store.state.ui.live !== null;
+  // What the source on screen can do (the controls offer no more).
+  get can() {
+    return this.source.can;
+  }
+
+  // Live mode is a change of source: the clock stops, the loop's frames go to `source`, and
+  // what it cannot do is off until the simulation's source is back.
+  use(source) {
+    this.pause();
+    this.source = source;
   }
 
   // ---- loading -------------------------------------------------------------------------
@@ -87,7 +97,7 @@ export class Playback {
 
   async load(args) {
     this.pause();
-    const r = await this.source.call("load", args);
+    const r = await this.sim.call("load", args);
     this.apply(r, true);
     return r;
   }
@@ -156,6 +166,8 @@ export class Playback {
   // One animation frame while playing: asks the source for the clock's next target (one
   // request out at a time) and moves the messages on. Returns whether to go on.
   frame(now) {
+    // A live cluster is drawn as the wall clock runs, while it follows.
+    if (this.source !== this.sim) return this.source.request({ at: now }).following;
     if (!this.playing) return false;
     if (!this.pending) {
       const speed = this.effectiveSpeed();
@@ -174,7 +186,7 @@ export class Playback {
       if (this.clockTrace.length > 600) this.clockTrace.shift();
       this.pending = true;
       const gate = this.store.state.lesson.gate || undefined;
-      this.pendingRun = this.source.call("runTo", { ms: Math.floor(target), gate }).then(
+      this.pendingRun = this.sim.request({ at: target, gate }).then(
         (r) => {
           this.pending = false;
           this.apply(r, false, performance.now());
@@ -199,7 +211,7 @@ export class Playback {
     if (!keepPlaying) this.pause();
     try {
       const gate = this.store.state.lesson.gate || undefined;
-      const r = await this.source.call(name, gate && !args.gate ? { ...args, gate } : args);
+      const r = await this.sim.call(name, gate && !args.gate ? { ...args, gate } : args);
       this.w.diagram.stopTraffic();
       this.apply(r);
       if (wasPlaying && this.playing) this.base = { sim: this.snap.time, wall: performance.now() };
@@ -278,7 +290,7 @@ export class Playback {
   async inject(action, askKeep) {
     let keepLater = false;
     if (this.snap.time < this.snap.head) {
-      const later = await this.source.call("laterInjected");
+      const later = await this.sim.call("laterInjected");
       if (later.length) {
         keepLater = await askKeep(later);
         if (keepLater === null) return;
@@ -298,7 +310,7 @@ export class Playback {
   }
 
   hashes() {
-    return this.source.call("hashes");
+    return this.sim.call("hashes");
   }
 
   // ---- selection and the page's link -----------------------------------------------------
