@@ -1,3 +1,4 @@
+// @ts-check
 // The page's own actions, each built with the elements it works on: the menu, the phone's lesson
 // sheet, the About dialog, sharing and trace files, and the start (the scenario from the link, a
 // lesson, or live mode).
@@ -128,7 +129,7 @@ export function keepOffline(workerResources) {
             (e) => e.data && "cached" in e.data && done(e.data.cached),
             { once: true },
           );
-          reg.active.postMessage({ cache: urls });
+          /** @type {ServiceWorker} */ (reg.active).postMessage({ cache: urls });
         }),
     )
     .catch(() => 0);

@@ -1,3 +1,4 @@
+// @ts-check
 // Transport buttons, speeds and the keyboard map. Every shortcut has a visible button too.
 import { t } from "./i18n.js";
 
@@ -68,9 +69,10 @@ export function bindControls(play, page, el) {
   document.addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     if (el.root.querySelector("dialog[open]") || !play.can.seek) return;
-    const tag = e.target.tagName;
+    const target = /** @type {HTMLElement} */ (e.target);
+    const tag = target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
-    const onControl = tag === "BUTTON" || tag === "A" || e.target.getAttribute("role") === "button";
+    const onControl = tag === "BUTTON" || tag === "A" || target.getAttribute("role") === "button";
     let handled = true;
     switch (e.key) {
       case " ":

@@ -1,3 +1,4 @@
+// @ts-check
 // Whether the learner chose free play over the lessons, kept for the next visit.
 const FREE_PLAY_KEY = "rmqsim.freePlay";
 

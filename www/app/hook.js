@@ -1,3 +1,4 @@
+// @ts-check
 // The browser tests' hook, window.__rmqsim: read-only views of the page's state, answered from
 // the store and the few objects that still hold their own (the lesson, live mode, the loop).
 import { PRESETS } from "./controls.js";

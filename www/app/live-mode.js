@@ -1,3 +1,4 @@
+// @ts-check
 // Live mode: a running daemon drawn instead of the simulation, entered and left. It is a change
 // of the playback's source (source/live-source.js): the page's loop draws its frames, and the
 // simulation's controls, which it cannot take, are hidden.
@@ -66,7 +67,7 @@ export class LiveMode {
   exit() {
     if (!this.source) return;
     const { el, w } = this;
-    const { meta } = this.store.state.view;
+    const { meta } = /** @type {import("./store.js").View} */ (this.store.state.view);
     this.source.close();
     this.source = null;
     w.playback.use(w.playback.sim);

@@ -1,3 +1,4 @@
+// @ts-check
 // The time machine: play, pause, seek, step, fork and inject against the simulation's source,
 // each answer dispatched to the store and drawn by the view. It carries out what is dispatched
 // (`play`, `pause`, `speed` and the requests `seek`, `load`, `skip`), whoever dispatches it.
@@ -104,6 +105,7 @@ export class Playback {
 
   // ---- applying the source's answers -----------------------------------------------------
 
+  /** @param {any} r the source's answer  @param {boolean} [fresh] a new load  @param {number | null} [wall] a frame's time */
   apply(r, fresh = false, wall = null) {
     const { view, diagram, announcer } = this.w;
     this.store.dispatch({ type: "answer", answer: r, fresh });

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's render pass: the diagram, the clock and the panels drawn from the store's state,
 // and the controls that show that state following each change of it (two of them, the table
 // and dashboard toggles, dispatch their change). Built with its widgets and its elements.

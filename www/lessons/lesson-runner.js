@@ -1,3 +1,4 @@
+// @ts-check
 // Drives one lesson through the store: it dispatches what a learner's controls would (`play`,
 // `pause`, `seek`, `speed`, `panel`, `load`, `skip`) and hears the clock's answers and the
 // `gateHit` of the event its step waits for. Each step waits for a simulation event (a
@@ -32,6 +33,7 @@ export class LessonRunner {
     this.store = store;
     this.source = source;
     this.els = els;
+    /** @type {any} the lesson on: its steps, where it is, the answers so far */
     this.active = null;
     store.subscribe((state, action) => {
       if (action.type === "answer" && this.active) this.renderContext(state.view.snap);

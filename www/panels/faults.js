@@ -1,3 +1,4 @@
+// @ts-check
 // Every action the simulation supports, as a filterable palette (k), a per-node action sheet
 // (tap or Enter on a node) and a message inspector (tap or Enter on a message).
 import { t } from "../app/i18n.js";

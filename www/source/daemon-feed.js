@@ -1,3 +1,4 @@
+// @ts-check
 // One running NameServer daemon, read through its HTTP console: its views (after every change,
 // each kept so the history can be scrubbed), its log lines in RocketMQ's words, and the routes of
 // the chosen topic, refetched when the daemon says they changed. Times are turned into wall-clock
@@ -17,6 +18,7 @@ export class DaemonFeed {
     this.topics = [];
     this.topic = null;
     this.routesVersion = null;
+    this.receivedAt = 0;
   }
 
   get label() {
