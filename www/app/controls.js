@@ -1,3 +1,4 @@
+// @ts-check
 // Transport buttons, speeds and the keyboard map. Every shortcut has a visible button too.
 import { t } from "./i18n.js";
 
@@ -16,32 +17,32 @@ export const STEP_TYPES = [
   ["fault", "fault"],
 ];
 
-// `page`: the functions the controls call — toggle, stepNext(kind?), stepBack, jump(ms),
-// seek(ms), toEnd, fork, openFaults, share, exportTrace, importTrace(file), speed(),
-// setSpeed(x), showLog, toggleTable, selectIndex(i), isLive(), dialogOpen() (the keys then
-// belong to the dialog). `el`: the controls' elements, by the names used below.
-export function bindControls(page, el) {
-  el.play.addEventListener("click", () => page.toggle());
-  el.step.addEventListener("click", () => page.stepNext());
-  el.stepBack.addEventListener("click", () => page.stepBack());
-  el.back10.addEventListener("click", () => page.jump(-10000));
-  el.fwd10.addEventListener("click", () => page.jump(10000));
-  el.home.addEventListener("click", () => page.seek(0));
-  el.end.addEventListener("click", () => page.toEnd());
-  el.fork.addEventListener("click", () => page.fork());
+// `play`: the playback (toggle, stepNext(kind?), stepBack, jump(ms), seek(ms), toEnd, fork,
+// speed, setSpeed(x, byUser), toggleTable, selectIndex(i), can: what its source can do). `page`: openFaults, share,
+// exportTrace, importTrace(file), showLog. `el`: the controls' elements, by the names used below,
+// and `root` (the keys belong to an open dialog in it).
+export function bindControls(play, page, el) {
+  el.play.addEventListener("click", () => play.toggle());
+  el.step.addEventListener("click", () => play.stepNext());
+  el.stepback.addEventListener("click", () => play.stepBack());
+  el.back10.addEventListener("click", () => play.jump(-10000));
+  el.fwd10.addEventListener("click", () => play.jump(10000));
+  el.home.addEventListener("click", () => play.seek(0));
+  el.end.addEventListener("click", () => play.toEnd());
+  el.fork.addEventListener("click", () => play.fork());
   el.faults.addEventListener("click", () => page.openFaults());
   el.share.addEventListener("click", () => page.share());
-  el.exportTrace.addEventListener("click", () => page.exportTrace());
+  el.export.addEventListener("click", () => page.exportTrace());
   el.importFile.addEventListener("change", (e) => e.target.files[0] && page.importTrace(e.target.files[0]));
-  el.speedDown.addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), -1)));
-  el.speedUp.addEventListener("click", () => page.setSpeed(stepSpeed(page.speed(), 1)));
-  const presets = el.presets;
+  el.speedDown.addEventListener("click", () => play.setSpeed(stepSpeed(play.speed, -1), true));
+  el.speedUp.addEventListener("click", () => play.setSpeed(stepSpeed(play.speed, 1), true));
+  const presets = el.speedPresets;
   presets.innerHTML = PRESETS.map(
     (x) => `<button type="button" data-speed="${x}" data-testid="speed-${x}" aria-pressed="false">${x}×</button>`,
   ).join("");
   presets.addEventListener("click", (e) => {
     const b = e.target.closest("button[data-speed]");
-    if (b) page.setSpeed(Number(b.dataset.speed));
+    if (b) play.setSpeed(Number(b.dataset.speed), true);
   });
   const types = el.stepType;
   types.innerHTML = STEP_TYPES.map(
@@ -67,37 +68,38 @@ export function bindControls(page, el) {
 
   document.addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-    if (page.dialogOpen() || page.isLive()) return;
-    const tag = e.target.tagName;
+    if (el.root.querySelector("dialog[open]") || !play.can.seek) return;
+    const target = /** @type {HTMLElement} */ (e.target);
+    const tag = target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
-    const onControl = tag === "BUTTON" || tag === "A" || e.target.getAttribute("role") === "button";
+    const onControl = tag === "BUTTON" || tag === "A" || target.getAttribute("role") === "button";
     let handled = true;
     switch (e.key) {
       case " ":
         if (onControl) return;
-        page.toggle();
+        play.toggle();
         break;
       case "ArrowRight":
-        if (e.shiftKey) types.value ? page.stepNext(types.value) : page.jump(10000);
-        else page.stepNext();
+        if (e.shiftKey) types.value ? play.stepNext(types.value) : play.jump(10000);
+        else play.stepNext();
         break;
       case "ArrowLeft":
-        if (e.shiftKey) page.jump(-10000);
-        else page.stepBack();
+        if (e.shiftKey) play.jump(-10000);
+        else play.stepBack();
         break;
       case "+":
       case "=":
-        page.setSpeed(stepSpeed(page.speed(), 1));
+        play.setSpeed(stepSpeed(play.speed, 1), true);
         break;
       case "-":
       case "_":
-        page.setSpeed(stepSpeed(page.speed(), -1));
+        play.setSpeed(stepSpeed(play.speed, -1), true);
         break;
       case "Home":
-        page.seek(0);
+        play.seek(0);
         break;
       case "End":
-        page.toEnd();
+        play.toEnd();
         break;
       case "k":
         page.openFaults();
@@ -106,16 +108,16 @@ export function bindControls(page, el) {
         page.showLog();
         break;
       case "f":
-        page.fork();
+        play.fork();
         break;
       case "t":
-        page.toggleTable();
+        play.toggleTable();
         break;
       case "?":
         el.help.showModal();
         break;
       default:
-        if (/^[1-9]$/.test(e.key)) page.selectIndex(Number(e.key) - 1);
+        if (/^[1-9]$/.test(e.key)) play.selectIndex(Number(e.key) - 1);
         else handled = false;
     }
     if (handled) e.preventDefault();

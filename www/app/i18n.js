@@ -19,6 +19,15 @@ export function t(key, vars) {
   return s;
 }
 
+// A built-in scenario's title in the page's language, else its own (`scenarios`: the built-ins).
+export function scenarioTitle(scenarios, id) {
+  const key = `scenario_${id}`;
+  const title = t(key);
+  if (title !== key) return title;
+  const s = scenarios.find((x) => x.id === id);
+  return s ? s.title : id;
+}
+
 // Picks the current language from an {en, zh} pair.
 export function pick(pair) {
   return typeof pair === "string" ? pair : (pair[lang] ?? pair.en);

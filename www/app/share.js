@@ -4,9 +4,10 @@ import { t } from "./i18n.js";
 import { shareHash } from "./url.js";
 
 // The page's own link for the store's `state`: its scenario (current branch, injected actions
-// included), time and selection, and the lesson's `step` if one is on.
-export function shareUrl(state, step) {
+// included), time and selection, and the lesson's step if one is on.
+export function shareUrl(state) {
   const { meta, snap } = state.view;
+  const step = state.lesson.id === null ? undefined : (state.lesson.step ?? undefined);
   const hash = shareHash({
     compact: meta.compact,
     time: snap.time,
@@ -18,9 +19,9 @@ export function shareUrl(state, step) {
 }
 
 // The address bar and the share field follow the state (while paused).
-export function updateUrl(field, state, step) {
+export function updateUrl(field, state) {
   if (!state.view || !state.view.meta || !state.view.snap) return;
-  const url = shareUrl(state, step);
+  const url = shareUrl(state);
   field.value = url;
   history.replaceState(null, "", url);
 }

@@ -1,7 +1,9 @@
 // @ts-check
 // The page's state, in one object changed only by `dispatch(action)`: each action returns a new
 // state (the parts it leaves alone are the same objects), and every subscriber hears once per
-// dispatch, after the change. What the lesson runner and the live view hold is still theirs.
+// dispatch, after the change. Requests (`seek`, `load`, `skip`) and events (`gateHit`,
+// `announce`) change nothing here: a subscriber acts on them, and `request(action)` answers with
+// the promise that subscriber sets as `action.done`. What the live view holds is still its own.
 
 /**
  * @typedef {{ snap: any, meta: any }} View the source's latest answer: the snapshot and what stays put
@@ -11,10 +13,20 @@
  *   sends: any[],
  *   selection: { node: string | null, highlight: string | null },
  *   playback: { playing: boolean, speed: number, userSpeed: boolean },
- *   lesson: { id: string | null },
- *   ui: { tableView: boolean, dashboard: boolean, live: string | null },
+ *   lesson: Lesson,
+ *   ui: { tableView: boolean, dashboard: boolean, live: string | null, panel: string | null },
+ *   scenarios: { id: string, title: string, text: string }[],
  * }} State
+ * @typedef {{
+ *   id: string | null, step: number | null, gate: object | null, gateAt: number | null,
+ *   focus: { nodes: string[], links: string[] },
+ * }} Lesson the lesson on: its step, the event it waits for (while the clock runs to it) and
+ *   when that comes (for the approach), and what the step names on the diagram
+ * @typedef {{ type: string, done?: Promise<any>, [key: string]: any }} Action
  */
+
+/** @type {Lesson} */
+const NO_LESSON = { id: null, step: null, gate: null, gateAt: null, focus: { nodes: [], links: [] } };
 
 /** @type {State} */
 export const INITIAL = {
@@ -23,8 +35,9 @@ export const INITIAL = {
   sends: [],
   selection: { node: null, highlight: null },
   playback: { playing: false, speed: 60, userSpeed: false },
-  lesson: { id: null },
-  ui: { tableView: false, dashboard: false, live: null },
+  lesson: NO_LESSON,
+  ui: { tableView: false, dashboard: false, live: null, panel: null },
+  scenarios: [],
 };
 
 /**
@@ -39,9 +52,12 @@ function extend(list, from, more) {
 /**
  * The state after `action`. Actions: `answer` {answer: the worker's, fresh: a new load},
  * `play`, `pause`, `speed` {speed, byUser}, `select` {node}, `highlight` {node}, `tableView`,
- * `dashboard` {on}, `live` {param: `?live`'s value, or null to leave}, `lesson` {id: the lesson on, or null}.
+ * `dashboard` {on}, `live` {param: `?live`'s value, or null to leave}, `lesson` {id: the lesson on,
+ * or null; step, gate, gateAt, focus}, `panel` {id: the tab to show}, `scenarios` {list: the
+ * built-ins}; the requests `seek` {ms}, `load` {id}, `skip` {gate, since} and the events
+ * `gateHit` {hit}, `announce` {text} leave the state as it is.
  * @param {State} state
- * @param {{ type: string, [key: string]: any }} action
+ * @param {Action} action
  * @returns {State}
  */
 export function reduce(state, action) {
@@ -58,8 +74,11 @@ export function reduce(state, action) {
       };
     }
     case "play":
+      // A live cluster on screen: the simulation's clock stays.
+      if (state.ui.live !== null) return state;
+      return { ...state, playback: { ...state.playback, playing: true } };
     case "pause":
-      return { ...state, playback: { ...state.playback, playing: action.type === "play" } };
+      return { ...state, playback: { ...state.playback, playing: false } };
     case "speed":
       return {
         ...state,
@@ -76,7 +95,27 @@ export function reduce(state, action) {
     case "live":
       return { ...state, ui: { ...state.ui, live: action.param } };
     case "lesson":
-      return { ...state, lesson: { id: action.id } };
+      if (action.id === null) return { ...state, lesson: NO_LESSON };
+      return {
+        ...state,
+        lesson: {
+          id: action.id,
+          step: action.step ?? null,
+          gate: action.gate ?? null,
+          gateAt: action.gateAt ?? null,
+          focus: action.focus || NO_LESSON.focus,
+        },
+      };
+    case "panel":
+      return { ...state, ui: { ...state.ui, panel: action.id } };
+    case "scenarios":
+      return { ...state, scenarios: action.list };
+    case "seek":
+    case "load":
+    case "skip":
+    case "gateHit":
+    case "announce":
+      return state;
     default:
       throw new Error(`unknown action ${action.type}`);
   }
@@ -84,19 +123,28 @@ export function reduce(state, action) {
 
 /** @param {State} [state] */
 export function createStore(state = INITIAL) {
-  /** @type {Set<(state: State, action: { type: string }) => void>} */
+  /** @type {Set<(state: State, action: Action) => void>} */
   const subscribers = new Set();
   return {
     get state() {
       return state;
     },
-    /** @param {{ type: string, [key: string]: any }} action */
+    /** @param {Action} action */
     dispatch(action) {
       state = reduce(state, action);
+      // A subscriber may dispatch in turn: the later ones hear the newest state.
       for (const fn of subscribers) fn(state, action);
       return state;
     },
-    /** @param {(state: State, action: { type: string }) => void} fn  @returns {() => void} unsubscribes */
+    /**
+     * Dispatches a request and answers with what its subscriber set as `done` (else null).
+     * @param {Action} action  @returns {Promise<any>}
+     */
+    request(action) {
+      this.dispatch(action);
+      return action.done || Promise.resolve(null);
+    },
+    /** @param {(state: State, action: Action) => void} fn  @returns {() => void} unsubscribes */
     subscribe(fn) {
       subscribers.add(fn);
       return () => subscribers.delete(fn);

@@ -1,3 +1,4 @@
+// @ts-check
 // The cluster diagram: nodes with their clocks, links, and messages. Drawn in CSS pixels (the
 // viewBox is the element's own size), laid out again when its width changes. Paused, every
 // message in flight is drawn where it really is, with its arrow; playing, the traffic layer
@@ -24,6 +25,15 @@ export class Diagram {
     this.tokenEls = new Map();
     this.traceEls = new Map();
     this.width = 0;
+    // What build() and render() set: nothing is drawn before a scenario's meta.
+    /** @type {any} */ this.meta = null;
+    /** @type {any} */ this.L = null;
+    /** @type {any} */ this.faces = null;
+    /** @type {any} */ this.last = null;
+    /** @type {any} */ this.held = null;
+    /** @type {any} */ this.obstacles = null;
+    /** @type {any} */ this.routes = null;
+    /** @type {any} */ this.fixed = null;
     svg.addEventListener("click", (e) => this.activate(e));
     svg.addEventListener("keydown", (e) => {
       if ((e.key === "Enter" || e.key === " ") && this.activate(e)) e.preventDefault();
@@ -153,7 +163,7 @@ export class Diagram {
       this.clearTokens();
       this.renderFlights(snap, o);
     }
-    this.placeLabels(snap, o);
+    this.placeLabels();
   }
 
   // Playing: called every animation frame with the wire events the last answer brought.
@@ -162,7 +172,7 @@ export class Diagram {
     const { tokens, traces } = this.traffic.step(now);
     this.drawTraces(traces);
     this.drawTokens(tokens, o);
-    if (this.last) this.placeLabels(this.last.snap, { ...this.last.o, ...o });
+    if (this.last) this.placeLabels();
   }
 
   // Whether messages are still on their links (or fading out of them).

@@ -1,3 +1,4 @@
+// @ts-check
 // The one panel a lesson step talks about, drawn small enough to sit beside its narration:
 // a client's copy against its NameServer's table, a NameServer's live table, one timer, a
 // strip of sends, the last measurement, the disagreement between NameServers, a node's log.

@@ -1,3 +1,4 @@
+// @ts-check
 // Every RocketMQ word the page uses, defined in a sentence or two (English and Chinese).
 // Narration marks a term as [[id]] or [[id|shown words]]; it becomes a button that opens the
 // definition in a popover (mouse, touch or keyboard), and the Glossary dialog lists them all.
@@ -289,7 +290,7 @@ export class Glossary {
 
   open() {
     const items = Object.keys(TERMS)
-      .map(term)
+      .map((id) => /** @type {{ id: string, name: string, def: string }} */ (term(id)))
       .sort((a, b) => a.name.localeCompare(b.name, lang === "zh" ? "zh" : "en"));
     this.list.innerHTML = items
       .map((x) => `<dt id="term-${x.id}" data-term="${x.id}">${esc(x.name)}</dt><dd>${esc(x.def)}</dd>`)

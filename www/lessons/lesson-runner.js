@@ -1,10 +1,13 @@
-// Drives one lesson through the page's controls. Each step waits for a simulation event (a
+// @ts-check
+// Drives one lesson through the store: it dispatches what a learner's controls would (`play`,
+// `pause`, `seek`, `speed`, `panel`, `load`, `skip`) and hears the clock's answers and the
+// `gateHit` of the event its step waits for. Each step waits for a simulation event (a
 // trace line or a time), never for a wall-clock delay. A step may first ask the learner to
 // predict what will happen; the answer is graded by what the simulation then does. Playback
 // slows down as the awaited event approaches, so the learner sees it happen.
-import { t, pick } from "../app/i18n.js";
+import { t, pick, scenarioTitle } from "../app/i18n.js";
+import { rememberFreePlay } from "../app/free-play.js";
 import { secs } from "../app/format.js";
-import { gateHit } from "../source/gate.js";
 import { LESSONS, LESSON_ORDER } from "./index.js";
 import { renderContext } from "./context.js";
 import { rich } from "./glossary.js";
@@ -14,16 +17,29 @@ const LESSON_SPEED = 30;
 // Within this much wall time of the event the clock slows toward 1×.
 const APPROACH_MS = 800;
 
+// The speed the clock runs at `simNow` with the awaited event due at `gateAt` (null: not known):
+// within APPROACH_MS of wall time it slows toward 1×, so the learner sees the event happen.
+export function approachSpeed(gateAt, simNow, speed) {
+  if (gateAt === null || gateAt === undefined) return speed;
+  const left = gateAt - simNow;
+  if (left <= 0) return Math.min(speed, 1);
+  return Math.max(1, Math.min(speed, Math.round(left / APPROACH_MS)));
+}
+
 export class LessonRunner {
-  // `page`: the page functions a lesson drives — current() → {snap, meta}, trace(),
-  // loadBuiltIn(id), scenarioTitle(id), hashes(), peekGate(gate), runGate(gate), play(), pause(),
-  // seek(ms), speedChosen() (the learner picked a speed), setSpeed(x), showPanel(id), render(),
-  // announce(msg), rememberFreePlay(on), dispatch(action) (the store's: which lesson is on).
-  constructor(page, els) {
-    this.page = page;
+  // `source`: asked what the store does not hold (hashes(), peekGate(gate)). `els`: the
+  // lesson panel's elements.
+  constructor(store, source, els) {
+    this.store = store;
+    this.source = source;
     this.els = els;
+    /** @type {any} the lesson on: its steps, where it is, the answers so far */
     this.active = null;
-    els.cont.addEventListener("click", () => this.next());
+    store.subscribe((state, action) => {
+      if (action.type === "answer" && this.active) this.renderContext(state.view.snap);
+      if (action.type === "gateHit") this.gateHit(action.hit);
+    });
+    els.continue.addEventListener("click", () => this.next());
     els.replay.addEventListener("click", () => this.replay());
     els.free.addEventListener("click", () => this.freePlay(true));
     els.fold.addEventListener("click", () => this.fold());
@@ -53,21 +69,41 @@ export class LessonRunner {
     return { nodes: (f && f.nodes) || [], links: (f && f.links) || [] };
   }
 
+  // The store's account of the lesson: its step, the event the clock runs to, when that comes.
+  publish() {
+    const a = this.active;
+    if (!a) return;
+    this.store.dispatch({
+      type: "lesson",
+      id: a.id,
+      step: a.index,
+      gate: this.gate,
+      gateAt: a.waiting ? a.gateAt : null,
+      focus: this.focus(),
+    });
+  }
+
+  title(id) {
+    return id === "intro" ? t("introTitle") : `${id} — ${scenarioTitle(this.store.state.scenarios, id)}`;
+  }
+
   async start(id, index = 0) {
     const steps = LESSONS[id];
     if (!steps) return;
+    const store = this.store;
     this.active = { id, steps, index: 0, waiting: false, done: false, answers: [] };
-    this.page.rememberFreePlay(false);
-    this.page.dispatch({ type: "lesson", id });
-    await this.page.loadBuiltIn(steps.scenario || id);
-    if (!this.page.speedChosen()) this.page.setSpeed(LESSON_SPEED);
+    rememberFreePlay(false);
+    this.publish();
+    await store.request({ type: "load", id: steps.scenario || id });
+    if (!store.state.playback.userSpeed) store.dispatch({ type: "speed", speed: LESSON_SPEED });
     this.els.panel.hidden = false;
-    this.els.title.textContent = id === "intro" ? t("introTitle") : `${id} — ${this.page.scenarioTitle(id)}`;
+    this.els.title.textContent = this.title(id);
     await this.enter(0);
     for (let i = 1; i <= index && i < steps.length; i++) {
       await this.enter(i);
       this.active.asking = false;
-      if (this.active.waiting) await this.page.runGate(steps[i].gate);
+      this.publish();
+      if (this.active.waiting) await store.request({ type: "skip", gate: steps[i].gate });
     }
   }
 
@@ -76,17 +112,17 @@ export class LessonRunner {
     a.index = index;
     const step = a.steps[index];
     // A step may move the lesson to a variant of its scenario (S10's burst).
-    if (step.load) await this.page.loadBuiltIn(step.load);
-    const h = await this.page.hashes();
+    if (step.load) await this.store.request({ type: "load", id: step.load });
+    const h = await this.source.call("hashes");
     a.start = { time: h.time, stateHash: h.stateHash };
     a.waiting = !!step.gate;
     a.asking = !!step.ask;
     a.observed = null;
     a.graded = null;
     a.gateAt = null;
-    if (step.panel && step.panel.tab) this.page.showPanel(step.panel.tab);
+    if (step.panel && step.panel.tab) this.store.dispatch({ type: "panel", id: step.panel.tab });
     this.show();
-    this.page.render();
+    this.publish();
     if (a.waiting) this.lookAhead();
   }
 
@@ -95,16 +131,10 @@ export class LessonRunner {
     const a = this.active;
     const gate = a && a.waiting ? a.steps[a.index].gate : null;
     if (!gate) return;
-    const r = await this.page.peekGate(gate);
-    if (this.active === a && a.steps[a.index].gate === gate) a.gateAt = r ? r.at : null;
-  }
-
-  speedAt(simNow, speed) {
-    const a = this.active;
-    if (!a || !a.waiting || a.gateAt === null || a.gateAt === undefined) return speed;
-    const left = a.gateAt - simNow;
-    if (left <= 0) return Math.min(speed, 1);
-    return Math.max(1, Math.min(speed, Math.round(left / APPROACH_MS)));
+    const r = await this.source.call("peekGate", { gate });
+    if (this.active !== a || a.steps[a.index].gate !== gate) return;
+    a.gateAt = r ? r.at : null;
+    this.publish();
   }
 
   async next() {
@@ -116,7 +146,8 @@ export class LessonRunner {
       a.asking = false;
       a.prediction = picked.value;
       this.show();
-      this.page.play();
+      this.publish();
+      this.store.dispatch({ type: "play" });
       return;
     }
     if (a.waiting) return;
@@ -126,7 +157,7 @@ export class LessonRunner {
       return;
     }
     await this.enter(a.index + 1);
-    if (a.waiting && !a.asking) this.page.play();
+    if (a.waiting && !a.asking) this.store.dispatch({ type: "play" });
   }
 
   // Straight to the awaited event, for a learner who has seen enough of the approach.
@@ -135,23 +166,16 @@ export class LessonRunner {
     if (!a || !a.waiting || a.asking) return;
     const gate = a.steps[a.index].gate;
     // The run ahead finds nothing when the event already went by (a frame's run reached it
-    // first): then it is in the trace since the step began.
-    const hit = (await this.page.runGate(gate)) || this.seenSinceStart(gate);
-    if (hit && this.active === a && a.waiting) this.gateHit(hit, this.page.current().snap);
-  }
-
-  seenSinceStart(gate) {
-    const a = this.active;
-    if (!a || !a.start) return null;
-    const since = this.page.trace().filter((l) => l.at >= a.start.time);
-    return gateHit(gate, this.page.current().snap.time, since);
+    // first): then the source finds it in the trace since the step began.
+    const hit = await this.store.request({ type: "skip", gate, since: a.start.time });
+    if (hit && this.active === a && a.waiting) this.gateHit(hit);
   }
 
   async replay() {
     const a = this.active;
     if (!a) return;
-    this.page.pause();
-    await this.page.seek(a.start.time);
+    if (this.store.state.playback.playing) this.store.dispatch({ type: "pause" });
+    await this.store.request({ type: "seek", ms: a.start.time });
     const step = a.steps[a.index];
     a.waiting = !!step.gate;
     a.asking = !!step.ask;
@@ -159,6 +183,7 @@ export class LessonRunner {
     a.graded = null;
     a.answers = a.answers.filter((x) => x.step !== a.index);
     this.show();
+    this.publish();
     this.lookAhead();
   }
 
@@ -166,10 +191,9 @@ export class LessonRunner {
     if (!this.active) return;
     this.active = null;
     this.els.panel.hidden = true;
-    this.page.dispatch({ type: "lesson", id: null });
-    if (byLearner) this.page.rememberFreePlay(true);
-    this.page.announce(t("freePlayOn"));
-    this.page.render();
+    this.store.dispatch({ type: "lesson", id: null });
+    if (byLearner) rememberFreePlay(true);
+    this.store.dispatch({ type: "announce", text: t("freePlayOn") });
   }
 
   fold() {
@@ -179,14 +203,15 @@ export class LessonRunner {
   }
 
   // The page reached the awaited event.
-  gateHit(hit, snap) {
+  gateHit(hit) {
     const a = this.active;
     if (!a || !a.waiting) return;
     a.waiting = false;
     const step = a.steps[a.index];
     // Steps read the trace so far and the scenario as the model reads it (its script, timings).
-    const model = this.page.current().meta.model;
-    const trace = this.page.trace();
+    const { view, trace } = this.store.state;
+    const snap = view.snap;
+    const model = view.meta.model;
     a.observed = step.after ? pick(step.after(hit, snap, trace, model)) : t("observed", { t: secs(hit.at) });
     if (step.ask && a.prediction !== undefined) {
       const correct = step.ask.answer(hit, snap, trace, model);
@@ -204,7 +229,8 @@ export class LessonRunner {
       a.prediction = undefined;
     }
     this.show();
-    this.page.announce(a.observed);
+    this.publish();
+    this.store.dispatch({ type: "announce", text: a.observed });
   }
 
   // On a short sheet the newest account (the verdict, else what happened) can fall under the
@@ -226,12 +252,12 @@ export class LessonRunner {
     // While the learner predicts, the question has the room; the panel comes with the answer.
     const spec = step && step.panel && !this.active.asking ? step.panel : null;
     el.hidden = !spec;
-    if (spec) renderContext(el, spec, snap, this.page.current().meta, this.page.trace());
+    if (spec) renderContext(el, spec, snap, this.store.state.view.meta, this.store.state.trace);
   }
 
   show() {
     const a = this.active;
-    const { panel, text, wait, cont, progress, question } = this.els;
+    const { panel, text, wait, continue: cont, progress, question } = this.els;
     if (!a) return;
     const step = a.steps[a.index];
     panel.dataset.step = String(a.index);
@@ -254,7 +280,7 @@ export class LessonRunner {
       const next = LESSON_ORDER[LESSON_ORDER.indexOf(a.id) + 1];
       html += `<p class="observed">${esc(t("lessonDone"))}</p>${this.summary()}`;
       if (next)
-        html += `<p><button type="button" class="primary" data-next="${esc(next)}" data-testid="lesson-next">${esc(t("nextLesson"))}: ${esc(`${next} — ${this.page.scenarioTitle(next)}`)} ›</button></p>`;
+        html += `<p><button type="button" class="primary" data-next="${esc(next)}" data-testid="lesson-next">${esc(t("nextLesson"))}: ${esc(this.title(next))} ›</button></p>`;
     }
     setHtml(text, html);
     // A new step, or its event's account, starts at the top of a sheet that scrolls.
@@ -273,8 +299,8 @@ export class LessonRunner {
     const picked = question.querySelector("input:checked");
     cont.disabled = a.done || (a.waiting && !a.asking) || (a.asking && !picked);
     cont.textContent = a.asking ? t("predictWatch") : a.index + 1 >= a.steps.length ? t("finish") : t("continue");
-    const { snap } = this.page.current();
-    if (snap) this.renderContext(snap);
+    const { view } = this.store.state;
+    if (view && view.snap) this.renderContext(view.snap);
   }
 
   renderQuestion(step) {

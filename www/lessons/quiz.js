@@ -1,3 +1,4 @@
+// @ts-check
 // Predict, then observe: the question's parameters are randomized per attempt, the options and
 // the grade come from a separate run of the model (worker `quiz`), never from a formula here.
 import { t } from "../app/i18n.js";
@@ -26,6 +27,8 @@ export class Quiz {
     this.dialog = dialog;
     this.body = body;
     this.attempt = 0;
+    /** @type {any} the question asked */
+    this.q = undefined;
     this.body.addEventListener("click", (e) => {
       const b = e.target.closest("button[data-quiz]");
       if (!b) return;

@@ -1,3 +1,4 @@
+// @ts-check
 // "About this model": the RocketMQ version profile, the defaults in force, and every
 // simplification with the source file that implements (or leaves out) the behaviour.
 import { t, lang } from "../app/i18n.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // Two or three runs side by side at the same moment: the same measurements for each (when
 // each NameServer dropped the broker, when each client caught up, how long routes were stale,
 // what happened to the sends). Each column is its own simulation, run in the worker.
@@ -52,7 +53,7 @@ ${DEFAULT.map((d, i) => `<label class="field"><span>${esc(t("compareRun", { n: i
       const res = await this.page.run({ items, at });
       out.innerHTML = table(res, at);
     } catch (e) {
-      out.textContent = String(e.message || e);
+      out.textContent = String(/** @type {Error} */ (e).message || e);
     } finally {
       out.removeAttribute("aria-busy");
     }

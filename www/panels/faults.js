@@ -1,3 +1,4 @@
+// @ts-check
 // Every action the simulation supports, as a filterable palette (k), a per-node action sheet
 // (tap or Enter on a node) and a message inspector (tap or Enter on a message).
 import { t } from "../app/i18n.js";
@@ -66,14 +67,14 @@ export function allActions(snap, meta) {
 
 export class FaultUi {
   // `page`: current() → {snap, meta}, inject(action), flightFrame(id) → decoded frame | null.
-  // `el`: palette, input, list (the palette's), sheet, sheetTitle, sheetBody, sheetList (the
+  // `el`: palette, paletteInput, paletteList, sheet, sheetTitle, sheetBody, sheetList (the
   // node sheet's or message inspector's), forkAsk, forkAskBody (the keep-or-drop prompt).
   constructor(page, el) {
     this.page = page;
     this.el = el;
     this.palette = el.palette;
-    this.input = el.input;
-    this.list = el.list;
+    this.input = el.paletteInput;
+    this.list = el.paletteList;
     this.sheet = el.sheet;
     this.input.addEventListener("input", () => this.fill());
     this.input.addEventListener("keydown", (e) => {

@@ -1,3 +1,4 @@
+// @ts-check
 // The event log: RocketMQ's own wording, filterable; Enter or click seeks to that moment.
 // Newest first in the DOM; the list is laid out bottom-up (column-reverse), so the newest line
 // stays in view without scripted scrolling (which would force a layout on every frame).

@@ -1,3 +1,4 @@
+// @ts-check
 // The expert panels as tabs beside the diagram ("essentials", the default) or all at once
 // ("full dashboard"). A tab list with arrow-key navigation, as the ARIA tabs pattern has it.
 import { t } from "../app/i18n.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // The two views of the truth: each NameServer's route for the topic beside the copy each of
 // its clients cached, the rows that differ marked (struck through when gone, marked when new)
 // and the difference said in plain words.

@@ -1,3 +1,4 @@
+// @ts-check
 // Each NameServer's tables (the live table with heartbeat ages and removal clocks), divergence,
 // timers, measurements and the all-text table view.
 import { t } from "../app/i18n.js";

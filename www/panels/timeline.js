@@ -1,3 +1,4 @@
+// @ts-check
 // The scrubber, the branch list and the lanes: one per process, fault intervals shaded, stale
 // cached-route windows hatched, each send an invoke→complete bar (ok / failed / indeterminate).
 import { t } from "../app/i18n.js";
@@ -15,6 +16,7 @@ const RECOVER = {
 
 // Fault intervals per node from the injected actions.
 export function faultIntervals(faults, now) {
+  /** @type {{ verb: string, args: string[], from: number, label: string, to?: number }[]} */
   const open = [];
   const out = [];
   for (const f of faults) {
@@ -46,6 +48,8 @@ export class Timeline {
     this.onBranch = onBranch;
     this.horizon = 300000;
     this.sendCount = 0;
+    /** @type {Map<any, any>} each producer's bar of sends, grown while they go on */
+    this.runs = new Map();
     this.scanned = 0;
     this.removalLines = [];
     this.dragging = false;

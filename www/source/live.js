@@ -7,7 +7,7 @@ import { dur } from "../app/format.js";
 import { renderNsTables, renderDivergence } from "../panels/tables.js";
 import { esc } from "../app/html.js";
 import { renderRouteGrid } from "../panels/routes.js";
-import { LiveSource } from "./live-source.js";
+import { DaemonFeed } from "./daemon-feed.js";
 import { clusterAt, divergences, viewTraffic } from "./live-cluster.js";
 
 // Topics every broker registers; a user topic is a better first choice.
@@ -70,7 +70,7 @@ export class LiveView {
 
   add(base) {
     if (this.sources.some((s) => s.base === base.replace(/\/+$/, ""))) return;
-    const src = new LiveSource(base, (s, what) => this.onChange(s, what));
+    const src = new DaemonFeed(base, (s, what) => this.onChange(s, what));
     this.sources.push(src);
     src.start();
   }

@@ -261,11 +261,25 @@ const ops = {
   },
 };
 
+// Asked with a lesson's gate, an answer carries its hit (the page evaluates no gate): where a
+// run stopped at it, else the first of the answer's new lines, else of the lines since `since`.
+function gateOf(op, { gate, since }, r) {
+  if (op === "runTo" && r.hit) return r.hit;
+  const hit = gateHit(gate, r.snap.time, r.snap.trace);
+  if (hit || since === undefined) return hit;
+  return gateHit(
+    gate,
+    r.snap.time,
+    sim.trace(0).filter((l) => l.at >= since),
+  );
+}
+
 self.onmessage = async (e) => {
   const { id, op, args } = e.data;
   try {
     await ready;
     const result = ops[op](args || {});
+    if (args && args.gate && result && result.snap) result.gateHit = gateOf(op, args, result);
     self.postMessage({ id, ok: true, result });
   } catch (err) {
     self.postMessage({ id, ok: false, error: String((err && err.message) || err) });

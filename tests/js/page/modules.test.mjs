@@ -34,8 +34,42 @@ test("the loop is the page's only requestAnimationFrame caller, and nothing runs
   assert.deepEqual(holding(/setInterval\(/), []);
 });
 
-test("the time gate's hit is written once, in gate.js", () => {
+test("the time gate's hit is written once, in gate.js, and only the worker evaluates gates", () => {
   assert.deepEqual(holding(/kind: "time"/), ["source/gate.js"]);
+  assert.deepEqual(holding(/from "[./]*(source\/)?gate\.js"/), ["source/worker.js"]);
+});
+
+test("the store, the loop, the sources and each widget's entry are type-checked (// @ts-check)", () => {
+  const checked = holding(/^\/\/ @ts-check$/m);
+  for (const f of [
+    "app/store.js",
+    "app/loop.js",
+    "app/view.js",
+    "app/playback.js",
+    "app/controls.js",
+    "source/sim-source.js",
+    "source/live-source.js",
+    "diagram/diagram.js",
+    "panels/tables.js",
+    "panels/routes.js",
+    "panels/timeline.js",
+    "panels/log.js",
+    "panels/compare.js",
+    "panels/about.js",
+    "panels/panels.js",
+    "panels/faults.js",
+    "lessons/context.js",
+    "lessons/quiz.js",
+    "lessons/lesson-runner.js",
+    "lessons/glossary.js",
+  ])
+    assert.ok(checked.includes(f), f);
+});
+
+test("main.js only builds and wires: at most 150 lines, no class", () => {
+  const main = readFileSync(join(WWW, "main.js"), "utf8");
+  assert.ok(main.split("\n").length - 1 <= 150, `${main.split("\n").length - 1} lines`);
+  assert.doesNotMatch(main, /^\s*class\s/m);
 });
 
 test("only main.js looks page elements up by id or selector", () => {

@@ -129,3 +129,48 @@ test("an unknown action is an error, not a silent no-op", () => {
   const store = createStore();
   assert.throws(() => store.dispatch({ type: "nonsense" }), /unknown action nonsense/);
 });
+
+test("the lesson's account, the panel and the built-ins; play stays off while a live cluster is on screen", () => {
+  const store = createStore();
+  const gate = { kinds: ["expired"] };
+  const focus = { nodes: ["NS-1"], links: [] };
+  store.dispatch({ type: "lesson", id: "S3", step: 2, gate, gateAt: 1500, focus });
+  assert.deepEqual(store.state.lesson, { id: "S3", step: 2, gate, gateAt: 1500, focus });
+  store.dispatch({ type: "lesson", id: null });
+  assert.deepEqual(store.state.lesson, {
+    id: null,
+    step: null,
+    gate: null,
+    gateAt: null,
+    focus: { nodes: [], links: [] },
+  });
+  store.dispatch({ type: "panel", id: "log" });
+  assert.equal(store.state.ui.panel, "log");
+  store.dispatch({ type: "scenarios", list: [{ id: "S1", title: "t", text: "x" }] });
+  assert.equal(store.state.scenarios[0].id, "S1");
+  store.dispatch({ type: "live", param: "" });
+  const before = store.state;
+  store.dispatch({ type: "play" });
+  assert.equal(store.state, before);
+  assert.equal(store.state.playback.playing, false);
+});
+
+test("requests and events leave the state alone; request answers with the subscriber's done", async () => {
+  const store = createStore();
+  store.subscribe((state, action) => {
+    if (action.type === "seek") action.done = Promise.resolve(`at ${action.ms}`);
+  });
+  for (const action of [
+    { type: "load", id: "S1" },
+    { type: "skip", gate: {} },
+    { type: "gateHit", hit: {} },
+    { type: "announce", text: "x" },
+  ]) {
+    const before = store.state;
+    store.dispatch(action);
+    assert.equal(store.state, before, action.type);
+  }
+  assert.equal(await store.request({ type: "seek", ms: 5 }), "at 5");
+  // A request nobody carries out answers null.
+  assert.equal(await store.request({ type: "load", id: "S1" }), null);
+});
