@@ -89,15 +89,18 @@ step_java() {
   JAVA_ORACLE_VERSIONS="${JAVA_VERSIONS// /,}" cargo test -p nameserver --test java_oracle --locked -- --ignored --nocapture \
     --skip long_run::java_long_run
 }
-# The Java peers file (its tests are #[ignore]d in plain `cargo test`). Its four tests run at
+# The Java peers file (its tests are #[ignore]d in plain `cargo test`). Three of its tests run at
 # once: most of each is waiting on JVMs (boots, registrations, idle closes), which overlaps.
+# GO_AWAY runs alone after them: its window is short and timed by its clients' pace, and it
+# failed once beside the others (a route query answered TOPIC_NOT_EXIST in the window).
 step_java_peers() {
   if [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ]; then
     echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): the Java peers"
     return 0
   fi
   java_jars
-  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture --test-threads=4
+  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture --test-threads=3 --skip goaway::
+  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture goaway::
 }
 step_workspace() { cargo test --workspace --exclude nameserver --locked; }
 step_doc() { RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked; }

@@ -61,5 +61,7 @@ if ! run; then
   exit 1
 fi
 rm -rf "$LIB" && mv "$LIB.partial" "$LIB"
+# mqadmin's class-data archive, while nothing waits for it (a failure only costs time later).
+"$(dirname "$0")/class-archive.sh" "$VERSION" "$LIB" >&2 || true
 touch "$DIR/complete"
 echo "$LIB"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced, not run: rocketmq_home DIR makes a RocketMQ home where every file a JVM writes stays:
 # conf/, home/ (its user.home), logs/, and one file appender at INFO for each logback file
 # RocketMQ reads (4.9.x does not start without its conf/logback_*.xml; 5.x's own

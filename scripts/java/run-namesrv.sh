@@ -38,7 +38,7 @@ case "$PROFILE" in
   *) echo "run-namesrv.sh: unknown heap profile '$PROFILE' (small or g1)" >&2; exit 2 ;;
 esac
 
-# shellcheck source=home.sh
+# shellcheck source=scripts/java/home.sh
 source "$HERE/home.sh"
 rocketmq_home "$WORK"
 {

@@ -8,7 +8,6 @@
 //! a run's output must not depend on whether an archive exists. `NAMESERVER_JAVA_CDS=0` turns
 //! archives off.
 
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -25,14 +24,14 @@ pub(crate) struct ClassArchive {
 
 impl ClassArchive {
     /// The archive of runs named `kind` with the JDK whose `java -version` is `jdk`, in `dir`;
-    /// `None` when archives are off or `dir` cannot be made.
+    /// `None` when archives are off, the JDK names no build or `dir` cannot be made.
     pub(crate) fn open(dir: &Path, kind: &str, jdk: &str) -> Option<Self> {
+        let build = jdk_build(jdk)?;
         if std::env::var("NAMESERVER_JAVA_CDS").is_ok_and(|v| v == "0") || std::fs::create_dir_all(dir).is_err() {
             return None;
         }
-        let mut hasher = DefaultHasher::new();
-        jdk.hash(&mut hasher);
-        let path = dir.join(format!("{kind}-{:016x}.jsa", hasher.finish()));
+        // scripts/java/class-archive.sh writes mqadmin's under the same name.
+        let path = dir.join(format!("{kind}-{build}.jsa"));
         let writing = (!path.exists()).then(|| {
             static RUN: AtomicU32 = AtomicU32::new(0);
             let n = RUN.fetch_add(1, Ordering::Relaxed);
@@ -59,5 +58,28 @@ impl ClassArchive {
                 let _ = std::fs::remove_file(&tmp);
             }
         }
+    }
+}
+
+/// The JDK's build in `java -version`'s text (`… (build 17.0.15+6-Debian-1deb12u1)`), each byte
+/// outside `A-Za-z0-9.+_-` as `_`: an archive serves one JDK build only.
+fn jdk_build(version_text: &str) -> Option<String> {
+    let start = version_text.find("(build ")? + "(build ".len();
+    let rest = &version_text[start..];
+    let build = &rest[..rest.find(')')?];
+    let keep = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '_' | '-');
+    Some(build.chars().map(|c| if keep(c) { c } else { '_' }).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_build_is_read_as_class_archive_sh_reads_it() {
+        let text = "openjdk version \"17.0.15\" 2025-04-15\nOpenJDK Runtime Environment (build \
+                    17.0.15+6-Debian-1deb12u1)\nOpenJDK 64-Bit Server VM (build 17.0.15+6-Debian-1deb12u1, \
+                    mixed mode, sharing)";
+        assert_eq!(super::jdk_build(text).as_deref(), Some("17.0.15+6-Debian-1deb12u1"));
+        assert_eq!(super::jdk_build("odd (build a b/c)").as_deref(), Some("a_b_c"));
+        assert_eq!(super::jdk_build("no build here"), None);
     }
 }
