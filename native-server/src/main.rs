@@ -141,14 +141,14 @@ fn open_files(max_connections: usize) -> usize {
         }
     };
     let nameserver::open_files::Limits { old_soft, soft, hard } = limits;
-    if soft == old_soft {
-        tracing::info!("open files: soft limit {soft} (hard {hard}), enough for --max-connections {max_connections}");
-    } else {
+    let usable = usize::try_from(limits.usable_connections()).unwrap_or(usize::MAX);
+    if soft != old_soft {
         tracing::info!(
             "open files: soft limit raised from {old_soft} to {soft} (hard {hard}) for --max-connections {max_connections}"
         );
+    } else if usable >= max_connections {
+        tracing::info!("open files: soft limit {soft} (hard {hard}), enough for --max-connections {max_connections}");
     }
-    let usable = usize::try_from(limits.usable_connections()).unwrap_or(usize::MAX);
     if usable < max_connections {
         tracing::warn!(
             "open files: the hard limit {hard} is below --max-connections {max_connections} plus {} for files and listeners; \

@@ -231,7 +231,12 @@ fn tcp_probes_that_close_or_reset_at_once_leave_no_warning_no_frame_error_and_no
         let warnings = |log: &str| log.lines().filter(|l| l.contains(" WARN ") || l.contains(" ERROR ")).count();
         let warned_before = warnings(&server.daemon.log());
         let namesrv_log = logs.path().join("namesrv.log");
-        let filed_before = warnings(&std::fs::read_to_string(&namesrv_log).unwrap_or_default());
+        // namesrv.log is written by a thread of its own: count its start-up warnings (the page's)
+        // once the console's line, logged after them, is in.
+        let filed_before = warnings(&support::eventually_blocking("the console's line in namesrv.log", || {
+            let filed = std::fs::read_to_string(&namesrv_log).unwrap_or_default();
+            filed.contains("HTTP console on").then_some(filed)
+        }));
         let frame_errors = metric(console, "nameserver_frame_errors_total");
         let accepted = metric(console, "nameserver_connections_accepted_total");
         let fds = server.usage().fds;
@@ -253,7 +258,7 @@ fn tcp_probes_that_close_or_reset_at_once_leave_no_warning_no_frame_error_and_no
         let log = server.daemon.log();
         assert_eq!(metric(console, "nameserver_frame_errors_total"), frame_errors, "tls {tls:?}:\n{log}");
         assert_eq!(warnings(&log), warned_before, "tls {tls:?}: a probe was warned about:\n{log}");
-        // namesrv.log is written by a thread of its own: wait until every probe's line is in.
+        // Wait until every probe's line is in.
         let filed = support::eventually_blocking("every probe in namesrv.log", || {
             let filed = std::fs::read_to_string(&namesrv_log).unwrap_or_default();
             (filed.matches("ended before any frame").count() >= PROBES).then_some(filed)
