@@ -271,9 +271,13 @@ fn names_outside_javas_charset_register_with_one_warning_each() {
         let fields = [("clusterName", cluster), ("brokerName", broker), ("brokerAddr", addr), ("brokerId", "0")];
         assert_eq!(peer.call(&request(RequestCode::UnregisterBroker, round * 2 + 1, &fields)).code, 0);
     }
-    // The owner logs a step's lines before it takes the next request: this reply follows them.
+    // The owner warns about a name before it takes the next request, but its event lines
+    // ("new broker registered") are written by a thread of their own: wait for those.
     assert_eq!(peer.call(&request(RequestCode::GetBrokerClusterInfo, 99, &[])).code, 0);
-    let log = server.daemon.log();
+    let log = support::eventually_blocking("four registrations in the log", || {
+        let log = server.daemon.log();
+        (log.matches("new broker registered").count() >= 4).then_some(log)
+    });
     let count = |text: &str| log.lines().filter(|line| line.contains(text)).count();
     assert_eq!(count("new broker registered"), 4, "{log}");
     let warnings = log.lines().filter(|line| line.contains("WARN") && line.contains("outside Java's charset"));

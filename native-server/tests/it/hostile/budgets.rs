@@ -90,7 +90,10 @@ fn h23_kv_puts_of_4_mib_within_a_raised_budget_cost_one_value_in_memory_and_an_e
     );
     assert!(after.rss_kib <= before.rss_kib + 64 * KIB_PER_MIB, "RSS {before:?} -> {after:?}");
     assert!(logged <= MIB, "the log grew by {logged} bytes");
-    let line = server.daemon.log().lines().rev().find(|l| l.contains("putKVConfig")).map(String::from).unwrap();
+    // Event lines are written by a thread of their own.
+    let line = support::eventually_blocking("a putKVConfig line", || {
+        server.daemon.log().lines().rev().find(|l| l.contains("putKVConfig")).map(String::from)
+    });
     assert!(line.len() < 2048 && line.contains("…(+"), "{line}");
     witness.finish();
 }
