@@ -8,7 +8,7 @@ use nameserver_testkit::client::REPLY_PATIENCE;
 use nameserver_testkit::frames;
 use tokio::sync::Semaphore;
 
-use super::ConnectionsArgs;
+use super::args::ConnectionsArgs;
 use super::conn::{Conn, ask_route};
 use super::monitor::{conclude, monitor, usage};
 use super::stats::{Dice, Gauge, Stats, pause};

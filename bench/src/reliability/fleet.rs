@@ -11,7 +11,7 @@ use nameserver_core::protocol::RequestCode;
 use nameserver_core::protocol::body::ClusterInfo;
 use nameserver_testkit::frames;
 
-use super::FleetArgs;
+use super::args::FleetArgs;
 use super::conn::{Conn, ask_route, register, request};
 use super::monitor::{conclude, monitor, usage};
 use super::stats::{Dice, Gauge, Stats, pause};

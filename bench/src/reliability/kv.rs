@@ -7,7 +7,7 @@ use nameserver_core::json::from_fastjson;
 use nameserver_core::protocol::RequestCode;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::KvArgs;
+use super::args::KvArgs;
 use super::conn::{Conn, request};
 
 const KV_NAMESPACE: &str = "crash";

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::Common;
+use super::args::Common;
 use super::stats::{Stats, pause};
 
 pub(crate) use nameserver_testkit::ProcSample as Usage;
