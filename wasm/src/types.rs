@@ -151,10 +151,15 @@ mod tests {
             return;
         }
         let have = std::fs::read_to_string(FILE).unwrap_or_default();
-        assert!(
-            have == want,
-            "wasm/types.d.ts is not what the Rust types generate: run \
-             `UPDATE_TYPES=1 cargo test -p nameserver-wasm --features ts types` and review the diff"
-        );
+        if let Some((line, (h, w))) =
+            have.lines().chain([""]).zip(want.lines().chain([""])).enumerate().find(|(_, (h, w))| h != w)
+        {
+            panic!(
+                "wasm/types.d.ts is not what the Rust types generate (line {}: has {h:?}, generated {w:?}): run \
+                 `UPDATE_TYPES=1 cargo test -p nameserver-wasm --features ts types` and review the diff",
+                line + 1
+            );
+        }
+        assert_eq!(have, want, "wasm/types.d.ts differs at its end");
     }
 }
