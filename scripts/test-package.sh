@@ -2,7 +2,7 @@
 # The npm package as a user gets it. Packs it from a clean clone of HEAD (nothing built:
 # `npm pack` itself must build pkg/), checks the tarball's contents, installs it into a fresh
 # project and runs it in Node (entry points `.`, `/wasm`, `/package.json`), type-checks a
-# TypeScript example, builds an app with vite and runs the bundle in headless Chromium, and
+# TypeScript example and the package's real output against its declarations, builds an app with vite and runs the bundle in headless Chromium, and
 # serves the teaching page with the package's `rocketmq-nameserver-playground` bin.
 # Uncommitted changes are not packed: commit first.
 set -euo pipefail
@@ -48,6 +48,9 @@ cd "$work/project"
 printf '{ "name": "consumer", "private": true, "type": "module" }\n' > package.json
 npm install --silent --no-audit --no-fund "$work/$tarball"
 node run.mjs
+# The declarations against real output: views.mjs writes what the package returns as typed
+# literals (views.ts), which tsc checks with example.ts.
+node views.mjs
 "$root/node_modules/.bin/tsc" -p tsconfig.json
 "$root/node_modules/.bin/vite" build vite-app --logLevel warn
 REPO_ROOT=$root node bundle.mjs vite-app/dist

@@ -56,10 +56,13 @@
 //! }
 //! ```
 //!
-//! The crate is `no_std` + `alloc` in every build and has no features: errors implement
-//! `core::error::Error`, which is `std::error::Error`.
+//! The crate is `no_std` + `alloc` in every build: errors implement `core::error::Error`,
+//! which is `std::error::Error`. Its one feature, `ts` (off by default), derives TypeScript
+//! declarations of the view types with ts-rs, which needs std; only the wasm crate's
+//! declaration test turns it on.
 
-#![no_std]
+// The `ts` feature's derives (ts-rs) are written against std's prelude.
+#![cfg_attr(not(feature = "ts"), no_std)]
 extern crate alloc;
 #[cfg(test)]
 extern crate std;

@@ -10,7 +10,8 @@
 //! A crate of its own on `nameserver-core`, so the daemon does not compile what it never runs;
 //! `no_std` + `alloc` like the core, so it builds for the same targets.
 
-#![no_std]
+// The `ts` feature's derives (ts-rs) are written against std's prelude.
+#![cfg_attr(not(feature = "ts"), no_std)]
 extern crate alloc;
 #[cfg(test)]
 extern crate std;

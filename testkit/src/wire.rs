@@ -1,5 +1,6 @@
 //! A blocking raw-frame client, what a broker or a client sends frame by frame, over TCP or
-//! TLS ([`Client::connect_tls`]). The async one is [`crate::client::Client`].
+//! TLS ([`Client::connect_tls`]). The async one is `client::Client` (named, not linked: it
+//! links here, and a link back would put the two modules on a cycle).
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -44,14 +44,15 @@ pub fn decode_frame(bytes: &[u8]) -> Result<JsValue, JsError> {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct EncodeSpec {
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EncodeRequest", optional_fields))]
+pub(crate) struct EncodeSpec {
     code: i32,
     #[serde(default)]
-    opaque: i32,
+    opaque: Option<i32>,
     #[serde(default)]
-    version: i32,
+    version: Option<i32>,
     #[serde(default)]
-    flag: i32,
+    flag: Option<i32>,
     #[serde(default)]
     language: Option<String>,
     #[serde(default)]
@@ -61,6 +62,7 @@ struct EncodeSpec {
     #[serde(default)]
     body: Option<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional, type = "\"JSON\" | \"ROCKETMQ\""))]
     serialize_type: Option<String>,
 }
 
@@ -88,9 +90,9 @@ pub fn encode_frame(#[wasm_bindgen(unchecked_param_type = "EncodeRequest")] spec
     let cmd = RemotingCommand {
         code: spec.code,
         language,
-        version: spec.version,
-        opaque: spec.opaque,
-        flag: spec.flag,
+        version: spec.version.unwrap_or(0),
+        opaque: spec.opaque.unwrap_or(0),
+        flag: spec.flag.unwrap_or(0),
         remark: spec.remark,
         ext_fields: spec.ext_fields,
         ext_fields_lossy: false,

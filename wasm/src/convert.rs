@@ -5,9 +5,15 @@ use nameserver_core::time::Instant;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-/// A result as a plain JS object (JSON-compatible: maps become objects, not `Map`s).
+/// How results cross: JSON's shapes (maps as objects, not `Map`s; `None` as null; numbers,
+/// not `BigInt`s), except that bytes (frames, bodies) are `Uint8Array`s, as declared, not
+/// arrays of numbers.
+const TO_JS: serde_wasm_bindgen::Serializer =
+    serde_wasm_bindgen::Serializer::json_compatible().serialize_bytes_as_arrays(false);
+
+/// A result as a plain JS object.
 pub(crate) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+    value.serialize(&TO_JS).map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// A JS number of milliseconds as an `Instant`: finite, non-negative, below 2^53.

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "InjectedAction"))]
 pub(crate) struct Injected {
     pub at: u64,
     pub action: String,
@@ -21,8 +22,10 @@ pub(crate) struct Injected {
 /// A scenario as the model reads it: settings, nodes, topics, script and timings.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ScenarioView"))]
 pub(crate) struct ScenarioView {
     pub seed: u64,
+    #[cfg_attr(feature = "ts", ts(type = "\"4.9\" | \"5.x\""))]
     pub profile: &'static str,
     pub idle_close: bool,
     pub latency_ms: u64,
@@ -38,6 +41,7 @@ pub(crate) struct ScenarioView {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Timings"))]
 pub(crate) struct TimingsView {
     pub scan_interval_ms: u64,
     pub idle_close_ms: Option<u64>,
@@ -49,8 +53,10 @@ pub(crate) struct TimingsView {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ScenarioNode"))]
 pub(crate) struct NodeSpecView {
     pub name: String,
+    #[cfg_attr(feature = "ts", ts(type = "NodeRole"))]
     pub role: &'static str,
     pub start: u64,
     pub ns: Option<String>,
@@ -128,6 +134,7 @@ impl ScenarioView {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "BuiltInScenario"))]
 pub(crate) struct BuiltIn {
     pub id: &'static str,
     pub title: &'static str,
@@ -137,6 +144,7 @@ pub(crate) struct BuiltIn {
 /// A decoded frame.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "DecodedFrame"))]
 pub(crate) struct Frame {
     pub code: i32,
     pub code_name: Option<&'static str>,
@@ -148,8 +156,10 @@ pub(crate) struct Frame {
     pub oneway: bool,
     pub remark: Option<String>,
     pub ext_fields: Option<BTreeMap<String, String>>,
+    #[cfg_attr(feature = "ts", ts(type = "\"JSON\" | \"ROCKETMQ\""))]
     pub serialize_type: &'static str,
     #[serde(with = "serde_bytes_as_array")]
+    #[cfg_attr(feature = "ts", ts(type = "Uint8Array"))]
     pub body: Vec<u8>,
     pub body_text: Option<String>,
     pub length: usize,

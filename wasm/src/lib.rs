@@ -12,7 +12,7 @@ mod convert;
 mod dto;
 mod nameserver;
 mod simulation;
-mod ts;
+mod types;
 
 pub use codec::{decode_frame, encode_frame};
 pub use nameserver::NameServer;

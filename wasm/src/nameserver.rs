@@ -26,10 +26,12 @@ fn conn(id: f64) -> Result<ConnId, JsError> {
 
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
-enum OutputDto {
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "NameServerOutput"))]
+pub(crate) enum OutputDto {
     Send {
         conn: u64,
         #[serde(with = "bytes")]
+        #[cfg_attr(feature = "ts", ts(type = "Uint8Array"))]
         frame: Vec<u8>,
         command: dto::Frame,
     },
@@ -40,12 +42,16 @@ enum OutputDto {
         #[serde(rename = "brokerAddr")]
         broker_addr: String,
         #[serde(with = "bytes")]
+        #[cfg_attr(feature = "ts", ts(type = "Uint8Array"))]
         frame: Vec<u8>,
         command: dto::Frame,
     },
     Event {
+        #[cfg_attr(feature = "ts", ts(type = "EventKind"))]
         kind: &'static str,
+        #[cfg_attr(feature = "ts", ts(type = "EventCategory"))]
         category: &'static str,
+        #[cfg_attr(feature = "ts", ts(type = "Severity"))]
         level: &'static str,
         text: String,
     },

@@ -6,16 +6,19 @@
 // the promise that subscriber sets as `action.done`. What the live view holds is still its own.
 
 /**
+ * @typedef {import("../../wasm/types").TraceEvent} TraceEvent the generated declarations (wasm/types.d.ts)
+ * @typedef {import("../../wasm/types").SendInfo} SendInfo
+ * @typedef {import("../../wasm/types").BuiltInScenario} BuiltInScenario
  * @typedef {{ snap: any, meta: any }} View the source's latest answer: the snapshot and what stays put
  * @typedef {{
  *   view: View | null,
- *   trace: any[],
- *   sends: any[],
+ *   trace: TraceEvent[],
+ *   sends: SendInfo[],
  *   selection: { node: string | null, highlight: string | null },
  *   playback: { playing: boolean, speed: number, userSpeed: boolean },
  *   lesson: Lesson,
  *   ui: { tableView: boolean, dashboard: boolean, live: string | null, panel: string | null },
- *   scenarios: { id: string, title: string, text: string }[],
+ *   scenarios: BuiltInScenario[],
  * }} State
  * @typedef {{
  *   id: string | null, step: number | null, gate: object | null, gateAt: number | null,

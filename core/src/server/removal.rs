@@ -11,6 +11,7 @@ use crate::time::Instant;
 /// Which of a NameServer's two removal paths gets to a silent broker first (`idle` or
 /// `scan` in JSON, as [`Self::name`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum RemovalPath {
     /// Netty's idle close of the broker's channel (`serverChannelMaxIdleTimeSeconds`).

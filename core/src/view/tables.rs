@@ -21,6 +21,7 @@ use super::divergence::Listed;
 /// Reading is lenient: a peer daemon of an older build may lack fields added since, and is
 /// still compared by what it has (a row needs only its keys, group, id and `lastUpdate`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct NsTables {
     /// The NameServer's clock when the tables were read.
@@ -40,6 +41,7 @@ pub struct NsTables {
 /// One `brokerLiveTable` row with its removal clock: when this NameServer drops the broker if
 /// nothing from it arrives ([`Removal`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LiveRow {
     /// The live-table key: cluster.
@@ -80,6 +82,7 @@ pub struct LiveRow {
 
 /// One `brokerAddrTable` entry (`BrokerData`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BrokerGroup {
     /// The cluster the group first registered in.
@@ -90,6 +93,7 @@ pub struct BrokerGroup {
     pub broker_addrs: BTreeMap<String, String>,
     /// The zone (5.x); absent when null.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub zone_name: Option<String>,
     /// Whether the group runs in acting-master mode (5.x).
     pub enable_acting_master: bool,

@@ -92,7 +92,7 @@ pub struct Label {
 }
 
 /// What a message is about, for the page's glyphs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::VariantArray)]
 pub enum Category {
     /// REGISTER_BROKER and the other broker-to-NameServer keep-alives.
     Register,
@@ -117,6 +117,9 @@ pub enum Category {
 }
 
 impl Category {
+    /// Every variant, in declaration order (the TypeScript union is written from it).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
     /// `register`, `unregister`, `route`, `send`, `pull`, `heartbeat`, `close`, `reset`,
     /// `failure` or `other`.
     #[must_use]

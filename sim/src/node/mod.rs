@@ -19,7 +19,7 @@ use trace::{NodeId, TraceKind};
 pub struct GroupId(pub u16);
 
 /// What kind of process a node is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, strum::VariantArray)]
 pub enum Role {
     /// A NameServer.
     NameServer,
@@ -32,6 +32,9 @@ pub enum Role {
 }
 
 impl Role {
+    /// Every variant, in declaration order (the TypeScript union is written from it).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
     /// Lowercase name.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -45,7 +48,7 @@ impl Role {
 }
 
 /// A node's process state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, strum::VariantArray)]
 pub enum NodeState {
     /// Not started yet.
     NotStarted,
@@ -62,6 +65,9 @@ pub enum NodeState {
 }
 
 impl NodeState {
+    /// Every variant, in declaration order (the TypeScript union is written from it).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
     /// Lowercase name.
     #[must_use]
     pub fn name(self) -> &'static str {

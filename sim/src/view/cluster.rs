@@ -17,6 +17,7 @@ use crate::{Actor, NodeId, Role, Sim, Timeline, observe};
 
 /// The cluster at the current time, with the logs since a [`Cursor`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterView {
     /// Virtual time (ms).

@@ -17,6 +17,7 @@ use crate::Timeline;
 
 /// Where a caller is in the current branch's logs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Cursor {
     /// The branch.
@@ -33,6 +34,7 @@ pub struct Cursor {
 
 /// The logs since a cursor, and the cursor to pass next time.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Delta {
     /// The caller's cursor was from another branch or a later time (or none): `trace` and

@@ -12,6 +12,7 @@ use crate::{Failure, FaultMeasurement, FaultRecord, NodeId, SendOutcome, SendRec
 
 /// One trace line: time, node, kind and RocketMQ's log wording.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TraceEvent {
     /// Its place in the trace.
@@ -21,6 +22,7 @@ pub struct TraceEvent {
     /// The node that wrote it.
     pub node: String,
     /// Its [`TraceKind`](crate::TraceKind) name.
+    #[cfg_attr(feature = "ts", ts(type = "TraceKind"))]
     pub kind: &'static str,
     /// The line.
     pub text: String,
@@ -42,6 +44,7 @@ impl TraceEvent {
 
 /// One attempt of a send.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SendAttemptInfo {
     /// The broker group it went to.
@@ -49,11 +52,13 @@ pub struct SendAttemptInfo {
     /// When (ms).
     pub at: u64,
     /// `connect-failed`, `closed` or `timeout`; `None`: it succeeded.
+    #[cfg_attr(feature = "ts", ts(type = "\"connect-failed\" | \"closed\" | \"timeout\" | null"))]
     pub failure: Option<&'static str>,
 }
 
 /// A finished send with its attempts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SendInfo {
     /// The producer.
@@ -65,6 +70,7 @@ pub struct SendInfo {
     /// When it finished (ms).
     pub finished: u64,
     /// `ok`, `failed` or `indeterminate`.
+    #[cfg_attr(feature = "ts", ts(type = "\"ok\" | \"failed\" | \"indeterminate\""))]
     pub outcome: &'static str,
     /// Each attempt, in order.
     pub attempts: Vec<SendAttemptInfo>,
@@ -104,6 +110,7 @@ impl SendInfo {
 /// A fault injected (or scripted): when, the action as the script writes it, and the node it
 /// names first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FaultInfo {
     /// When (ms).
@@ -129,6 +136,7 @@ impl FaultInfo {
 /// What a fault did: when each NameServer removed the broker, when each client's route
 /// changed, and the sends it affected.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Measurement {
     /// When the fault happened (ms).
@@ -175,6 +183,7 @@ impl Measurement {
 
 /// An interval in which a client's route differed from its NameServer's.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct StaleWindow {
     /// The client.
@@ -200,6 +209,7 @@ impl StaleWindow {
 /// A branch of the time machine; `dropped`/`kept`: how many actions injected on its parent
 /// after the fork point it dropped or kept.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BranchInfo {
     /// Its id.

@@ -14,11 +14,13 @@ use crate::{Actor, ConsumerView, Link, NodeId, Sim, StartFrom, WireRecord};
 /// [`IDLE_CLOSE`](crate::IDLE_CLOSE)); `period_ms` the period (for one-shot waits, the wait)
 /// the model uses; `peer` the node at the other end of an idle-close timer's connection.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TimerInfo {
     /// What it does.
     pub label: String,
     /// Its stable id.
+    #[cfg_attr(feature = "ts", ts(type = "TimerKind"))]
     pub kind: &'static str,
     /// When it fires (ms).
     pub at: u64,
@@ -30,6 +32,7 @@ pub struct TimerInfo {
 
 /// A node with its state and timers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeInfo {
     /// Its index in the scenario.
@@ -37,8 +40,10 @@ pub struct NodeInfo {
     /// Its name (`NS-1`, `broker-a`, `P1`…).
     pub name: String,
     /// `nameserver`, `broker`, `producer` or `consumer`.
+    #[cfg_attr(feature = "ts", ts(type = "NodeRole"))]
     pub role: &'static str,
     /// Its [`NodeState`](crate::NodeState) name.
+    #[cfg_attr(feature = "ts", ts(type = "NodeState"))]
     pub state: &'static str,
     /// Listen address.
     pub addr: String,
@@ -86,6 +91,7 @@ impl NodeInfo {
 
 /// A message on the wire now.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FlightInfo {
     /// Its id (scripts drop or delay it by this id).
@@ -99,6 +105,7 @@ pub struct FlightInfo {
     /// Arrives at (ms).
     pub arrive_at: u64,
     /// Its [`Category`](crate::Category) name.
+    #[cfg_attr(feature = "ts", ts(type = "MessageCategory"))]
     pub category: &'static str,
     /// Whether it is an answer.
     pub response: bool,
@@ -131,6 +138,7 @@ impl FlightInfo {
 /// link swallowed it; `what` (`type` in JSON) is the request code's Java name (for an answer,
 /// the request it answers), `FIN` or `RST`; `lost`: the network will not deliver it as sent.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct WireEvent {
     /// Its flight id.
@@ -144,6 +152,7 @@ pub struct WireEvent {
     /// When it arrives (or would have, at the base latency).
     pub arrive_at: u64,
     /// Its [`Category`](crate::Category) name.
+    #[cfg_attr(feature = "ts", ts(type = "MessageCategory"))]
     pub category: &'static str,
     /// Whether it is an answer.
     pub response: bool,
@@ -175,6 +184,7 @@ impl WireEvent {
 
 /// A link that is not up.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LinkInfo {
     /// One end.
@@ -182,6 +192,7 @@ pub struct LinkInfo {
     /// The other end.
     pub b: String,
     /// `cut` or `reset`.
+    #[cfg_attr(feature = "ts", ts(type = "\"cut\" | \"reset\""))]
     pub state: &'static str,
 }
 
@@ -209,6 +220,7 @@ impl LinkInfo {
 /// A broker a producer's fault strategy isolates, until when (entries in the past are kept,
 /// as the client keeps them).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct IsolationInfo {
     /// The producer.
@@ -244,6 +256,7 @@ impl IsolationInfo {
 /// `max_offset` the queue's max offset on the instance it reads; `from` where the start
 /// offset came from (`committed`, `first` or `max`); `pulling_from` the instance pulls go to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ConsumerQueue {
     /// The broker group.
@@ -257,6 +270,7 @@ pub struct ConsumerQueue {
     /// The queue's max offset.
     pub max_offset: Option<u64>,
     /// Where the start offset came from.
+    #[cfg_attr(feature = "ts", ts(type = "\"committed\" | \"first\" | \"max\" | null"))]
     pub from: Option<&'static str>,
     /// The instance pulls go to.
     pub pulling_from: Option<String>,
@@ -265,6 +279,7 @@ pub struct ConsumerQueue {
 /// A consumer: its queues (empty while it is not running) and what its machine consumed
 /// across restarts, with how many of those a second time.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ConsumerView"))]
 #[serde(rename_all = "camelCase")]
 pub struct ConsumerInfo {
     /// The consumer.

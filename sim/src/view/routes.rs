@@ -13,6 +13,7 @@ use crate::{Actor, NodeId, Sim};
 
 /// A topic's queues on one broker group.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct QueueInfo {
     /// The broker group.
@@ -41,6 +42,7 @@ impl From<&QueueData> for QueueInfo {
 
 /// A broker group in a route.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BrokerInfo {
     /// The group.
@@ -66,6 +68,7 @@ impl From<&BrokerData> for BrokerInfo {
 
 /// A topic route.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TopicRoute {
     /// The broker groups.
@@ -99,6 +102,7 @@ impl TopicRoute {
 /// A running producer's or consumer's cached route, the NameServer it asks and whether the
 /// route is stale.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ClientRoute {
     /// The client.

@@ -12,6 +12,7 @@ use crate::json::{JsonWriter, WriteJson};
 /// changed. The core has no wall clock, so such a version is marked
 /// ([`Self::UNSTAMPED`]) and stamped with the NameServer's clock when it is stored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default = "DataVersion::java_new")]
 pub struct DataVersion {
     /// Bumped on every change.
