@@ -133,6 +133,10 @@ impl ControllerOwner {
         let mut changed = !matches!(input, Input::Received { .. });
         self.controller.handle(self.clock.now(), input);
         changed |= self.commit();
+        // Before the replies: whoever hears of a change finds it on the console.
+        if changed {
+            self.publish();
+        }
         while let Some(output) = self.controller.poll_output() {
             match output {
                 Output::Send { conn, cmd } => self.send(conn, cmd),
@@ -147,9 +151,6 @@ impl ControllerOwner {
                     }
                 }
             }
-        }
-        if changed {
-            self.publish();
         }
     }
 

@@ -103,9 +103,11 @@ pub(crate) fn scan<T>(
     Ok(Scan { items, valid: at, torn: 0 })
 }
 
-/// The payload of the record at the start of `bytes` and the record's length; or what is
-/// wrong and where the bad record ends, if its length can be believed.
-fn record(bytes: &[u8]) -> Result<(&[u8], usize), (&'static str, Option<usize>)> {
+/// What is wrong with a record, and where it ends if its length can be believed.
+type Bad = (&'static str, Option<usize>);
+
+/// The payload of the record at the start of `bytes` and the record's length.
+fn record(bytes: &[u8]) -> Result<(&[u8], usize), Bad> {
     let Some((head, rest)) = bytes.split_first_chunk::<HEADER>() else { return Err(("cut short", None)) };
     let (len, sum) = head.split_at(4);
     let len_field = usize::try_from(u32::from_le_bytes(len.try_into().expect("4 bytes"))).unwrap_or(usize::MAX);

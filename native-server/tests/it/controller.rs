@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use nameserver::controller::ControllerPort;
 use nameserver::controller::settings::{self, LOG_FILE};
+use nameserver::http::{Console, HttpOptions};
 use nameserver_core::protocol::RemotingCommand;
 use nameserver_testkit::AsyncClient;
 use nameserver_testkit::client::read_frame;
@@ -27,6 +28,7 @@ const GROUP: &str = "broker-a";
 /// A daemon with its controller, its files in `dir`.
 struct Daemon {
     controller: SocketAddr,
+    http: SocketAddr,
     stop: oneshot::Sender<()>,
     task: JoinHandle<io::Result<()>>,
 }
@@ -52,17 +54,20 @@ async fn start(dir: &Path) -> Daemon {
     let port = listener.local_addr().unwrap().port();
     let settings = settings::from_properties(&properties, &dir.display().to_string(), port).unwrap().unwrap();
     let controller_port = ControllerPort::open(controller_listener, settings).unwrap();
+    let http_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let http = http_listener.local_addr().unwrap();
+    let console = Console { listener: http_listener, options: HttpOptions::default() };
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(nameserver::serve_with_controller(
         listener,
-        None,
+        Some(console),
         Some(controller_port),
         server_config(dir),
         async move {
             let _ = stopped.await;
         },
     ));
-    Daemon { controller, stop, task }
+    Daemon { controller, http, stop, task }
 }
 
 impl Daemon {
@@ -179,6 +184,19 @@ async fn brokers_get_ids_elect_and_fail_over_through_the_controller_port() {
     let notice = role_changed(&slave_port).await;
     assert_eq!((notice.field("masterBrokerId"), notice.field("masterEpoch")), (Some("2"), Some("2")));
     assert_eq!(replica_info(&mut slave).await, ("2".into(), "2".into(), "3".into()));
+    // The console shows the group as the controller holds it.
+    let api = crate::http_support::request(daemon.http, "GET", "/api/controller", &[], b"").await;
+    let view: serde_json::Value = serde_json::from_slice(&api.body).unwrap();
+    let group = &view["brokerGroups"][0];
+    assert_eq!(view["enabled"], true, "{view}");
+    assert_eq!((group["brokerName"].as_str(), group["masterId"].as_i64()), (Some(GROUP), Some(2)), "{view}");
+    assert_eq!((group["masterEpoch"].as_i64(), group["syncStateSetEpoch"].as_i64()), (Some(2), Some(3)), "{view}");
+    assert_eq!(group["syncStateSet"], serde_json::json!([2]), "{view}");
+    assert_eq!(view["elections"]["newMasterElected"], 2, "{view}");
+    let metrics = crate::http_support::request(daemon.http, "GET", "/metrics", &[], b"").await.text();
+    let series = r#"rocketmq_controller_master_epoch{cluster="DefaultCluster",broker="broker-a"} 2"#;
+    assert!(metrics.contains(series), "{metrics}");
+    assert!(metrics.contains(r#"rocketmq_controller_election_total{result="new_master_elected"} 2"#), "{metrics}");
     // A code the controller does not serve, and a route query (no route table on this port).
     let other = call(&mut slave, 105, &[("topic", "TBW102")]).await;
     assert_eq!(other.code, 3, "REQUEST_CODE_NOT_SUPPORTED: {other:?}");
