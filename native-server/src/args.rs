@@ -329,6 +329,13 @@ pub enum ArgsError {
     Acl(crate::acl::AclError),
     /// `--auth` and `--allow-from` do not make a set of rules.
     Auth(String),
+    /// The embedded controller is asked for but misconfigured.
+    Controller {
+        /// The `-c` file.
+        path: PathBuf,
+        /// The key and what is wrong.
+        source: crate::controller::settings::SettingsError,
+    },
     /// A value does not fit its key.
     Value {
         /// Where the value came from (the file, or a flag).
@@ -346,6 +353,7 @@ impl fmt::Display for ArgsError {
                 write!(f, "the config file {} is not a properties file: {source}", path.display())
             }
             Self::Value { origin, source } => write!(f, "{origin}: {source}"),
+            Self::Controller { path, source } => write!(f, "{}: {source}", path.display()),
             Self::Acl(error) => error.fmt(f),
             Self::Auth(why) => f.write_str(why),
         }
@@ -358,6 +366,7 @@ impl std::error::Error for ArgsError {
             Self::ReadFile { source, .. } => Some(source),
             Self::Properties { source, .. } => Some(source),
             Self::Value { source, .. } => Some(source),
+            Self::Controller { source, .. } => Some(source),
             Self::Acl(error) => Some(error),
             Self::Auth(_) => None,
         }
@@ -413,6 +422,23 @@ impl Args {
                 .map_err(|source| ArgsError::Value { origin: "--bind-address".into(), source })?;
         }
         Ok((config, warnings))
+    }
+
+    /// The embedded controller's settings from the `-c` file (the only way in, as in Java);
+    /// `None` when the file does not set `enableControllerInNamesrv=true`.
+    ///
+    /// # Errors
+    /// The file cannot be read, or the controller it asks for is misconfigured (the error
+    /// names the key).
+    pub fn controller_settings(
+        &self,
+        namesrv: &Config,
+        home_dir: &str,
+    ) -> Result<Option<crate::controller::settings::ControllerSettings>, ArgsError> {
+        let Some(path) = &self.config_file else { return Ok(None) };
+        let properties = read_properties(path)?;
+        crate::controller::settings::from_properties(&properties, home_dir, namesrv.listen_port)
+            .map_err(|source| ArgsError::Controller { path: path.clone(), source })
     }
 
     /// The TLS settings: Java's defaults, the `-D` properties, then `tls.config.file` (Java's

@@ -8,6 +8,8 @@ use std::time::Duration;
 use nameserver_core::Config;
 use nameserver_core::config::ConfigError;
 
+use crate::controller::settings as controller;
+
 /// `enableShutdownGracefully`: when true, a shutdown first serves `shutdownWaitTimeSeconds` more,
 /// answering GO_AWAY to newer clients.
 pub const ENABLE_SHUTDOWN_GRACEFULLY: &str = "enableShutdownGracefully";
@@ -80,9 +82,6 @@ fn reason(key: &str) -> &'static str {
     const TUNING: &str =
         "a Java thread-pool or Netty tuning knob; this daemon sizes its own (tokio) threads and buffers";
     match key {
-        "enableControllerInNamesrv" => {
-            "the embedded controller (5.x automatic master election) is not implemented; run RocketMQ's standalone controller (mqcontroller) and point the brokers' controllerAddr at it"
-        }
         "clusterTest" => "clusterTest route forwarding is not implemented",
         "serverSocketBacklog" => "the listen backlog is fixed at 1024 (Java's default)",
         _ if key.starts_with("tls") || key == "useTLS" => {
@@ -90,9 +89,6 @@ fn reason(key: &str) -> &'static str {
         }
         _ if is_client_key(key) => {
             "a Java NettyClientConfig knob; this daemon's only client sends NOTIFY_MIN_BROKER_ID_CHANGE with fixed settings"
-        }
-        _ if key.starts_with("controller") => {
-            "a setting of the embedded controller, which is not implemented (enableControllerInNamesrv)"
         }
         _ => TUNING,
     }
@@ -103,18 +99,24 @@ fn reason(key: &str) -> &'static str {
 #[must_use]
 pub fn unimplemented(config: &Config) -> Vec<String> {
     let defaults = Config::java_defaults("", "").passthrough;
+    let controller_on =
+        config.passthrough.get(controller::ENABLE_KEY).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
     config
         .passthrough
         .iter()
         .filter(|(key, _)| *key != ENABLE_SHUTDOWN_GRACEFULLY && *key != SHUTDOWN_WAIT_TIME_SECONDS)
+        // The embedded controller reads and checks its own keys (`controller::settings`).
+        .filter(|(key, _)| {
+            *key != controller::ENABLE_KEY && !(controller_on && controller::KEYS.contains(&key.as_str()))
+        })
         .filter_map(|(key, value)| match defaults.get(key) {
+            None if controller::KEYS.contains(&key.as_str()) => Some(format!(
+                "{key}={value} is a key of the embedded controller, read only with {}=true",
+                controller::ENABLE_KEY
+            )),
             Some(default) if default.eq_ignore_ascii_case(value.trim()) => None,
             Some(_) => Some(format!("{key}={value} is accepted but not implemented: {}", reason(key))),
-            None if key.starts_with("tls")
-                || key.starts_with("controller")
-                || key == "useTLS"
-                || is_client_key(key) =>
-            {
+            None if key.starts_with("tls") || key == "useTLS" || is_client_key(key) => {
                 Some(format!("{key}={value} is accepted but not implemented: {}", reason(key)))
             }
             None => Some(format!(
@@ -169,10 +171,12 @@ mod tests {
             ("tls.server.mode", "enforcing"),
             ("serverWorkerThreads", "32"),
             ("listenPrt", "9877"),
+            ("controllerDLegerGroup", "g"),
         ]));
-        assert_eq!(warnings.len(), 4, "{warnings:#?}");
+        assert_eq!(warnings.len(), 3, "the controller's keys are its own: {warnings:#?}");
+        let off = unimplemented(&config(&[("controllerDLegerGroup", "g")]));
+        assert!(off.len() == 1 && off[0].contains("read only with enableControllerInNamesrv=true"), "{off:?}");
         let find = |key: &str| warnings.iter().find(|w| w.starts_with(key)).unwrap_or_else(|| panic!("{key}"));
-        assert!(find("enableControllerInNamesrv=true").contains("embedded controller"));
         assert!(find("tls.server.mode=enforcing").contains("-D tls.*"));
         assert!(find("serverWorkerThreads=32").contains("tokio"));
         assert!(find("listenPrt=9877").contains("misspelt"));

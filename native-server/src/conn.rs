@@ -78,8 +78,9 @@ pub(crate) struct Shared {
     pub(crate) owner: mpsc::Sender<Inbound>,
     /// The connections' lanes to the owner.
     pub(crate) intake: Arc<Intake>,
-    /// The latest route snapshot.
-    pub(crate) routes: Arc<ArcSwap<RouteSnapshot>>,
+    /// The latest route snapshot (`None`: a port that answers no route query itself, the
+    /// controller's).
+    pub(crate) routes: Option<Arc<ArcSwap<RouteSnapshot>>>,
     /// Frame and body limits.
     pub(crate) limits: Limits,
     /// `serverChannelMaxIdleTimeSeconds`; `None` when 0 (never close idle connections).
@@ -454,6 +455,7 @@ impl Session {
         if self.owner_pending > 0 || !self.shared.auth.is_open() || self.shared.going_away.is_cancelled() {
             return false;
         }
+        let Some(routes) = &self.shared.routes else { return false };
         let Some(request) = codec::route_request(&self.inbuf[..len]) else { return false };
         let observe = &self.shared.observe;
         if request.oneway {
@@ -462,7 +464,7 @@ impl Session {
             return true;
         }
         let at = observe.start();
-        let FastPath::Answered(response) = self.shared.routes.load().answer_route(&request, &mut self.out) else {
+        let FastPath::Answered(response) = routes.load().answer_route(&request, &mut self.out) else {
             return false;
         };
         observe.traffic.read(self.conn, ROUTE_QUERY);
@@ -539,16 +541,17 @@ impl Session {
             return Ok(());
         }
         let at = self.shared.observe.start();
-        if self.owner_pending == 0 {
-            if let FastPath::Answered(response) = self.shared.routes.load().answer(&cmd, &self.limits, &mut self.out) {
-                self.publish_unwritten();
-                if let Some(response) = response {
-                    self.shared.observe.traffic.written(self.conn, response.raw());
-                }
-                let topic = cmd.field("topic").unwrap_or_default();
-                self.shared.observe.route_answered(self.conn, topic, response.map(i32::from), at);
-                return Ok(());
+        if self.owner_pending == 0
+            && let Some(routes) = &self.shared.routes
+            && let FastPath::Answered(response) = routes.load().answer(&cmd, &self.limits, &mut self.out)
+        {
+            self.publish_unwritten();
+            if let Some(response) = response {
+                self.shared.observe.traffic.written(self.conn, response.raw());
             }
+            let topic = cmd.field("topic").unwrap_or_default();
+            self.shared.observe.route_answered(self.conn, topic, response.map(i32::from), at);
+            return Ok(());
         }
         self.hand_over(cmd, at)
     }

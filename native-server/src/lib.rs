@@ -73,6 +73,7 @@ pub mod args;
 mod clock;
 pub mod config_keys;
 mod conn;
+pub mod controller;
 mod event_log;
 pub mod exposure;
 mod handshake;
@@ -258,6 +259,21 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl Future,
 ) -> io::Result<()> {
+    serve_with_controller(listener, console, None, config, shutdown).await
+}
+
+/// [`serve`], plus the embedded controller on its own port when `controller` is given
+/// (`enableControllerInNamesrv=true`, see [`controller`]); it stops with the rest.
+///
+/// # Errors
+/// As [`serve`].
+pub async fn serve_with_controller(
+    listener: TcpListener,
+    console: Option<http::Console>,
+    controller: Option<controller::ControllerPort>,
+    config: ServerConfig,
+    shutdown: impl Future,
+) -> io::Result<()> {
     let rocketmq_addr = listener.local_addr()?;
     let ServerConfig {
         namesrv,
@@ -329,10 +345,35 @@ pub async fn serve(
         }
         None => None,
     };
+    let controller = match controller {
+        Some(port) => Some(controller::start(
+            port,
+            controller::PortRules {
+                limits,
+                idle,
+                tls: Arc::clone(&tls_port),
+                auth: Arc::clone(&auth),
+                fairness: source::Fairness::new(
+                    proxy_protocol_from.clone(),
+                    per_source_exempt.clone(),
+                    max_connections_per_source,
+                    max_connections,
+                    io_deadline,
+                ),
+                max_connections,
+                outbound_queue,
+                stop: stop.clone(),
+                force_close: force_close.clone(),
+                clock,
+                observe: Arc::clone(&observe),
+            },
+        )?),
+        None => None,
+    };
     let shared = Arc::new(Shared {
         owner: inbound,
         intake: Arc::clone(&intake),
-        routes: Arc::clone(&routes),
+        routes: Some(Arc::clone(&routes)),
         limits,
         idle,
         shutdown: stop.clone(),
@@ -371,7 +412,7 @@ pub async fn serve(
         console: observe::OwnerHooks::new(observe),
         held: VecDeque::new(),
         draining: HashSet::new(),
-        notifier: notify::Notifier::spawn(),
+        notifier: notify::Notifier::spawn("notifyMinBrokerIdChanged"),
         names: name_warnings::NameWarnings::default(),
     };
     // On a multi-thread runtime the owner gets a thread of its own: one long `handle` call (a
@@ -430,6 +471,9 @@ pub async fn serve(
     if tokio::time::timeout_at(deadline, limit.acquire_many(permits)).await.is_err() {
         close_the_rest();
         let _ = limit.acquire_many(permits).await;
+    }
+    if let Some(controller) = controller {
+        controller.finish(deadline, close_the_rest).await?;
     }
     // The last file contents go out before the console stops saying 503.
     let writers = (kv_writer.await, config_writer.await);

@@ -30,6 +30,7 @@ fn start(args: &Args) -> anyhow::Result<()> {
             .to_string(),
     };
     let (namesrv, clamped) = args.namesrv_config(&home_dir, &rocketmq_home)?;
+    let controller = args.controller_settings(&namesrv, &home_dir)?;
     let tls = args.tls_config().context("TLS")?;
     if args.print_config_item {
         // Java prints NamesrvConfig, NettyServerConfig and NettyClientConfig.
@@ -112,6 +113,19 @@ fn start(args: &Args) -> anyhow::Result<()> {
         for warning in nameserver::exposure::warnings(address, &config.tls, &config.auth.rules) {
             tracing::warn!("{warning}");
         }
+        let controller = match controller {
+            Some(settings) => {
+                let port = settings.port;
+                for warning in &settings.ignored {
+                    tracing::warn!("config: {warning}");
+                }
+                let listener = nameserver::bind(&bind_address, port).await.with_context(|| {
+                    format!("cannot listen on {bind_address}:{port} (the controller's entry of controllerDLegerPeers)")
+                })?;
+                Some(nameserver::controller::ControllerPort::open(listener, settings)?)
+            }
+            None => None,
+        };
         let console = bind_console(args).await?;
         let boot = format!("The Name Server boot success. serializeType=JSON, address {address}");
         tracing::info!("{boot}");
@@ -125,7 +139,14 @@ fn start(args: &Args) -> anyhow::Result<()> {
                 "HTTP console: {scheme}://{http}/ (live view: {scheme}://{http}/www/?live)"
             );
         }
-        nameserver::serve(listener, console, config, shutdown).await.context("the NameServer stopped with an error")
+        if let Some(controller) = &controller {
+            let at = controller.listener.local_addr().context("the controller's listener has no local address")?;
+            // Java's ControllerStartup says this; the embedded one says nothing: a line to wait for.
+            println!("The controller boot success, address {at}");
+        }
+        nameserver::serve_with_controller(listener, console, controller, config, shutdown)
+            .await
+            .context("the NameServer stopped with an error")
     })
 }
 

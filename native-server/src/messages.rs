@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use nameserver_core::ConnId;
 use nameserver_core::protocol::RemotingCommand;
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -47,6 +48,40 @@ pub(crate) struct ConnHandle {
     pub(crate) remote: String,
     /// Bytes of replies waiting for the peer, shared with the connection task.
     pub(crate) unwritten: ReplyBytes,
+}
+
+/// A peer that does not read its replies (said at WARN): the caller closes its connection.
+#[derive(Debug)]
+pub(crate) struct Clogged;
+
+impl ConnHandle {
+    /// Queues `cmd` for the peer without waiting. A peer that leaves too many replies or
+    /// bytes unread gets [`Clogged`]; a connection already gone drops the reply.
+    pub(crate) fn deliver(&self, cmd: RemotingCommand) -> Result<(), Clogged> {
+        let (waiting, size) = (self.unwritten.get(), queued_size(&cmd));
+        if waiting > 0 && waiting + size > MAX_UNWRITTEN_REPLY_BYTES {
+            tracing::warn!(
+                "closeChannel: the channel[{}] does not read its replies ({waiting} bytes waiting, {size} more \
+                 would pass {MAX_UNWRITTEN_REPLY_BYTES}), closing it",
+                self.remote
+            );
+            return Err(Clogged);
+        }
+        // Counted before it is queued: the connection takes it off when it takes the reply.
+        self.unwritten.add(size);
+        if let Err(error) = self.outbound.try_send(cmd) {
+            self.unwritten.sub(size);
+            if let TrySendError::Full(_) = error {
+                tracing::warn!(
+                    "closeChannel: the channel[{}] does not read its replies ({} waiting), closing it",
+                    self.remote,
+                    self.outbound.max_capacity()
+                );
+                return Err(Clogged);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Most bytes of replies a connection may have waiting (in its queue, and encoded but not

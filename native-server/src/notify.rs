@@ -1,4 +1,5 @@
-//! NOTIFY_MIN_BROKER_ID_CHANGE (905) to brokers' own addresses.
+//! Oneway notices to brokers' own addresses: the NameServer's NOTIFY_MIN_BROKER_ID_CHANGE
+//! (905) and the controller's NOTIFY_BROKER_ROLE_CHANGED (1008).
 //!
 //! Java's NameServer sends this oneway notice with its remoting client: it connects to each
 //! member broker's registered address, whose server side handles 905 (a broker's client
@@ -32,26 +33,28 @@ const IN_FLIGHT: usize = 64;
 #[derive(Debug, Clone)]
 pub(crate) struct Notifier {
     queue: mpsc::Sender<(BrokerAddr, RemotingCommand)>,
+    /// What the notices are, in log lines (Java's method name).
+    what: &'static str,
 }
 
 impl Notifier {
     /// Starts the sender task; it ends when every [`Notifier`] is dropped.
-    pub(crate) fn spawn() -> Self {
+    pub(crate) fn spawn(what: &'static str) -> Self {
         let (queue, notices) = mpsc::channel(QUEUE);
-        tokio::spawn(run(notices));
-        Self { queue }
+        tokio::spawn(run(notices, what));
+        Self { queue, what }
     }
 
     /// Queues one notice; never waits.
     pub(crate) fn notify(&self, broker_addr: BrokerAddr, cmd: RemotingCommand) {
         if let Err(error) = self.queue.try_send((broker_addr, cmd)) {
             let (addr, _) = error.into_inner();
-            tracing::warn!("notifyMinBrokerIdChanged: {QUEUE} notices already waiting, dropping the one to {addr}");
+            tracing::warn!("{}: {QUEUE} notices already waiting, dropping the one to {addr}", self.what);
         }
     }
 }
 
-async fn run(mut notices: mpsc::Receiver<(BrokerAddr, RemotingCommand)>) {
+async fn run(mut notices: mpsc::Receiver<(BrokerAddr, RemotingCommand)>, what: &'static str) {
     let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
     // Java numbers its requests; a oneway notice is never answered, but brokers log the opaque.
     let opaque = AtomicI32::new(0);
@@ -60,8 +63,8 @@ async fn run(mut notices: mpsc::Receiver<(BrokerAddr, RemotingCommand)>) {
         cmd.opaque = opaque.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(async move {
             match send(addr.as_str(), &cmd).await {
-                Ok(()) => tracing::debug!("notifyMinBrokerIdChanged: sent to {addr}"),
-                Err(error) => tracing::warn!("notifyMinBrokerIdChanged: cannot notify {addr}: {error}"),
+                Ok(()) => tracing::debug!("{what}: sent to {addr}"),
+                Err(error) => tracing::warn!("{what}: cannot notify {addr}: {error}"),
             }
             drop(permit);
         });

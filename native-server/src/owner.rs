@@ -21,14 +21,14 @@ use nameserver_core::event_run::EventRun;
 use nameserver_core::excerpt::Excerpt;
 use nameserver_core::protocol::{RemotingCommand, ResponseCode};
 use nameserver_core::{ConnId, Event, Input, NameServer, Output, RequestId};
-use tokio::sync::mpsc::{self, error::TrySendError};
+use tokio::sync::mpsc;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::intake::Intake;
-use crate::messages::{ConnHandle, Inbound, MAX_UNWRITTEN_REPLY_BYTES, queued_size};
+use crate::messages::{ConnHandle, Inbound};
 use crate::name_warnings::NameWarnings;
 use crate::notify::Notifier;
 use crate::observe::OwnerHooks;
@@ -340,28 +340,8 @@ impl Owner {
 
     fn send(&mut self, conn: ConnId, cmd: RemotingCommand) {
         let Some(handle) = self.conns.get(&conn) else { return };
-        let (waiting, size) = (handle.unwritten.get(), queued_size(&cmd));
-        if waiting > 0 && waiting + size > MAX_UNWRITTEN_REPLY_BYTES {
-            tracing::warn!(
-                "closeChannel: the channel[{}] does not read its replies ({waiting} bytes waiting, {size} more \
-                 would pass {MAX_UNWRITTEN_REPLY_BYTES}), closing it",
-                handle.remote
-            );
+        if handle.deliver(cmd).is_err() {
             self.close(conn);
-            return;
-        }
-        // Counted before it is queued: the connection takes it off when it takes the reply.
-        handle.unwritten.add(size);
-        if let Err(error) = handle.outbound.try_send(cmd) {
-            handle.unwritten.sub(size);
-            if let TrySendError::Full(_) = error {
-                tracing::warn!(
-                    "closeChannel: the channel[{}] does not read its replies ({} waiting), closing it",
-                    handle.remote,
-                    handle.outbound.max_capacity()
-                );
-                self.close(conn);
-            }
         }
     }
 

@@ -35,6 +35,7 @@ use tokio::task::JoinHandle;
 
 mod journal;
 mod kv;
+pub(crate) mod records;
 
 pub use kv::journal_path;
 pub(crate) use kv::{JournalStats, KvJournal};
@@ -260,7 +261,7 @@ fn parent(path: &Path) -> &Path {
 /// Creates `dir` and its missing ancestors, fsyncing the parent of each one created: a file
 /// fsynced inside a new directory is only safe from a power loss once the directory's own
 /// entry is.
-fn create_dir_synced(dir: &Path) -> io::Result<()> {
+pub(crate) fn create_dir_synced(dir: &Path) -> io::Result<()> {
     let mut missing = Vec::new();
     let mut at = dir;
     while fs::symlink_metadata(at).is_err_and(|error| error.kind() == io::ErrorKind::NotFound) {
@@ -316,6 +317,11 @@ fn remove_stale_temporaries(path: &Path) {
             let _ = fs::remove_file(entry.path());
         }
     }
+}
+
+/// Fsyncs the directory `path` is in, so that a file created there survives a power loss.
+pub(crate) fn sync_parent(path: &Path) -> io::Result<()> {
+    sync_dir(parent(path))
 }
 
 #[cfg(unix)]

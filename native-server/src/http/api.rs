@@ -50,6 +50,7 @@ pub(crate) async fn index() -> Response {
             "kvEntry": "/api/kv/{namespace}/{key}",
             "config": "/api/config",
             "peers": "/api/peers",
+            "controller": "/api/controller",
             "events": "/api/events",
             "metrics": "/metrics",
             "health": "/healthz",
@@ -100,6 +101,12 @@ pub(crate) fn page_view(ctx: &Ctx) -> String {
         kv_entries: view.kv.len(),
     };
     serde_json::to_string(&page).unwrap_or_default()
+}
+
+/// `GET /api/controller`: the embedded controller's broker groups (`{"enabled":false}`
+/// without one).
+pub(crate) async fn controller(State(ctx): State<Ctx>) -> Response {
+    json(super::controller::body(&ctx.observer))
 }
 
 /// `GET /api/view`.

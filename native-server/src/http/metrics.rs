@@ -244,6 +244,7 @@ impl Collector for Scrape {
             observer.kv_journal.whole_writes.load(Relaxed),
         )?;
         peers(&mut enc, &self.1)?;
+        super::controller::encode(&mut enc, observer, MAX_SERIES)?;
         gauge(
             &mut enc,
             "nameserver_http_event_subscribers",

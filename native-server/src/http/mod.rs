@@ -47,6 +47,7 @@
 
 mod accept;
 mod api;
+mod controller;
 mod events;
 mod metrics;
 mod page;
@@ -260,6 +261,7 @@ fn router(ctx: Ctx) -> Router {
         .route("/api/kv/{namespace}/{key}", get(api::kv_get).put(api::kv_put).delete(api::kv_delete))
         .route("/api/config", get(api::config))
         .route("/api/peers", get(peers::handler))
+        .route("/api/controller", get(api::controller))
         .route("/api/events", get(events::stream));
     app = app.merge(page::routes(&ctx.options.page));
     #[cfg(feature = "test-hooks")]

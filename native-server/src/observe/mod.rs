@@ -9,6 +9,7 @@
 //! connection tasks, the owner and the console, and imports none of them.
 
 mod activity;
+mod controller;
 mod events;
 mod hooks;
 pub(crate) mod metrics;
@@ -17,6 +18,7 @@ mod traffic;
 mod view;
 
 pub(crate) use activity::LastIo;
+pub(crate) use controller::{BrokerGroupView, ControllerView, Elections, ReplicaView};
 pub(crate) use events::LiveEvent;
 pub(crate) use hooks::OwnerHooks;
 pub(crate) use metrics::{Deadline, Refused};

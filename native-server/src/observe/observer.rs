@@ -45,6 +45,8 @@ pub(crate) struct Observer {
     pub(crate) channels: Channels,
     /// `serverChannelMaxIdleTimeSeconds` as the connections apply it (`None`: off).
     pub(crate) idle: Option<Duration>,
+    /// The embedded controller, when it runs (`enableControllerInNamesrv`).
+    pub(crate) controller: arc_swap::ArcSwapOption<super::controller::ControllerView>,
     /// The owner's intake paused and recorded for the integration tests.
     #[cfg(feature = "test-hooks")]
     pub(crate) test_hooks: crate::test_hooks::OwnerControl,
@@ -63,6 +65,7 @@ impl Observer {
             kv_journal: Arc::default(),
             channels: Channels::default(),
             idle,
+            controller: arc_swap::ArcSwapOption::empty(),
             on,
             metrics: Metrics::default(),
             traffic: Traffic::new(false),

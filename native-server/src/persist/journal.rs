@@ -6,23 +6,21 @@
 //! those 20 bytes. A journal whose header names another file (a crash between a whole write's
 //! rename and the journal's truncate, or a file replaced by hand) is not replayed.
 //!
-//! A record is `len: u32 LE`, `crc: u32 LE`, then `len` bytes of payload; `crc` is the CRC-32
-//! of the four length bytes followed by the payload, so a run of zeros (a file extended but
-//! never written) is no record. The payload is a tag, `P` (put) or `D` (delete), then the
-//! namespace, the key and, for a put, the value, each as `u32 LE` length + UTF-8 bytes.
-//!
-//! Reading takes every whole record up to the first bad one. A bad record with nothing but
-//! itself (or zeros) after it is a **torn tail**: an append cut short by a crash, never
-//! answered, so it is dropped with a warning (a torn header likewise: the header goes out with
-//! the first records). A bad record with data after it is corruption in the middle, which no
-//! crash of ours makes: the caller refuses to start.
+//! Records are framed as `persist::records` frames them (length, CRC-32, payload), with its
+//! rule for a torn tail (dropped with a warning; a torn header likewise: the header goes out
+//! with the first records) and for corruption in the middle (the caller refuses to start).
+//! The payload is a tag, `P` (put) or `D` (delete), then the namespace, the key and, for a
+//! put, the value, each as `u32 LE` length + UTF-8 bytes.
 
 use std::fmt;
 
 use nameserver_core::kv::KvChange;
 
-/// The bytes before a record's payload.
-pub(crate) const HEADER: usize = 8;
+use super::records::Corrupt;
+#[cfg(test)]
+use super::records::{HEADER, crc};
+use super::records::{frame, len32, scan};
+
 /// The journal's own header, before its first record.
 pub(crate) const FILE_HEADER: usize = 24;
 const MAGIC: &[u8; 8] = b"NSKVJRN\x01";
@@ -75,41 +73,25 @@ fn header(bytes: &[u8]) -> Option<Base> {
 
 /// Appends `change` as one record to `out`.
 pub(crate) fn encode(change: &KvChange, out: &mut Vec<u8>) {
-    let start = out.len();
-    out.extend_from_slice(&[0; HEADER]);
-    let text = |out: &mut Vec<u8>, s: &str| {
-        out.extend_from_slice(&len32(s.len()).to_le_bytes());
-        out.extend_from_slice(s.as_bytes());
-    };
-    match change {
-        KvChange::Put { namespace, key, value } => {
-            out.push(PUT);
-            text(out, namespace);
-            text(out, key);
-            text(out, value);
+    frame(out, |out| {
+        let text = |out: &mut Vec<u8>, s: &str| {
+            out.extend_from_slice(&len32(s.len()).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        };
+        match change {
+            KvChange::Put { namespace, key, value } => {
+                out.push(PUT);
+                text(out, namespace);
+                text(out, key);
+                text(out, value);
+            }
+            KvChange::Delete { namespace, key } => {
+                out.push(DELETE);
+                text(out, namespace);
+                text(out, key);
+            }
         }
-        KvChange::Delete { namespace, key } => {
-            out.push(DELETE);
-            text(out, namespace);
-            text(out, key);
-        }
-    }
-    let len = len32(out.len() - start - HEADER).to_le_bytes();
-    out[start..start + 4].copy_from_slice(&len);
-    let crc = crc(&len, &out[start + HEADER..]);
-    out[start + 4..start + HEADER].copy_from_slice(&crc.to_le_bytes());
-}
-
-/// A length as a record writes it. KV values are far below 4 GiB (the frame limit is 16 MiB).
-fn len32(len: usize) -> u32 {
-    u32::try_from(len).expect("a KV record under 4 GiB")
-}
-
-fn crc(len: &[u8], payload: &[u8]) -> u32 {
-    let mut hasher = crc32fast::Hasher::new();
-    hasher.update(len);
-    hasher.update(payload);
-    hasher.finalize()
+    });
 }
 
 /// What a journal holds.
@@ -123,26 +105,6 @@ pub(crate) struct Journal {
     pub(crate) valid: usize,
     /// The bytes of a torn tail after them, dropped (0: none).
     pub(crate) torn: usize,
-}
-
-/// A record in the middle of the journal that does not read.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Corrupt {
-    /// Where the bad record starts.
-    pub(crate) offset: usize,
-    /// The records read before it.
-    pub(crate) records: usize,
-    /// What is wrong with it.
-    pub(crate) reason: &'static str,
-}
-
-impl fmt::Display for Corrupt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.offset == 0 {
-            return write!(f, "its header: {}, and more data follows it", self.reason);
-        }
-        write!(f, "record {} at byte {}: {}, and more data follows it", self.records + 1, self.offset, self.reason)
-    }
 }
 
 /// Reads a whole journal.
@@ -163,42 +125,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Journal, Corrupt> {
         return Err(Corrupt { offset: 0, records: 0, reason: "not a KV journal header" });
     };
     journal.base = Some(base);
-    let mut at = FILE_HEADER;
-    while at < bytes.len() {
-        let (reason, end) = match record(&bytes[at..]) {
-            Ok((change, used)) => {
-                journal.changes.push(change);
-                at += used;
-                continue;
-            }
-            Err(bad) => bad,
-        };
-        // Torn: cut short, or nothing but zeros after the bad record's end.
-        let end = end.map_or(bytes.len(), |len| (at + len).min(bytes.len()));
-        if bytes[end..].iter().all(|b| *b == 0) {
-            journal.valid = at;
-            journal.torn = bytes.len() - at;
-            return Ok(journal);
-        }
-        return Err(Corrupt { offset: at, records: journal.changes.len(), reason });
-    }
-    journal.valid = at;
+    let read = scan(bytes, FILE_HEADER, payload_change)?;
+    journal.changes = read.items;
+    journal.valid = read.valid;
+    journal.torn = read.torn;
     Ok(journal)
-}
-
-/// The record at the start of `bytes` and its length; or what is wrong and where the bad
-/// record ends, if its length can be believed.
-fn record(bytes: &[u8]) -> Result<(KvChange, usize), (&'static str, Option<usize>)> {
-    let Some((head, rest)) = bytes.split_first_chunk::<HEADER>() else { return Err(("cut short", None)) };
-    let (len, sum) = head.split_at(4);
-    let len_field = usize::try_from(u32::from_le_bytes(len.try_into().expect("4 bytes"))).unwrap_or(usize::MAX);
-    let Some(payload) = rest.get(..len_field) else { return Err(("cut short", None)) };
-    let end = Some(HEADER + len_field);
-    if crc(len, payload) != u32::from_le_bytes(sum.try_into().expect("4 bytes")) {
-        return Err(("checksum mismatch", end));
-    }
-    let change = payload_change(payload).ok_or(("unreadable payload", end))?;
-    Ok((change, HEADER + len_field))
 }
 
 fn payload_change(payload: &[u8]) -> Option<KvChange> {

@@ -685,7 +685,7 @@ mod tests {
         journal::encode_header(Base::of(&[]), &mut bytes);
         journal::encode(&put("a", "1"), &mut bytes);
         journal::encode(&put("b", "2"), &mut bytes);
-        bytes[journal::FILE_HEADER + journal::HEADER + 3] ^= 0x40;
+        bytes[journal::FILE_HEADER + crate::persist::records::HEADER + 3] ^= 0x40;
         fs::write(journal_path(&path), &bytes).unwrap();
         let error = load_kv(&path).unwrap_err().to_string();
         assert!(

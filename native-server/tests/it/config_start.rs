@@ -41,7 +41,7 @@ async fn unimplemented_keys_warn_and_the_drain_time_is_honoured() {
     let file = home.path().join("namesrv.properties");
     std::fs::write(
         &file,
-        "enableControllerInNamesrv=true\ntls.server.mode=enforcing\nserverWorkerThreads=32\n\
+        "controllerDLegerGroup=g\ntls.server.mode=enforcing\nserverWorkerThreads=32\n\
          orderMessageEnable=true\nenableShutdownGracefully=true\nshutdownWaitTimeSeconds=1\n",
     )
     .unwrap();
@@ -82,7 +82,7 @@ async fn unimplemented_keys_warn_and_the_drain_time_is_honoured() {
     assert!(text.contains("the GO_AWAY window is over"), "{text}");
     assert!(text.contains("connections still busy after 5s, closing them"), "{text}");
     let warned = |key: &str| lines.iter().any(|l| l.contains("WARN") && l.contains(&format!("config: {key}")));
-    for key in ["enableControllerInNamesrv=true", "tls.server.mode=enforcing", "serverWorkerThreads=32"] {
+    for key in ["controllerDLegerGroup=g", "tls.server.mode=enforcing", "serverWorkerThreads=32"] {
         assert!(warned(key), "no warning for {key}:\n{text}");
     }
     for key in ["orderMessageEnable", "enableShutdownGracefully", "shutdownWaitTimeSeconds"] {

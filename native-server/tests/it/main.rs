@@ -19,6 +19,7 @@ mod cli;
 mod config_persistence;
 mod config_start;
 mod connections;
+mod controller;
 mod crash_safety;
 mod go_away;
 mod hostile;
