@@ -164,6 +164,11 @@ fn logback_xml(package: &str, log: &Path) -> String {
 
 /// `java` with the test heap, the classpath of `version`, and every path inside `home`.
 fn java_command(lib: &Path, home: &Path, jvm_extra: &[&str], main_class: &str) -> Command {
+    java_command_with(lib, None, home, jvm_extra, main_class)
+}
+
+/// [`java_command`] with `jar` after `version`'s jars on the class path.
+fn java_command_with(lib: &Path, jar: Option<&Path>, home: &Path, jvm_extra: &[&str], main_class: &str) -> Command {
     let mut command = crate::peer::watched(java_program());
     let user_home = home.join("home");
     command
@@ -177,7 +182,10 @@ fn java_command(lib: &Path, home: &Path, jvm_extra: &[&str], main_class: &str) -
         .arg(format!("-Drmq.logback.configurationFile={}", home.join("conf/rmq.logback.xml").display()))
         .arg("-Drocketmq.client.logUseSlf4j=true")
         .arg("-cp")
-        .arg(format!("{}/*", lib.display()))
+        .arg(match jar {
+            Some(jar) => format!("{}/*:{}", lib.display(), jar.display()),
+            None => format!("{}/*", lib.display()),
+        })
         .arg(main_class);
     command
 }
@@ -430,7 +438,8 @@ fn mqadmin_run(
     let main = "org.apache.rocketmq.tools.command.MQAdminStartup";
     let mut attempt = 1;
     loop {
-        let (code, out) = run_to_completion(version, "mqadmin", main, jvm, &args, tools_yml, START_GUARD)?;
+        let (code, out) =
+            run_to_completion(version, Program::class("mqadmin", main), jvm, &args, tools_yml, START_GUARD)?;
         let Some(why) = MQADMIN_TRANSIENT.into_iter().find(|e| out.contains(e)).filter(|_| attempt < 3) else {
             return Ok((code, out));
         };
@@ -443,7 +452,7 @@ fn mqadmin_run(
 /// seconds, which a loaded machine exceeds, and a NameServer closes a connection idle for its
 /// idle time, which a slow mqadmin may open early and write on late (4.9.7's
 /// `RemotingSendRequestException`, seen against Java).
-const MQADMIN_TRANSIENT: [&str; 2] = ["RemotingTimeoutException", "RemotingSendRequestException"];
+pub(crate) const MQADMIN_TRANSIENT: [&str; 2] = ["RemotingTimeoutException", "RemotingSendRequestException"];
 
 /// Runs the Java program in `source` (one `.java` file, compiled at start by the JDK's
 /// source-file mode) with `version`'s jars on its class path, to completion; returns its exit
@@ -496,20 +505,36 @@ fn run_source_guarded(
     // which without a file of its own prints DEBUG to the console.
     let jvm: Vec<&str> =
         ["-Dlogback.configurationFile=conf/logback_tools.xml"].into_iter().chain(jvm.iter().copied()).collect();
-    run_to_completion(version, "source", main, &jvm, args, None, guard)
+    run_to_completion(version, Program::class("source", main), &jvm, args, None, guard)
+}
+
+/// What [`run_to_completion`] runs.
+pub(crate) struct Program<'a> {
+    /// A short name: the run's name, and its class-data archive's (a source file's: its stem).
+    pub(crate) what: &'a str,
+    /// The main class, or a source file.
+    pub(crate) main: &'a str,
+    /// A jar of ours after the version's jars on the class path.
+    pub(crate) jar: Option<&'a Path>,
+}
+
+impl<'a> Program<'a> {
+    const fn class(what: &'a str, main: &'a str) -> Self {
+        Self { what, main, jar: None }
+    }
 }
 
 /// `java jvm_extra... main args...` of `version` in a fresh home (with `tools_yml` as its
 /// `conf/tools.yml`), to completion within `guard`.
-fn run_to_completion(
+pub(crate) fn run_to_completion(
     version: Version,
-    what: &str,
-    main: &str,
+    program: Program<'_>,
     jvm_extra: &[&str],
     args: &[&str],
     tools_yml: Option<&str>,
     guard: Duration,
 ) -> Result<(Option<i32>, String), PeerError> {
+    let Program { what, main, jar } = program;
     let lib = fetch(version)?;
     let name = format!("java-{what}-{}", version.as_str());
     let home = rocketmq_home(&name)?;
@@ -529,7 +554,7 @@ fn run_to_completion(
         .chain(archive_options.iter().map(String::as_str))
         .chain(jvm_extra.iter().copied())
         .collect();
-    let mut command = java_command(&lib, home.path(), &jvm, main);
+    let mut command = java_command_with(&lib, jar, home.path(), &jvm, main);
     command.args(args);
     let mut peer = ExternalPeer::start(PeerSpec {
         name,

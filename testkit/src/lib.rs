@@ -14,6 +14,7 @@ pub mod daemon;
 pub mod frames;
 pub mod java;
 pub mod layers;
+pub mod mqadmin_batch;
 pub mod peer;
 pub mod pki;
 pub mod proc;

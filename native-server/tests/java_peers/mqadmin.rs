@@ -17,8 +17,8 @@ pub(crate) struct Command {
     /// Text both outputs must hold: the command ran (4.9.x mqadmin exits 0 on a logging
     /// failure that runs nothing, so the exit code alone proves nothing).
     pub(crate) expect: String,
-    /// It changes the broker (which both NameServers share): run against Java first, then
-    /// against ours, never at once.
+    /// It changes the broker (which both NameServers share): its phase runs against Java
+    /// first, then against ours, never at once.
     pub(crate) changes_broker: bool,
 }
 
@@ -29,8 +29,8 @@ pub(crate) const TOPIC: &str = "PeerTopic";
 /// this test with larger counts) cannot drift apart.
 const COMMANDS: &str = include_str!("mqadmin.commands");
 
-/// The run, in phases: the commands of a phase run at once (each against both NameServers);
-/// a phase starts when the one before has finished. After the phase that creates [`TOPIC`],
+/// The run, in phases: the commands of a phase run one after another in one JVM for each
+/// NameServer; a phase starts when the one before has finished. After the phase that creates [`TOPIC`],
 /// the test waits until both NameServers route it.
 pub(crate) fn phases() -> Vec<Vec<Command>> {
     parse(COMMANDS).unwrap_or_else(|e| panic!("native-server/tests/java_peers/mqadmin.commands: {e}"))
