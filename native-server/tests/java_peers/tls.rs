@@ -51,7 +51,10 @@ fn register(pki: &Pki, addr: SocketAddr) -> Client<TlsStream> {
     let topics = [TOPIC.to_string(), String::from("TlsOther")];
     let body = frames::register_broker("TlsCluster", BROKER, 0, BROKER_ADDR, &topics, 1, None).body;
     let broker = frames::BrokerSpec { name: BROKER.to_string(), addr: BROKER_ADDR.to_string() };
-    let cmd = frames::register_command(&broker, &body, false, 1).with_body(body);
+    // Registered once: an hour's timeout, so a slow run's last route query still finds it.
+    let cmd = frames::register_command(&broker, &body, false, 1)
+        .with_field("heartbeatTimeoutMillis", "3600000")
+        .with_body(body);
     let reply = wire::decode(&client.call(&cmd).unwrap().expect("a register reply")).unwrap();
     assert_eq!(reply.code, 0, "{reply:?}");
     client
