@@ -109,8 +109,24 @@ export interface ClusterView {
   time: number; next: number | null; nodes: NodeInfo[]; flights: FlightInfo[]; ns: Record<string, NsTables>;
   routes: Record<string, Record<string, TopicRoute | null>>; clients: Record<string, ClientRoute>;
   consumers: Record<string, ConsumerView>; faults: FaultInfo[]; stale: StaleWindow[]; measurements: Measurement[];
-  links: LinkInfo[]; isolations: IsolationInfo[]; branches: BranchInfo[]; delta: Delta;
+  links: LinkInfo[]; isolations: IsolationInfo[]; branches: BranchInfo[]; lacks: Lacks; delta: Delta;
 }
+/** Which running NameServer lacks a broker, or topics, another one lists. */
+export interface Lacks { brokers: BrokerLack[]; topics: TopicLack[]; }
+export interface BrokerLack { ns: string; brokers: MissingBroker[]; others: string[]; }
+export interface MissingBroker {
+  name: string; addr: string; lastHeard: number | null; freshest: string; freshestHeard: number;
+}
+export interface TopicLack { ns: string; other: string; topics: string[]; }
+/** A daemon's `/api/view` as `liveView` reads it (the console sends more). */
+export type DaemonView = NsTables & { address: string; wallMs: number; startedAtMs: number };
+export interface ViewStep { prev: DaemonView | null; view: DaemonView; recent?: { kind: string; text: string }[]; }
+export interface DaemonAnswer {
+  label: string; up: boolean; view: DaemonView | null; route?: TopicRoute | null; topics?: string[] | null;
+  heard?: Record<string, number>; steps?: ViewStep[];
+}
+/** What `liveView` assembles: the daemons at wall time `at`, with `topic`'s routes. */
+export interface LiveRequest { at: number; topic?: string; daemons: DaemonAnswer[]; }
 export interface ClientRoute {
   name: string; topic: string; boundTo: string; route: TopicRoute | null; changedAt: number | null;
   stale: boolean; staleSince: number | null;
