@@ -118,15 +118,6 @@ export interface MissingBroker {
   name: string; addr: string; lastHeard: number | null; freshest: string; freshestHeard: number;
 }
 export interface TopicLack { ns: string; other: string; topics: string[]; }
-/** A daemon's `/api/view` as `liveView` reads it (the console sends more). */
-export type DaemonView = NsTables & { address: string; wallMs: number; startedAtMs: number };
-export interface ViewStep { prev: DaemonView | null; view: DaemonView; recent?: { kind: string; text: string }[]; }
-export interface DaemonAnswer {
-  label: string; up: boolean; view: DaemonView | null; route?: TopicRoute | null; topics?: string[] | null;
-  heard?: Record<string, number>; steps?: ViewStep[];
-}
-/** What `liveView` assembles: the daemons at wall time `at`, with `topic`'s routes. */
-export interface LiveRequest { at: number; topic?: string; daemons: DaemonAnswer[]; }
 export interface ClientRoute {
   name: string; topic: string; boundTo: string; route: TopicRoute | null; changedAt: number | null;
   stale: boolean; staleSince: number | null;
