@@ -109,15 +109,8 @@ export interface ClusterView {
   time: number; next: number | null; nodes: NodeInfo[]; flights: FlightInfo[]; ns: Record<string, NsTables>;
   routes: Record<string, Record<string, TopicRoute | null>>; clients: Record<string, ClientRoute>;
   consumers: Record<string, ConsumerView>; faults: FaultInfo[]; stale: StaleWindow[]; measurements: Measurement[];
-  links: LinkInfo[]; isolations: IsolationInfo[]; branches: BranchInfo[]; lacks: Lacks; delta: Delta;
+  links: LinkInfo[]; isolations: IsolationInfo[]; branches: BranchInfo[]; delta: Delta;
 }
-/** Which running NameServer lacks a broker, or topics, another one lists. */
-export interface Lacks { brokers: BrokerLack[]; topics: TopicLack[]; }
-export interface BrokerLack { ns: string; brokers: MissingBroker[]; others: string[]; }
-export interface MissingBroker {
-  name: string; addr: string; lastHeard: number | null; freshest: string; freshestHeard: number;
-}
-export interface TopicLack { ns: string; other: string; topics: string[]; }
 export interface ClientRoute {
   name: string; topic: string; boundTo: string; route: TopicRoute | null; changedAt: number | null;
   stale: boolean; staleSince: number | null;

@@ -5,6 +5,8 @@
 //! clients, consumers, faults, measurements, branches) plus the [`Delta`] of the logs since
 //! a [`Cursor`] the caller kept from the previous view. Names stand for nodes, times are
 //! milliseconds of virtual time and keys are camelCase, so a binding only converts.
+//! [`ClusterView::live`] builds the same view from running daemons' console answers (wall-clock
+//! milliseconds), and [`Lacks`] says which NameServer lacks what another one lists.
 
 mod cluster;
 mod cursor;
