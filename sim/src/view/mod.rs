@@ -5,15 +5,21 @@
 //! clients, consumers, faults, measurements, branches) plus the [`Delta`] of the logs since
 //! a [`Cursor`] the caller kept from the previous view. Names stand for nodes, times are
 //! milliseconds of virtual time and keys are camelCase, so a binding only converts.
+//! [`ClusterView::live`] builds the same view from running daemons' console answers (wall-clock
+//! milliseconds), and [`Lacks`] says which NameServer lacks what another one lists.
 
 mod cluster;
 mod cursor;
 mod history;
+mod lacks;
+mod live;
 mod nodes;
 mod routes;
 
 pub use cluster::ClusterView;
 pub use cursor::{Cursor, Delta};
 pub use history::{BranchInfo, FaultInfo, Measurement, SendAttemptInfo, SendInfo, StaleWindow, TraceEvent};
+pub use lacks::{BrokerLack, Lacks, MissingBroker, TopicLack};
+pub use live::{DaemonAnswer, DaemonView, LiveRequest, LogLine, ViewStep};
 pub use nodes::{ConsumerInfo, ConsumerQueue, FlightInfo, IsolationInfo, LinkInfo, NodeInfo, TimerInfo, WireEvent};
 pub use routes::{BrokerInfo, ClientRoute, QueueInfo, TopicRoute};

@@ -7,12 +7,12 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use nameserver_core::protocol::body::{BrokerData, QueueData, TopicRouteData};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{Actor, NodeId, Sim};
 
 /// A topic's queues on one broker group.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct QueueInfo {
@@ -41,7 +41,7 @@ impl From<&QueueData> for QueueInfo {
 }
 
 /// A broker group in a route.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BrokerInfo {
@@ -67,7 +67,7 @@ impl From<&BrokerData> for BrokerInfo {
 }
 
 /// A topic route.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TopicRoute {

@@ -9,6 +9,7 @@ mod sim_cluster_view;
 mod sim_discovery;
 mod sim_faults;
 mod sim_invariants;
+mod sim_live_view;
 mod sim_offsets;
 mod sim_scenarios;
 mod sim_time_machine;
