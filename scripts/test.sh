@@ -89,15 +89,16 @@ step_java() {
   JAVA_ORACLE_VERSIONS="${JAVA_VERSIONS// /,}" cargo test -p nameserver --test java_oracle --locked -- --ignored --nocapture \
     --skip long_run::java_long_run
 }
-# The Java peers file (its tests are #[ignore]d in plain `cargo test`). Its four tests run at
-# once: most of each is waiting on JVMs (boots, registrations, idle closes), which overlaps.
+# The Java peers file (its tests are #[ignore]d in plain `cargo test`). Three of its four tests
+# run at once, GO_AWAY among them: most of each is waiting on JVMs (boots, registrations, idle
+# closes), which overlaps; all four at once left JVMs unbooted after 180 s on a busy machine.
 step_java_peers() {
   if [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ]; then
     echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): the Java peers"
     return 0
   fi
   java_jars
-  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture --test-threads=4
+  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture --test-threads=3
 }
 step_workspace() { cargo test --workspace --exclude nameserver --locked; }
 step_doc() { RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked; }
