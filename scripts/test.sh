@@ -89,16 +89,19 @@ step_java() {
   JAVA_ORACLE_VERSIONS="${JAVA_VERSIONS// /,}" cargo test -p nameserver --test java_oracle --locked -- --ignored --nocapture \
     --skip long_run::java_long_run
 }
-# The Java peers file (its tests are #[ignore]d in plain `cargo test`). Three of its four tests
-# run at once, GO_AWAY among them: most of each is waiting on JVMs (boots, registrations, idle
-# closes), which overlaps; all four at once left JVMs unbooted after 180 s on a busy machine.
+# The Java peers file (its tests are #[ignore]d in plain `cargo test`). Three of its tests run at
+# once: most of each is waiting on JVMs (boots, registrations, idle closes), which overlaps.
+# GO_AWAY runs alone after them: beside them on a busy machine its 5.5.0 client twice did not
+# log GO_AWAY within 180 s of the stop (its TOPIC_NOT_EXIST in the window is Java's answer and
+# now expected); all four at once left JVMs unbooted after 180 s.
 step_java_peers() {
   if [ "${NAMESERVER_SKIP_JAVA:-}" = 1 ]; then
     echo "SKIPPED (NAMESERVER_SKIP_JAVA=1): the Java peers"
     return 0
   fi
   java_jars
-  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture --test-threads=3
+  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture --test-threads=3 --skip goaway::
+  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture goaway::
 }
 step_workspace() { cargo test --workspace --exclude nameserver --locked; }
 step_doc() { RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked; }
