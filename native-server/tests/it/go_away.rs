@@ -14,7 +14,9 @@ use std::process::Command;
 use http_support::ConsoleServer;
 use nameserver::http::HttpOptions;
 use nameserver_core::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode};
-use support::{Daemon, call_blocking, decode, encode, eventually_blocking, register_broker_frame, request, within};
+use support::{
+    Daemon, call_blocking, decode, encode, eventually, eventually_blocking, register_broker_frame, request, within,
+};
 use tokio_util::sync::CancellationToken;
 
 /// Java 5.5.0's MQVersion ordinal, and 4.9.7's.
@@ -96,6 +98,81 @@ async fn while_going_away_newer_clients_get_go_away_and_older_ones_their_answers
 
     cut.cancel();
     within("run returns once the window is cut short", stopped).await.unwrap().unwrap();
+}
+
+/// The real REGISTER_BROKER (broker-a, 13 topics with TBW102) as a broker of `version` sends it.
+fn register_as(version: i32, opaque: i32) -> Vec<u8> {
+    let mut cmd = decode(&register_broker_frame());
+    cmd.version = version;
+    cmd.opaque = opaque;
+    encode(&cmd)
+}
+
+/// Java 5.5.0's answer to a route query for a topic no broker serves.
+const TBW102_NOT_EXIST: &str = "No topic route info in name server for the topic: TBW102\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.";
+
+/// A 5.5.0 broker's registration in the window gets GO_AWAY on its connection and on the
+/// one its client opens to retry, and the client then closes the first (`NettyRemotingClient`
+/// 5.5.0: "Receive GO_AWAY twice", then `invokeSync` closes the channel): the broker is gone
+/// from the tables as on any channel close, and a 4.9.7 client asking here gets
+/// TOPIC_NOT_EXIST for the rest of the window. A Java 5.5.0 NameServer does the same (frame for
+/// frame, PROTOCOL.md §4); a 4.9.7 broker's registration in the window is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broker_told_to_go_away_that_closes_is_removed_as_java_removes_it() {
+    let cut = CancellationToken::new();
+    let server = ConsoleServer::start_with(HttpOptions::default(), |c| {
+        c.go_away_window = Some(std::time::Duration::from_secs(600));
+        c.go_away_cut_short = cut.clone();
+    })
+    .await;
+    let tcp = server.tcp;
+    let mut broker = server.client().await;
+    assert_eq!(decode(&broker.call(&register_as(V5_5_0, 1)).await).code, 0);
+    let mut old_client = server.client().await;
+    let routed = old_client.call(&encode(&route(V4_9_7, 5))).await;
+    assert_eq!(decode(&routed).code, 0, "routed before the stop");
+    let mut events = server.events().await;
+    let stopped = server.begin_stop();
+    within("the event stream ends at the stop", async { while events.next().await.is_some() {} }).await;
+
+    // The broker's periodic registration, then its client's retry on a new connection.
+    assert_eq!(broker.call(&register_as(V5_5_0, 2)).await, java_go_away(2));
+    let mut retry = support::Client::connect(tcp).await;
+    assert_eq!(retry.call(&register_as(V5_5_0, 3)).await, java_go_away(3));
+    // Told to go away, nothing changed: the route stands while its connection is open.
+    assert_eq!(answer(&mut old_client, 6).await, answer_to(&routed, 6));
+    drop(broker);
+    // Asked on the one connection (the closure hands it to each look and takes it back).
+    let old_client = std::sync::Arc::new(tokio::sync::Mutex::new(old_client));
+    let gone = eventually("the broker's routes gone once its connection closed", || {
+        let old_client = old_client.clone();
+        async move {
+            let reply = answer(&mut *old_client.lock().await, 7).await;
+            (reply.code != 0).then_some(reply)
+        }
+    })
+    .await;
+    let mut old_client = std::sync::Arc::into_inner(old_client).expect("no look left").into_inner();
+    assert_eq!((gone.code, gone.remark.as_deref()), (17, Some(TBW102_NOT_EXIST)), "TOPIC_NOT_EXIST as Java");
+    // A 4.9.7 broker is served in the window, and its routes with it.
+    let mut old_broker = support::Client::connect(tcp).await;
+    assert_eq!(decode(&old_broker.call(&register_as(V4_9_7, 4)).await).code, 0);
+    assert_eq!(answer(&mut old_client, 8).await, answer_to(&routed, 8));
+
+    cut.cancel();
+    within("run returns once the window is cut short", stopped).await.unwrap().unwrap();
+}
+
+/// The answer to a 4.9.7 client's route query for TBW102 with `opaque`.
+async fn answer(client: &mut support::Client, opaque: i32) -> RemotingCommand {
+    decode(&client.call(&encode(&route(V4_9_7, opaque))).await)
+}
+
+/// `frame`'s command as the answer to `opaque`.
+fn answer_to(frame: &[u8], opaque: i32) -> RemotingCommand {
+    let mut cmd = decode(frame);
+    cmd.opaque = opaque;
+    cmd
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

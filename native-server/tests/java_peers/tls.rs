@@ -44,6 +44,10 @@ fn daemon(home: &Path, config: &Config, args: &[String]) -> Daemon {
     )
 }
 
+/// The registering connection stays silent while the JVMs run, which on a busy machine took
+/// longer than the 120 s idle close: an hour of it, and of the registration's timeout.
+const QUIET_BROKER: [(&str, &str); 1] = [("serverChannelMaxIdleTimeSeconds", "3600")];
+
 /// Registers the broker over TLS; the connection holds the registration.
 fn register(pki: &Pki, addr: SocketAddr) -> Client<TlsStream> {
     let mut client = Client::connect_tls(addr, pki.client_config(false), PATIENCE).expect("TLS to our daemon");
@@ -124,12 +128,12 @@ fn java_clients_over_tls() {
     let file = format!("-Dtls.config.file={}", tls_file.display());
     let permissive = daemon(
         p_home.path(),
-        &Config::write(p_home.path(), &[]),
+        &Config::write(p_home.path(), &QUIET_BROKER),
         &[file, no_test_mode.clone(), cert.clone(), key.clone()],
     );
     // Enforcing, with a KV table on disk.
     let e_home = tempfile::tempdir().unwrap();
-    let e_config = Config::write(e_home.path(), &[]);
+    let e_config = Config::write(e_home.path(), &QUIET_BROKER);
     std::fs::create_dir_all(e_config.kv.parent().unwrap()).unwrap();
     std::fs::write(&e_config.kv, KV_FILE).unwrap();
     let mode = String::from("-Dtls.server.mode=enforcing");
@@ -138,7 +142,8 @@ fn java_clients_over_tls() {
     // TLS 1.3 only.
     let t_home = tempfile::tempdir().unwrap();
     let tls13 = String::from("-Dtls.protocols=TLSv1.3");
-    let tls13_only = daemon(t_home.path(), &Config::write(t_home.path(), &[]), &[mode, no_test_mode, cert, key, tls13]);
+    let tls13_only =
+        daemon(t_home.path(), &Config::write(t_home.path(), &QUIET_BROKER), &[mode, no_test_mode, cert, key, tls13]);
     let (p, e, t) = (permissive.addr, enforcing.addr, tls13_only.addr);
     let _brokers = [register(&pki, p), register(&pki, e), register(&pki, t)];
 
