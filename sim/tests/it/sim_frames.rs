@@ -2,9 +2,11 @@
 //! message inspector, the state hash): every frame of an hour of S1, produced on demand, is
 //! the bytes encoding it at send time gave before, and decodes to what its receiver got.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::hash::Hasher as _;
 
+use nameserver_core::codec::{self, Limits};
 use nameserver_core::time::Instant;
 use nameserver_sim::{Fnv64, Payload, Sim, built_in};
 
@@ -28,11 +30,13 @@ fn every_frame_of_an_hour_of_s1_is_the_bytes_encoded_at_send_time() {
             if !seen.insert(*id) {
                 continue;
             }
-            let Payload::Frame(bytes) = flight.payload() else { continue };
-            hash.write(bytes);
+            let Payload::Frame(frame) = flight.payload() else { continue };
+            let bytes = frame.bytes();
+            hash.write(&bytes);
             frames += 1;
+            let decoded = codec::decode(&bytes, &Limits::DEFAULT).ok().flatten().map(|(cmd, _)| cmd);
+            assert_eq!(frame.command().map(Cow::into_owned), decoded, "frame {id}: its receiver reads its bytes");
         }
     }
-    println!("{frames} frames, bytes hash {:#018x}", hash.finish());
     assert_eq!((frames, hash.finish()), (S1_HOUR_FRAMES, S1_HOUR_BYTES_HASH));
 }
