@@ -1,7 +1,8 @@
 //! A deterministic, seeded model of a RocketMQ cluster that drives the real NameServer.
 //!
 //! Every NameServer in the model is the real [`nameserver_core::NameServer`], and every message
-//! between nodes is a real `RemotingCommand` that goes through the real codec. Brokers, producers
+//! between nodes is a real `RemotingCommand`, as the real codec decodes it from its bytes (which
+//! are encoded only when read: the message inspector, the state hash). Brokers, producers
 //! and consumers are small actors with RocketMQ's timings. Time is virtual (milliseconds); events
 //! are ordered by (time, class, sequence number) in a `BTreeMap`; randomness comes from a
 //! seeded in-crate PRNG; every table is a `BTreeMap`. The same seed and script give the same
@@ -30,6 +31,7 @@ pub use actors::consumer::{ConsumerActor, QueueState};
 pub use actors::offsets::{ConsumeLog, ConsumerQueueView, ConsumerView, OffsetTable, StartFrom};
 pub use actors::producer::ProducerActor;
 pub use engine::actor::Actor;
+pub use engine::frame::Frame;
 pub use engine::history::{FaultRecord, History, Removal, RouteChange, StaleMark, WireRecord};
 pub use engine::namesrv::NsNode;
 pub use engine::net::{Category, Conn, Flight, Label, Link, Net, Payload, WireType};

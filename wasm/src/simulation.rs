@@ -155,8 +155,8 @@ impl Simulation {
     #[wasm_bindgen(js_name = flightFrame, unchecked_return_type = "DecodedFrame | undefined")]
     pub fn flight_frame(&self, id: f64) -> Result<JsValue, JsError> {
         let Some(flight) = self.sim().net().flights().get(&(id as u64)) else { return Ok(JsValue::UNDEFINED) };
-        let Payload::Frame(bytes) = flight.payload() else { return Ok(JsValue::UNDEFINED) };
-        crate::codec::decode_frame(bytes)
+        let Payload::Frame(frame) = flight.payload() else { return Ok(JsValue::UNDEFINED) };
+        crate::codec::decode_frame(&frame.bytes())
     }
 
     /// A fingerprint of the state (hex).

@@ -117,12 +117,12 @@ async fn api_view_and_the_simulation_list_a_broker_registered_the_same_way_alike
     for ms in 0..20_000 {
         tl.seek(Instant::from_millis(ms));
         frame = tl.sim().net().flights().values().find_map(|f| match f.payload() {
-            Payload::Frame(bytes)
+            Payload::Frame(frame)
                 if usize::from(f.to().0) == ns1
                     && usize::from(f.from().0) == broker_a
-                    && decode(bytes).request_code() == RequestCode::RegisterBroker =>
+                    && frame.command().is_some_and(|cmd| cmd.request_code() == RequestCode::RegisterBroker) =>
             {
-                Some(bytes.clone())
+                Some(frame.bytes().into_owned())
             }
             _ => None,
         });

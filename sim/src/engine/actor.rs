@@ -196,16 +196,16 @@ impl Sim {
         match effect {
             Effect::Request { to, cmd, purpose, timeout_ms } => {
                 let opaque = cmd.opaque;
-                let Some(conn) = self.send_to(me, to, &cmd) else { return };
+                let Some(conn) = self.send_to(me, to, cmd) else { return };
                 let deadline = self.now + Duration::from_millis(timeout_ms);
                 let incarnation = self.node(me).incarnation;
                 self.node_mut(me).pending.insert(opaque, Pending { conn, to, purpose, deadline });
                 self.schedule(deadline, CLASS_NORMAL, Ev::Timeout(me, opaque, incarnation));
             }
             Effect::Oneway { to, cmd } => {
-                self.send_to(me, to, &cmd);
+                self.send_to(me, to, cmd);
             }
-            Effect::Reply { conn, cmd } => self.send_on(conn, me, &cmd),
+            Effect::Reply { conn, cmd } => self.send_on(conn, me, cmd),
             Effect::Timer(kind, at) => {
                 // A deadline that passed while the process was frozen is due now.
                 let at = at.max(self.now);

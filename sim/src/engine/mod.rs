@@ -5,6 +5,7 @@
 pub(crate) mod actor;
 mod checkpoint;
 pub(crate) mod faults;
+pub(crate) mod frame;
 pub(crate) mod history;
 pub(crate) mod namesrv;
 pub(crate) mod net;

@@ -1,11 +1,12 @@
 //! The network: TCP-like connections between nodes, links that can be cut or reset, and the
-//! frames in flight (each a real encoded RemotingCommand).
+//! frames in flight (each a RemotingCommand, its bytes encoded when read: `frame.rs`).
 //!
 //! Frames on one connection arrive in order (TCP); latency is `base ± jitter` per frame.
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
+use crate::engine::frame::Frame;
 use crate::engine::rng::Rng;
 use crate::node::trace::NodeId;
 use nameserver_core::names::ConnId;
@@ -70,8 +71,8 @@ impl Conn {
 /// What travels.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Payload {
-    /// An encoded frame.
-    Frame(Vec<u8>),
+    /// A frame.
+    Frame(Frame),
     /// An orderly close.
     Fin,
     /// A reset.

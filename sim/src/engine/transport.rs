@@ -1,5 +1,6 @@
-//! The sockets between actors and the network: encoding and sending commands, closing
-//! connections, recording every message in the wire log, and delivering frames that arrive.
+//! The sockets between actors and the network: sending commands (as frames, encoded only when
+//! read), closing connections, recording every message in the wire log, and delivering frames
+//! that arrive.
 
 use alloc::string::String;
 use core::num::NonZeroU64;
@@ -7,19 +8,19 @@ use core::time::Duration;
 
 use crate::Sim;
 use crate::engine::actor::Actor;
+use crate::engine::frame::Frame;
 use crate::engine::history::WireRecord;
 use crate::engine::net::{Category, Label, Link, Payload, WireType};
 use crate::engine::queue::{CLASS_NORMAL, Ev};
 use crate::node::trace::{NodeId, TraceKind};
 use crate::node::{Failure, NodeState, Role};
-use nameserver_core::codec::{self, Limits};
 use nameserver_core::names::ConnId;
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
 use nameserver_core::time::Instant;
 
 impl Sim {
     /// Sends a request from `me` to `to`, opening a connection if needed.
-    pub(crate) fn send_to(&mut self, me: NodeId, to: NodeId, cmd: &RemotingCommand) -> Option<ConnId> {
+    pub(crate) fn send_to(&mut self, me: NodeId, to: NodeId, cmd: RemotingCommand) -> Option<ConnId> {
         let existing =
             self.node(me).conns.get(&to).copied().filter(|c| self.net.conns.get(c).is_some_and(|c| c.client_open));
         let conn = match existing {
@@ -34,14 +35,14 @@ impl Sim {
         Some(conn)
     }
 
-    /// Encodes `cmd` and puts it on `conn` from `me`.
-    pub(crate) fn send_on(&mut self, conn: ConnId, me: NodeId, cmd: &RemotingCommand) {
+    /// Puts `cmd` on `conn` from `me` (nothing, as before, if it cannot be encoded).
+    pub(crate) fn send_on(&mut self, conn: ConnId, me: NodeId, cmd: RemotingCommand) {
         if !self.net.conns.get(&conn).is_some_and(|c| c.open_at(me)) {
             return;
         }
-        let Ok(bytes) = codec::encode_to_vec(cmd) else { return };
-        let label = self.label(me, cmd);
-        self.transmit(conn, me, Payload::Frame(bytes), Some(label));
+        let label = self.label(me, &cmd);
+        let Some(frame) = Frame::of(cmd) else { return };
+        self.transmit(conn, me, Payload::Frame(frame), Some(label));
     }
 
     pub(crate) fn transmit(&mut self, conn: ConnId, from: NodeId, payload: Payload, label: Option<Label>) {
@@ -183,7 +184,7 @@ impl Sim {
                     self.after_close(to, flight.conn);
                 }
             }
-            Payload::Frame(bytes) => {
+            Payload::Frame(frame) => {
                 if matches!(state, NodeState::PoweredOff) {
                     return;
                 }
@@ -195,19 +196,16 @@ impl Sim {
                     }
                     return;
                 }
-                self.deliver_frame(to, flight.from, flight.conn, &bytes);
+                self.deliver_frame(to, flight.from, flight.conn, frame);
             }
         }
     }
 
-    pub(crate) fn deliver_frame(&mut self, to: NodeId, from: NodeId, conn: ConnId, bytes: &[u8]) {
-        let cmd = match codec::decode(bytes, &Limits::DEFAULT) {
-            Ok(Some((cmd, _))) => cmd,
-            Ok(None) | Err(_) => {
-                self.trace_line(to, TraceKind::Info, String::from("decode exception, close the channel"));
-                self.close_conn(conn, to, Payload::Fin);
-                return;
-            }
+    pub(crate) fn deliver_frame(&mut self, to: NodeId, from: NodeId, conn: ConnId, frame: Frame) {
+        let Some(cmd) = frame.into_command() else {
+            self.trace_line(to, TraceKind::Info, String::from("decode exception, close the channel"));
+            self.close_conn(conn, to, Payload::Fin);
+            return;
         };
         let is_server = self.net.conns.get(&conn).is_some_and(|c| c.server == to);
         if is_server && !self.net.conns.get(&conn).is_some_and(|c| c.accepted) {

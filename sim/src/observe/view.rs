@@ -9,6 +9,7 @@ use core::time::Duration;
 use crate::actors::broker::REGISTER_PERIOD;
 use crate::actors::offsets::table_key;
 use crate::actors::producer::POLL_PERIOD;
+use crate::engine::frame::Frame;
 use crate::engine::history::WireRecord;
 use crate::engine::net::{Category, Flight, Payload, WireType};
 use crate::node::trace::NodeId;
@@ -212,9 +213,9 @@ pub fn flights(sim: &Sim) -> Vec<FlightView> {
             let (category, summary) = match &f.payload {
                 Payload::Fin => (Category::Close, String::from("FIN (connection closed)")),
                 Payload::Rst => (Category::Reset, String::from("RST (connection refused or reset)")),
-                Payload::Frame(bytes) => {
+                Payload::Frame(frame) => {
                     let answers = record.map(|r| r.what).filter(|w| matches!(w, WireType::Command(_)));
-                    (record.map_or(Category::Other, |r| r.category), summary(bytes, answers))
+                    (record.map_or(Category::Other, |r| r.category), summary(frame, answers))
                 }
             };
             let held = sim.nodes()[usize::from(f.to.0)].state == NodeState::Frozen && f.arrive_at <= sim.now();
@@ -272,10 +273,10 @@ pub fn removal_clocks(sim: &Sim, ns: NodeId) -> Vec<RemovalClock> {
         .collect()
 }
 
-/// One line describing a frame on the wire, decoded again from its bytes; an answer names the
+/// One line describing a frame on the wire, as its receiver reads it; an answer names the
 /// request it answers when that is known.
-fn summary(bytes: &[u8], answers: Option<WireType>) -> String {
-    let Ok(Some((cmd, _))) = nameserver_core::codec::decode(bytes, &nameserver_core::codec::Limits::DEFAULT) else {
+fn summary(frame: &Frame, answers: Option<WireType>) -> String {
+    let Some(cmd) = frame.command() else {
         return String::from("frame");
     };
     if cmd.is_response() {

@@ -8,6 +8,7 @@ mod sim_broker_removal;
 mod sim_cluster_view;
 mod sim_discovery;
 mod sim_faults;
+mod sim_frames;
 mod sim_invariants;
 mod sim_live_view;
 mod sim_offsets;
