@@ -21,9 +21,9 @@
 //! Two deadlines keep a peer from holding its slot with a trickle: a frame must be complete
 //! within the base deadline (10 s) plus a second per 64 KiB it announces, counted from its
 //! first bytes and not counting the time this task did not read from the peer; and a peer
-//! that leaves [`HIGH_WATER`] bytes of replies or more unread for a whole idle period (never
-//! falling below half of it meanwhile) is closed even if it reads now and then (a write does
-//! not restart that clock, as it restarts the idle one).
+//! that leaves [`HIGH_WATER`] bytes of replies or more unread for a whole idle period is
+//! closed even if it reads now and then (a write does not restart that clock, as it restarts
+//! the idle one).
 
 use std::io;
 use std::net::SocketAddr;
@@ -290,7 +290,7 @@ struct Session {
     /// When the first bytes of the frame not yet complete arrived.
     frame_started: Option<Instant>,
     /// Since when at least [`HIGH_WATER`] bytes of replies wait for the peer (reads and
-    /// writes now and then do not reset it: only the backlog falling below half of it does).
+    /// writes now and then do not reset it: only the backlog falling below does).
     backlog_since: Option<Instant>,
 }
 
@@ -493,11 +493,7 @@ impl Session {
     /// `backlog_since` is closed: one idle period later (`None`: no such backlog, or no idle
     /// time).
     fn backlog_due(&mut self, idle: Option<Duration>) -> Option<Instant> {
-        // Once begun, a backlog ends only below half the mark: a peer reading just enough to
-        // dip under it between two replies (or a slow owner refilling it late) is still one.
-        let unwritten = self.unwritten.get();
-        let mark = if self.backlog_since.is_some() { HIGH_WATER / 2 } else { HIGH_WATER };
-        if unwritten < mark {
+        if self.unwritten.get() < HIGH_WATER {
             self.backlog_since = None;
             return None;
         }
