@@ -338,10 +338,9 @@ fn a_slow_reader_is_closed_after_one_idle_period_even_while_it_reads() {
                     Ok(0) | Err(_) => break,
                     Ok(n) => read += n,
                 }
-                // About 256 KB/s: slow enough that a loaded owner keeps the backlog full, fast
-                // enough that the daemon's writes, each freeing room in its
+                // About 640 KB/s: enough that the daemon's writes, each freeing room in its
                 // socket's send buffer, come more often than the idle time.
-                std::thread::sleep(Duration::from_millis(250));
+                std::thread::sleep(Duration::from_millis(100));
             }
             read
         })
