@@ -38,6 +38,7 @@ export class LiveMode {
       nsaddr: link("/rocketmq/nsaddr"),
     });
     this.source = new LiveSource(
+      w.playback.sim,
       {
         diagram: w.diagram,
         log: w.log,
