@@ -80,6 +80,10 @@ isolations: Array<IsolationInfo>,
  */
 branches: Array<BranchInfo>, 
 /**
+ * Which running NameServer lacks what another one lists.
+ */
+lacks: Lacks, 
+/**
  * The logs since the caller's cursor.
  */
 delta: Delta, };
@@ -808,6 +812,192 @@ dropped: number,
  * The same, kept.
  */
 kept: number, };
+/**
+ * Every difference between the running NameServers' tables, NameServers in node order.
+ */
+export type Lacks = { 
+/**
+ * Each NameServer that lacks a broker another one lists.
+ */
+brokers: Array<BrokerLack>, 
+/**
+ * Each pair where one has routes for topics the other has none for (only where the topic
+ * lists are known: live mode).
+ */
+topics: Array<TopicLack>, };
+/**
+ * The brokers one NameServer lacks.
+ */
+export type BrokerLack = { 
+/**
+ * The NameServer.
+ */
+ns: string, 
+/**
+ * What it lacks, in the order the others list them.
+ */
+brokers: Array<MissingBroker>, 
+/**
+ * The other NameServers that list any of them.
+ */
+others: Array<string>, };
+/**
+ * A broker a NameServer lacks.
+ */
+export type MissingBroker = { 
+/**
+ * Its node's name (its address if no node has that address).
+ */
+name: string, 
+/**
+ * Its address (the live table's key, what is compared).
+ */
+addr: string, 
+/**
+ * When the lacking NameServer last listed it (`lastUpdate`), if that is known (live
+ * mode keeps each daemon's history; `None` also for never).
+ */
+lastHeard: number | null, 
+/**
+ * The NameServer that heard from it last.
+ */
+freshest: string, 
+/**
+ * That `lastUpdate`.
+ */
+freshestHeard: number, };
+/**
+ * Topics `other` has routes for and `ns` has none for.
+ */
+export type TopicLack = { 
+/**
+ * The NameServer lacking them.
+ */
+ns: string, 
+/**
+ * The one that has them.
+ */
+other: string, 
+/**
+ * Which, in `other`'s order.
+ */
+topics: Array<string>, };
+/**
+ * What the page asks: the cluster at wall time `at`, with the chosen topic's routes.
+ */
+export type LiveRequest = { 
+/**
+ * Wall-clock ms.
+ */
+at: number, 
+/**
+ * The topic whose routes are shown.
+ */
+topic?: string, 
+/**
+ * The daemons, in the page's order.
+ */
+daemons: Array<DaemonAnswer>, };
+/**
+ * One daemon as the page holds it at the asked time.
+ */
+export type DaemonAnswer = { 
+/**
+ * Its console's URL, the node's name until a view arrives.
+ */
+label: string, 
+/**
+ * Whether its console is reachable.
+ */
+up: boolean, 
+/**
+ * The view in force at the asked time (`None`: none yet).
+ */
+view: DaemonView | null, 
+/**
+ * The chosen topic's route in that view (`None`: TOPIC_NOT_EXIST, or not read yet).
+ */
+route?: TopicRoute | null, 
+/**
+ * The topics it has routes for (`None`: not read yet).
+ */
+topics?: Array<string> | null, 
+/**
+ * When it last listed each broker, by address, up to the asked time (wall-clock ms).
+ */
+heard?: { [key in string]: number }, 
+/**
+ * Views received since the page's previous request, for the traffic layer.
+ */
+steps?: Array<ViewStep>, };
+/**
+ * The part of a daemon's `/api/view` the assembly reads (the JSON has more).
+ */
+export type DaemonView = { 
+/**
+ * Its RocketMQ listener, which names the NameServer.
+ */
+address: string, 
+/**
+ * Wall-clock ms when the view was built (when its clock read `uptimeMs`).
+ */
+wallMs: number, 
+/**
+ * Wall-clock ms when the daemon started (another value: it restarted).
+ */
+startedAtMs: number, 
+/**
+ * The NameServer's clock when the tables were read.
+ */
+uptimeMs: number, 
+/**
+ * Whether route queries are answered (`needWaitForService`).
+ */
+serving: boolean, 
+/**
+ * When the next expiry scan runs.
+ */
+nextScanMs: number, 
+/**
+ * `clusterAddrTable`: cluster → broker groups.
+ */
+clusterAddrTable: { [key in string]: Array<string> }, 
+/**
+ * `brokerAddrTable`: broker group → members (GET_BROKER_CLUSTER_INFO's shape).
+ */
+brokerAddrTable: { [key in string]: BrokerGroup }, 
+/**
+ * `brokerLiveTable`, in its order (cluster, then address).
+ */
+brokers: Array<LiveRow>, };
+/**
+ * A daemon's new view, with the one before it and its log lines around then.
+ */
+export type ViewStep = { 
+/**
+ * The view before.
+ */
+prev: DaemonView | null, 
+/**
+ * The new one.
+ */
+view: DaemonView, 
+/**
+ * Its latest log lines (which say how a broker that left went).
+ */
+recent?: Array<LogLine>, };
+/**
+ * A log line of a daemon, as its console sends it (what the assembly reads of it).
+ */
+export type LogLine = { 
+/**
+ * Its kind (`channel-closed`, `expired`, …).
+ */
+kind: string, 
+/**
+ * Its text.
+ */
+text: string, };
 export type InjectedAction = { at: number, action: string, };
 /**
  * A scenario as the model reads it: settings, nodes, topics, script and timings.

@@ -2,7 +2,7 @@
 // is ready (its own resources and its worker's), so the copy is taken from the HTTP cache and
 // the WebAssembly is downloaded once. Network first, so a new build is picked up at once; the
 // copy answers when the network is gone.
-const CACHE = "rmqsim-v5";
+const CACHE = "rmqsim-v6";
 
 self.addEventListener("install", (e) => {
   e.waitUntil(

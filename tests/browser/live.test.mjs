@@ -101,6 +101,15 @@ test("L1 live mode shows a registering broker, scrubs back, and returns to the s
     s.value = String(ms);
     s.dispatchEvent(new Event("input", { bubbles: true }));
   }, registeredAt);
+  // The worker assembles what is drawn: wait for the view of the scrubbed time.
+  await page.waitForFunction(
+    () => {
+      const s = window.__rmqsim.live();
+      return s.drawn === Math.round(s.time);
+    },
+    null,
+    { timeout: PATIENCE },
+  );
   const back = await liveState(page);
   assert.equal(back.following, false);
   assert.deepEqual(back.brokers, [BROKER]);
@@ -121,7 +130,7 @@ test("L1 live mode shows a registering broker, scrubs back, and returns to the s
   await shot(page, "L1-live-scrubbed");
   await page.click("[data-testid=live-follow]");
   assert.equal((await liveState(page)).following, true);
-  assert.equal(await table.locator("tbody tr").count(), 0, "following live again");
+  await table.locator("tbody tr").first().waitFor({ state: "detached", timeout: PATIENCE }); // following live again
 
   // Back to the simulation, which is where it was.
   await page.click("[data-testid=live-exit]");

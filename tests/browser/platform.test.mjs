@@ -216,7 +216,10 @@ test("first load weight", async () => {
   // Content-Security-Policy (about 350 bytes a response; 525 KB measured), then the page's
   // store and loop and its folders (535 KB before them, 543 KB after), then main.js's App split
   // into modules of app/ and the sources (544 KB before, 559 KB after: eight more files, each
-  // with its headers).
-  assert.ok(total <= 565 * 1024, `first load ${Math.round(total / 1024)} KB`);
+  // with its headers), then live mode's view assembled in the wasm module (liveView, and lacks
+  // in every ClusterView, the one rule of what a NameServer lacks, instead of the page's own
+  // assembly and table comparisons: about 562 KB before, 592 KB after, 591 KB with live mode's
+  // modules loaded when it opens, as the offline copy still fetches them).
+  assert.ok(total <= 595 * 1024, `first load ${Math.round(total / 1024)} KB`);
   await ctx.close();
 });

@@ -10,10 +10,12 @@
 mod codec;
 mod convert;
 mod dto;
+mod live;
 mod nameserver;
 mod simulation;
 mod types;
 
 pub use codec::{decode_frame, encode_frame};
+pub use live::live_view;
 pub use nameserver::NameServer;
 pub use simulation::{Simulation, built_in_scenarios, trace_kinds};

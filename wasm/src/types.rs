@@ -20,9 +20,10 @@ mod tests {
     use nameserver_core::server::RemovalPath;
     use nameserver_core::view::{BrokerGroup, LiveRow, NsTables};
     use nameserver_sim::view::{
-        BranchInfo, BrokerInfo, ClientRoute, ClusterView, ConsumerInfo, ConsumerQueue, Cursor, Delta, FaultInfo,
-        FlightInfo, IsolationInfo, LinkInfo, Measurement, NodeInfo, QueueInfo, SendAttemptInfo, SendInfo, StaleWindow,
-        TimerInfo, TopicRoute, TraceEvent, WireEvent,
+        BranchInfo, BrokerInfo, BrokerLack, ClientRoute, ClusterView, ConsumerInfo, ConsumerQueue, Cursor,
+        DaemonAnswer, DaemonView, Delta, FaultInfo, FlightInfo, IsolationInfo, Lacks, LinkInfo, LiveRequest, LogLine,
+        Measurement, MissingBroker, NodeInfo, QueueInfo, SendAttemptInfo, SendInfo, StaleWindow, TimerInfo, TopicLack,
+        TopicRoute, TraceEvent, ViewStep, WireEvent,
     };
     use nameserver_sim::{Category, GroupId, IDLE_CLOSE, NodeState, Role, TimerKind, TraceKind};
     use ts_rs::{Config, TS};
@@ -130,6 +131,15 @@ mod tests {
         out.decl::<LinkInfo>();
         out.decl::<IsolationInfo>();
         out.decl::<BranchInfo>();
+        out.decl::<Lacks>();
+        out.decl::<BrokerLack>();
+        out.decl::<MissingBroker>();
+        out.decl::<TopicLack>();
+        out.decl::<LiveRequest>();
+        out.decl::<DaemonAnswer>();
+        out.decl::<DaemonView>();
+        out.decl::<ViewStep>();
+        out.decl::<LogLine>();
         out.decl::<Injected>();
         out.decl::<ScenarioView>();
         out.decl::<TimingsView>();

@@ -5,6 +5,7 @@
 import { t, applyStatic, scenarioTitle } from "./i18n.js";
 import { freePlayRemembered } from "./free-play.js";
 import { parseHash } from "./url.js";
+import { LIVE_MODULES } from "./live-mode.js";
 import { shareUrl, share, exportTrace, importTrace } from "./share.js";
 import { renderAbout } from "../panels/about.js";
 import { LESSONS, LESSON_ORDER } from "../lessons/index.js";
@@ -103,7 +104,7 @@ export async function startPage(store, source, w, el) {
   } else {
     await lesson.start("intro");
   }
-  if (params.has("live")) liveMode.enter(params.get("live"));
+  if (params.has("live")) await liveMode.enter(params.get("live"));
   el.body.dataset.ready = "true";
   return resources;
 }
@@ -123,6 +124,7 @@ export function keepOffline(workerResources) {
             location.href.split("#")[0],
             ...performance.getEntriesByType("resource").map((e) => e.name),
             ...workerResources,
+            ...LIVE_MODULES,
           ];
           navigator.serviceWorker.addEventListener(
             "message",

@@ -1,10 +1,14 @@
 // @ts-check
 // Live mode: a running daemon drawn instead of the simulation, entered and left. It is a change
 // of the playback's source (source/live-source.js): the page's loop draws its frames, and the
-// simulation's controls, which it cannot take, are hidden.
+// simulation's controls, which it cannot take, are hidden. Its modules load when it first
+// opens (the page's first load has no use for them); the offline copy still lists them.
 import { t } from "./i18n.js";
-import { liveBases } from "../source/live.js";
-import { LiveSource } from "../source/live-source.js";
+
+/** Live mode's own modules, for the offline copy. */
+export const LIVE_MODULES = ["../source/live.js", "../source/live-source.js", "../source/daemon-feed.js"].map(
+  (p) => new URL(p, import.meta.url).href,
+);
 
 export class LiveMode {
   // `w`: diagram, log, panels, view (the page's render), playback, loop. `el`: the live panel's
@@ -13,16 +17,25 @@ export class LiveMode {
     this.store = store;
     this.w = w;
     this.el = el;
-    /** @type {LiveSource | null} */
+    /** @type {import("../source/live-source.js").LiveSource | null} */
     this.source = null;
+    this.opening = false;
     el.liveBtn.addEventListener("click", () => (this.source ? this.exit() : this.enter()));
     el.liveExit.addEventListener("click", () => this.exit());
   }
 
   // `param`: `?live`'s value, one console URL or several separated by commas ("": the daemon
-  // serving this page).
-  enter(param = "") {
-    if (this.source) return;
+  // serving this page). Resolves once the live source is open.
+  async enter(param = "") {
+    if (this.source || this.opening) return;
+    this.opening = true;
+    let modules;
+    try {
+      modules = await Promise.all([import("../source/live.js"), import("../source/live-source.js")]);
+    } finally {
+      this.opening = false;
+    }
+    const [{ liveBases }, { LiveSource }] = modules;
     const { el, w } = this;
     el.body.dataset.mode = "live";
     el.livePanel.hidden = false;
@@ -38,6 +51,7 @@ export class LiveMode {
       nsaddr: link("/rocketmq/nsaddr"),
     });
     this.source = new LiveSource(
+      w.playback.sim,
       {
         diagram: w.diagram,
         log: w.log,

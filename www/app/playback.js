@@ -169,7 +169,7 @@ export class Playback {
   // request out at a time) and moves the messages on. Returns whether to go on.
   frame(now) {
     // A live cluster is drawn as the wall clock runs, while it follows.
-    if (this.source !== this.sim) return this.source.request({ at: now }).following;
+    if (this.source !== this.sim) return this.source.frame(now);
     if (!this.playing) return false;
     if (!this.pending) {
       const speed = this.effectiveSpeed();

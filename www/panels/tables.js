@@ -47,24 +47,11 @@ export function renderNsTables(el, snap, at = secs) {
   setHtml(el, out.join(""));
 }
 
-// NameServers that are up but hold different broker sets.
+// The first NameServer that lacks brokers another running one lists (the view's `lacks`, the
+// one comparison of their tables): which, and who has them.
 export function divergence(snap) {
-  const ups = snap.nodes.filter((n) => n.role === "nameserver" && n.state === "up");
-  if (ups.length < 2) return null;
-  const byAddr = Object.fromEntries(snap.nodes.map((n) => [n.addr, n.name]));
-  const sets = ups.map((n) => ({
-    name: n.name,
-    brokers: new Set(snap.ns[n.name].live.map((r) => byAddr[r.brokerAddr] || r.brokerAddr)),
-  }));
-  const all = new Set(sets.flatMap((s) => [...s.brokers]));
-  for (const s of sets) {
-    const missing = [...all].filter((b) => !s.brokers.has(b));
-    if (missing.length) {
-      const other = sets.filter((o) => o !== s && missing.some((m) => o.brokers.has(m))).map((o) => o.name);
-      return { ns: s.name, missing, other };
-    }
-  }
-  return null;
+  const d = snap.lacks && snap.lacks.brokers[0];
+  return d ? { ns: d.ns, missing: d.brokers.map((b) => b.name), other: d.others } : null;
 }
 
 export function renderDivergence(el, snap) {

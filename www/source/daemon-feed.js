@@ -170,6 +170,17 @@ export class DaemonFeed {
     return this.wallOf(v, v.nowMs) + (performance.now() - this.receivedAt);
   }
 
+  // When this daemon last listed each broker up to wall time `wall`, by address (wall ms).
+  heardBefore(wall) {
+    /** @type {Record<string, number>} */
+    const heard = {};
+    for (const e of this.history) {
+      if (e.wall > wall) break;
+      for (const b of e.view.brokers) heard[b.brokerAddr] = this.wallOf(e.view, b.lastUpdate);
+    }
+    return heard;
+  }
+
   // The entry in force at wall time `wall` (the last one received before it).
   entryAt(wall) {
     let found = null;

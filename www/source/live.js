@@ -1,14 +1,14 @@
 // Live mode: a running cluster instead of the simulation. One or more NameServer daemons (their
-// HTTP consoles) are read and drawn with the simulation's own diagram, tables and routes; what
-// one NameServer knows and another does not is named, with since when. The history slider
-// scrubs every daemon together on the wall clock.
+// HTTP consoles) are read here and assembled by the worker into the simulation's own view
+// (`liveView`), drawn with the same diagram, tables and routes; what one NameServer knows and
+// another does not (the view's `lacks`) is named, with since when. The history slider scrubs
+// every daemon together on the wall clock.
 import { t } from "../app/i18n.js";
 import { dur } from "../app/format.js";
 import { renderNsTables, renderDivergence } from "../panels/tables.js";
 import { esc } from "../app/html.js";
 import { renderRouteGrid } from "../panels/routes.js";
 import { DaemonFeed } from "./daemon-feed.js";
-import { clusterAt, divergences, viewTraffic } from "./live-cluster.js";
 
 // Topics every broker registers; a user topic is a better first choice.
 const SYSTEM =
@@ -23,9 +23,13 @@ export function liveBases(param) {
 
 export class LiveView {
   // `page`: the diagram and event log it draws into, reducedMotion() → whether motion is off, and
-  // frames() (starts the page's loop, which calls frame(now) until it answers false).
-  constructor(page, bases, el) {
+  // frames() (starts the page's loop, which calls frame(now) until it answers false). `ask(at)`:
+  // the worker's answer for the cluster at wall time `at` (live-source.js), `{ view, delta }`.
+  constructor(page, bases, el, ask) {
     this.page = page;
+    this.ask = ask;
+    // Views received since the last request, by daemon: their registrations go out as wire.
+    this.steps = new Map();
     this.el = el;
     this.bases = bases.length ? bases : [""];
     this.sources = [];
@@ -102,8 +106,9 @@ export class LiveView {
   onChange(src, what = {}) {
     if (this.closed) return;
     if (what.view && this.following) {
-      const recent = src.trace.slice(-20);
-      this.pendingTraffic = (this.pendingTraffic || []).concat(viewTraffic(src, what.prev, what.view, recent));
+      const recent = src.trace.slice(-20).map(({ kind, text }) => ({ kind, text }));
+      const list = this.steps.get(src) || [];
+      this.steps.set(src, list.concat({ prev: what.prev || null, view: what.view, recent }));
     }
     // Until the learner picks one, the topic follows what the daemons know (a user topic first).
     if (what.routes && !this.userTopic) {
@@ -139,7 +144,8 @@ export class LiveView {
   // Scrubbed back, nothing moves: the loop stops. Returns whether to go on.
   frame(now) {
     if (this.closed || !this.following) return false;
-    if (this.page.diagram.moving() || this.pendingTraffic || !(now - this.drawnAt < 1000)) this.render(now);
+    if (this.page.diagram.moving() || this.steps.size || !(now - this.drawnAt < 1000)) this.render(now);
+    if (this.drawn) this.page.diagram.animate(now, { reduced: this.page.reducedMotion() });
     return true;
   }
 
@@ -170,30 +176,77 @@ export class LiveView {
     this.el.follow.setAttribute("aria-pressed", String(this.following));
     this.el.clock.textContent = `${clock}${this.following ? ` · ${t("liveNow")}` : ` · ${t("liveBehind", { s: dur(now - time) })}`}`;
     this.el.clock.dataset.ms = String(Math.round(time));
-    const { meta, snap } = clusterAt(this.sources, time, this.topic, this.following);
+    this.refresh(time);
+    this.renderTopics();
+    this.renderLog();
+    this.renderStatus(now);
+  }
+
+  // What the worker assembles the cluster at wall time `at` from (a `LiveRequest`): each
+  // daemon's view in force then, with the chosen topic's route, its topics, when it last
+  // listed each broker, and the views it sent since the last request.
+  request(at) {
+    const steps = this.steps;
+    this.steps = new Map();
+    return {
+      at: Math.round(at),
+      topic: this.topic || "",
+      daemons: this.sources.map((s) => {
+        const entry = s.entryAt(at);
+        return {
+          label: s.label,
+          up: !!entry && (!this.following || s.connected || s.reachable !== false),
+          view: entry ? entry.view : null,
+          route: entry && this.topic ? (entry.routes[this.topic] ?? null) : null,
+          topics: entry ? entry.topics : null,
+          heard: s.heardBefore(at),
+          steps: steps.get(s) || [],
+        };
+      }),
+    };
+  }
+
+  // One request out at a time; one asked meanwhile is made when the answer is drawn.
+  refresh(time) {
+    if (this.asking) {
+      this.again = true;
+      return;
+    }
+    this.asking = true;
+    this.ask(time).then(
+      (answer) => {
+        this.asking = false;
+        if (this.closed) return;
+        this.draw(answer);
+        if (this.again) {
+          this.again = false;
+          this.render();
+        }
+      },
+      (e) => {
+        this.asking = false;
+        this.status(String((e && e.message) || e), "bad");
+      },
+    );
+  }
+
+  /** @param {{ view: { meta: any, snap: any }, delta: { wire: any[] } }} answer */
+  draw({ view: { meta, snap }, delta }) {
     const diagram = this.page.diagram;
     if (meta.key !== this.metaKey) {
       this.metaKey = meta.key;
       diagram.setMeta(meta);
     }
-    diagram.render(snap, {
-      playing: this.following,
-      reduced: this.page.reducedMotion(),
-      selected: null,
-      highlight: [],
-    });
-    if (this.pendingTraffic) {
-      diagram.feed(this.pendingTraffic, frameNow, 1);
-      this.pendingTraffic = null;
-    }
-    if (this.following) diagram.animate(frameNow, { reduced: this.page.reducedMotion() });
+    const reduced = this.page.reducedMotion();
+    diagram.render(snap, { playing: this.following, reduced, selected: null, highlight: [] });
+    const wall = performance.now();
+    if (this.following && delta.wire.length) diagram.feed(delta.wire, wall, 1);
+    if (this.following) diagram.animate(wall, { reduced });
     renderNsTables(this.el.tables, snap, (ms) => new Date(ms).toLocaleTimeString());
     renderRouteGrid(this.el.routes, snap, meta);
     renderDivergence(this.el.divergence, snap);
-    this.renderDivergences(time);
-    this.renderTopics();
-    this.renderLog();
-    this.renderStatus(now);
+    this.renderLacks(snap);
+    this.drawn = snap;
   }
 
   renderTopics() {
@@ -208,20 +261,25 @@ export class LiveView {
   }
 
   // What each NameServer lacks, in sentences, under the diagram's banner.
-  renderDivergences(time) {
-    const d = divergences(this.sources, time);
-    const lines = d.map((x) => {
-      if (x.kind === "broker") {
-        const other = t("liveHeardAgo", { ns: x.other, s: dur(x.otherAge) });
+  renderLacks(snap) {
+    const lines = [];
+    for (const l of snap.lacks.brokers)
+      for (const b of l.brokers) {
+        const other = t("liveHeardAgo", { ns: b.freshest, s: dur(snap.time - b.freshestHeard) });
         const mine =
-          x.lastHeard === null
-            ? t("liveNeverHeard", { ns: x.ns, b: x.broker })
-            : t("liveNotHeard", { ns: x.ns, b: x.broker, s: dur(time - x.lastHeard) });
-        return `<li data-kind="broker" data-ns="${esc(x.ns)}" data-broker="${esc(x.broker)}">${esc(`${mine}; ${other}.`)}</li>`;
+          b.lastHeard === null
+            ? t("liveNeverHeard", { ns: l.ns, b: b.name })
+            : t("liveNotHeard", { ns: l.ns, b: b.name, s: dur(snap.time - b.lastHeard) });
+        lines.push(
+          `<li data-kind="broker" data-ns="${esc(l.ns)}" data-broker="${esc(b.name)}">${esc(`${mine}; ${other}.`)}</li>`,
+        );
       }
+    for (const x of snap.lacks.topics) {
       const shown = x.topics.slice(0, 3).join(", ") + (x.topics.length > 3 ? ` (+${x.topics.length - 3})` : "");
-      return `<li data-kind="topics" data-ns="${esc(x.ns)}">${esc(t("liveTopicsMissing", { ns: x.ns, other: x.other, list: shown }))}</li>`;
-    });
+      lines.push(
+        `<li data-kind="topics" data-ns="${esc(x.ns)}">${esc(t("liveTopicsMissing", { ns: x.ns, other: x.other, list: shown }))}</li>`,
+      );
+    }
     const html = lines.length ? `<ul>${lines.join("")}</ul>` : "";
     if (this.el.sentences._html !== html) {
       this.el.sentences.innerHTML = html;
@@ -298,7 +356,9 @@ export class LiveView {
       lines: this.sources.reduce((n, s) => n + s.trace.length, 0),
       topic: this.topic,
       brokers: latest ? latest.view.brokers.map((b) => b.brokerAddr) : [],
-      divergences: divergences(this.sources, this.time),
+      // The time of the view on screen, and what it says each NameServer lacks.
+      drawn: this.drawn ? this.drawn.time : null,
+      lacks: this.drawn ? this.drawn.lacks : null,
     };
   }
 }

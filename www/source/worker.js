@@ -1,6 +1,6 @@
 // The simulation lives here, off the main thread. The page sends one request at a time and
 // renders the snapshot each answer carries; this worker never runs on its own.
-import init, { Simulation, builtInScenarios, traceKinds } from "../../pkg/nameserver_wasm.js";
+import init, { Simulation, builtInScenarios, traceKinds, liveView } from "../../pkg/nameserver_wasm.js";
 import { gateHit } from "./gate.js";
 
 const ready = init();
@@ -83,6 +83,32 @@ function nsTables(name, state, tables, routes) {
   };
 }
 
+// A `ClusterView` in the page's snapshot shape (the simulation's and a live cluster's alike).
+function pageSnap(v) {
+  const ns = {};
+  const clients = {};
+  for (const n of v.nodes) {
+    if (n.role === "nameserver") ns[n.name] = nsTables(n.name, n.state, v.ns[n.name], v.routes[n.name]);
+    else if (n.role === "producer" || n.role === "consumer") clients[n.name] = v.clients[n.name] ?? null;
+  }
+  return {
+    time: v.time,
+    next: v.next,
+    nodes: v.nodes,
+    flights: v.flights,
+    ns,
+    routes: v.routes,
+    clients,
+    consumers: v.consumers,
+    faults: v.faults,
+    stale: v.stale,
+    measurements: v.measurements,
+    links: v.links,
+    isolations: v.isolations,
+    lacks: v.lacks,
+  };
+}
+
 // One view per answer; the page's snapshot keeps its shape (what is new in the logs since the
 // cursor of the last answer).
 function snapshot() {
@@ -95,15 +121,8 @@ function snapshot() {
   const back = d.reset && held !== null && held.branch === d.cursor.branch;
   const branch = v.branches.find((b) => b.current);
   current = branch;
-  const ns = {};
-  const clients = {};
-  for (const n of v.nodes) {
-    if (n.role === "nameserver") ns[n.name] = nsTables(n.name, n.state, v.ns[n.name], v.routes[n.name]);
-    else if (n.role === "producer" || n.role === "consumer") clients[n.name] = v.clients[n.name] ?? null;
-  }
   return {
-    time: v.time,
-    next: v.next,
+    ...pageSnap(v),
     branch: branch.id,
     head: branch.head,
     branches: v.branches,
@@ -113,19 +132,18 @@ function snapshot() {
     sendsFrom: d.sendsFrom,
     sends: d.sends,
     wire: d.wire,
-    nodes: v.nodes,
-    flights: v.flights,
-    ns,
-    routes: v.routes,
-    clients,
-    consumers: v.consumers,
-    faults: v.faults,
-    stale: v.stale,
-    measurements: v.measurements,
-    links: v.links,
-    isolations: v.isolations,
     profile: sim.profile,
   };
+}
+
+// Running daemons as one cluster (`LiveRequest`: their console answers at wall time `at`), in
+// the same shapes; its delta carries the registrations since the last request as `wire`.
+function live(req) {
+  const v = liveView(req);
+  const snap = { ...pageSnap(v), branches: [], trace: [], sends: [], wire: [] };
+  const nodes = v.nodes.map(({ name, role, addr, group, brokerId }) => ({ name, role, addr, group, brokerId }));
+  const meta = { nodes, topics: [req.topic || ""], text: "", bound: {}, key: nodes.map((n) => n.name).join("|") };
+  return { view: { meta, snap }, delta: v.delta, gateHit: null };
 }
 
 let metaCache = null;
@@ -255,6 +273,7 @@ const ops = {
   }),
   frame: ({ id }) => ({ frame: sim.flightFrame(id) ?? null }),
   quiz,
+  live,
   check: () => {
     sim.check();
     return true;

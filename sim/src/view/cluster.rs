@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::cursor::{Cursor, Delta};
 use super::history::{BranchInfo, FaultInfo, Measurement, StaleWindow};
+use super::lacks::Lacks;
 use super::nodes::{ConsumerInfo, FlightInfo, IsolationInfo, LinkInfo, NodeInfo};
 use super::routes::{ClientRoute, TopicRoute};
 use crate::{Actor, NodeId, Role, Sim, Timeline, observe};
@@ -50,6 +51,8 @@ pub struct ClusterView {
     pub isolations: Vec<IsolationInfo>,
     /// Every branch of the time machine.
     pub branches: Vec<BranchInfo>,
+    /// Which running NameServer lacks what another one lists.
+    pub lacks: Lacks,
     /// The logs since the caller's cursor.
     pub delta: Delta,
 }
@@ -87,10 +90,12 @@ impl ClusterView {
                 Role::Broker => {}
             }
         }
+        let nodes: Vec<NodeInfo> = observe::node_views(sim).into_iter().map(|v| NodeInfo::of(sim, v)).collect();
         Self {
             time: sim.now().as_millis(),
             next: sim.next_event_time().map(Instant::as_millis),
-            nodes: observe::node_views(sim).into_iter().map(|v| NodeInfo::of(sim, v)).collect(),
+            lacks: Lacks::of(&nodes, &ns, &BTreeMap::new(), &BTreeMap::new()),
+            nodes,
             flights: observe::flights(sim).into_iter().map(|f| FlightInfo::of(sim, f)).collect(),
             ns,
             routes,

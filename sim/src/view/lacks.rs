@@ -1,7 +1,6 @@
-//! [`Lacks`]: which running NameServer lacks a broker (or a topic) another one lists, for the
-//! simulation's views and live mode's ([`super::LiveRequest::lacks`]) alike. Not yet part of
-//! the view the wasm module returns: computed there it weighs 7 KB of the page's gzipped
-//! first load, which has no room for it (the page still compares tables in `www/`).
+//! [`Lacks`]: which running NameServer lacks a broker (or a topic) another one lists. The one
+//! rule behind the simulation's divergence banner and live mode's sentences, so the page
+//! compares no tables itself.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
@@ -14,6 +13,7 @@ use super::nodes::NodeInfo;
 
 /// Every difference between the running NameServers' tables, NameServers in node order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Lacks {
     /// Each NameServer that lacks a broker another one lists.
@@ -25,6 +25,7 @@ pub struct Lacks {
 
 /// The brokers one NameServer lacks.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BrokerLack {
     /// The NameServer.
@@ -37,6 +38,7 @@ pub struct BrokerLack {
 
 /// A broker a NameServer lacks.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct MissingBroker {
     /// Its node's name (its address if no node has that address).
@@ -54,6 +56,7 @@ pub struct MissingBroker {
 
 /// Topics `other` has routes for and `ns` has none for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TopicLack {
     /// The NameServer lacking them.

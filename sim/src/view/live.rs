@@ -7,10 +7,6 @@
 //! milliseconds: a daemon's clock (ms since it started) is moved by its view's own pair
 //! `wallMs` / `uptimeMs`, so several daemons share one time axis. Registrations between two
 //! views of a daemon come back as the delta's `wire`, for the traffic layer.
-//!
-//! Not yet bound in the wasm module: reading the request there costs 14.6 KB of the page's
-//! gzipped first load and the assembly 6.2 KB, over its budget; the page's live mode still
-//! assembles in `www/source/live-cluster.js`.
 
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -28,6 +24,7 @@ use super::routes::TopicRoute;
 
 /// The part of a daemon's `/api/view` the assembly reads (the JSON has more).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DaemonView {
     /// Its RocketMQ listener, which names the NameServer.
@@ -43,6 +40,7 @@ pub struct DaemonView {
 
 /// A log line of a daemon, as its console sends it (what the assembly reads of it).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LogLine {
     /// Its kind (`channel-closed`, `expired`, …).
     pub kind: String,
@@ -52,6 +50,7 @@ pub struct LogLine {
 
 /// A daemon's new view, with the one before it and its log lines around then.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ViewStep {
     /// The view before.
     pub prev: Option<DaemonView>,
@@ -59,11 +58,13 @@ pub struct ViewStep {
     pub view: DaemonView,
     /// Its latest log lines (which say how a broker that left went).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<LogLine>>", optional))]
     pub recent: Vec<LogLine>,
 }
 
 /// One daemon as the page holds it at the asked time.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct DaemonAnswer {
     /// Its console's URL, the node's name until a view arrives.
@@ -74,25 +75,31 @@ pub struct DaemonAnswer {
     pub view: Option<DaemonView>,
     /// The chosen topic's route in that view (`None`: TOPIC_NOT_EXIST, or not read yet).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub route: Option<TopicRoute>,
     /// The topics it has routes for (`None`: not read yet).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub topics: Option<Vec<String>>,
     /// When it last listed each broker, by address, up to the asked time (wall-clock ms).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<BTreeMap<String, u64>>", optional))]
     pub heard: BTreeMap<String, u64>,
     /// Views received since the page's previous request, for the traffic layer.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<ViewStep>>", optional))]
     pub steps: Vec<ViewStep>,
 }
 
 /// What the page asks: the cluster at wall time `at`, with the chosen topic's routes.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LiveRequest {
     /// Wall-clock ms.
     pub at: u64,
     /// The topic whose routes are shown.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
     pub topic: String,
     /// The daemons, in the page's order.
     pub daemons: Vec<DaemonAnswer>,
@@ -182,24 +189,6 @@ impl ViewStep {
     }
 }
 
-impl LiveRequest {
-    /// What each running daemon lacks that another one lists, in `view` (this request's
-    /// [`ClusterView::live`]), with when it last listed each broker and the topics it has.
-    #[must_use]
-    pub fn lacks(&self, view: &ClusterView) -> Lacks {
-        let mut heard = BTreeMap::new();
-        let mut topics = BTreeMap::new();
-        for d in &self.daemons {
-            let Some(v) = d.view.as_ref() else { continue };
-            heard.insert(v.address.clone(), d.heard.clone());
-            if let Some(list) = &d.topics {
-                topics.insert(v.address.clone(), list.clone());
-            }
-        }
-        Lacks::of(&view.nodes, &view.ns, &heard, &topics)
-    }
-}
-
 impl ClusterView {
     /// The daemons of `req` as one cluster at `req.at`. A daemon that is not reachable, or
     /// has sent no view yet, is a NameServer that is down (no tables).
@@ -208,6 +197,8 @@ impl ClusterView {
         let mut nodes = Vec::new();
         let mut ns = BTreeMap::new();
         let mut routes = BTreeMap::new();
+        let mut heard = BTreeMap::new();
+        let mut topics = BTreeMap::new();
         let mut brokers: Vec<&LiveRow> = Vec::new();
         let mut wire = Vec::new();
         for d in &req.daemons {
@@ -242,6 +233,10 @@ impl ClusterView {
                         brokers.push(row);
                     }
                 }
+                heard.insert(name.clone(), d.heard.clone());
+                if let Some(list) = &d.topics {
+                    topics.insert(name, list.clone());
+                }
             }
         }
         brokers.sort_by(|a, b| a.broker_name.cmp(&b.broker_name).then(a.broker_id.cmp(&b.broker_id)));
@@ -259,6 +254,7 @@ impl ClusterView {
                 stale_since: None,
             });
         }
+        let lacks = Lacks::of(&nodes, &ns, &heard, &topics);
         Self {
             time: req.at,
             next: None,
@@ -274,6 +270,7 @@ impl ClusterView {
             links: Vec::new(),
             isolations: Vec::new(),
             branches: Vec::new(),
+            lacks,
             delta: Delta {
                 reset: false,
                 trace_from: 0,

@@ -5,7 +5,7 @@
 //! `tests/browser/lib/daemon.mjs` does) and saving their console answers.
 
 use nameserver_core::view::NsTables;
-use nameserver_sim::view::{ClusterView, Lacks, LiveRequest, MissingBroker};
+use nameserver_sim::view::{ClusterView, LiveRequest, MissingBroker};
 use serde_json::{Value, json};
 
 fn recorded(name: &str) -> Value {
@@ -78,10 +78,9 @@ fn two_daemons_become_two_nameservers_and_the_broker_one_lists() {
 fn the_nameserver_without_the_broker_lacks_it_and_the_topics() {
     let (req, a, b) = request(true);
     let view = ClusterView::live(&req);
-    let lacks = req.lacks(&view);
     let (na, nb) = (a["address"].as_str().unwrap(), b["address"].as_str().unwrap());
-    assert_eq!(lacks.brokers.len(), 1, "{lacks:?}");
-    let lack = &lacks.brokers[0];
+    assert_eq!(view.lacks.brokers.len(), 1, "{:?}", view.lacks);
+    let lack = &view.lacks.brokers[0];
     assert_eq!((lack.ns.as_str(), &lack.others), (nb, &vec![na.to_owned()]));
     let missing = MissingBroker {
         name: "broker-a".into(),
@@ -91,15 +90,15 @@ fn the_nameserver_without_the_broker_lacks_it_and_the_topics() {
         freshest_heard: wall(&a, "304"),
     };
     assert_eq!(lack.brokers, [missing]);
-    assert_eq!(lacks.topics.len(), 1);
-    let topics = &lacks.topics[0];
+    assert_eq!(view.lacks.topics.len(), 1);
+    let topics = &view.lacks.topics[0];
     assert_eq!((topics.ns.as_str(), topics.other.as_str(), topics.topics.len()), (nb, na, 13));
     // A daemon out of reach is a NameServer that is down: no tables, nothing it lacks.
     let (req, _, _) = request(false);
     let view = ClusterView::live(&req);
     assert_eq!(view.nodes[1].state, "down");
     assert!(!view.ns.contains_key(nb));
-    assert_eq!(req.lacks(&view), Default::default());
+    assert_eq!(view.lacks, Default::default());
 }
 
 #[test]
@@ -117,15 +116,11 @@ fn a_daemon_without_a_view_yet_is_named_by_its_console() {
 fn the_simulation_names_what_a_nameserver_lacks_by_the_same_rule() {
     use nameserver_sim::{Timeline, built_in};
     // S7: the link between broker-b and NS-2 is cut silently at 75 s; NS-2 drops broker-b.
-    let lacks = |tl: &Timeline| {
-        let v = ClusterView::of(tl, None);
-        Lacks::of(&v.nodes, &v.ns, &Default::default(), &Default::default())
-    };
     let mut tl = Timeline::new(&built_in("S7").expect("S7"));
     tl.seek(nameserver_core::time::Instant::from_millis(60_000));
-    assert_eq!(lacks(&tl), Default::default());
+    assert_eq!(ClusterView::of(&tl, None).lacks, Default::default());
     tl.seek(nameserver_core::time::Instant::from_millis(240_000));
-    let lacks = lacks(&tl);
+    let lacks = ClusterView::of(&tl, None).lacks;
     assert_eq!(lacks.brokers.len(), 1, "{lacks:?}");
     let lack = &lacks.brokers[0];
     assert_eq!((lack.ns.as_str(), lack.others.as_slice()), ("NS-2", ["NS-1".to_owned()].as_slice()));
