@@ -43,6 +43,9 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+mod deadlines;
+
+use self::deadlines::{HIGH_WATER, PeerDeadlines};
 use crate::handshake::Stream;
 use crate::intake::{Admission, BUSY_REMARK, Intake};
 use crate::messages::{Inbound, ReplyBytes, queued_size};
@@ -50,9 +53,6 @@ use crate::observe::Deadline;
 use crate::snapshot::{FastPath, RouteSnapshot};
 use crate::source::SourceKey;
 
-/// Bytes of encoded replies a peer may leave unread before this task stops reading from it; a
-/// peer that leaves this much unread for a whole idle period is closed.
-const HIGH_WATER: usize = 256 * 1024;
 /// Requests that only read: sent oneway, nobody reads the answer, so they are dropped here.
 /// GET_ROUTEINFO_BY_TOPIC (105), GET_BROKER_CLUSTER_INFO (106), GET_KV_CONFIG (101),
 /// GET_ALL_TOPIC_LIST_FROM_NAMESERVER (206), GET_KVLIST_BY_NAMESPACE (219),
@@ -62,8 +62,6 @@ const HIGH_WATER: usize = 256 * 1024;
 const ONEWAY_READS: [i32; 12] = [ROUTE_QUERY, 106, 101, 206, 219, 224, 304, 311, 312, 313, 319, 901];
 /// GET_ROUTEINFO_BY_TOPIC.
 const ROUTE_QUERY: i32 = 105;
-/// A frame gets a second more than the base deadline per this many bytes it announces.
-const FRAME_BYTES_PER_SECOND: usize = 64 * 1024;
 /// Free buffer space ensured before each read.
 const READ_CHUNK: usize = 8 * 1024;
 /// Most bytes taken from the socket in one read. A large frame (a registration of thousands of
@@ -152,7 +150,6 @@ impl Connection {
             told_to_go_away: false,
             room: shared.intake.room(conn),
             pending: None,
-            unread_since: None,
             outbound,
             unwritten,
             published: 0,
@@ -170,8 +167,7 @@ impl Connection {
             owner_gone: false,
             idle_sent: false,
             large_read: false,
-            frame_started: None,
-            backlog_since: None,
+            deadlines: PeerDeadlines::default(),
         };
         session.touch();
         let end = match stream {
@@ -258,8 +254,6 @@ struct Session {
     room: Arc<Notify>,
     /// A request its full lane did not take yet; nothing more is read or decoded meanwhile.
     pending: Option<(RemotingCommand, Option<std::time::Instant>)>,
-    /// Since when this task has not read from the peer (replies unread, a full lane, a drain).
-    unread_since: Option<Instant>,
     outbound: mpsc::Receiver<RemotingCommand>,
     /// Shared with the owner: its queue's bytes plus `published`.
     unwritten: ReplyBytes,
@@ -287,11 +281,8 @@ struct Session {
     idle_sent: bool,
     /// The last read took part of a large frame: yield before the next.
     large_read: bool,
-    /// When the first bytes of the frame not yet complete arrived.
-    frame_started: Option<Instant>,
-    /// Since when at least [`HIGH_WATER`] bytes of replies wait for the peer (reads and
-    /// writes now and then do not reset it: only the backlog falling below does).
-    backlog_since: Option<Instant>,
+    /// The frame and backlog deadlines.
+    deadlines: PeerDeadlines,
 }
 
 impl Session {
@@ -332,15 +323,19 @@ impl Session {
             }
             let take_replies = !self.owner_gone && unwritten < HIGH_WATER;
             let read_more = !self.draining && unwritten < HIGH_WATER && self.pending.is_none();
-            self.reading(read_more);
+            self.deadlines.reading(read_more);
             // Only while this task reads: a frame waiting behind unread replies is not late.
-            let frame_due = if read_more { self.frame_due() } else { None };
+            let frame_due = if read_more {
+                self.deadlines.frame_due(&self.inbuf, &self.limits, self.shared.fairness.deadline)
+            } else {
+                None
+            };
             if let Some(due) = frame_due
                 && frame_timer.deadline() != due
             {
                 frame_timer.as_mut().reset(due);
             }
-            let backlog_due = self.backlog_due(idle);
+            let backlog_due = self.deadlines.backlog_due(self.unwritten.get(), idle);
             if let Some(due) = backlog_due
                 && backlog_timer.deadline() != due
             {
@@ -416,7 +411,7 @@ impl Session {
             }
             if self.answered_from_frame(len) {
                 self.inbuf.advance(len);
-                self.frame_started = None;
+                self.deadlines.frame_taken();
                 self.publish_unwritten();
                 continue;
             }
@@ -436,14 +431,10 @@ impl Session {
             if !self.inbuf.is_empty() {
                 self.inbuf.advance(len);
             }
-            self.frame_started = None;
+            self.deadlines.frame_taken();
             self.dispatch(cmd)?;
         }
-        if self.inbuf.is_empty() {
-            self.frame_started = None;
-        } else if self.frame_started.is_none() {
-            self.frame_started = Some(Instant::now());
-        }
+        self.deadlines.rest_buffered(self.inbuf.len());
         Ok(())
     }
 
@@ -473,47 +464,6 @@ impl Session {
         }
         observe.route_answered(self.conn, request.query.topic, response.map(i32::from), at);
         true
-    }
-
-    /// When the frame being received must be complete: the base deadline from its first
-    /// bytes, plus a second per 64 KiB it announces. `None` when no frame is partly received.
-    fn frame_due(&self) -> Option<Instant> {
-        let started = self.frame_started?;
-        let announced = match codec::frame_len(&self.inbuf, &self.limits) {
-            Ok(Some(len)) if self.inbuf.len() >= len => return None,
-            Ok(Some(len)) => len,
-            Ok(None) => 0,
-            Err(_) => return None,
-        };
-        let extra = Duration::from_secs(u64::try_from(announced.div_ceil(FRAME_BYTES_PER_SECOND)).unwrap_or(u64::MAX));
-        Some(crate::clock::after(started, self.shared.fairness.deadline.saturating_add(extra)))
-    }
-
-    /// When a peer that has left at least [`HIGH_WATER`] bytes of replies unread since
-    /// `backlog_since` is closed: one idle period later (`None`: no such backlog, or no idle
-    /// time).
-    fn backlog_due(&mut self, idle: Option<Duration>) -> Option<Instant> {
-        if self.unwritten.get() < HIGH_WATER {
-            self.backlog_since = None;
-            return None;
-        }
-        let since = *self.backlog_since.get_or_insert_with(Instant::now);
-        Some(crate::clock::after(since, idle?))
-    }
-
-    /// While this task does not read, the frame being received is not late: its deadline
-    /// moves by the time reading stopped, so a peer is never closed for the daemon's pause.
-    fn reading(&mut self, reads: bool) {
-        match (reads, self.unread_since) {
-            (false, None) => self.unread_since = Some(Instant::now()),
-            (true, Some(since)) => {
-                self.unread_since = None;
-                if let Some(started) = &mut self.frame_started {
-                    *started += since.elapsed();
-                }
-            }
-            _ => {}
-        }
     }
 
     fn dispatch(&mut self, cmd: RemotingCommand) -> Result<(), End> {
