@@ -3,7 +3,7 @@
 // can be scrubbed; the simulation is one click away. Without a daemon the page says so.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { launch, ready, shot, DESKTOP, clickInHeader } from "./lib/browser.mjs";
+import { launch, ready, shot, DESKTOP, PHONE, clickInHeader } from "./lib/browser.mjs";
 import { startDaemon, registerBroker } from "./lib/daemon.mjs";
 import { PATIENCE } from "./lib/patience.mjs";
 
@@ -153,6 +153,44 @@ test("L1 live mode shows a registering broker, scrubs back, and returns to the s
   });
   assert.deepEqual(errors, []);
   await ctx.close();
+});
+
+test("L4 live clock labels keep the end that tells brokers apart", async () => {
+  const brokers = [];
+  for (const i of [0, 1, 2])
+    brokers.push(await registerBroker(daemon, { name: `bench-broker-${i}`, addr: `127.0.0.1:3500${i}` }));
+  try {
+    for (const [size, viewport] of [
+      ["desktop", DESKTOP],
+      ["phone", PHONE],
+    ]) {
+      const ctx = await b.browser.newContext({ viewport });
+      const page = await ctx.newPage();
+      await page.goto(`${daemon.http}/www/index.html?live`);
+      await ready(page);
+      const labels = page.locator('[data-testid=diagram] [data-clock^="remove:bench-broker-"] .clock-label');
+      await page.waitForFunction(
+        () =>
+          document.querySelectorAll('[data-testid=diagram] [data-clock^="remove:bench-broker-"] .clock-label')
+            .length === 3,
+        null,
+        { timeout: PATIENCE },
+      );
+      const texts = await labels.allTextContents();
+      await shot(page, `L4-live-labels-${size}`);
+      assert.equal(new Set(texts).size, 3, `${size}: three rows that look alike: ${texts}`);
+      for (const text of texts) assert.match(text, /broker-[012]$/, `${size}: the differing end is kept: ${texts}`);
+      // The brokers' own boxes too: their names are cut in the middle on a phone.
+      const names = await page
+        .locator("[data-testid=diagram] text.name")
+        .evaluateAll((els) => els.map((e) => e.textContent).filter((x) => x.includes("bench") || x.includes("…")));
+      assert.equal(names.length, 3, `${size}: ${names}`);
+      for (const name of names) assert.match(name, /[012]$/, `${size}: the differing end is kept: ${names}`);
+      await ctx.close();
+    }
+  } finally {
+    for (const broker of brokers) await broker.close();
+  }
 });
 
 test("L2 without a daemon the page says so and the simulation carries on", async () => {

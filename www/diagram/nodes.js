@@ -14,12 +14,32 @@ export function setFontFamily(f) {
 }
 export const font = (size, weight = 400) => `${weight} ${size}px ${family}`;
 
-// Cuts `text` to `max` px with an ellipsis (names in custom scenarios can be long).
+// Cuts `text` to `max` px with an ellipsis at its end (a sentence).
 function fit(text, f, max) {
   if (textWidth(text, f) <= max) return text;
   let s = text;
   while (s.length > 1 && textWidth(`${s}…`, f) > max) s = s.slice(0, -1);
   return `${s}…`;
+}
+
+// A node's name, cut in the middle: names such as bench-broker-0/1/2 or 127.0.0.1:35001/2
+// differ only at their end, so a little of the start stays and as much of the end as fits.
+function fitName(text, f, max) {
+  if (textWidth(text, f) <= max) return text;
+  for (let keep = text.length - 1; keep > 1; keep--) {
+    const head = Math.floor(keep * 0.4);
+    const s = `${text.slice(0, head)}…${text.slice(text.length - (keep - head))}`;
+    if (textWidth(s, f) <= max) return s;
+  }
+  return `${text.slice(0, 1)}…`;
+}
+
+// A clock row's label (a broker's name or address), narrower still: only the end.
+function fitEnd(text, f, max) {
+  if (textWidth(text, f) <= max) return text;
+  let s = text;
+  while (s.length > 1 && textWidth(`…${s}`, f) > max) s = s.slice(1);
+  return `…${s}`;
 }
 
 // Metrics per form: font sizes and line baselines inside a box.
@@ -93,10 +113,10 @@ export class NodeFace {
   }
 
   // `left`/`period` in ms; `state`: ok | near | over | paused.
-  setRow(key, y, labelText, left, period, state, secsText) {
+  setRow(key, y, labelText, left, period, state, secsText, keepEnd = false) {
     const r = this.row(key, y);
     const frac = period ? Math.max(0, Math.min(1, left / period)) : 0;
-    setText(r.label, fit(labelText, font(this.m.small), this.m.clockLabelW - 4));
+    setText(r.label, (keepEnd ? fitEnd : fit)(labelText, font(this.m.small), this.m.clockLabelW - 4));
     setText(r.secs, secsText);
     r.fill.setAttribute("width", (r.barW * frac).toFixed(1));
     r.g.dataset.state = state;
@@ -124,7 +144,7 @@ export class NodeFace {
     if (!fits()) name = n.name;
     if (waiting && !fits()) stateText = icon;
     setText(this.stateEl, stateText);
-    setText(this.nameEl, fit(name, nameFont, room(stateText)));
+    setText(this.nameEl, fitName(name, nameFont, room(stateText)));
     for (const r of this.rows.values()) r.g.dataset.seen = "false";
     let sub = "";
     let extra = "";
@@ -145,7 +165,7 @@ export class NodeFace {
         const paused = state !== "up";
         const st = paused ? "paused" : c.state;
         const secsText = paused ? "—" : c.left <= 0 ? t("clockDue") : clockText(c.left);
-        this.setRow(`remove:${who}`, y, who, c.left, c.period, st, secsText);
+        this.setRow(`remove:${who}`, y, who, c.left, c.period, st, secsText, true);
         const r = this.rows.get(`remove:${who}`);
         r.g.dataset.by = c.by;
         r.g.dataset.removalAt = String(c.at);

@@ -73,12 +73,31 @@ export function registerFrame() {
   return Buffer.from(frame.frame_hex, "hex");
 }
 
-// A broker that registers once and stays connected until closed (closing unregisters it).
-export async function registerBroker(daemon) {
+// The same frame from another broker: its header's brokerName and brokerAddr replaced (the
+// body, topic configs only, stays as captured).
+export function registerFrameAs(name, addr) {
+  const frame = registerFrame();
+  const mark = frame.readUInt32BE(4);
+  if (mark >>> 24 !== 0) throw new Error("the captured frame's header is not JSON");
+  const headerLen = mark & 0xffffff;
+  const header = JSON.parse(frame.subarray(8, 8 + headerLen).toString("utf8"));
+  header.extFields.brokerName = name;
+  header.extFields.brokerAddr = addr;
+  const head = Buffer.from(JSON.stringify(header), "utf8");
+  const body = frame.subarray(8 + headerLen);
+  const prefix = Buffer.alloc(8);
+  prefix.writeUInt32BE(4 + head.length + body.length, 0);
+  prefix.writeUInt32BE(head.length, 4);
+  return Buffer.concat([prefix, head, body]);
+}
+
+// A broker that registers once and stays connected until closed (closing unregisters it);
+// broker-a of the captured frame unless `as` gives another name and address.
+export async function registerBroker(daemon, as = null) {
   const socket = connect(daemon.tcp.port, daemon.tcp.host);
   await new Promise((ok, fail) => socket.once("connect", ok).once("error", fail));
   const reply = new Promise((ok) => socket.once("data", ok));
-  socket.write(registerFrame());
+  socket.write(as ? registerFrameAs(as.name, as.addr) : registerFrame());
   await reply;
   return {
     close: () => new Promise((ok) => socket.end(ok)),
