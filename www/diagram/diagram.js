@@ -15,6 +15,19 @@ import { esc } from "../app/html.js";
 const MAX_FLIGHTS = 80;
 const LABEL_SIZE = 12;
 
+// A node's links: how many it has, and how many a fault cuts or resets (so its box can say
+// "✂ 1 of 3 links cut" rather than that the whole node is cut off).
+function linksOf(name, pairs, faults) {
+  let total = 0;
+  for (const { a, b } of pairs.values()) if (a === name || b === name) total++;
+  const mine = faults.filter((l) => l.a === name || l.b === name);
+  return {
+    total,
+    cut: mine.filter((l) => l.state === "cut").length,
+    reset: mine.filter((l) => l.state !== "cut").length,
+  };
+}
+
 export class Diagram {
   constructor(svg, { onNode, onFlight }) {
     this.svg = svg;
@@ -141,20 +154,20 @@ export class Diagram {
     if (!this.meta) return;
     this.last = { snap, o };
     const byName = Object.fromEntries(snap.nodes.map((n) => [n.name, n]));
-    const cutNodes = new Set(snap.links.flatMap((l) => [l.a, l.b]));
+    const pairs = this.linkPairs(snap, byName);
     for (const n of this.meta.nodes) {
       const live = byName[n.name];
       const face = this.faces[n.name];
       if (!live || !face) continue;
       face.render(live, snap, {
         ...o,
-        partitioned: cutNodes.has(n.name),
+        links: linksOf(n.name, pairs, snap.links),
         brokerOrder: this.brokerOrder,
         brokerByAddr: this.brokerByAddr,
         bound: (this.meta.bound || {})[n.name],
       });
     }
-    this.renderLinks(snap, byName, o);
+    this.renderLinks(snap, pairs, o);
     if (o.playing) {
       this.clearFlights();
       this.held = heldCounts(snap);
@@ -189,7 +202,8 @@ export class Diagram {
     this.traffic.feed(events, now, speed);
   }
 
-  renderLinks(snap, byName, o) {
+  // Every drawn link, keyed "a|b" (sorted): registrations, route queries, data and faults.
+  linkPairs(snap, byName) {
     const pairs = new Map();
     const add = (a, b, kind) => {
       const key = a < b ? `${a}|${b}` : `${b}|${a}`;
@@ -205,6 +219,10 @@ export class Diagram {
       for (const b of brokers) if (b.brokerId === 0 || n.role === "consumer") add(n.name, b.name, "data");
     }
     for (const l of snap.links) add(l.a, l.b, "cut");
+    return pairs;
+  }
+
+  renderLinks(snap, pairs, o) {
     const state = Object.fromEntries(snap.links.map((l) => [l.a < l.b ? `${l.a}|${l.b}` : `${l.b}|${l.a}`, l.state]));
     const lit = new Set((o.highlightLinks || []).map(([a, b]) => (a < b ? `${a}|${b}` : `${b}|${a}`)));
     const parts = [];

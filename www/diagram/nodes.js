@@ -129,18 +129,24 @@ export class NodeFace {
     const m = this.m;
     const w = this.box.w;
     const state = live.state;
-    const part = o.partitioned && state === "up";
+    const links = o.links || { total: 0, cut: 0, reset: 0 };
+    const part = links.cut + links.reset > 0 && state === "up";
     const icon = STATE_ICON[state] || "?";
     let name = this.form === "wide" ? `${this.index + 1}. ${n.name}` : n.name;
     const nameFont = font(m.name, 700);
     const room = (text) => w - 2 * m.pad - textWidth(text, font(m.state, 600)) - 8;
-    let stateText = part ? `✂ ${t("partitionedShort")}` : `${icon} ${t(`stateShort_${state}`)}`;
+    const faulted = (form) =>
+      links.cut
+        ? `✂ ${t(form, { n: links.cut, of: links.total, what: t("linksCut") })}`
+        : `⚡ ${t(form, { n: links.reset, of: links.total, what: t("linksReset") })}`;
+    let stateText = part ? faulted("linksOf") : `${icon} ${t(`stateShort_${state}`)}`;
     // The name comes first: "not started" gives way to its tiny form, the name drops its
     // number, and a node not started yet shows its icon alone (its label still says it), before
     // the name is cut. Other states keep icon and word: never colour-only.
     const fits = () => textWidth(name, nameFont) <= room(stateText);
     const waiting = !part && state === "not-started";
     if (waiting && !fits()) stateText = `${icon} ${t("stateTiny_not-started")}`;
+    if (part && !fits()) stateText = faulted("linksOfShort");
     if (!fits()) name = n.name;
     if (waiting && !fits()) stateText = icon;
     setText(this.stateEl, stateText);
@@ -213,7 +219,8 @@ export class NodeFace {
     }
     this.g.dataset.selected = o.selected === n.name ? "true" : "false";
     this.g.dataset.highlighted = o.highlight && o.highlight.includes(n.name) ? "true" : "false";
-    const label = `${this.index + 1}. ${n.name}, ${sub}, ${icon} ${t(`state_${state}`)}${extra ? `, ${extra}` : ""}`;
+    const faults = part ? `, ${faulted("linksOf")}` : "";
+    const label = `${this.index + 1}. ${n.name}, ${sub}, ${icon} ${t(`state_${state}`)}${faults}${extra ? `, ${extra}` : ""}`;
     if (this.g.getAttribute("aria-label") !== label) this.g.setAttribute("aria-label", label);
     this.text.lang = lang === "zh" ? "zh-CN" : "en";
   }
