@@ -824,7 +824,12 @@ brokers: Array<BrokerLack>,
  * Each pair where one has routes for topics the other has none for (only where the topic
  * lists are known: live mode).
  */
-topics: Array<TopicLack>, };
+topics: Array<TopicLack>, 
+/**
+ * Brokers several NameServers list, heard from at times [`CLOCK_GAP_MS`] or more apart:
+ * the tables agree, but one NameServer's removal clock for the broker runs far ahead.
+ */
+clocks: Array<ClockGap>, };
 /**
  * The brokers one NameServer lacks.
  */
@@ -882,6 +887,34 @@ other: string,
  * Which, in `other`'s order.
  */
 topics: Array<string>, };
+/**
+ * A broker whose `lastUpdate` differs between NameServers that both list it.
+ */
+export type ClockGap = { 
+/**
+ * Its node's name (its address if no node has that address).
+ */
+name: string, 
+/**
+ * Its address.
+ */
+addr: string, 
+/**
+ * The NameServer that heard from it longest ago (the first such on a tie).
+ */
+stalest: string, 
+/**
+ * That `lastUpdate`.
+ */
+stalestHeard: number, 
+/**
+ * The NameServer that heard from it last.
+ */
+freshest: string, 
+/**
+ * That `lastUpdate`.
+ */
+freshestHeard: number, };
 /**
  * What the page asks: the cluster at wall time `at`, with the chosen topic's routes.
  */

@@ -20,7 +20,7 @@ mod tests {
     use nameserver_core::server::RemovalPath;
     use nameserver_core::view::{BrokerGroup, LiveRow, NsTables};
     use nameserver_sim::view::{
-        BranchInfo, BrokerInfo, BrokerLack, ClientRoute, ClusterView, ConsumerInfo, ConsumerQueue, Cursor,
+        BranchInfo, BrokerInfo, BrokerLack, ClientRoute, ClockGap, ClusterView, ConsumerInfo, ConsumerQueue, Cursor,
         DaemonAnswer, DaemonView, Delta, FaultInfo, FlightInfo, IsolationInfo, Lacks, LinkInfo, LiveRequest, LogLine,
         Measurement, MissingBroker, NodeInfo, QueueInfo, SendAttemptInfo, SendInfo, StaleWindow, TimerInfo, TopicLack,
         TopicRoute, TraceEvent, ViewStep, WireEvent,
@@ -135,6 +135,7 @@ mod tests {
         out.decl::<BrokerLack>();
         out.decl::<MissingBroker>();
         out.decl::<TopicLack>();
+        out.decl::<ClockGap>();
         out.decl::<LiveRequest>();
         out.decl::<DaemonAnswer>();
         out.decl::<DaemonView>();

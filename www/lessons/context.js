@@ -78,9 +78,12 @@ function clientVsNs(name, snap) {
 
 function nsRoute(name, snap, meta) {
   const r = snap.routes[name] ? snap.routes[name][meta.topics[0]] : null;
-  const list = r
-    ? r.brokerDatas.map((b) => `${b.brokerName} {${Object.keys(b.brokerAddrs).join(", ")}}`).join(" · ")
-    : t("noRoute");
+  const up = snap.nodes.some((x) => x.name === name && x.state === "up");
+  const list = !up
+    ? t("noAnswer", { ns: name })
+    : r
+      ? r.brokerDatas.map((b) => `${b.brokerName} {${Object.keys(b.brokerAddrs).join(", ")}}`).join(" · ")
+      : t("noRoute");
   return `<p class="ctx-line"><strong>${esc(t("routeOf", { topic: meta.topics[0], who: name }))}</strong>: ${esc(list)}</p>`;
 }
 
@@ -145,6 +148,10 @@ function lane(node, snap, trace) {
 
 function diverged(snap) {
   const d = divergence(snap);
+  // The tables may agree while one NameServer has stopped hearing a broker it still lists.
+  const gap = !d && snap.lacks && snap.lacks.clocks[0];
+  if (gap)
+    return `<p class="badge divergent" data-testid="ctx-clock-gap">⚠ ${esc(t("agreeClocksApart", { b: gap.name, s: dur(gap.freshestHeard - gap.stalestHeard) }))}</p>`;
   if (!d) return `<p class="badge ok">✓ ${esc(t("agree"))}</p>`;
   return `<p class="badge divergent" data-testid="ctx-divergence">⚠ ${esc(t("divergence", { ns: d.ns, brokers: d.missing.join(", "), other: d.other.join(", ") }))}</p>`;
 }

@@ -135,7 +135,7 @@ function nsCard(n, route, topic, marks = {}) {
   const down = n.state !== "up";
   return `<article class="card route-card" data-testid="route-${esc(n.name)}" data-route-key="${esc(routeKey(route))}">
 <h3>${esc(t("routeOf", { topic: topic || "—", who: n.name }))}</h3>
-${down ? `<p class="badge bad">${STATE_ICON[n.state]} ${esc(t(`state_${n.state}`))}</p>` : ""}${topic ? routeHtml(route, marks) : `<p class="muted">${esc(t("noTopicYet"))}</p>`}</article>`;
+${down ? `<p class="badge bad">${STATE_ICON[n.state]} ${esc(t(`state_${n.state}`))}</p>` : ""}${down ? `<p class="no-route" data-testid="no-answer-${esc(n.name)}">${esc(t("noAnswer", { ns: n.name }))}</p>` : topic ? routeHtml(route, marks) : `<p class="muted">${esc(t("noTopicYet"))}</p>`}</article>`;
 }
 
 function clientCard(n, snap, topic) {
@@ -145,9 +145,13 @@ function clientCard(n, snap, topic) {
   }
   const truth = snap.routes[c.boundTo] && snap.routes[c.boundTo][topic];
   const marks = c.stale ? marksFor(c.route, truth).cached : {};
-  const badge = c.stale
-    ? `<p class="badge stale" data-testid="stale-${esc(n.name)}" data-stale-since="${c.staleSince}">⚠ ${rich(`[[stale|${t("stale", { s: dur(snap.time - c.staleSince) })}]]`)}</p><p class="stale-why" data-testid="stale-why-${esc(n.name)}">${esc(staleSentence(n.name, snap))}</p>`
-    : `<p class="badge ok" data-testid="fresh-${esc(n.name)}">✓ ${esc(t("fresh", { ns: c.boundTo }))}</p>`;
+  // A NameServer that is down answers nothing: there is nothing to match.
+  const boundDown = snap.nodes.some((x) => x.name === c.boundTo && x.state !== "up");
+  const badge = boundDown
+    ? `<p class="badge bad" data-testid="no-answer-for-${esc(n.name)}">${esc(t("noAnswerKept", { ns: c.boundTo, c: n.name }))}</p>`
+    : c.stale
+      ? `<p class="badge stale" data-testid="stale-${esc(n.name)}" data-stale-since="${c.staleSince}">⚠ ${rich(`[[stale|${t("stale", { s: dur(snap.time - c.staleSince) })}]]`)}</p><p class="stale-why" data-testid="stale-why-${esc(n.name)}">${esc(staleSentence(n.name, snap))}</p>`
+      : `<p class="badge ok" data-testid="fresh-${esc(n.name)}">✓ ${esc(t("fresh", { ns: c.boundTo }))}</p>`;
   return `<article class="card route-card client${c.stale ? " is-stale" : ""}" data-testid="client-${esc(n.name)}" data-stale="${c.stale}" data-route-key="${esc(routeKey(c.route))}">
 <h3>${esc(t("cachedRoute", { c: n.name, ns: c.boundTo }))}</h3>${badge}${c.route ? routeHtml(c.route, marks) : `<p class="no-route">${esc(t("noCache"))}</p>`}</article>`;
 }

@@ -21,6 +21,33 @@ pub struct Lacks {
     /// Each pair where one has routes for topics the other has none for (only where the topic
     /// lists are known: live mode).
     pub topics: Vec<TopicLack>,
+    /// Brokers several NameServers list, heard from at times [`CLOCK_GAP_MS`] or more apart:
+    /// the tables agree, but one NameServer's removal clock for the broker runs far ahead.
+    pub clocks: Vec<ClockGap>,
+}
+
+/// How far apart two NameServers' `lastUpdate`s for one broker must be to count as a gap: a
+/// broker registers with every NameServer at once, so more than a second apart means one of
+/// them has stopped hearing it.
+pub const CLOCK_GAP_MS: u64 = 1_000;
+
+/// A broker whose `lastUpdate` differs between NameServers that both list it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ClockGap {
+    /// Its node's name (its address if no node has that address).
+    pub name: String,
+    /// Its address.
+    pub addr: String,
+    /// The NameServer that heard from it longest ago (the first such on a tie).
+    pub stalest: String,
+    /// That `lastUpdate`.
+    pub stalest_heard: u64,
+    /// The NameServer that heard from it last.
+    pub freshest: String,
+    /// That `lastUpdate`.
+    pub freshest_heard: u64,
 }
 
 /// The brokers one NameServer lacks.
@@ -95,6 +122,26 @@ impl Lacks {
             }
         }
         let lists = |tables: &NsTables, addr: &str| tables.brokers.iter().find(|r| r.broker_addr == addr).cloned();
+        let name_or_addr = |addr: &str| name_of.get(addr).map_or_else(|| String::from(addr), |n| String::from(*n));
+        let mut clocks = Vec::new();
+        for addr in &all {
+            let heard: Vec<(&str, u64)> =
+                running.iter().filter_map(|(ns, t)| Some((*ns, lists(t, addr)?.last_update))).collect();
+            let stalest = heard.iter().min_by_key(|(_, at)| *at);
+            let freshest = heard.iter().rev().max_by_key(|(_, at)| *at);
+            if let (Some(&(stalest, old)), Some(&(freshest, new))) = (stalest, freshest) {
+                if new - old >= CLOCK_GAP_MS {
+                    clocks.push(ClockGap {
+                        name: name_or_addr(addr),
+                        addr: String::from(*addr),
+                        stalest: String::from(stalest),
+                        stalest_heard: old,
+                        freshest: String::from(freshest),
+                        freshest_heard: new,
+                    });
+                }
+            }
+        }
         let mut brokers = Vec::new();
         for (name, tables) in &running {
             let missing: Vec<MissingBroker> = all
@@ -111,7 +158,7 @@ impl Lacks {
                     }
                     let (freshest, row) = freshest?;
                     Some(MissingBroker {
-                        name: name_of.get(addr).map_or_else(|| String::from(*addr), |n| String::from(*n)),
+                        name: name_or_addr(addr),
                         addr: String::from(*addr),
                         last_heard: heard.get(*name).and_then(|h| h.get(*addr)).copied(),
                         freshest: String::from(freshest),
@@ -141,6 +188,6 @@ impl Lacks {
                 }
             }
         }
-        Self { brokers, topics: lacks }
+        Self { brokers, topics: lacks, clocks }
     }
 }

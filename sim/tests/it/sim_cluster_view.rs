@@ -96,3 +96,22 @@ fn the_view_holds_each_running_nameservers_tables_as_the_core_reads_them() {
     assert_eq!(view.routes["NS-1"].keys().map(String::as_str).collect::<Vec<_>>(), sim.scenario().topic_names());
     assert!(view.clients.contains_key("P1"));
 }
+
+#[test]
+fn nameservers_that_both_list_a_broker_heard_at_times_apart_show_a_clock_gap() {
+    // S7: the link between broker-b and NS-2 is cut silently at 75 s; both NameServers keep
+    // listing broker-b until NS-2's 120 s run out, but only NS-1 hears its registrations.
+    let mut tl = Timeline::new(&built_in("S7").expect("S7"));
+    tl.seek(secs(70));
+    assert!(ClusterView::of(&tl, None).lacks.clocks.is_empty(), "before the cut they hear it together");
+    tl.seek(secs(170));
+    let view = ClusterView::of(&tl, None);
+    assert!(view.lacks.brokers.is_empty(), "the tables still agree: {:?}", view.lacks);
+    let gaps = &view.lacks.clocks;
+    assert_eq!(gaps.len(), 1, "{gaps:?}");
+    let gap = &gaps[0];
+    assert_eq!((gap.name.as_str(), gap.stalest.as_str(), gap.freshest.as_str()), ("broker-b", "NS-2", "NS-1"));
+    let heard = |ns: &str| view.ns[ns].brokers.iter().find(|r| r.broker_addr == gap.addr).unwrap().last_update;
+    assert_eq!((gap.stalest_heard, gap.freshest_heard), (heard("NS-2"), heard("NS-1")));
+    assert!(gap.freshest_heard - gap.stalest_heard >= 60_000, "{gap:?}");
+}
