@@ -129,10 +129,10 @@ fn start(args: &Args) -> anyhow::Result<()> {
         let console = bind_console(args).await?;
         let boot = format!("The Name Server boot success. serializeType=JSON, address {address}");
         tracing::info!("{boot}");
-        println!("{boot}");
+        // As Java's System.out: a closed stdout is no reason to stop (nor the lines below).
+        let _ = writeln!(std::io::stdout(), "{boot}");
         if let Some(console) = &console {
             let http = console.listener.local_addr().context("the HTTP listener has no local address")?;
-            // A reader may have stopped after the boot line: a closed stdout is no reason to stop.
             let scheme = if args.http_tls { "https" } else { "http" };
             let _ = writeln!(
                 std::io::stdout(),
@@ -142,7 +142,9 @@ fn start(args: &Args) -> anyhow::Result<()> {
         if let Some(controller) = &controller {
             let at = controller.listener.local_addr().context("the controller's listener has no local address")?;
             // Java's ControllerStartup says this; the embedded one says nothing: a line to wait for.
-            println!("The controller boot success, address {at}");
+            // (println! here panicked when the reader had stopped after the boot line, as the
+            // test kit's does: the daemon died just after start.)
+            let _ = writeln!(std::io::stdout(), "The controller boot success, address {at}");
         }
         nameserver::serve_with_controller(listener, console, controller, config, shutdown)
             .await

@@ -317,11 +317,30 @@ pub fn start_broker_with_topics(
     let mut attempt = 0;
     loop {
         attempt += 1;
-        match start_broker_once(version, namesrvs, extra, topics) {
+        match start_broker_once(version, namesrvs, extra, topics, None) {
             Err(PeerError::Exited { log_tail, .. }) if attempt < 3 && log_tail.contains("BindException") => {}
             other => return other,
         }
     }
+}
+
+/// Starts a Java broker of `version` again on the store and port of `previous`, a broker of
+/// [`start_broker`] that has died (kill -9): what an operator's restart does, so the broker
+/// finds its own files (a controller-mode broker its `brokerIdentity`). `extra` as there.
+///
+/// # Errors
+/// As [`start_broker`]; the port is not chosen again, so one taken meanwhile is an error.
+pub fn restart_broker(
+    version: Version,
+    namesrvs: &[SocketAddr],
+    extra: &[(&str, &str)],
+    previous: &ExternalPeer,
+) -> Result<ExternalPeer, PeerError> {
+    let port = previous.addr.map(|a| a.port()).ok_or_else(|| PeerError::Spawn {
+        name: previous.name().to_string(),
+        error: std::io::Error::other("the previous broker had no port"),
+    })?;
+    start_broker_once(version, namesrvs, extra, &[], Some((&previous.dir().join("store"), port)))
 }
 
 /// Whether a listener can bind 127.0.0.1:`port` now.
@@ -334,18 +353,22 @@ fn start_broker_once(
     namesrvs: &[SocketAddr],
     extra: &[(&str, &str)],
     topics: &[String],
+    reuse: Option<(&Path, u16)>,
 ) -> Result<ExternalPeer, PeerError> {
     let namesrv = namesrvs.iter().map(ToString::to_string).collect::<Vec<_>>().join(";");
     let name = format!("java-broker-{}", version.as_str());
     let home = rocketmq_home(&name)?;
     // The broker also listens on port-2 (fast remoting) and port+1 (HA).
-    let port = loop {
-        let port = free_port().map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
-        if port > 1024 && port < 65000 && port_free(port + 1) && port_free(port - 2) {
-            break port;
-        }
+    let port = match reuse {
+        Some((_, port)) => port,
+        None => loop {
+            let port = free_port().map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
+            if port > 1024 && port < 65000 && port_free(port + 1) && port_free(port - 2) {
+                break port;
+            }
+        },
     };
-    let store = home.path().join("store");
+    let store = reuse.map_or_else(|| home.path().join("store"), |(store, _)| store.to_path_buf());
     if !topics.is_empty() {
         let spawn = |error| PeerError::Spawn { name: name.clone(), error };
         std::fs::create_dir_all(store.join("config")).map_err(spawn)?;
