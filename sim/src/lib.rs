@@ -28,7 +28,7 @@ pub mod view;
 pub use actors::broker::BrokerActor;
 pub use actors::client::ClientCore;
 pub use actors::consumer::{ConsumerActor, QueueState};
-pub use actors::offsets::{ConsumeLog, ConsumerQueueView, ConsumerView, OffsetTable, StartFrom};
+pub use actors::offsets::{ConsumeLog, OffsetTable, StartFrom};
 pub use actors::producer::ProducerActor;
 pub use engine::actor::Actor;
 pub use engine::frame::Frame;
@@ -42,10 +42,9 @@ pub use node::trace::{Fnv64, NodeId, TraceEntry, TraceKind};
 pub use node::{
     Directory, Failure, GroupId, NodeState, Purpose, QueueRef, Role, SendAttempt, SendOutcome, SendRecord, TimerKind,
 };
-pub use observe::{
-    FaultMeasurement, FlightView, IDLE_CLOSE, NodeView, RemovalClock, StaleWindow, TimerView, Timings, Violation,
-};
+pub use observe::{FaultMeasurement, StaleWindow, Timings, Violation};
 pub use scenario::built_in::{BASE, BUILT_IN, built_in, built_in_text};
 pub use scenario::text::ScenarioError;
 pub use scenario::{Action, NodeSpec, Profile, Scenario, ScriptEvent};
 pub use timeline::{Branch, Timeline};
+pub use view::IDLE_CLOSE;

@@ -1,6 +1,6 @@
 //! Consumer offsets: the broker's committed-offset table (`ConsumerOffsetManager`) and the
-//! body a slave copies it with, the record of what each consumer machine consumed (which is
-//! how a second consumption is told apart), and the page's view of a consumer's queues.
+//! body a slave copies it with, and the record of what each consumer machine consumed (which
+//! is how a second consumption is told apart).
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -10,7 +10,6 @@ use core::fmt;
 use serde::Deserialize;
 
 use crate::node::GroupId;
-use crate::node::trace::NodeId;
 use nameserver_core::json::{JsonStyle, JsonWriter};
 use nameserver_core::names::{BrokerName, TopicName};
 
@@ -145,124 +144,6 @@ impl ConsumeLog {
     #[must_use]
     pub fn ranges(&self, queue: (GroupId, i32)) -> &[(u64, u64)] {
         self.ranges.get(&queue).map_or(&[], Vec::as_slice)
-    }
-}
-
-/// One queue of a consumer, as the page shows it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConsumerQueueView {
-    /// The broker group.
-    pub(crate) broker: BrokerName,
-    /// Queue id.
-    pub(crate) queue_id: i32,
-    /// The next offset to pull (`None` while the start offset is being asked for).
-    pub(crate) next_offset: Option<u64>,
-    /// The offset committed on the broker instance the consumer commits to now.
-    pub(crate) committed_offset: Option<u64>,
-    /// The queue's max offset on the instance the consumer reads.
-    pub(crate) max_offset: Option<u64>,
-    /// Where the start offset came from.
-    pub(crate) from: Option<StartFrom>,
-    /// The instance pulls go to now.
-    pub(crate) pulling_from: Option<NodeId>,
-}
-
-impl ConsumerQueueView {
-    /// The broker group.
-    #[must_use]
-    pub fn broker(&self) -> &BrokerName {
-        &self.broker
-    }
-
-    /// Queue id.
-    #[must_use]
-    pub fn queue_id(&self) -> i32 {
-        self.queue_id
-    }
-
-    /// The next offset to pull (`None` while the start offset is being asked for).
-    #[must_use]
-    pub fn next_offset(&self) -> Option<u64> {
-        self.next_offset
-    }
-
-    /// The offset committed on the broker instance the consumer commits to now.
-    #[must_use]
-    pub fn committed_offset(&self) -> Option<u64> {
-        self.committed_offset
-    }
-
-    /// The queue's max offset on the instance the consumer reads.
-    #[must_use]
-    pub fn max_offset(&self) -> Option<u64> {
-        self.max_offset
-    }
-
-    /// Where the start offset came from.
-    #[must_use]
-    pub fn from(&self) -> Option<StartFrom> {
-        self.from
-    }
-
-    /// The instance pulls go to now.
-    #[must_use]
-    pub fn pulling_from(&self) -> Option<NodeId> {
-        self.pulling_from
-    }
-}
-
-/// A consumer as the page shows it: its queues, and what it consumed (across restarts).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConsumerView {
-    /// Consumer group.
-    pub(crate) group: String,
-    /// The topic whose queues are consumed.
-    pub(crate) topic: TopicName,
-    /// Whether a process is running.
-    pub(crate) running: bool,
-    /// Its queues, in broker and queue order (none while it is not running).
-    pub(crate) queues: Vec<ConsumerQueueView>,
-    /// Messages consumed, duplicates included.
-    pub(crate) consumed: u64,
-    /// Messages consumed again.
-    pub(crate) duplicates: u64,
-}
-
-impl ConsumerView {
-    /// Consumer group.
-    #[must_use]
-    pub fn group(&self) -> &str {
-        &self.group
-    }
-
-    /// The topic whose queues are consumed.
-    #[must_use]
-    pub fn topic(&self) -> &TopicName {
-        &self.topic
-    }
-
-    /// Whether a process is running.
-    #[must_use]
-    pub fn running(&self) -> bool {
-        self.running
-    }
-
-    /// Its queues, in broker and queue order (none while it is not running).
-    #[must_use]
-    pub fn queues(&self) -> &[ConsumerQueueView] {
-        &self.queues
-    }
-
-    /// Messages consumed, duplicates included.
-    #[must_use]
-    pub fn consumed(&self) -> u64 {
-        self.consumed
-    }
-
-    /// Messages consumed again.
-    #[must_use]
-    pub fn duplicates(&self) -> u64 {
-        self.duplicates
     }
 }
 

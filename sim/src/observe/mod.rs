@@ -5,11 +5,8 @@
 
 mod check;
 mod measure;
-mod view;
+mod timings;
 
 pub use check::{Violation, check};
 pub use measure::{FaultMeasurement, StaleWindow, measurements, stale_since, stale_windows};
-pub use view::{
-    FlightView, IDLE_CLOSE, NodeView, RemovalClock, TimerView, Timings, consumer_view, flights, node_view, node_views,
-    removal_clocks,
-};
+pub use timings::Timings;

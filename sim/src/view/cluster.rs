@@ -10,9 +10,10 @@ use nameserver_core::view::NsTables;
 use serde::Serialize;
 
 use super::cursor::{Cursor, Delta};
+use super::flights::FlightInfo;
 use super::history::{BranchInfo, FaultInfo, Measurement, StaleWindow};
 use super::lacks::Lacks;
-use super::nodes::{ConsumerInfo, FlightInfo, IsolationInfo, LinkInfo, NodeInfo};
+use super::nodes::{ConsumerInfo, IsolationInfo, LinkInfo, NodeInfo};
 use super::routes::{ClientRoute, TopicRoute};
 use crate::{Actor, NodeId, Role, Sim, Timeline, observe};
 
@@ -83,20 +84,20 @@ impl ClusterView {
                     if let Some(route) = ClientRoute::of(sim, id) {
                         clients.insert(name.clone(), route);
                     }
-                    if let Some(view) = observe::consumer_view(sim, id) {
-                        consumers.insert(name.clone(), ConsumerInfo::of(sim, name, &view));
+                    if let Some(consumer) = ConsumerInfo::of(sim, id) {
+                        consumers.insert(name.clone(), consumer);
                     }
                 }
                 Role::Broker => {}
             }
         }
-        let nodes: Vec<NodeInfo> = observe::node_views(sim).into_iter().map(|v| NodeInfo::of(sim, v)).collect();
+        let nodes = NodeInfo::all(sim);
         Self {
             time: sim.now().as_millis(),
             next: sim.next_event_time().map(Instant::as_millis),
             lacks: Lacks::of(&nodes, &ns, &BTreeMap::new(), &BTreeMap::new()),
             nodes,
-            flights: observe::flights(sim).into_iter().map(|f| FlightInfo::of(sim, f)).collect(),
+            flights: FlightInfo::all(sim),
             ns,
             routes,
             clients,

@@ -11,8 +11,8 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
+use super::flights::WireEvent;
 use super::history::{SendInfo, TraceEvent};
-use super::nodes::WireEvent;
 use crate::Timeline;
 
 /// Where a caller is in the current branch's logs.

@@ -18,8 +18,9 @@ use serde::Deserialize;
 
 use super::cluster::ClusterView;
 use super::cursor::{Cursor, Delta};
+use super::flights::WireEvent;
 use super::lacks::Lacks;
-use super::nodes::{NodeInfo, TimerInfo, WireEvent};
+use super::nodes::{NodeInfo, TimerInfo};
 use super::routes::TopicRoute;
 
 /// The part of a daemon's `/api/view` the assembly reads (the JSON has more).

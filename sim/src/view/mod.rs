@@ -10,6 +10,7 @@
 
 mod cluster;
 mod cursor;
+mod flights;
 mod history;
 mod lacks;
 mod live;
@@ -18,8 +19,9 @@ mod routes;
 
 pub use cluster::ClusterView;
 pub use cursor::{Cursor, Delta};
+pub use flights::{FlightInfo, WireEvent};
 pub use history::{BranchInfo, FaultInfo, Measurement, SendAttemptInfo, SendInfo, StaleWindow, TraceEvent};
 pub use lacks::{BrokerLack, CLOCK_GAP_MS, ClockGap, Lacks, MissingBroker, TopicLack};
 pub use live::{DaemonAnswer, DaemonView, LiveRequest, LogLine, ViewStep};
-pub use nodes::{ConsumerInfo, ConsumerQueue, FlightInfo, IsolationInfo, LinkInfo, NodeInfo, TimerInfo, WireEvent};
+pub use nodes::{ConsumerInfo, ConsumerQueue, IDLE_CLOSE, IsolationInfo, LinkInfo, NodeInfo, TimerInfo};
 pub use routes::{BrokerInfo, ClientRoute, QueueInfo, TopicRoute};

@@ -1,14 +1,19 @@
-//! Nodes, messages and links as the page shows them: every node with its timers, what is on
-//! the wire, links that are not up, producers' isolated brokers and consumers' queues.
+//! Nodes and links as the page shows them: every node with its timers, links that are not
+//! up, producers' isolated brokers and consumers' queues.
 
 use alloc::borrow::ToOwned;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use nameserver_core::time::millis;
 use serde::Serialize;
 
-use crate::observe::{FlightView, NodeView};
-use crate::{Actor, ConsumerView, Link, NodeId, Sim, StartFrom, WireRecord};
+use crate::actors::offsets::table_key;
+use crate::{Actor, BrokerActor, Link, NodeId, NodeSpec, NodeState, Sim, StartFrom, observe};
+
+/// The kind of the idle-close timers a NameServer keeps per connection (not a [`TimerKind`](crate::TimerKind):
+/// the socket layer, not the actor, runs them).
+pub const IDLE_CLOSE: &str = "idle-close";
 
 /// An armed timer. `kind` is a stable id ([`TimerKind::name`](crate::TimerKind::name) or
 /// [`IDLE_CLOSE`](crate::IDLE_CLOSE)); `period_ms` the period (for one-shot waits, the wait)
@@ -60,124 +65,63 @@ pub struct NodeInfo {
 }
 
 impl NodeInfo {
-    /// `v` with its nodes named.
+    /// Every node.
     #[must_use]
-    pub fn of(sim: &Sim, v: NodeView) -> Self {
-        let name = |n: NodeId| sim.directory().name(n).to_owned();
-        Self {
-            id: v.id.0,
-            name: v.name,
-            role: v.role.name(),
-            state: v.state.name(),
-            addr: v.addr,
-            group: v.group,
-            broker_id: v.broker_id,
-            bound_to: v.bound_to.map(name),
-            timers: v
-                .timers
-                .into_iter()
-                .map(|t| TimerInfo {
-                    label: t.label,
-                    kind: t.kind,
-                    at: t.at.as_millis(),
-                    period_ms: t.period_ms,
-                    peer: t.peer.map(name),
-                })
-                .collect(),
-            stale_since: v.stale_since.map(|t| t.as_millis()),
-        }
+    pub fn all(sim: &Sim) -> Vec<Self> {
+        (0..sim.nodes().len()).map(|i| Self::of(sim, NodeId(i as u16))).collect()
     }
-}
 
-/// A message on the wire now.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct FlightInfo {
-    /// Its id (scripts drop or delay it by this id).
-    pub id: u64,
-    /// Sender.
-    pub from: String,
-    /// Receiver.
-    pub to: String,
-    /// Sent at (ms).
-    pub sent_at: u64,
-    /// Arrives at (ms).
-    pub arrive_at: u64,
-    /// Its [`Category`](crate::Category) name.
-    #[cfg_attr(feature = "ts", ts(type = "MessageCategory"))]
-    pub category: &'static str,
-    /// Whether it is an answer.
-    pub response: bool,
-    /// One-line description.
-    pub summary: String,
-    /// Whether it waits at a frozen receiver.
-    pub held: bool,
-}
-
-impl FlightInfo {
-    /// `f` with its nodes named.
+    /// Node `id`.
     #[must_use]
-    pub fn of(sim: &Sim, f: FlightView) -> Self {
+    pub fn of(sim: &Sim, id: NodeId) -> Self {
+        let node = &sim.nodes()[usize::from(id.0)];
         let name = |n: NodeId| sim.directory().name(n).to_owned();
-        Self {
-            id: f.id,
-            from: name(f.from),
-            to: name(f.to),
-            sent_at: f.sent_at.as_millis(),
-            arrive_at: f.arrive_at.as_millis(),
-            category: f.category.name(),
-            response: f.response,
-            summary: f.summary,
-            held: f.held,
+        let (group, broker_id) = match &sim.scenario().nodes[usize::from(id.0)] {
+            NodeSpec::Broker { group, id, .. } => (Some(group.clone()), Some(*id)),
+            _ => (None, None),
+        };
+        let bound_to = match node.actor() {
+            Actor::Producer(p) => Some(sim.directory().client_nameserver(p.client.ns_index)),
+            Actor::Consumer(c) => Some(sim.directory().client_nameserver(c.client.ns_index)),
+            _ => None,
+        };
+        let mut timers: Vec<TimerInfo> = node
+            .timers()
+            .iter()
+            .map(|(kind, at)| TimerInfo {
+                label: String::from(kind.label()),
+                kind: kind.name(),
+                at: at.as_millis(),
+                period_ms: node.actor().timer_period(*kind).map(millis),
+                peer: None,
+            })
+            .collect();
+        if let Actor::NameServer(ns) = node.actor() {
+            if let Some(idle) = sim.scenario().idle_close_after(ns.ns.config()) {
+                for (conn, clock) in &ns.idle_clocks {
+                    let peer = sim.net().conns().get(conn).map(|c| c.client());
+                    timers.push(TimerInfo {
+                        label: alloc::format!("idle close of {}", peer.map_or("?", |p| sim.directory().name(p))),
+                        kind: IDLE_CLOSE,
+                        at: clock.deadline(idle).as_millis(),
+                        period_ms: Some(millis(idle)),
+                        peer: peer.map(name),
+                    });
+                }
+            }
         }
-    }
-}
-
-/// A message put on the wire, as it was sent. `id` is its flight id, or `None` when a cut
-/// link swallowed it; `what` (`type` in JSON) is the request code's Java name (for an answer,
-/// the request it answers), `FIN` or `RST`; `lost`: the network will not deliver it as sent.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct WireEvent {
-    /// Its flight id.
-    pub id: Option<u64>,
-    /// Sender.
-    pub from: String,
-    /// Receiver.
-    pub to: String,
-    /// Sent at (ms).
-    pub sent_at: u64,
-    /// When it arrives (or would have, at the base latency).
-    pub arrive_at: u64,
-    /// Its [`Category`](crate::Category) name.
-    #[cfg_attr(feature = "ts", ts(type = "MessageCategory"))]
-    pub category: &'static str,
-    /// Whether it is an answer.
-    pub response: bool,
-    /// What it is.
-    #[serde(rename = "type")]
-    pub what: &'static str,
-    /// Whether the network loses it.
-    pub lost: bool,
-}
-
-impl WireEvent {
-    /// `r` with its nodes named.
-    #[must_use]
-    pub fn of(sim: &Sim, r: &WireRecord) -> Self {
-        let name = |n: NodeId| sim.directory().name(n).to_owned();
+        timers.sort_by_key(|t| t.at);
         Self {
-            id: r.id().map(core::num::NonZeroU64::get),
-            from: name(r.from()),
-            to: name(r.to()),
-            sent_at: r.sent_at().as_millis(),
-            arrive_at: r.arrive_at().as_millis(),
-            category: r.category().name(),
-            response: r.response(),
-            what: r.what().name(),
-            lost: r.lost(),
+            id: id.0,
+            name: name(id),
+            role: node.role().name(),
+            state: node.state().name(),
+            addr: String::from(sim.directory().addr(id)),
+            group,
+            broker_id,
+            bound_to: bound_to.map(name),
+            timers,
+            stale_since: observe::stale_since(sim, id).map(|t| t.as_millis()),
         }
     }
 }
@@ -299,29 +243,64 @@ pub struct ConsumerInfo {
 }
 
 impl ConsumerInfo {
-    /// `v`, consumer `name`'s view, with its nodes named.
+    /// Consumer `id`'s queues with the broker's committed and max offsets, and what its
+    /// machine consumed; `None` if `id` is not a consumer.
     #[must_use]
-    pub fn of(sim: &Sim, name: String, v: &ConsumerView) -> Self {
-        Self {
+    pub fn of(sim: &Sim, id: NodeId) -> Option<Self> {
+        let node = sim.nodes().get(usize::from(id.0))?;
+        let NodeSpec::Consumer { group, topic, .. } = sim.scenario().nodes.get(usize::from(id.0))? else {
+            return None;
+        };
+        let name = String::from(sim.directory().name(id));
+        let Actor::Consumer(c) = node.actor() else {
+            let log = node.consume_log().cloned().unwrap_or_default();
+            return Some(Self {
+                name,
+                group: group.clone(),
+                topic: topic.clone(),
+                running: false,
+                queues: Vec::new(),
+                consumed: log.consumed,
+                duplicates: log.duplicates,
+            });
+        };
+        let broker = |node: Option<NodeId>| -> Option<&BrokerActor> {
+            match node.map(|n| &sim.nodes()[usize::from(n.0)]) {
+                Some(n) if matches!(n.state(), NodeState::Up | NodeState::ShuttingDown) => match n.actor() {
+                    Actor::Broker(b) => Some(b),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        let key = table_key(c.client.topic.as_str(), &c.group);
+        let queues = c
+            .assigned
+            .iter()
+            .map(|(&(g, q), state)| {
+                let group = sim.directory().group_name(g);
+                let subscribed = c.client.find_in_subscribe(group, false, sim.directory()).map(|f| f.0);
+                let commit_to = broker(subscribed);
+                let reads = broker(state.from.or(subscribed));
+                ConsumerQueue {
+                    broker: group.to_string(),
+                    queue_id: q,
+                    next_offset: state.next_offset(),
+                    committed_offset: commit_to.and_then(|b| b.offsets.get(&key)?.get(&q).copied()),
+                    max_offset: reads.map(|b| b.max_offset(&c.client.topic, q)),
+                    from: state.start_from().map(StartFrom::name),
+                    pulling_from: state.from.map(|n| sim.directory().name(n).to_owned()),
+                }
+            })
+            .collect();
+        Some(Self {
             name,
-            group: v.group().to_owned(),
-            topic: v.topic().to_string(),
-            running: v.running(),
-            queues: v
-                .queues()
-                .iter()
-                .map(|q| ConsumerQueue {
-                    broker: q.broker().to_string(),
-                    queue_id: q.queue_id(),
-                    next_offset: q.next_offset(),
-                    committed_offset: q.committed_offset(),
-                    max_offset: q.max_offset(),
-                    from: q.from().map(StartFrom::name),
-                    pulling_from: q.pulling_from().map(|n| sim.directory().name(n).to_owned()),
-                })
-                .collect(),
-            consumed: v.consumed(),
-            duplicates: v.duplicates(),
-        }
+            group: c.group.clone(),
+            topic: c.client.topic.to_string(),
+            running: true,
+            queues,
+            consumed: c.log.consumed,
+            duplicates: c.log.duplicates,
+        })
     }
 }

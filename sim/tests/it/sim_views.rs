@@ -6,9 +6,11 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use nameserver_core::time::Instant;
+use nameserver_core::view::LiveRow;
+use nameserver_sim::view::{ClusterView, FlightInfo, NodeInfo};
 use nameserver_sim::{
     Category, IDLE_CLOSE, NodeState, RemovalPath, Scenario, Sim, Timeline, TraceKind, WireRecord, WireType, built_in,
-    built_in_text, observe,
+    built_in_text,
 };
 
 use common::sim::*;
@@ -144,9 +146,9 @@ fn the_wire_log_is_truncated_with_the_rest_of_the_history() {
     assert_eq!(tl.sim().history().wire(), at_61, "back to the same log");
     assert_eq!(fresh(&scenario, ms(61_234)).history().wire(), at_61, "equal to a fresh run's");
     // Flights report the category their wire record has, answers included.
-    for f in observe::flights(tl.sim()) {
+    for f in FlightInfo::all(tl.sim()) {
         let record = at_61.iter().find(|r| r.id().map(|id| id.get()) == Some(f.id)).expect("recorded");
-        assert_eq!((f.category, f.response), (record.category(), record.response()), "{f:?}");
+        assert_eq!((f.category, f.response), (record.category().name(), record.response()), "{f:?}");
     }
 }
 
@@ -160,7 +162,7 @@ fn timers_carry_their_kind_and_the_period_the_model_uses() {
     let mut tl = Timeline::new(&built_in("S1").expect("S1"));
     tl.seek(ms(30_500));
     let kinds = |node: &str| -> BTreeMap<&'static str, Option<u64>> {
-        observe::node_view(tl.sim(), cx.node(node)).timers.iter().map(|t| (t.kind, t.period_ms)).collect()
+        NodeInfo::of(tl.sim(), cx.node(node)).timers.iter().map(|t| (t.kind, t.period_ms)).collect()
     };
     assert_eq!(kinds("broker-a").get("register"), Some(&Some(30_000)));
     assert_eq!(kinds("NS-1").get("scan"), Some(&Some(10_000)));
@@ -197,7 +199,7 @@ fn timers_carry_their_kind_and_the_period_the_model_uses() {
     // 5.x scans every 5 s.
     let mut tl = Timeline::new(&built_in("S6-fault-5.x").expect("S6-fault-5.x"));
     tl.seek(secs(30));
-    let scan = observe::node_view(tl.sim(), cx.node("NS-2")).timers.into_iter().find(|t| t.kind == "scan");
+    let scan = NodeInfo::of(tl.sim(), cx.node("NS-2")).timers.into_iter().find(|t| t.kind == "scan");
     assert_eq!(scan.and_then(|t| t.period_ms), Some(5_000));
 }
 
@@ -210,13 +212,13 @@ fn timings_are_the_periods_the_timers_run_with() {
     let mut tl = Timeline::new(&s1);
     tl.seek(ms(30_500));
     let period = |node: &str, kind: &str| {
-        observe::node_view(tl.sim(), cx.node(node)).timers.iter().find(|x| x.kind == kind).and_then(|x| x.period_ms)
+        NodeInfo::of(tl.sim(), cx.node(node)).timers.iter().find(|x| x.kind == kind).and_then(|x| x.period_ms)
     };
-    assert_eq!(Some(t.scan_interval.as_millis() as u64), period("NS-1", "scan"));
-    assert_eq!(Some(t.register_period.as_millis() as u64), period("broker-a", "register"));
-    assert_eq!(Some(t.route_poll_period.as_millis() as u64), period("P1", "route-poll"));
-    assert_eq!(Some(t.idle_close.expect("idle on").as_millis() as u64), period("NS-1", IDLE_CLOSE));
-    assert_eq!(t.broker_timeout.as_millis(), 120_000);
+    assert_eq!(Some(t.scan_interval().as_millis() as u64), period("NS-1", "scan"));
+    assert_eq!(Some(t.register_period().as_millis() as u64), period("broker-a", "register"));
+    assert_eq!(Some(t.route_poll_period().as_millis() as u64), period("P1", "route-poll"));
+    assert_eq!(Some(t.idle_close().expect("idle on").as_millis() as u64), period("NS-1", IDLE_CLOSE));
+    assert_eq!(t.broker_timeout().as_millis(), 120_000);
 
     let text = format!(
         "{}\nnamesrv serverChannelMaxIdleTimeSeconds 45\nnamesrv scanNotActiveBrokerInterval 7000",
@@ -224,14 +226,14 @@ fn timings_are_the_periods_the_timers_run_with() {
     );
     let tuned = Scenario::parse(&text).expect("parses");
     let t = tuned.timings();
-    assert_eq!((t.scan_interval.as_millis(), t.idle_close.map(|d| d.as_millis())), (7_000, Some(45_000)));
+    assert_eq!((t.scan_interval().as_millis(), t.idle_close().map(|d| d.as_millis())), (7_000, Some(45_000)));
     let mut tl = Timeline::new(&tuned);
     tl.seek(ms(30_500));
-    let ns1 = observe::node_view(tl.sim(), cx.node("NS-1"));
+    let ns1 = NodeInfo::of(tl.sim(), cx.node("NS-1"));
     let periods = |kind: &str| ns1.timers.iter().filter(|x| x.kind == kind).map(|x| x.period_ms).collect::<Vec<_>>();
     assert_eq!(periods("scan"), [Some(7_000)]);
     assert!(!periods(IDLE_CLOSE).is_empty() && periods(IDLE_CLOSE).iter().all(|p| *p == Some(45_000)));
-    assert_eq!(Scenario::parse(&format!("{text}\nidle off")).expect("parses").timings().idle_close, None);
+    assert_eq!(Scenario::parse(&format!("{text}\nidle off")).expect("parses").timings().idle_close(), None);
 }
 
 #[test]
@@ -240,15 +242,12 @@ fn idle_close_timers_name_the_peer_and_go_off_when_idle_close_is() {
     tl.seek(secs(190));
     let sim = tl.sim();
     let cx = Ctx::new("S5 at 190 s", sim);
-    let idle: Vec<_> =
-        observe::node_view(sim, cx.node("NS-1")).timers.into_iter().filter(|t| t.kind == IDLE_CLOSE).collect();
-    let peers: Vec<&str> = idle.iter().filter_map(|t| t.peer).map(|p| sim.directory().name(p)).collect();
+    let idle: Vec<_> = NodeInfo::of(sim, cx.node("NS-1")).timers.into_iter().filter(|t| t.kind == IDLE_CLOSE).collect();
+    let peers: Vec<&str> = idle.iter().filter_map(|t| t.peer.as_deref()).collect();
     for peer in ["broker-a", "broker-a-s", "broker-b", "P1"] {
         assert!(peers.contains(&peer), "{peer} in {peers:?}");
     }
-    assert!(
-        idle.iter().all(|t| t.period_ms == Some(120_000) && t.label.ends_with(sim.directory().name(t.peer.unwrap())))
-    );
+    assert!(idle.iter().all(|t| t.period_ms == Some(120_000) && t.label.ends_with(t.peer.as_deref().expect("a peer"))));
     // broker-b has been silent since its last registration: its idle close is 120 s after the
     // NameServer last wrote to it.
     let broker_b = cx.node("broker-b");
@@ -260,25 +259,27 @@ fn idle_close_timers_name_the_peer_and_go_off_when_idle_close_is() {
         .map(|r| r.sent_at())
         .max()
         .expect("NS-1 answered broker-b");
-    let timer = idle.iter().find(|t| t.peer == Some(broker_b)).expect("broker-b's idle timer");
-    assert_eq!(timer.at, last_write + std::time::Duration::from_secs(120));
+    let timer = idle.iter().find(|t| t.peer.as_deref() == Some("broker-b")).expect("broker-b's idle timer");
+    assert_eq!(timer.at, (last_write + std::time::Duration::from_secs(120)).as_millis());
 
     let mut tl = Timeline::new(&built_in("S5-scan-only").expect("S5-scan-only"));
     tl.seek(secs(190));
-    assert!(observe::node_views(tl.sim()).iter().flat_map(|v| v.timers.iter()).all(|t| t.kind != IDLE_CLOSE));
+    assert!(NodeInfo::all(tl.sim()).iter().flat_map(|v| v.timers.iter()).all(|t| t.kind != IDLE_CLOSE));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Removal clocks
 
-/// Broker-b's removal clock on `ns` at `at`, and when `ns` actually removed it.
-fn clock_and_removal(id: &str, ns: &str, at: Instant) -> (nameserver_sim::RemovalClock, Instant) {
+/// Broker-b's row, with its removal clock, in `ns`'s tables at `at`, and when `ns` actually
+/// removed it.
+fn clock_and_removal(id: &str, ns: &str, at: Instant) -> (LiveRow, Instant) {
     let mut tl = Timeline::new(&built_in(id).expect("scenario"));
     tl.seek(at);
     let cx = Ctx::new(id, tl.sim());
-    let clock = observe::removal_clocks(tl.sim(), cx.node(ns))
-        .into_iter()
-        .find(|c| c.broker_addr.as_str() == BROKER_B)
+    let clock = ClusterView::of(&tl, None)
+        .ns
+        .remove(ns)
+        .and_then(|tables| tables.brokers.into_iter().find(|row| row.broker_addr == BROKER_B))
         .unwrap_or_else(|| cx.fail(Some(at), &format!("{ns} lists no broker-b")));
     let ns_id = cx.node(ns);
     let run = run(id);
@@ -297,9 +298,9 @@ fn removal_clocks_predict_the_idle_close() {
     for ns in ["NS-1", "NS-2"] {
         let (clock, removed) = clock_and_removal("S5", ns, secs(190));
         assert_eq!(clock.removal_by, RemovalPath::Idle, "{ns}: {clock:?}");
-        assert_eq!(clock.removal_at, removed, "{ns}: {clock:?}");
-        assert_eq!(clock.idle_close_at, Some(removed));
-        assert!(clock.scan_expire_at > removed, "{ns}: the scan would come later: {clock:?}");
+        assert_eq!(clock.removal_at, removed.as_millis(), "{ns}: {clock:?}");
+        assert_eq!(clock.idle_close_at, Some(removed.as_millis()));
+        assert!(clock.scan_expire_at > removed.as_millis(), "{ns}: the scan would come later: {clock:?}");
         assert!((192_001..=192_003).contains(&removed.as_millis()), "{ns} removed at {removed}");
     }
 }
@@ -309,8 +310,9 @@ fn removal_clocks_predict_the_scan_without_idle_close() {
     for (ns, at) in [("NS-1", 195_000), ("NS-2", 198_000)] {
         let (clock, removed) = clock_and_removal("S5-scan-only", ns, secs(190));
         assert_eq!(clock.removal_by, RemovalPath::Scan, "{ns}: {clock:?}");
+        let removed = removed.as_millis();
         assert_eq!((clock.idle_close_at, clock.scan_expire_at, clock.removal_at), (None, removed, removed));
-        assert_eq!(removed, ms(at));
+        assert_eq!(removed, at);
     }
 }
 
@@ -319,13 +321,12 @@ fn removal_clocks_of_live_brokers_stay_ahead() {
     let mut tl = Timeline::new(&built_in("S5").expect("S5"));
     for s in (20..300).step_by(7) {
         tl.seek(secs(s));
-        let sim = tl.sim();
-        let ns1 = Ctx::new("S5", sim).node("NS-1");
-        for clock in observe::removal_clocks(sim, ns1) {
-            assert!(clock.removal_at > sim.now(), "at {s} s: {clock:?}");
+        let view = ClusterView::of(&tl, None);
+        for clock in view.ns.get("NS-1").map_or(&[][..], |tables| &tables.brokers) {
+            assert!(clock.removal_at > view.time, "at {s} s: {clock:?}");
             assert_eq!(clock.removal_at, clock.idle_close_at.unwrap_or(clock.scan_expire_at).min(clock.scan_expire_at));
         }
-        let frozen = observe::node_view(sim, Ctx::new("S5", sim).node("broker-b")).state == NodeState::Frozen;
-        assert_eq!(frozen, s >= 75);
+        let broker_b = view.nodes.iter().find(|n| n.name == "broker-b").expect("broker-b");
+        assert_eq!(broker_b.state == NodeState::Frozen.name(), s >= 75);
     }
 }
