@@ -1,0 +1,107 @@
+// @ts-check
+// The hold rule (RaftScope's): in a lesson, a step's subject — the message its event is about,
+// declared as `subject: { kind, from, to, event }` — is seen travelling before the page pauses
+// on the event. A simulated message lives 1–3 ms, so the worker has long run past its arrival
+// when it is drawn: the picture waits. The subject rides its edge as a token of its own, over
+// at least MIN_COVER of it on at least MIN_FRAMES frames; the answer holding the event (and the
+// receiving node's new state) is applied on the frame the token arrives, and paused, the token
+// stays where it arrived. While a step waits, other traffic is muted. Golden traces and state
+// hashes are untouched: this decides only what is drawn when.
+import { msgType } from "../diagram/glyphs.js";
+
+export const MIN_FRAMES = 20;
+// The frames a held subject takes to arrive: two more than the rule asks, so that however a
+// frame record is sampled (before or after the page draws), the pause finds MIN_FRAMES.
+const HOLD_FRAMES = MIN_FRAMES + 2;
+export const MIN_COVER = 0.9;
+// Other traffic while a step waits for its subject: at most this opaque, without words.
+export const MUTED_OPACITY = 0.3;
+
+/**
+ * @typedef {{ kind: string, from: string, to: string, event: string }} Subject
+ * @typedef {{ from: string, to: string, sentAt: number, arriveAt: number, category: string,
+ *   response: boolean, type?: string, summary?: string, id?: number | null, lost?: boolean }} Message
+ *   a wire event, or a flight in the air when the step began
+ */
+
+/** @param {Subject} subject  @param {Message} m */
+export function isSubject(subject, m) {
+  return m.from === subject.from && m.to === subject.to && msgType(m) === subject.kind;
+}
+
+/**
+ * The message the event `hit` is about: the last one sent that fits the subject and arrived by
+ * the event (null: never sent — the step's data is wrong).
+ * @param {Subject} subject  @param {{ at: number }} hit  @param {Message[]} pool what was sent since the step began
+ */
+export function findSubject(subject, hit, pool) {
+  let best = null;
+  for (const m of pool)
+    if (isSubject(subject, m) && m.arriveAt <= hit.at && (!best || m.arriveAt >= best.arriveAt)) best = m;
+  return best;
+}
+
+/**
+ * How far along its edge a held subject is drawn: its wall-clock progress, but never ahead of
+ * `frames / HOLD_FRAMES`, so a slow machine still draws it on MIN_FRAMES frames.
+ * @param {number} wallProgress 0…1  @param {number} frames frames it has been drawn on, this one included
+ */
+export function heldProgress(wallProgress, frames) {
+  return Math.max(0, Math.min(1, wallProgress, frames / HOLD_FRAMES));
+}
+
+/**
+ * A frame as the browser tests record it: the lesson's state, the clock the diagram is drawn
+ * at, and every message drawn.
+ * @typedef {{ waiting: boolean, clock: number,
+ *   msgs: { from: string, to: string, kind: string, p: number, opacity: number, label: boolean }[] }} Frame
+ */
+
+/**
+ * What a step's frame record breaks of the hold rule (empty: nothing): from the step's first
+ * waiting frame to its first paused one and a few after. `eventAt`: when the event happened (ms).
+ * @param {Frame[]} frames  @param {Subject} subject  @param {number} eventAt
+ * @returns {string[]}
+ */
+export function holdProblems(frames, subject, eventAt) {
+  const out = [];
+  const name = `${subject.kind} ${subject.from} → ${subject.to}`;
+  // From the step's first waiting frame (a record may start on the step before).
+  const from = frames.findIndex((f) => f.waiting);
+  if (from < 0) return [`the step never waited in ${frames.length} frames`];
+  frames = frames.slice(from);
+  const paused = frames.findIndex((f) => !f.waiting);
+  if (paused < 0) return [`the step never paused in ${frames.length} frames`];
+  const mine = (f) => f.msgs.filter((m) => m.from === subject.from && m.to === subject.to && m.kind === subject.kind);
+  // The subject's positions before the pause, frame by frame (the furthest one drawn).
+  const ps = [];
+  for (const f of frames.slice(0, paused)) {
+    const m = mine(f);
+    if (m.length) ps.push(Math.max(...m.map((x) => x.p)));
+  }
+  if (!ps.length) out.push(`${name} never drawn before the pause`);
+  else {
+    const cover = Math.max(...ps) - Math.min(...ps);
+    if (cover < MIN_COVER) out.push(`${name} drawn over ${Math.round(cover * 100)} % of its edge`);
+    if (ps.length < MIN_FRAMES) out.push(`${name} drawn on ${ps.length} frames`);
+  }
+  const still = frames.slice(paused);
+  if (!still.length || still.some((f) => !mine(f).some((m) => m.p >= 0.999)))
+    out.push(`${name} not drawn where it arrived while paused`);
+  // The diagram shows the event's state only once the subject is drawn arriving.
+  const arrival = frames.findIndex((f) => mine(f).some((m) => m.p >= 0.999));
+  const early = frames.findIndex((f) => f.clock >= eventAt);
+  if (early >= 0 && (arrival < 0 || early < arrival))
+    out.push(`the state at ${eventAt} ms drawn on frame ${early}, before the subject's arrival (frame ${arrival})`);
+  for (const [i, f] of frames.slice(0, paused).entries())
+    for (const m of f.msgs) {
+      if (m.from === subject.from && m.to === subject.to && m.kind === subject.kind) continue;
+      if (m.opacity > MUTED_OPACITY + 0.001 || m.label) {
+        out.push(
+          `frame ${i}: ${m.kind} ${m.from} → ${m.to} at opacity ${m.opacity}${m.label ? " with its label" : ""}`,
+        );
+        break;
+      }
+    }
+  return out;
+}
