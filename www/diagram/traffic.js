@@ -123,9 +123,9 @@ export class Traffic {
   step(now) {
     const live = [];
     for (const k of this.tokens) {
+      if (now >= k.start) k.frames++;
       if (k.held) {
-        if (now >= k.start) k.frames++;
-        k.p = heldProgress(progress(k, now), k.frames);
+        k.p = heldProgress(progress(k, now), k.frames, k.p);
         live.push(k);
       } else if (now >= k.start + k.dur) {
         if (!k.lost) {
@@ -142,6 +142,7 @@ export class Traffic {
           list.push({ simAt: k.arriveAt, wallAt: k.start + k.dur });
         }
       } else {
+        k.p = progress(k, now);
         live.push(k);
       }
     }

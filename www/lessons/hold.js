@@ -41,13 +41,19 @@ export function findSubject(subject, hit, pool) {
   return best;
 }
 
+// The furthest a held subject moves in one frame: a late frame (a busy machine) does not make
+// it jump to its arrival from short of MIN_COVER.
+const MAX_STEP = 0.08;
+
 /**
  * How far along its edge a held subject is drawn: its wall-clock progress, but never ahead of
- * `frames / HOLD_FRAMES`, so a slow machine still draws it on MIN_FRAMES frames.
+ * `frames / HOLD_FRAMES` nor more than MAX_STEP past where the last frame drew it (`prev`), and
+ * never back, so a slow machine still draws it on MIN_FRAMES frames across its edge.
  * @param {number} wallProgress 0…1  @param {number} frames frames it has been drawn on, this one included
+ * @param {number} prev 0…1
  */
-export function heldProgress(wallProgress, frames) {
-  return Math.max(0, Math.min(1, wallProgress, frames / HOLD_FRAMES));
+export function heldProgress(wallProgress, frames, prev = 0) {
+  return Math.max(prev, Math.min(1, wallProgress, frames / HOLD_FRAMES, prev + MAX_STEP));
 }
 
 /**

@@ -88,8 +88,10 @@ test("too few frames, too short a stretch, an early state and loud traffic each 
 });
 
 test("a held subject needs MIN_FRAMES frames however fast the wall clock runs, and stays at its arrival", () => {
-  assert.ok(heldProgress(1, MIN_FRAMES) < 1, "not there before MIN_FRAMES frames");
-  assert.equal(heldProgress(0.5, MIN_FRAMES), 0.5);
+  assert.ok(heldProgress(1, MIN_FRAMES, 0.99) < 1, "not there before MIN_FRAMES frames");
+  assert.equal(heldProgress(0.5, MIN_FRAMES, 0.45), 0.5);
+  assert.ok(heldProgress(1, 100, 0.5) < 0.6, "a late frame moves it a step, not to its arrival");
+  assert.equal(heldProgress(0, 1, 0.7), 0.7, "never back");
   const m = {
     id: 7,
     from: "broker-a",
@@ -100,16 +102,23 @@ test("a held subject needs MIN_FRAMES frames however fast the wall clock runs, a
     response: false,
     type: "REGISTER_BROKER",
   };
-  for (const every of [16, 200]) {
+  // Steady frames, slow ones, and a busy machine's: quick, then a long stall, then quick.
+  const busy = (i) => (i < 5 ? i * 16 : i < 6 ? 2000 : 2000 + (i - 5) * 16);
+  for (const at of [(i) => i * 16, (i) => i * 200, busy]) {
     const traffic = new Traffic();
     const k = traffic.hold(m, 0);
     let frames = 0;
-    for (let now = 0; !traffic.arrived(k); now += every) {
-      traffic.step(now);
+    const ps = [];
+    while (!traffic.arrived(k)) {
+      const drawn = traffic.step(at(frames)).tokens.find((x) => x.id === k.id);
+      ps.push(drawn.p);
       frames++;
       assert.ok(frames < 1000, "arrives");
     }
-    assert.ok(frames >= MIN_FRAMES, `${frames} frames at one every ${every} ms`);
+    assert.ok(frames > MIN_FRAMES, `${frames} frames`);
+    // Before its arrival frame it has been drawn across at least 90 % of its edge.
+    const before = ps.slice(0, -1);
+    assert.ok(Math.max(...before) - Math.min(...before) >= 0.9, before.join(" "));
     // Held, it is not retired into a fading trace: it stays drawn at its arrival.
     const drawn = traffic.step(1e6).tokens.find((x) => x.id === k.id);
     assert.equal(drawn && drawn.p, 1);
