@@ -310,20 +310,24 @@ export class Playback {
   // Runs ahead to the lesson's event; `since`: a step's start, so an event the frames already
   // went past is found in the trace since then. The gate's hit, or null.
   async runGate(gate, since) {
-    // At the event already, its subject still on its way: the hold ends it (and says so).
-    if (this.holding) {
-      await this.holding.done;
-      return null;
-    }
+    // At the event already, its subject still on its way: the hold ends the step.
+    if (this.holding) return this.heldHit();
     // A frame's run may still be out and may reach the event itself: let it land first, so
     // the run ahead starts from where the page is (else it finds the next such event).
     this.pause();
     if (this.pending) await this.pendingRun;
+    if (this.holding) return this.heldHit();
     if (this.store.state.lesson.gate !== gate) return null;
     const r = await this.op("runTo", { ms: this.snap.time + 3600000, gate, since }, false);
     // Its event waits for its subject to be drawn arriving.
     if (this.holding) await this.holding.done;
     return r && r.gateHit;
+  }
+
+  // The hold's end: the runner hears the event from its release (null here, so not twice).
+  async heldHit() {
+    await this.holding.done;
+    return null;
   }
 
   seek(ms) {
