@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { launch, shot, simTime, PHONE, DESKTOP, SHORT_PHONE } from "./lib/browser.mjs";
 import { LESSONS, lesson, startLesson, reachGate, next, recordFrames, stopFrames } from "./lib/lesson-steps.mjs";
 import { LESSONS as STEPS } from "../../www/lessons/index.js";
-import { holdProblems } from "../../www/lessons/hold.js";
+import { holdProblems } from "./lib/hold-record.mjs";
 
 let b;
 before(async () => (b = await launch()));

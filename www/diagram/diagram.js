@@ -211,7 +211,9 @@ export class Diagram {
   }
 
   // Holds message `m`, a lesson step's subject, on its edge (Traffic.hold): its token.
+  // The flights a pause drew give way to it: it is drawn moving, not also where it was.
   holdSubject(m, now) {
+    this.clearFlights();
     return this.traffic.hold(m, now);
   }
 

@@ -7,7 +7,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import init, { Simulation } from "rocketmq-nameserver";
 
-import { holdProblems, findSubject, heldProgress, MIN_FRAMES } from "../../../www/lessons/hold.js";
+import { findSubject, heldProgress, MIN_FRAMES } from "../../../www/lessons/hold.js";
+import { holdProblems } from "../../browser/lib/hold-record.mjs";
 import { Traffic } from "../../../www/diagram/traffic.js";
 import { LESSONS, LESSON_ORDER } from "../../../www/lessons/index.js";
 import { gateHit } from "../../../www/source/gate.js";
