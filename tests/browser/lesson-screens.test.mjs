@@ -1,10 +1,14 @@
 // Every step of every lesson as a learner sees it (issue 14): on one screen at desktop and
-// phone size, and readable on a small phone. A file of its own so that it runs beside the
-// other browser tests: these walks are most of the lessons' time.
+// phone size, and readable on a small phone; and each gated step's subject seen travelling
+// before its event (issue 34, the hold rule), from a record of every frame drawn. A file of
+// its own so that it runs beside the other browser tests: these walks are most of the lessons'
+// time.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { launch, shot, PHONE, DESKTOP, SHORT_PHONE } from "./lib/browser.mjs";
-import { LESSONS, lesson, startLesson, reachGate, next } from "./lib/lesson-steps.mjs";
+import { launch, shot, simTime, PHONE, DESKTOP, SHORT_PHONE } from "./lib/browser.mjs";
+import { LESSONS, lesson, startLesson, reachGate, next, recordFrames, stopFrames } from "./lib/lesson-steps.mjs";
+import { LESSONS as STEPS } from "../../www/lessons/index.js";
+import { holdProblems } from "./lib/hold-record.mjs";
 
 let b;
 before(async () => (b = await launch()));
@@ -55,21 +59,33 @@ for (const [size, viewport] of [
       dashboard: false,
       context: size === "phone" ? { isMobile: true, hasTouch: true } : {},
     });
+    // Each gated step's breaches of the hold rule, by step (the panel's numbering, from 1).
+    const held = [];
     for (const id of LESSONS) {
       await startLesson(page, id);
+      // From each step's first frame on (a gated step plays as it opens).
+      await recordFrames(page);
       for (let guard = 0; guard < 20; guard++) {
         const l = await lesson(page);
         await fitsOneScreen(page, `${id} (${size}) before`);
         await shot(page, `lesson-${id}-step${l.step}-${size}`);
         if (l.waiting || l.asking) {
+          const subject = STEPS[id][l.step].subject;
           await reachGate(page);
+          if (subject) {
+            const problems = holdProblems(await stopFrames(page), subject, await simTime(page));
+            if (problems.length) held.push(`${id} step ${l.step + 1} (${size}): ${problems.join("; ")}`);
+          }
           await fitsOneScreen(page, `${id} (${size}) after the event`);
           await shot(page, `lesson-${id}-step${l.step}-done-${size}`);
         }
         if ((await lesson(page)).step === l.steps - 1) break;
+        await recordFrames(page);
         await next(page);
       }
+      await stopFrames(page, 0);
     }
+    assert.deepEqual(held, [], "each step's subject seen travelling before its event");
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });

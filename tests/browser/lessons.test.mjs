@@ -5,7 +5,19 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, seek, settle, simTime, shot, clickInHeader, PHONE, DESKTOP } from "./lib/browser.mjs";
 import { Simulation } from "./lib/oracle.mjs";
-import { lessonEl, LESSONS, lesson, startLesson, answer, reachGate, next } from "./lib/lesson-steps.mjs";
+import {
+  lessonEl,
+  LESSONS,
+  lesson,
+  startLesson,
+  answer,
+  reachGate,
+  next,
+  recordFrames,
+  stopFrames,
+} from "./lib/lesson-steps.mjs";
+import { LESSONS as STEPS } from "../../www/lessons/index.js";
+import { holdProblems } from "./lib/hold-record.mjs";
 
 let b;
 before(async () => (b = await launch()));
@@ -67,10 +79,19 @@ test("each lesson asks at least two predictions, graded by the simulation, right
         );
         await page.click("[data-testid=lesson-replay]");
         await settle(page);
+        // A replayed step shows its subject travelling again (issue 34).
+        await recordFrames(page);
         await answer(page, (opts) =>
           first.right ? opts.findIndex((o) => o !== first.correct) : opts.indexOf(first.correct),
         );
         await reachGate(page);
+        const subject = STEPS[id][l.step].subject;
+        if (subject)
+          assert.deepEqual(
+            holdProblems(await stopFrames(page), subject, time),
+            [],
+            `${id} step ${l.step + 1}: the subject again after ↺ Replay`,
+          );
         assert.equal(
           await v.getAttribute("data-right"),
           String(!first.right),

@@ -219,7 +219,9 @@ test("first load weight", async () => {
   // with its headers), then live mode's view assembled in the wasm module (liveView, and lacks
   // in every ClusterView, the one rule of what a NameServer lacks, instead of the page's own
   // assembly and table comparisons: about 562 KB before, 592 KB after, 591 KB with live mode's
-  // modules loaded when it opens, as the offline copy still fetches them).
-  assert.ok(total <= 595 * 1024, `first load ${Math.round(total / 1024)} KB`);
+  // modules loaded when it opens, as the offline copy still fetches them), then the lessons'
+  // hold rule (issue 34: lessons/hold.js, each step's subject, the held and muted traffic;
+  // 592.5 KB before, 598.7 KB after).
+  assert.ok(total <= 602 * 1024, `first load ${Math.round(total / 1024)} KB`);
   await ctx.close();
 });

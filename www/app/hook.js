@@ -27,7 +27,7 @@ export function testHook(store, w, offline) {
     presets: () => PRESETS.slice(),
     lesson: () => lesson.state(),
     live: () => liveMode.state(),
-    idle: () => source.idle && !playback.pending,
+    idle: () => source.idle && !playback.pending && !playback.holding,
     offlineReady: () => offline,
     frameStats: () => {
       const sorted = view.frameTimes.slice().sort((a, b) => a - b);

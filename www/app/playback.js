@@ -8,6 +8,7 @@ import { t } from "./i18n.js";
 import { announceFor } from "./announce.js";
 import { updateUrl } from "./share.js";
 import { approachSpeed } from "../lessons/lesson-runner.js";
+import { findSubject } from "../lessons/hold.js";
 
 const MAX_FRAME_SIM_MS = (speed) => Math.max(250, speed * 500);
 
@@ -26,13 +27,34 @@ export class Playback {
     this.running = false;
     // The clock's last (wall, target) pairs, for the tests and the page benchmark.
     this.clockTrace = [];
+    // A lesson step's subject being drawn before its event shows (lessons/hold.js): the answer
+    // that holds the event, the subject's token, and the promise kept when it arrives.
+    /** @type {any} */ this.holding = null;
+    // What was sent since the lesson's step began (and what was in the air then): where the
+    // step's subject is looked for.
+    /** @type {any[]} */ this.pool = [];
+    this.poolRun = null;
     store.subscribe((state, action) => {
       switch (action.type) {
         case "play":
           if (state.playback.playing && !this.running) this.started();
           break;
         case "pause":
+          // The learner's pause during a hold: the event shows at once.
+          if (this.holding) this.releaseHold();
           if (this.running) this.stopped();
+          break;
+        case "lesson":
+          if (action.run !== this.poolRun) {
+            this.poolRun = action.run;
+            this.pool = this.snap ? this.snap.flights.slice() : [];
+            // The last step's subject has been seen: the new step starts from the plain picture.
+            if (this.w.diagram.pinned) {
+              this.w.diagram.unpin();
+              if (!this.playing) this.w.view.render();
+            }
+          }
+          if (this.holding && !state.lesson.gate) this.releaseHold();
           break;
         case "speed":
           if (this.running) this.base = { sim: this.snap.time, wall: performance.now() };
@@ -97,6 +119,7 @@ export class Playback {
   }
 
   async load(args) {
+    this.cancelHold();
     this.pause();
     const r = await this.sim.call("load", args);
     this.apply(r, true);
@@ -108,12 +131,22 @@ export class Playback {
   /** @param {any} r the source's answer  @param {boolean} [fresh] a new load  @param {number | null} [wall] a frame's time */
   apply(r, fresh = false, wall = null) {
     const { view, diagram, announcer } = this.w;
+    const lesson = this.store.state.lesson;
+    if (lesson.subject && !fresh) for (const m of r.snap.wire) this.pool.push(m);
+    // A lesson's event whose subject has yet to be drawn arriving: the picture waits for it.
+    if (r.gateHit && lesson.gate && lesson.subject && !this.holding && !r.held) {
+      const m = findSubject(lesson.subject, r.gateHit, this.pool);
+      if (m) return this.beginHold(r, m);
+      console.warn(
+        `lesson ${lesson.id} step ${(lesson.step ?? 0) + 1}: its subject (${lesson.subject.kind} ${lesson.subject.from} → ${lesson.subject.to}) was never sent; pausing on the event`,
+      );
+    }
     this.store.dispatch({ type: "answer", answer: r, fresh });
     if (r.meta) view.setMeta(r.meta);
     const s = r.snap;
     const newLines = fresh ? [] : s.trace;
     // Only frames of playing feed the traffic layer: a seek or a step shows exact positions.
-    if (wall !== null && this.playing) diagram.feed(s.wire, wall, this.speed);
+    if (wall !== null && this.playing) diagram.feed(s.wire, wall, this.speed, lesson.subject);
     view.timed(s.traceFrom);
     for (const l of newLines) {
       const msg = announceFor(l);
@@ -142,6 +175,7 @@ export class Playback {
 
   started() {
     this.running = true;
+    this.w.diagram.unpin();
     this.base = { sim: this.snap.time, wall: performance.now() };
     this.w.view.render();
     this.loop.start();
@@ -170,6 +204,7 @@ export class Playback {
   frame(now) {
     // A live cluster is drawn as the wall clock runs, while it follows.
     if (this.source !== this.sim) return this.source.frame(now);
+    if (this.holding) return this.holdFrame(now);
     if (!this.playing) return false;
     if (!this.pending) {
       const speed = this.effectiveSpeed();
@@ -199,8 +234,49 @@ export class Playback {
         },
       );
     }
-    this.w.diagram.animate(now, { reduced: this.w.view.reducedMotion });
+    this.w.diagram.animate(now, this.drawOptions());
     return true;
+  }
+
+  drawOptions() {
+    return { reduced: this.w.view.reducedMotion, subject: this.store.state.lesson.subject };
+  }
+
+  // ---- a lesson step's subject, drawn before its event (lessons/hold.js) ------------------
+
+  // The answer `r` holds the lesson's event: it waits while message `m` is drawn on its edge.
+  beginHold(r, m) {
+    /** @type {(v?: any) => void} */
+    let resolve = () => {};
+    const done = new Promise((ok) => (resolve = ok));
+    this.holding = { r, token: this.w.diagram.holdSubject(m, performance.now()), done, resolve };
+    this.loop.start();
+  }
+
+  // One frame of a hold: the subject moves on; on the frame it arrives, the answer (the event,
+  // the receiving node's new state) is applied and the clock stops there.
+  holdFrame(now) {
+    this.w.diagram.animate(now, this.drawOptions());
+    if (this.w.diagram.traffic.arrived(this.holding.token)) this.releaseHold();
+    return !!this.holding || this.playing;
+  }
+
+  releaseHold() {
+    const h = this.holding;
+    this.holding = null;
+    this.w.diagram.pin(h.token);
+    h.r.held = true;
+    this.apply(h.r);
+    h.resolve();
+  }
+
+  // A jump or a new load: the held answer belongs to the time left behind.
+  cancelHold() {
+    const h = this.holding;
+    if (!h) return;
+    this.holding = null;
+    this.w.diagram.stopTraffic();
+    h.resolve();
   }
 
   setSpeed(x, byUser) {
@@ -210,6 +286,7 @@ export class Playback {
   // An operation on the simulation; with a lesson's gate on, the source looks for its event.
   async op(name, args, keepPlaying = true) {
     const wasPlaying = this.playing;
+    this.cancelHold();
     if (!keepPlaying) this.pause();
     try {
       const gate = this.store.state.lesson.gate || undefined;
@@ -233,13 +310,24 @@ export class Playback {
   // Runs ahead to the lesson's event; `since`: a step's start, so an event the frames already
   // went past is found in the trace since then. The gate's hit, or null.
   async runGate(gate, since) {
+    // At the event already, its subject still on its way: the hold ends the step.
+    if (this.holding) return this.heldHit();
     // A frame's run may still be out and may reach the event itself: let it land first, so
     // the run ahead starts from where the page is (else it finds the next such event).
     this.pause();
     if (this.pending) await this.pendingRun;
+    if (this.holding) return this.heldHit();
     if (this.store.state.lesson.gate !== gate) return null;
     const r = await this.op("runTo", { ms: this.snap.time + 3600000, gate, since }, false);
+    // Its event waits for its subject to be drawn arriving.
+    if (this.holding) await this.holding.done;
     return r && r.gateHit;
+  }
+
+  // The hold's end: the runner hears the event from its release (null here, so not twice).
+  async heldHit() {
+    await this.holding.done;
+    return null;
   }
 
   seek(ms) {

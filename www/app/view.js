@@ -135,6 +135,8 @@ export class PageView {
       selected: state.selection.node,
       highlight: focus.nodes.length ? focus.nodes : highlight ? [highlight] : [],
       highlightLinks: focus.links,
+      // A lesson step's subject: the rest of the traffic is muted (lessons/hold.js).
+      subject: state.lesson.subject,
     });
     renderDivergence(el.divergence, s);
     timeline.renderCursor(s);

@@ -11,6 +11,7 @@ import { Traffic } from "./traffic.js";
 import { svgEl, shape, msgType, flightLabel, shortWord } from "./glyphs.js";
 import { textWidth, place, around } from "./labels.js";
 import { esc } from "../app/html.js";
+import { isSubject, MUTED_OPACITY } from "../lessons/hold.js";
 
 const MAX_FLIGHTS = 80;
 const LABEL_SIZE = 12;
@@ -47,6 +48,8 @@ export class Diagram {
     /** @type {any} */ this.obstacles = null;
     /** @type {any} */ this.routes = null;
     /** @type {any} */ this.fixed = null;
+    // A lesson step's subject, drawn where it arrived while the page is paused on its event.
+    /** @type {any} */ this.pinned = null;
     svg.addEventListener("click", (e) => this.activate(e));
     svg.addEventListener("keydown", (e) => {
       if ((e.key === "Enter" || e.key === " ") && this.activate(e)) e.preventDefault();
@@ -78,6 +81,7 @@ export class Diagram {
   setMeta(meta) {
     this.meta = meta;
     this.traffic.reset();
+    this.pinned = null;
     this.build(Math.round(this.svg.parentElement.clientWidth) || 900);
   }
 
@@ -168,13 +172,15 @@ export class Diagram {
       });
     }
     this.renderLinks(snap, pairs, o);
-    if (o.playing) {
+    // A held subject moves on whether the clock runs or not (a skip to the event).
+    if (o.playing || this.traffic.holding) {
       this.clearFlights();
       this.held = heldCounts(snap);
     } else {
       this.traffic.reset();
       this.clearTokens();
       this.renderFlights(snap, o);
+      if (this.pinned) this.drawTokens([this.pinned], o);
     }
     this.placeLabels();
   }
@@ -183,7 +189,7 @@ export class Diagram {
   animate(now, o) {
     if (!this.meta) return;
     const { tokens, traces } = this.traffic.step(now);
-    this.drawTraces(traces);
+    this.drawTraces(traces, o);
     this.drawTokens(tokens, o);
     if (this.last) this.placeLabels();
   }
@@ -196,10 +202,29 @@ export class Diagram {
   // A jump in time: the messages on their way belong to the time left behind.
   stopTraffic() {
     this.traffic.reset();
+    this.pinned = null;
   }
 
-  feed(events, now, speed) {
-    this.traffic.feed(events, now, speed);
+  // `subject`: a lesson step's (lessons/hold.js); the messages that fit it ride alone.
+  feed(events, now, speed, subject = null) {
+    this.traffic.feed(events, now, speed, subject ? (e) => isSubject(subject, e) : undefined);
+  }
+
+  // Holds message `m`, a lesson step's subject, on its edge (Traffic.hold): its token.
+  // The flights a pause drew give way to it: it is drawn moving, not also where it was.
+  holdSubject(m, now) {
+    this.clearFlights();
+    return this.traffic.hold(m, now);
+  }
+
+  // Keeps held token `k` drawn where it arrived, paused; until the clock moves again.
+  pin(k) {
+    this.pinned = { ...k, p: 1, held: true };
+    this.traffic.reset();
+  }
+
+  unpin() {
+    this.pinned = null;
   }
 
   // Every drawn link, keyed "a|b" (sorted): registrations, route queries, data and faults.
@@ -297,6 +322,7 @@ export class Diagram {
       const y1 = o.reduced ? e.y2 : y;
       setLine(trail, x0, y0, x1, y1);
       g.dataset.arrow = "true";
+      g.dataset.p = p.toFixed(3);
       g.anchor = { x, y };
       g.label.querySelector(".msg-label").textContent = shortWord(f);
       const prog = g.label.querySelector(".progress-label");
@@ -304,6 +330,9 @@ export class Diagram {
       if (prog.textContent !== progText) prog.textContent = progText;
       const label = flightLabel(f);
       if (g.getAttribute("aria-label") !== label) g.setAttribute("aria-label", label);
+      g.muted = !!o.subject && !isSubject(o.subject, f);
+      g.style.opacity = g.muted ? String(MUTED_OPACITY) : "";
+      if (g.muted) g.label.setAttribute("display", "none");
     }
     for (const [id, g] of this.flightEls) {
       if (!seen.has(id)) {
@@ -317,6 +346,8 @@ export class Diagram {
   drawTokens(tokens, o) {
     const seen = new Set();
     for (const k of tokens) {
+      // While a lesson step waits for its subject, the rest is muted and says nothing.
+      const muted = !!o.subject && !k.solo;
       const e = this.edgeOf(k.from, k.to, k.response ? -7 : 7);
       if (!e) continue;
       seen.add(k.id);
@@ -334,9 +365,14 @@ export class Diagram {
       const trail = g.firstChild;
       if (o.reduced) setLine(trail, e.x1, e.y1, e.x2, e.y2);
       else setLine(trail, x - e.ux * 30 * Math.min(1, k.p * 4), y - e.uy * 30 * Math.min(1, k.p * 4), x, y);
-      g.style.opacity = k.lost && k.p > 0.5 ? String(Math.max(0, 1 - (k.p - 0.5) * 2)) : "";
+      const fade = k.lost && k.p > 0.5 ? Math.max(0, 1 - (k.p - 0.5) * 2) : 1;
+      const opacity = muted ? Math.min(fade, MUTED_OPACITY) : fade;
+      g.style.opacity = opacity < 1 ? String(opacity) : "";
       g.anchor = { x, y };
-      const word = `${k.lost && k.p > 0.5 ? "✂ " : ""}${shortWord(k)}${k.count > 1 ? ` ×${k.count}` : ""}`;
+      g.muted = muted;
+      g.dataset.subject = String(!!k.held);
+      if (muted) g.label.setAttribute("display", "none");
+      const word = `${k.lost && k.p > 0.5 ? "✂ " : ""}${shortWord(k)}${k.count > 1 && !muted ? ` ×${k.count}` : ""}`;
       const text = g.label.firstChild;
       if (text.textContent !== word) text.textContent = word;
       g.dataset.count = String(k.count);
@@ -351,7 +387,7 @@ export class Diagram {
     }
   }
 
-  drawTraces(traces) {
+  drawTraces(traces, o) {
     const seen = new Set();
     for (const tr of traces) {
       const e = this.edgeOf(tr.from, tr.to, tr.response ? -7 : 7);
@@ -364,7 +400,7 @@ export class Diagram {
         this.traceEls.set(tr.id, l);
         this.gTraces.appendChild(l);
       }
-      l.style.opacity = (0.7 * Math.max(0, tr.fade)).toFixed(2);
+      l.style.opacity = ((o.subject ? MUTED_OPACITY : 0.7) * Math.max(0, tr.fade)).toFixed(2);
     }
     for (const [id, l] of this.traceEls) {
       if (!seen.has(id)) {
@@ -416,7 +452,7 @@ export class Diagram {
         node: name,
       });
     }
-    const msgs = [...this.flightEls.values(), ...this.tokenEls.values()].filter((g) => g.anchor);
+    const msgs = [...this.flightEls.values(), ...this.tokenEls.values()].filter((g) => g.anchor && !g.muted);
     for (const g of msgs) {
       const lines = [...g.label.querySelectorAll("text")].filter((x) => x.textContent);
       const w = Math.max(...lines.map((x) => textWidth(x.textContent, f)), 1) + 4;
@@ -545,7 +581,7 @@ function makeToken(k) {
     "data-from": k.from,
     "data-to": k.to,
     "data-category": k.category,
-    "data-msg-type": k.type || "",
+    "data-msg-type": msgType(k),
     "data-lost": String(k.lost),
   });
   g.appendChild(svgEl("line", { class: "trail" }));

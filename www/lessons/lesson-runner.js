@@ -80,6 +80,8 @@ export class LessonRunner {
       gate: this.gate,
       gateAt: a.waiting ? a.gateAt : null,
       focus: this.focus(),
+      subject: a.steps[a.index].subject || null,
+      run: a.run,
     });
   }
 
@@ -91,7 +93,7 @@ export class LessonRunner {
     const steps = LESSONS[id];
     if (!steps) return;
     const store = this.store;
-    this.active = { id, steps, index: 0, waiting: false, done: false, answers: [] };
+    this.active = { id, steps, index: 0, waiting: false, done: false, answers: [], run: 0 };
     rememberFreePlay(false);
     this.publish();
     await store.request({ type: "load", id: steps.scenario || id });
@@ -120,6 +122,8 @@ export class LessonRunner {
     a.observed = null;
     a.graded = null;
     a.gateAt = null;
+    a.hitAt = null;
+    a.run++;
     if (step.panel && step.panel.tab) this.store.dispatch({ type: "panel", id: step.panel.tab });
     this.show();
     this.publish();
@@ -181,6 +185,8 @@ export class LessonRunner {
     a.asking = !!step.ask;
     a.observed = null;
     a.graded = null;
+    a.hitAt = null;
+    a.run++;
     a.answers = a.answers.filter((x) => x.step !== a.index);
     this.show();
     this.publish();
@@ -207,6 +213,7 @@ export class LessonRunner {
     const a = this.active;
     if (!a || !a.waiting) return;
     a.waiting = false;
+    a.hitAt = hit.at;
     const step = a.steps[a.index];
     // Steps read the trace so far and the scenario as the model reads it (its script, timings).
     const { view, trace } = this.store.state;
@@ -355,6 +362,8 @@ export class LessonRunner {
         panel: step.panel && !a.asking ? step.panel.kind : null,
         questions: a.steps.filter((x) => x.ask).length,
         ask: !!step.ask,
+        subject: step.subject || null,
+        hitAt: a.hitAt,
       }
     );
   }

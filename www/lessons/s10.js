@@ -35,6 +35,7 @@ export default [
       answer: (h) => (/broker-a .*broker-b/.test(h.text) ? "tbw" : "fails"),
     },
     gate: { node: "P1", kinds: ["route-updated", "send-failed"], text: "NewTopic" },
+    subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P1", event: "route-updated" },
     what: { en: "P1 gets a route for NewTopic", zh: "P1 拿到 NewTopic 的路由" },
     focus: { nodes: ["P1", "NS-1"] },
     panel: { kind: "route", node: "P1" },
@@ -54,6 +55,8 @@ export default [
       answer: (h, snap, trace) => (creators(trace, h.at).length > 1 ? "all" : "one"),
     },
     gate: { at: 60000 },
+    // No subject (gated on a time): the step watches the clocks, no message.
+    subject: null,
     what: { en: "t = 60 s", zh: "t = 60 秒" },
     focus: { nodes: ["broker-a", "broker-b"] },
     panel: { kind: "log", node: "broker-a" },
@@ -68,6 +71,7 @@ export default [
       zh: "P1 的下一次路由轮询用真实路由替换临时路由。",
     },
     gate: { node: "P1", kinds: ["route-updated"], text: "NewTopic" },
+    subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P1", event: "route-updated" },
     what: { en: "P1's route poll", zh: "P1 的路由轮询" },
     focus: { nodes: ["P1", "NS-1"] },
     panel: { kind: "route", node: "P1" },
@@ -88,6 +92,8 @@ export default [
       answer: (h, snap, trace) => (creators(trace, h.at).length > 1 ? "both" : "one"),
     },
     gate: { at: 10000 },
+    // No subject (gated on a time): the burst's scenario runs to 10 s, no message.
+    subject: null,
     what: { en: "t = 10 s", zh: "t = 10 秒" },
     focus: { nodes: ["P1", "broker-a", "broker-b"] },
     panel: { kind: "lane", node: "P1" },
@@ -99,6 +105,7 @@ export default [
   {
     text: { en: "P1's next poll brings the real route.", zh: "P1 的下一次轮询带来真实路由。" },
     gate: { node: "P1", kinds: ["route-updated"], text: "NewTopic" },
+    subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P1", event: "route-updated" },
     what: { en: "P1's route poll", zh: "P1 的路由轮询" },
     focus: { nodes: ["P1", "NS-1"] },
     panel: { kind: "route", node: "P1" },

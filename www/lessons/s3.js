@@ -27,6 +27,7 @@ export default [
       },
     },
     gate: { node: "NS-1", kinds: ["unregistered"], text: B },
+    subject: { kind: "UNREGISTER_BROKER", from: "broker-b", to: "NS-1", event: "unregistered" },
     what: { en: "NS-1 removes broker-b", zh: "NS-1 移除 broker-b" },
     focus: {
       nodes: ["broker-b", "NS-1", "NS-2"],
@@ -60,6 +61,7 @@ export default [
       answer: (h) => (h.kind === "send-retry" ? "retried" : "lost"),
     },
     gate: { node: "P1", kinds: ["send-retry", "send-failed"] },
+    subject: { kind: "RST", from: "broker-b", to: "P1", event: "send-retry" },
     what: { en: "a send to broker-b", zh: "一次发往 broker-b 的发送" },
     focus: { nodes: ["P1", "broker-b", "broker-a"] },
     panel: { kind: "stale", node: "P1" },
@@ -74,6 +76,7 @@ export default [
       zh: "P1 只有在下一次 30 秒[[route|路由]]轮询时才会得知。",
     },
     gate: { node: "P1", kinds: ["route-updated"] },
+    subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P1", event: "route-updated" },
     what: { en: "P1's route poll", zh: "P1 的路由轮询" },
     focus: { nodes: ["P1", "NS-1"] },
     panel: { kind: "timer", node: "P1", timer: "route-poll" },
@@ -88,6 +91,7 @@ export default [
   {
     text: { en: "C1, bound to NS-2, polls on its own schedule.", zh: "绑定 NS-2 的 C1 按自己的节奏轮询。" },
     gate: { node: "C1", kinds: ["route-updated"] },
+    subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-2", to: "C1", event: "route-updated" },
     what: { en: "C1's route poll", zh: "C1 的路由轮询" },
     focus: { nodes: ["C1", "NS-2"] },
     panel: { kind: "measure" },

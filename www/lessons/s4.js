@@ -24,6 +24,7 @@ export default [
       answer: (h, s, trace, model) => (h.at - faultAt(model, KILL) < AT_ONCE_MS ? "ms" : "120"),
     },
     gate: { node: "NS-1", kinds: ["channel-closed", "unregistered", "channel-idle", "expired"], text: B },
+    subject: { kind: "FIN", from: "broker-b", to: "NS-1", event: "channel-closed" },
     what: { en: "NS-1 sees broker-b go", zh: "NS-1 发现 broker-b 离开" },
     focus: {
       nodes: ["broker-b", "NS-1", "NS-2"],
@@ -64,6 +65,7 @@ export default [
       },
     },
     gate: { node: "P1", kinds: ["route-updated"] },
+    subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P1", event: "route-updated" },
     what: { en: "P1's route poll", zh: "P1 的路由轮询" },
     focus: { nodes: ["P1", "NS-1"] },
     panel: { kind: "stale", node: "P1" },

@@ -15,6 +15,8 @@ export default [
   {
     text: { en: "The freeze happens.", zh: "冻结发生。" },
     gate: { node: "broker-b", kinds: ["fault"] },
+    // No subject (gated on a fault): the freeze is the script's, no message.
+    subject: null,
     what: { en: "broker-b freezes", zh: "broker-b 冻结" },
     focus: { nodes: ["broker-b"] },
     panel: { kind: "ns", node: "NS-1" },
@@ -29,6 +31,8 @@ export default [
       zh: "P1 仍会选择 broker-b 的队列。每次这样的发送都要等满 3000 ms 的 sendMsgTimeout。",
     },
     gate: { node: "P1", kinds: ["send-failed"], text: "timeout" },
+    // No subject (gated on a timer): sendMsgTimeout runs out on an answer that never comes.
+    subject: null,
     what: { en: "a send to broker-b times out", zh: "一次发往 broker-b 的发送超时" },
     focus: { nodes: ["P1", "broker-b"], links: [["P1", "broker-b"]] },
     panel: { kind: "lane", node: "P1" },
@@ -58,6 +62,8 @@ export default [
       },
     },
     gate: { node: "NS-1", kinds: ["unregistered"], text: B },
+    // No subject (gated on a timer): the idle close fires on a silent connection, no message.
+    subject: null,
     what: { en: "NS-1 removes broker-b", zh: "NS-1 移除 broker-b" },
     focus: { nodes: ["NS-1", "broker-b"], links: [["broker-b", "NS-1"]] },
     panel: { kind: "ns", node: "NS-1" },
@@ -89,6 +95,7 @@ export default [
       },
     },
     gate: { node: "P1", kinds: ["route-updated"] },
+    subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P1", event: "route-updated" },
     what: { en: "P1's route poll", zh: "P1 的路由轮询" },
     focus: { nodes: ["P1", "NS-1"] },
     panel: { kind: "stale", node: "P1" },

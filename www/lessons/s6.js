@@ -14,6 +14,8 @@ export default [
   {
     text: { en: "Sends picking broker-b start to time out.", zh: "选中 broker-b 的发送开始超时。" },
     gate: { node: "P1", kinds: ["send-failed"], text: "timeout" },
+    // No subject (gated on a timer): sendMsgTimeout runs out on an answer that never comes.
+    subject: null,
     what: { en: "a send to broker-b times out", zh: "一次发往 broker-b 的发送超时" },
     focus: { nodes: ["P1", "broker-b"], links: [["P1", "broker-b"]] },
     panel: { kind: "lane", node: "P1" },
@@ -34,6 +36,8 @@ export default [
           : "avoids",
     },
     gate: { node: "broker-b", kinds: ["fault"], text: "unfreeze" },
+    // No subject (gated on a fault): the unfreeze is the script's, no message.
+    subject: null,
     what: { en: "broker-b unfreezes", zh: "broker-b 解冻" },
     focus: { nodes: ["P1", "broker-b"] },
     panel: { kind: "lane", node: "P1" },
@@ -63,6 +67,7 @@ export default [
       },
     },
     gate: { node: "P1", kinds: ["send-ok"], text: "brokerName=broker-b" },
+    subject: { kind: "SEND_MESSAGE", from: "broker-b", to: "P1", event: "send-ok" },
     what: { en: "a send to broker-b succeeds", zh: "一次发往 broker-b 的发送成功" },
     focus: { nodes: ["P1", "broker-b", "NS-1"] },
     panel: { kind: "ns", node: "NS-1" },

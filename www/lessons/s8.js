@@ -31,6 +31,7 @@ export default [
       },
     },
     gate: { node: "NS-1", kinds: ["unregistered"], text: A },
+    subject: { kind: "FIN", from: "broker-a", to: "NS-1", event: "unregistered" },
     what: { en: "NS-1 removes broker-a's master", zh: "NS-1 移除 broker-a 的主节点" },
     focus: { nodes: ["NS-1", "broker-a", "broker-a-s"] },
     panel: { kind: "ns", node: "NS-1" },
@@ -42,6 +43,7 @@ export default [
   {
     text: { en: "P1 learns at its next route poll.", zh: "P1 在下一次路由轮询时得知。" },
     gate: { node: "P1", kinds: ["route-updated"] },
+    subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P1", event: "route-updated" },
     what: { en: "P1's route poll", zh: "P1 的路由轮询" },
     focus: { nodes: ["P1", "NS-1"] },
     panel: { kind: "route", node: "P1" },
@@ -64,6 +66,7 @@ export default [
       answer: (h) => (/go to slave/.test(h.text) ? "slave" : "wait"),
     },
     gate: { node: "C1", kinds: ["info"], text: "pulls of broker-a's queues go to slave" },
+    subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-2", to: "C1", event: "info" },
     what: { en: "C1 moves its pulls", zh: "C1 转移拉取" },
     focus: { nodes: ["C1", "broker-a-s"], links: [["C1", "broker-a-s"]] },
     panel: { kind: "consumer", node: "C1" },
@@ -102,6 +105,8 @@ export default [
       },
     },
     gate: { at: 80000 },
+    // No subject (gated on a time): the step watches the clocks, no message.
+    subject: null,
     what: { en: "t = 80 s", zh: "t = 80 秒" },
     focus: { nodes: ["P1", "broker-b", "broker-a-s"] },
     panel: { kind: "lane", node: "P1" },
@@ -113,6 +118,7 @@ export default [
   {
     text: { en: "The master restarts at 150 s and registers again.", zh: "主节点在 150 秒重启并重新注册。" },
     gate: { node: "NS-1", kinds: ["registered"], text: A },
+    subject: { kind: "REGISTER_BROKER", from: "broker-a", to: "NS-1", event: "registered" },
     what: { en: "broker-a re-registers", zh: "broker-a 重新注册" },
     focus: { nodes: ["NS-1", "broker-a"] },
     panel: { kind: "ns", node: "NS-1" },

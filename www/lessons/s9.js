@@ -16,6 +16,7 @@ export default [
   {
     text: { en: "NS-1 is gone. P1's next route poll goes to it.", zh: "NS-1 没了。P1 的下一次路由轮询发往它。" },
     gate: { node: "P1", kinds: ["route-query-failed"] },
+    subject: { kind: "RST", from: "NS-1", to: "P1", event: "route-query-failed" },
     what: { en: "P1's poll fails", zh: "P1 的轮询失败" },
     focus: { nodes: ["P1", "NS-1", "NS-2"] },
     panel: { kind: "log", node: "P1" },
@@ -39,6 +40,8 @@ export default [
         sendsBetween(trace, "P1", faultAt(model, "kill NS-2"), h.at) > 0 ? "cache" : "stop",
     },
     gate: { at: 110000 },
+    // No subject (gated on a time): the step watches the clocks, no message.
+    subject: null,
     what: { en: "t = 110 s", zh: "t = 110 秒" },
     focus: { nodes: ["P1", "C1", "broker-a", "broker-b"] },
     panel: { kind: "lane", node: "P1" },
@@ -61,6 +64,7 @@ export default [
       answer: (h) => (/No route info/.test(h.text) ? "no" : "yes"),
     },
     gate: { node: "P2", kinds: ["send-failed", "send-ok"] },
+    subject: { kind: "RST", from: "NS-1", to: "P2", event: "send-failed" },
     what: { en: "P2's first send", zh: "P2 的第一次发送" },
     focus: { nodes: ["P2"] },
     panel: { kind: "lane", node: "P2" },
@@ -80,6 +84,7 @@ export default [
       answer: (h) => (h.kind === "route-not-found" ? "empty" : "saved"),
     },
     gate: { node: "P2", kinds: ["route-not-found", "route-updated"], text: "10.0.0.1" },
+    subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P2", event: "route-not-found" },
     what: { en: "NS-1 answers P2", zh: "NS-1 回答 P2" },
     focus: { nodes: ["NS-1", "P2"], links: [["P2", "NS-1"]] },
     panel: { kind: "ns", node: "NS-1" },
@@ -91,6 +96,7 @@ export default [
   {
     text: { en: "The brokers' next registrations refill it.", zh: "Broker 的下一轮注册会重新填满它。" },
     gate: { node: "P2", kinds: ["route-updated"] },
+    subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P2", event: "route-updated" },
     what: { en: "P2 gets a route", zh: "P2 拿到路由" },
     focus: { nodes: ["NS-1", "P2", "broker-a", "broker-b"] },
     panel: { kind: "ns", node: "NS-1" },

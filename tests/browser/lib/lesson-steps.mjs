@@ -48,3 +48,58 @@ export async function next(page) {
   // A step that waits for an event plays on its own; otherwise the page comes to rest.
   if (!(await lesson(page)).waiting) await settle(page);
 }
+
+// A record of every frame the page draws from now on (the hold rule's evidence, read by
+// holdProblems in www/lessons/hold.js): the lesson's state, the time the diagram is drawn at,
+// and each message drawn with how far along its edge, how opaque, and whether its words show.
+export async function recordFrames(page) {
+  await page.evaluate(() => {
+    const frames = [];
+    const w = /** @type {any} */ (window);
+    // A new record ends the one before.
+    const gen = (w.__recordGen || 0) + 1;
+    w.__recordGen = gen;
+    w.__frames = frames;
+    w.__recording = true;
+    const shown = (label) => !!label && label.getAttribute("display") !== "none" && label.textContent.trim() !== "";
+    const sample = () => {
+      if (!w.__recording || w.__recordGen !== gen) return;
+      const l = w.__rmqsim.lesson();
+      const msgs = [...document.querySelectorAll("#diagram g.token, #diagram g.flight")].map((g) => {
+        const label = g.dataset.token
+          ? document.querySelector(`[data-for-token="${g.dataset.token}"]`)
+          : document.querySelector(`[data-for="${g.dataset.flightId}"]`);
+        return {
+          from: g.dataset.from,
+          to: g.dataset.to,
+          kind: g.dataset.msgType,
+          p: Number(g.dataset.p),
+          opacity: Number(getComputedStyle(g).opacity),
+          label: shown(label),
+        };
+      });
+      const clock = Number(document.querySelector("[data-testid=clock]").dataset.simMs);
+      frames.push({ waiting: !!(l && l.waiting), clock, msgs });
+      requestAnimationFrame(sample);
+    };
+    requestAnimationFrame(sample);
+  });
+}
+
+// Ends the record once the page has drawn `after` more frames; returns it.
+export async function stopFrames(page, after = 3) {
+  return page.evaluate(
+    (n) =>
+      new Promise((done) => {
+        const w = /** @type {any} */ (window);
+        const until = w.__frames.length + n;
+        const wait = () => {
+          if (w.__frames.length < until) return requestAnimationFrame(wait);
+          w.__recording = false;
+          done(w.__frames);
+        };
+        wait();
+      }),
+    after,
+  );
+}

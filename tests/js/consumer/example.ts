@@ -1,8 +1,19 @@
 // A user's program against the published types: compiled with tsc --noEmit by scripts/test-package.sh.
 import init, { Simulation, NameServer, decodeFrame, encodeFrame, builtInScenarios } from "rocketmq-nameserver";
 import type {
-  TraceEvent, NodeInfo, ClientRoute, Measurement, NameServerOutput, WireEvent, TimerInfo, LiveRow, InjectedAction, BranchInfo,
-  ClusterView, Delta, NsTables,
+  TraceEvent,
+  NodeInfo,
+  ClientRoute,
+  Measurement,
+  NameServerOutput,
+  WireEvent,
+  TimerInfo,
+  LiveRow,
+  InjectedAction,
+  BranchInfo,
+  ClusterView,
+  Delta,
+  NsTables,
 } from "rocketmq-nameserver";
 
 await init();

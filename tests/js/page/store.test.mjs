@@ -134,8 +134,9 @@ test("the lesson's account, the panel and the built-ins; play stays off while a 
   const store = createStore();
   const gate = { kinds: ["expired"] };
   const focus = { nodes: ["NS-1"], links: [] };
-  store.dispatch({ type: "lesson", id: "S3", step: 2, gate, gateAt: 1500, focus });
-  assert.deepEqual(store.state.lesson, { id: "S3", step: 2, gate, gateAt: 1500, focus });
+  const subject = { kind: "UNREGISTER_BROKER", from: "broker-b", to: "NS-1", event: "unregistered" };
+  store.dispatch({ type: "lesson", id: "S3", step: 2, gate, gateAt: 1500, focus, subject, run: 3 });
+  assert.deepEqual(store.state.lesson, { id: "S3", step: 2, gate, gateAt: 1500, focus, subject, run: 3 });
   store.dispatch({ type: "lesson", id: null });
   assert.deepEqual(store.state.lesson, {
     id: null,
@@ -143,6 +144,8 @@ test("the lesson's account, the panel and the built-ins; play stays off while a 
     gate: null,
     gateAt: null,
     focus: { nodes: [], links: [] },
+    subject: null,
+    run: null,
   });
   store.dispatch({ type: "panel", id: "log" });
   assert.equal(store.state.ui.panel, "log");
