@@ -8,6 +8,26 @@ use alloc::vec::Vec;
 /// Keys no remote update may change, whatever `configBlackList` says.
 pub const FIXED_BLACK_LIST: [&str; 3] = ["configBlackList", "configStorePath", "rocketmqHome"];
 
+/// Java 5.5.0's `ControllerConfig` keys this controller does not read (thread pools, DLedger's
+/// file size, the OpenTelemetry exporters), with Java's defaults: GET_CONTROLLER_CONFIG lists
+/// them as Java's does.
+pub const LISTED_ONLY: [(&str, &str); 14] = [
+    ("controllerType", "DLedger"),
+    ("controllerThreadPoolNums", "16"),
+    ("controllerRequestThreadPoolQueueCapacity", "50000"),
+    ("mappedFileSize", "1073741824"),
+    ("metricsExporterType", "DISABLE"),
+    ("metricsGrpcExporterTarget", ""),
+    ("metricsGrpcExporterHeader", ""),
+    ("metricGrpcExporterTimeOutInMills", "3000"),
+    ("metricGrpcExporterIntervalInMills", "60000"),
+    ("metricLoggingExporterIntervalInMills", "10000"),
+    ("metricsPromExporterPort", "5557"),
+    ("metricsPromExporterHost", ""),
+    ("metricsLabel", ""),
+    ("metricsInDelta", "false"),
+];
+
 /// The typed keys and the rest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ControllerConfig {
@@ -49,7 +69,7 @@ impl Default for ControllerConfig {
             peers: String::new(),
             self_id: String::new(),
             config_black_list: String::from("configBlackList;configStorePath"),
-            others: BTreeMap::new(),
+            others: LISTED_ONLY.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         }
     }
 }
@@ -142,6 +162,7 @@ mod tests {
         let all = config.to_properties();
         assert_eq!(all["scanInactiveMasterInterval"], "5000");
         assert_eq!(all["isProcessReadEvent"], "true");
+        assert_eq!((all["controllerType"].as_str(), all["metricsPromExporterPort"].as_str()), ("DLedger", "5557"));
         assert!(config.is_black_listed("rocketmqHome") && config.is_black_listed("configStorePath"));
         assert!(!config.is_black_listed("enableElectUncleanMaster"));
         config.set("controllerDLegerPeers", "n1-127.0.0.1:9868;n0-127.0.0.1:9878");
