@@ -90,7 +90,8 @@ const COMMANDS: [Command; 14] = [
     Command {
         case: "getControllerConfig-updated",
         code: 1010,
-        expect: "enableElectUncleanMaster",
+        // mqadmin pads each key to 50 columns.
+        expect: "enableElectUncleanMaster                          =  true",
         args: "getControllerConfig -a $C",
     },
     // mqadmin 5.5.0 reads the reply's body as a BrokerMemberGroup with fastjson2, which cannot
@@ -139,9 +140,14 @@ struct Side {
     name: &'static str,
     namesrv: SocketAddr,
     controller: SocketAddr,
-    /// Our daemon or Java's NameServer, stopped when dropped.
-    _server: Result<Daemon, ExternalPeer>,
+    _server: Server,
     _home: tempfile::TempDir,
+}
+
+/// Our daemon or Java's NameServer, stopped when dropped.
+enum Server {
+    Ours { _daemon: Daemon },
+    Java { _peer: ExternalPeer },
 }
 
 /// The controller keys of both sides' files: the operator setup.
@@ -168,7 +174,7 @@ fn start_ours() -> Side {
         eprintln!("our daemon's log:\n{}", daemon.log());
         std::panic::resume_unwind(panic);
     }
-    Side { name: "ours", namesrv: daemon.addr, controller, _server: Ok(daemon), _home: home }
+    Side { name: "ours", namesrv: daemon.addr, controller, _server: Server::Ours { _daemon: daemon }, _home: home }
 }
 
 fn start_java() -> Side {
@@ -179,7 +185,13 @@ fn start_java() -> Side {
     let peer = java::start_namesrv(Version::V5_5_0, &keys).unwrap_or_else(|e| panic!("{e}"));
     let controller = SocketAddr::from(([127, 0, 0, 1], port));
     await_leader("Java", controller);
-    Side { name: "Java", namesrv: peer.addr.expect("listening"), controller, _server: Err(peer), _home: home }
+    Side {
+        name: "Java",
+        namesrv: peer.addr.expect("listening"),
+        controller,
+        _server: Server::Java { _peer: peer },
+        _home: home,
+    }
 }
 
 /// Waits until the controller at `addr` serves: both open its port after the NameServer's, and
