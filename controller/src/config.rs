@@ -53,6 +53,12 @@ pub struct ControllerConfig {
     pub config_black_list: String,
     /// Every other key, as the start-up file or an update gave it.
     pub others: BTreeMap<String, String>,
+    /// Listed under every other key and never written: [`LISTED_ONLY`]'s defaults.
+    pub defaults: BTreeMap<String, String>,
+    /// Listed over the start-up file's keys and never written: the server keys Java's
+    /// controller lists from its `NettyServerConfig` (`listenPort` its own port), and
+    /// `rocketmqHome`. Written, `listenPort` would move a NameServer sharing the file.
+    pub server: BTreeMap<String, String>,
 }
 
 impl Default for ControllerConfig {
@@ -69,7 +75,9 @@ impl Default for ControllerConfig {
             peers: String::new(),
             self_id: String::new(),
             config_black_list: String::from("configBlackList;configStorePath"),
-            others: LISTED_ONLY.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            others: BTreeMap::new(),
+            defaults: LISTED_ONLY.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            server: BTreeMap::new(),
         }
     }
 }
@@ -105,12 +113,26 @@ impl ControllerConfig {
         FIXED_BLACK_LIST.contains(&key) || self.config_black_list.split(';').any(|k| k.trim() == key)
     }
 
-    /// Every key as GET_CONTROLLER_CONFIG lists it: the stored text overlaid by the typed
-    /// fields under Java's field names (`isProcessReadEvent`, quirk Q14).
+    /// Every key as GET_CONTROLLER_CONFIG lists it: the defaults, the stored text, the server
+    /// keys, then the typed fields under Java's field names (`isProcessReadEvent`, quirk Q14).
     #[must_use]
     pub fn to_properties(&self) -> BTreeMap<String, String> {
+        let mut all = self.defaults.clone();
+        all.extend(self.others.iter().chain(&self.server).map(|(k, v)| (k.clone(), v.clone())));
+        all.extend(self.typed());
+        all
+    }
+
+    /// What UPDATE_CONTROLLER_CONFIG writes: the stored text overlaid by the typed fields.
+    #[must_use]
+    pub fn to_persisted(&self) -> BTreeMap<String, String> {
         let mut all = self.others.clone();
-        let typed: [(&str, String); 10] = [
+        all.extend(self.typed());
+        all
+    }
+
+    fn typed(&self) -> [(String, String); 10] {
+        [
             ("scanNotActiveBrokerInterval", self.scan_not_active_broker_interval.to_string()),
             ("scanInactiveMasterInterval", self.scan_inactive_master_interval.to_string()),
             ("electMasterMaxRetryCount", self.elect_master_max_retry_count.to_string()),
@@ -121,11 +143,8 @@ impl ControllerConfig {
             ("controllerDLegerPeers", self.peers.clone()),
             ("controllerDLegerSelfId", self.self_id.clone()),
             ("configBlackList", self.config_black_list.clone()),
-        ];
-        for (key, value) in typed {
-            all.insert(key.to_string(), value);
-        }
-        all
+        ]
+        .map(|(key, value)| (key.to_string(), value))
     }
 
     /// The peers of `controllerDLegerPeers`, `(id, address)`, in id order.
@@ -163,6 +182,12 @@ mod tests {
         assert_eq!(all["scanInactiveMasterInterval"], "5000");
         assert_eq!(all["isProcessReadEvent"], "true");
         assert_eq!((all["controllerType"].as_str(), all["metricsPromExporterPort"].as_str()), ("DLedger", "5557"));
+        config.server.insert(String::from("listenPort"), String::from("9878"));
+        config.set("listenPort", "9876");
+        assert_eq!(config.to_properties()["listenPort"], "9878", "the controller's own port is listed");
+        let written = config.to_persisted();
+        assert_eq!(written["listenPort"], "9876", "the file's is written");
+        assert!(!written.contains_key("controllerType"), "defaults are not written");
         assert!(config.is_black_listed("rocketmqHome") && config.is_black_listed("configStorePath"));
         assert!(!config.is_black_listed("enableElectUncleanMaster"));
         config.set("controllerDLegerPeers", "n1-127.0.0.1:9868;n0-127.0.0.1:9878");

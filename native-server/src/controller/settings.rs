@@ -110,10 +110,10 @@ impl ControllerSettings {
     pub fn list_server_keys(&mut self, namesrv: &BTreeMap<String, String>) {
         for key in SERVER_KEYS.into_iter().chain(["rocketmqHome"]) {
             if let Some(value) = namesrv.get(key) {
-                self.config.others.insert(key.to_string(), value.clone());
+                self.config.server.insert(key.to_string(), value.clone());
             }
         }
-        self.config.others.insert(String::from("listenPort"), self.port.to_string());
+        self.config.server.insert(String::from("listenPort"), self.port.to_string());
     }
 
     /// The event log's path.
