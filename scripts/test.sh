@@ -100,7 +100,11 @@ step_java_peers() {
     return 0
   fi
   java_jars
-  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture --test-threads=3 --skip goaway::
+  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture --test-threads=3 --skip goaway:: \
+    --skip controller_admin::
+  # mqadmin's controller commands on their own (three JVMs): run beside the three above on a
+  # heavily loaded machine, auth's mqadmin timed out.
+  cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture controller_admin::
   cargo test -p nameserver --test java_peers --locked -- --ignored --nocapture goaway::
 }
 step_workspace() {
