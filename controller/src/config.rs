@@ -8,6 +8,26 @@ use alloc::vec::Vec;
 /// Keys no remote update may change, whatever `configBlackList` says.
 pub const FIXED_BLACK_LIST: [&str; 3] = ["configBlackList", "configStorePath", "rocketmqHome"];
 
+/// Java 5.5.0's `ControllerConfig` keys this controller does not read (thread pools, DLedger's
+/// file size, the OpenTelemetry exporters), with Java's defaults: GET_CONTROLLER_CONFIG lists
+/// them as Java's does.
+pub const LISTED_ONLY: [(&str, &str); 14] = [
+    ("controllerType", "DLedger"),
+    ("controllerThreadPoolNums", "16"),
+    ("controllerRequestThreadPoolQueueCapacity", "50000"),
+    ("mappedFileSize", "1073741824"),
+    ("metricsExporterType", "DISABLE"),
+    ("metricsGrpcExporterTarget", ""),
+    ("metricsGrpcExporterHeader", ""),
+    ("metricGrpcExporterTimeOutInMills", "3000"),
+    ("metricGrpcExporterIntervalInMills", "60000"),
+    ("metricLoggingExporterIntervalInMills", "10000"),
+    ("metricsPromExporterPort", "5557"),
+    ("metricsPromExporterHost", ""),
+    ("metricsLabel", ""),
+    ("metricsInDelta", "false"),
+];
+
 /// The typed keys and the rest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ControllerConfig {
@@ -33,6 +53,12 @@ pub struct ControllerConfig {
     pub config_black_list: String,
     /// Every other key, as the start-up file or an update gave it.
     pub others: BTreeMap<String, String>,
+    /// Listed under every other key and never written: [`LISTED_ONLY`]'s defaults.
+    pub defaults: BTreeMap<String, String>,
+    /// Listed over the start-up file's keys and never written: the server keys Java's
+    /// controller lists from its `NettyServerConfig` (`listenPort` its own port), and
+    /// `rocketmqHome`. Written, `listenPort` would move a NameServer sharing the file.
+    pub server: BTreeMap<String, String>,
 }
 
 impl Default for ControllerConfig {
@@ -50,6 +76,8 @@ impl Default for ControllerConfig {
             self_id: String::new(),
             config_black_list: String::from("configBlackList;configStorePath"),
             others: BTreeMap::new(),
+            defaults: LISTED_ONLY.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            server: BTreeMap::new(),
         }
     }
 }
@@ -85,12 +113,26 @@ impl ControllerConfig {
         FIXED_BLACK_LIST.contains(&key) || self.config_black_list.split(';').any(|k| k.trim() == key)
     }
 
-    /// Every key as GET_CONTROLLER_CONFIG lists it: the stored text overlaid by the typed
-    /// fields under Java's field names (`isProcessReadEvent`, quirk Q14).
+    /// Every key as GET_CONTROLLER_CONFIG lists it: the defaults, the stored text, the server
+    /// keys, then the typed fields under Java's field names (`isProcessReadEvent`, quirk Q14).
     #[must_use]
     pub fn to_properties(&self) -> BTreeMap<String, String> {
+        let mut all = self.defaults.clone();
+        all.extend(self.others.iter().chain(&self.server).map(|(k, v)| (k.clone(), v.clone())));
+        all.extend(self.typed());
+        all
+    }
+
+    /// What UPDATE_CONTROLLER_CONFIG writes: the stored text overlaid by the typed fields.
+    #[must_use]
+    pub fn to_persisted(&self) -> BTreeMap<String, String> {
         let mut all = self.others.clone();
-        let typed: [(&str, String); 10] = [
+        all.extend(self.typed());
+        all
+    }
+
+    fn typed(&self) -> [(String, String); 10] {
+        [
             ("scanNotActiveBrokerInterval", self.scan_not_active_broker_interval.to_string()),
             ("scanInactiveMasterInterval", self.scan_inactive_master_interval.to_string()),
             ("electMasterMaxRetryCount", self.elect_master_max_retry_count.to_string()),
@@ -101,11 +143,8 @@ impl ControllerConfig {
             ("controllerDLegerPeers", self.peers.clone()),
             ("controllerDLegerSelfId", self.self_id.clone()),
             ("configBlackList", self.config_black_list.clone()),
-        ];
-        for (key, value) in typed {
-            all.insert(key.to_string(), value);
-        }
-        all
+        ]
+        .map(|(key, value)| (key.to_string(), value))
     }
 
     /// The peers of `controllerDLegerPeers`, `(id, address)`, in id order.
@@ -142,6 +181,13 @@ mod tests {
         let all = config.to_properties();
         assert_eq!(all["scanInactiveMasterInterval"], "5000");
         assert_eq!(all["isProcessReadEvent"], "true");
+        assert_eq!((all["controllerType"].as_str(), all["metricsPromExporterPort"].as_str()), ("DLedger", "5557"));
+        config.server.insert(String::from("listenPort"), String::from("9878"));
+        config.set("listenPort", "9876");
+        assert_eq!(config.to_properties()["listenPort"], "9878", "the controller's own port is listed");
+        let written = config.to_persisted();
+        assert_eq!(written["listenPort"], "9876", "the file's is written");
+        assert!(!written.contains_key("controllerType"), "defaults are not written");
         assert!(config.is_black_listed("rocketmqHome") && config.is_black_listed("configStorePath"));
         assert!(!config.is_black_listed("enableElectUncleanMaster"));
         config.set("controllerDLegerPeers", "n1-127.0.0.1:9868;n0-127.0.0.1:9878");

@@ -80,7 +80,7 @@ impl<L: ReplicatedLog> Controller<L> {
         for (key, value) in &entries {
             self.config.set(key, value);
         }
-        let text = properties::to_plain_text(&self.config.to_properties());
+        let text = properties::to_plain_text(&self.config.to_persisted());
         self.outputs.push_back(Output::PersistConfig { text });
         Outcome::new(ResponseCode::Success, None)
     }

@@ -228,7 +228,8 @@ impl Context<'_> {
                     ("syncStateSetEpoch", Some(sync.set_epoch.to_string())),
                 ]),
             )
-            .remark("The old master is still alive, no need to elect new master")
+            // Java 5.5.0's text, word for word (PROTOCOL.md §20.2).
+            .remark(format!("The old master {master} is still alive, not need to elect new master for broker {name}"))
             .body(plain(&set_body(&sync.set))),
             Some(master) => {
                 let (master_epoch, set_epoch) = (sync.master_epoch.wrapping_add(1), sync.set_epoch.wrapping_add(1));

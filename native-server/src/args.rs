@@ -437,8 +437,12 @@ impl Args {
     ) -> Result<Option<crate::controller::settings::ControllerSettings>, ArgsError> {
         let Some(path) = &self.config_file else { return Ok(None) };
         let properties = read_properties(path)?;
-        crate::controller::settings::from_properties(&properties, home_dir, namesrv.listen_port)
-            .map_err(|source| ArgsError::Controller { path: path.clone(), source })
+        let mut settings = crate::controller::settings::from_properties(&properties, home_dir, namesrv.listen_port)
+            .map_err(|source| ArgsError::Controller { path: path.clone(), source })?;
+        if let Some(settings) = settings.as_mut() {
+            settings.list_server_keys(&namesrv.to_properties());
+        }
+        Ok(settings)
     }
 
     /// The TLS settings: Java's defaults, the `-D` properties, then `tls.config.file` (Java's

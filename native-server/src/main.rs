@@ -142,8 +142,7 @@ fn start(args: &Args) -> anyhow::Result<()> {
         if let Some(controller) = &controller {
             let at = controller.listener.local_addr().context("the controller's listener has no local address")?;
             // Java's ControllerStartup says this; the embedded one says nothing: a line to wait for.
-            // (println! here panicked when the reader had stopped after the boot line, as the
-            // test kit's does: the daemon died just after start.)
+            // Not println!: it panics once the reader of the boot line has closed stdout.
             let _ = writeln!(std::io::stdout(), "The controller boot success, address {at}");
         }
         nameserver::serve_with_controller(listener, console, controller, config, shutdown)

@@ -164,12 +164,15 @@ fn controller_config_1009_and_1010() {
         cmd: request(1009, &[]).with_body(b"enableElectUncleanMaster=true\n".to_vec()),
     });
     assert!(matches!(&outputs[0], Output::PersistConfig { text } if text.contains("enableElectUncleanMaster=true\n")));
+    // Keys listed only (Java's defaults of keys not read here) are not written.
+    assert!(matches!(&outputs[0], Output::PersistConfig { text } if !text.contains("controllerType=")));
     assert!(matches!(&outputs[1], Output::Send { cmd, .. } if cmd.code == 0), "the file before the reply");
     assert!(rig.controller.config().enable_elect_unclean_master);
     assert_eq!(rig.call(1, request(1009, &[])).code, 0, "no body: nothing to do");
     let listed = rig.call_code(1, 1010, &[]);
     let text = String::from_utf8(listed.body).unwrap();
     assert!(text.contains("enableElectUncleanMaster=true\n") && text.contains("isProcessReadEvent=false\n"), "{text}");
+    assert!(text.contains("controllerType=DLedger\n") && text.contains("mappedFileSize=1073741824\n"), "{text}");
 }
 
 #[test]

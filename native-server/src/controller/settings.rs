@@ -61,6 +61,29 @@ fn no_effect(key: &str) -> bool {
         || key.starts_with("metric")
 }
 
+/// The keys of Java's `NettyServerConfig`: Java's controller gets a copy of the NameServer's
+/// (its port replaced by its own), and GET_CONTROLLER_CONFIG lists them.
+const SERVER_KEYS: [&str; 18] = [
+    "listenPort",
+    "bindAddress",
+    "serverChannelMaxIdleTimeSeconds",
+    "enableShutdownGracefully",
+    "serverAsyncSemaphoreValue",
+    "serverCallbackExecutorThreads",
+    "serverNettyWorkerGroupEnable",
+    "serverOnewaySemaphoreValue",
+    "serverPooledByteBufAllocatorEnable",
+    "serverSelectorThreads",
+    "serverSocketBacklog",
+    "serverSocketRcvBufSize",
+    "serverSocketSndBufSize",
+    "serverWorkerThreads",
+    "shutdownWaitTimeSeconds",
+    "useEpollNativeSelector",
+    "writeBufferHighWaterMark",
+    "writeBufferLowWaterMark",
+];
+
 /// The name of the event log in `controllerStorePath`.
 pub const LOG_FILE: &str = "controller-events.log";
 
@@ -81,6 +104,18 @@ pub struct ControllerSettings {
 }
 
 impl ControllerSettings {
+    /// Lists the NameServer's server keys and `rocketmqHome` (from `namesrv`, its
+    /// GET_NAMESRV_CONFIG listing) beside the controller's, as Java's GET_CONTROLLER_CONFIG
+    /// does; `listenPort` is the controller's own.
+    pub fn list_server_keys(&mut self, namesrv: &BTreeMap<String, String>) {
+        for key in SERVER_KEYS.into_iter().chain(["rocketmqHome"]) {
+            if let Some(value) = namesrv.get(key) {
+                self.config.server.insert(key.to_string(), value.clone());
+            }
+        }
+        self.config.server.insert(String::from("listenPort"), self.port.to_string());
+    }
+
     /// The event log's path.
     #[must_use]
     pub fn log_path(&self) -> PathBuf {
@@ -177,6 +212,10 @@ pub fn from_properties(
         }
         config.set(key, value.trim());
     }
+    // Java's controller lists every key of the file, its own or not (GET_CONTROLLER_CONFIG).
+    for (key, value) in properties.iter().filter(|(key, _)| !KEYS.contains(&key.as_str())) {
+        config.others.insert(key.clone(), value.trim().to_string());
+    }
     config.set("controllerDLegerGroup", group);
     let store_path =
         get("controllerStorePath").map_or_else(|| PathBuf::from(home_dir).join("DLedgerController"), PathBuf::from);
@@ -272,6 +311,13 @@ mod tests {
         assert_eq!((settings.config.group.as_str(), settings.config.self_id.as_str()), ("group1", "n0"));
         assert_eq!(settings.ignored.len(), 1, "{:?}", settings.ignored);
         assert_eq!(settings.log_path(), PathBuf::from("/home/u/DLedgerController").join(LOG_FILE));
+        let mut listed = with(&[("kvConfigPath", "/k")]).unwrap().unwrap();
+        let namesrv = props(&[("listenPort", "9876"), ("serverWorkerThreads", "8"), ("orderMessageEnable", "false")]);
+        listed.list_server_keys(&namesrv);
+        let all = listed.config.to_properties();
+        assert_eq!((all["kvConfigPath"].as_str(), all[ENABLE_KEY].as_str()), ("/k", "true"));
+        assert_eq!((all["listenPort"].as_str(), all["serverWorkerThreads"].as_str()), ("9878", "8"));
+        assert!(!all.contains_key("orderMessageEnable"), "not a controller or server key");
         let stored = with(&[("controllerStorePath", "/data/ctl")]).unwrap().unwrap();
         assert_eq!(stored.store_path, PathBuf::from("/data/ctl"));
     }

@@ -16,9 +16,11 @@
 //! runs the larger counts of `scripts/interop/java-e2e.sh` ([`Scale`]).
 
 mod big;
+// mqadmin's controller commands against Java's controller and ours (issue 36), on JVMs of its own.
 #[allow(dead_code, reason = "the oracle's comparator: this test uses its views and its table only")]
 #[path = "../java_oracle/compare.rs"]
 mod compare;
+mod controller_admin;
 mod exchange;
 mod mqadmin;
 mod removal;
