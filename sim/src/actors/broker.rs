@@ -10,6 +10,7 @@ use core::time::Duration;
 
 use crate::actors::common::failure_text;
 use crate::actors::offsets::OffsetTable;
+use crate::node::message::{Message, SendAnswer, SendHeader};
 use crate::node::trace::{NodeId, TraceKind};
 use crate::node::{Cx, Effect, Failure, GroupId, Purpose, TimerKind};
 use nameserver_core::json::{JsonStyle, WriteJson};
@@ -272,7 +273,9 @@ impl BrokerActor {
     }
 
     /// An answer (or its absence) to one of this broker's requests.
-    pub fn on_response(&mut self, purpose: Purpose, result: Result<RemotingCommand, Failure>, cx: &mut Cx<'_>) {
+    pub fn on_response(&mut self, purpose: Purpose, result: Result<Message, Failure>, cx: &mut Cx<'_>) {
+        // Every answer a broker waits for is a NameServer's or a broker's with its own fields.
+        let result = result.map(Message::into_command);
         match purpose {
             Purpose::Register(ns) => {
                 let addr = cx.dir.addr(ns).to_string();
@@ -322,14 +325,15 @@ impl BrokerActor {
     }
 
     /// A request from a client (or, for GET_ALL_CONSUMER_OFFSET, a slave).
-    pub fn on_request(&mut self, conn: ConnId, cmd: &RemotingCommand, from: NodeId, cx: &mut Cx<'_>) {
+    pub fn on_request(&mut self, conn: ConnId, msg: &Message, from: NodeId, cx: &mut Cx<'_>) {
+        let cmd = msg.head();
         match cmd.request_code() {
             RequestCode::HeartBeat => cx.reply(conn, RemotingCommand::response_to(cmd, ResponseCode::Success)),
-            RequestCode::SendMessage => self.on_send(conn, cmd, from, cx),
-            RequestCode::PullMessage => self.on_pull(conn, cmd, cx),
-            RequestCode::QueryConsumerOffset => self.on_query_offset(conn, cmd, cx),
-            RequestCode::UpdateConsumerOffset => self.on_update_offset(conn, cmd, cx),
-            RequestCode::GetMaxOffset => self.on_max_offset(conn, cmd, cx),
+            RequestCode::SendMessage => self.on_send(conn, msg, from, cx),
+            RequestCode::PullMessage => self.on_pull(conn, msg, cx),
+            RequestCode::QueryConsumerOffset => self.on_query_offset(conn, &msg.command(), cx),
+            RequestCode::UpdateConsumerOffset => self.on_update_offset(conn, msg, cx),
+            RequestCode::GetMaxOffset => self.on_max_offset(conn, &msg.command(), cx),
             RequestCode::GetAllConsumerOffset => self.on_all_offsets(conn, cmd, cx),
             _ if cmd.is_oneway() => {}
             other => cx.reply(
@@ -340,8 +344,9 @@ impl BrokerActor {
         }
     }
 
-    fn on_send(&mut self, conn: ConnId, cmd: &RemotingCommand, from: NodeId, cx: &mut Cx<'_>) {
-        let topic = TopicName::from(cmd.field("topic").unwrap_or(""));
+    fn on_send(&mut self, conn: ConnId, msg: &Message, from: NodeId, cx: &mut Cx<'_>) {
+        let (cmd, header) = (msg.head(), msg.header::<SendHeader>());
+        let topic = header.topic.clone();
         if !self.is_master() {
             let reply = RemotingCommand::response_to(cmd, ResponseCode::NoPermission)
                 .with_remark(alloc::format!("the broker[{}] sending message is forbidden", self.addr));
@@ -353,7 +358,7 @@ impl BrokerActor {
                 self.topics.get(DEFAULT_TOPIC).filter(|d| perm::is_writeable(d.perm) || d.perm & perm::INHERIT != 0);
             match default {
                 Some(default) if self.auto_create => {
-                    let wanted = cmd.field("defaultTopicQueueNums").and_then(|n| n.parse().ok()).unwrap_or(4);
+                    let wanted = header.default_queue_nums.unwrap_or(4);
                     let queues = wanted.min(default.write_queue_nums);
                     cx.trace(
                         TraceKind::Info,
@@ -378,7 +383,7 @@ impl BrokerActor {
             cx.reply(conn, reply);
             return;
         };
-        let queue: i32 = cmd.field("queueId").and_then(|q| q.parse().ok()).unwrap_or(0).max(0);
+        let queue = header.queue.unwrap_or(0).max(0);
         let valid = config.write_queue_nums.max(config.read_queue_nums);
         if queue >= valid {
             let reply = RemotingCommand::response_to(cmd, ResponseCode::SystemError).with_remark(alloc::format!(
@@ -391,11 +396,12 @@ impl BrokerActor {
         let position: u64 = self.stored.values().sum();
         let offset = self.store(&topic, queue);
         cx.effect(Effect::Replicate { group: self.group_id, topic: topic.clone() });
-        let reply = RemotingCommand::response_to(cmd, ResponseCode::Success)
-            .with_field("msgId", alloc::format!("{}-{position}", self.group))
-            .with_field("queueId", queue.to_string())
-            .with_field("queueOffset", offset.to_string());
-        cx.reply(conn, reply);
+        let answer = SendAnswer {
+            msg_id: Some(alloc::format!("{}-{position}", self.group)),
+            queue: Some(queue),
+            offset: Some(offset),
+        };
+        cx.reply(conn, answer.response(cmd.opaque));
         self.wake_pulls(&topic, queue, cx);
     }
 

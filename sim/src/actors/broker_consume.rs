@@ -10,6 +10,7 @@ use crate::actors::broker::{BrokerActor, HeldPull};
 use crate::actors::client::CLIENT_API_TIMEOUT_MS;
 use crate::actors::common::failure_text;
 use crate::actors::offsets::{decode_table, encode_table, table_key};
+use crate::node::message::{CommitHeader, Message, PullAnswer, PullHeader};
 use crate::node::trace::TraceKind;
 use crate::node::{Cx, Failure, Purpose, TimerKind};
 use nameserver_core::names::{ConnId, TopicName};
@@ -60,9 +61,9 @@ impl BrokerActor {
         self.held = keep;
         for pull in due {
             let max = self.max_offset(&pull.topic, pull.queue);
-            let mut reply = pull_header(pull.reply, pull.offset, max);
+            let mut reply = pull.reply;
             reply.code = ResponseCode::PullNotFound.raw();
-            cx.reply(pull.conn, reply);
+            cx.reply(pull.conn, pull_answer(reply, pull.offset, max));
         }
     }
 
@@ -79,35 +80,32 @@ impl BrokerActor {
         self.held = keep;
         for pull in ready {
             let next = max.min(pull.offset + pull.max_msgs);
-            cx.reply(pull.conn, pull_header(pull.reply, next, max));
+            cx.reply(pull.conn, pull_answer(pull.reply, next, max));
         }
     }
 
     /// PULL_MESSAGE of one queue: what is there from the offset on (at most `maxMsgNums`),
     /// or held until something is or 15 s pass. A master first commits the offset the pull
     /// carries; a slave ignores it.
-    pub(crate) fn on_pull(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
-        let topic = TopicName::from(cmd.field("topic").unwrap_or(""));
-        let group = cmd.field("consumerGroup").unwrap_or("");
-        let queue: i32 = number(cmd, "queueId").unwrap_or(0);
-        let offset: u64 = number(cmd, "queueOffset").unwrap_or(0);
-        let max_msgs: u64 = number(cmd, "maxMsgNums").unwrap_or(32).max(1);
+    pub(crate) fn on_pull(&mut self, conn: ConnId, msg: &Message, cx: &mut Cx<'_>) {
+        let (cmd, header) = (msg.head(), msg.header::<PullHeader>());
+        let topic = header.topic.clone();
+        let (queue, offset, max_msgs) = (header.queue, header.offset, header.max_msgs.max(1));
         if !self.topics.contains_key(&topic) {
             let reply = RemotingCommand::response_to(cmd, ResponseCode::TopicNotExist)
                 .with_remark(alloc::format!("topic[{topic}] not exist, apply first please!"));
             cx.reply(conn, reply);
             return;
         }
-        let sys_flag: i32 = number(cmd, "sysFlag").unwrap_or(0);
-        if self.is_master() && sys_flag & FLAG_COMMIT_OFFSET != 0 {
-            if let Some(commit) = number::<u64>(cmd, "commitOffset") {
-                self.offsets.entry(table_key(topic.as_str(), group)).or_default().insert(queue, commit);
+        if self.is_master() && header.sys_flag & FLAG_COMMIT_OFFSET != 0 {
+            if let Some(commit) = header.commit {
+                self.offsets.entry(table_key(topic.as_str(), &header.group)).or_default().insert(queue, commit);
             }
         }
         let max = self.max_offset(&topic, queue);
         let reply = RemotingCommand::response_to(cmd, ResponseCode::Success);
         if offset < max {
-            cx.reply(conn, pull_header(reply, max.min(offset + max_msgs), max));
+            cx.reply(conn, pull_answer(reply, max.min(offset + max_msgs), max));
         } else {
             self.held.push(HeldPull { conn, reply, topic, queue, offset, max_msgs, until: cx.now + PULL_HOLD });
         }
@@ -134,13 +132,14 @@ impl BrokerActor {
     }
 
     /// UPDATE_CONSUMER_OFFSET (oneway from consumers, so never answered then).
-    pub(crate) fn on_update_offset(&mut self, conn: ConnId, cmd: &RemotingCommand, cx: &mut Cx<'_>) {
-        let topic = cmd.field("topic").unwrap_or("");
-        let reply = match (number::<i32>(cmd, "queueId"), number::<u64>(cmd, "commitOffset")) {
+    pub(crate) fn on_update_offset(&mut self, conn: ConnId, msg: &Message, cx: &mut Cx<'_>) {
+        let (cmd, header) = (msg.head(), msg.header::<CommitHeader>());
+        let topic = header.topic.as_str();
+        let reply = match (header.queue, header.offset) {
             _ if !self.topics.contains_key(topic) => RemotingCommand::response_to(cmd, ResponseCode::TopicNotExist)
                 .with_remark(alloc::format!("Topic {topic} not exist!")),
             (Some(queue), Some(offset)) => {
-                let key = table_key(topic, cmd.field("consumerGroup").unwrap_or(""));
+                let key = table_key(topic, &header.group);
                 self.offsets.entry(key).or_default().insert(queue, offset);
                 RemotingCommand::response_to(cmd, ResponseCode::Success)
             }
@@ -221,11 +220,7 @@ impl BrokerActor {
     }
 }
 
-/// A pull answer's header: the next offset to ask for, and the queue's offsets.
-fn pull_header(reply: RemotingCommand, next: u64, max: u64) -> RemotingCommand {
-    reply
-        .with_field("nextBeginOffset", next.to_string())
-        .with_field("minOffset", "0")
-        .with_field("maxOffset", max.to_string())
-        .with_field("suggestWhichBrokerId", "0")
+/// A pull answer: the next offset to ask for, and the queue's offsets.
+fn pull_answer(reply: RemotingCommand, next: u64, max: u64) -> Message {
+    PullAnswer { next_begin: Some(next), max_offset: Some(max) }.response(reply)
 }

@@ -20,6 +20,7 @@ use crate::actors::broker_consume::FLAG_COMMIT_OFFSET;
 use crate::actors::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
 use crate::actors::common::failure_text;
 use crate::actors::offsets::{ConsumeLog, QueueName, StartFrom};
+use crate::node::message::{CommitHeader, Message, PullAnswer, PullHeader};
 use crate::node::trace::{NodeId, TraceKind};
 use crate::node::{Cx, Effect, Failure, GroupId, Purpose, QueueRef, TimerKind};
 use nameserver_core::names::TopicName;
@@ -384,19 +385,17 @@ impl ConsumerActor {
         if commit > 0 && master {
             sys_flag |= FLAG_COMMIT_OFFSET;
         }
-        let cmd = RemotingCommand::request(RequestCode::PullMessage)
-            .with_field("consumerGroup", self.group.as_str())
-            .with_field("topic", self.client.topic.as_str())
-            .with_field("queueId", q.1.to_string())
-            .with_field("queueOffset", state.next.to_string())
-            .with_field("maxMsgNums", PULL_BATCH.to_string())
-            .with_field("sysFlag", sys_flag.to_string())
-            .with_field("commitOffset", commit.to_string())
-            .with_field("suspendTimeoutMillis", "15000")
-            .with_field("subscription", "*")
-            .with_field("subVersion", "0");
+        let pull = PullHeader {
+            group: self.group.clone(),
+            topic: self.client.topic.clone(),
+            queue: q.1,
+            offset: state.next,
+            max_msgs: PULL_BATCH,
+            sys_flag,
+            commit: Some(commit),
+        };
         let r = QueueRef { group: q.0, queue: q.1, take: state.take };
-        cx.request(source, cmd, Purpose::Pull(r), PULL_TIMEOUT_MS);
+        cx.request(source, pull.request(), Purpose::Pull(r), PULL_TIMEOUT_MS);
         if let Some(previous) = self.sources.insert(q.0, source).filter(|p| *p != source) {
             let role = if master { "master" } else { "slave" };
             let why = if master { "" } else { ": the route has no master" };
@@ -494,24 +493,23 @@ impl ConsumerActor {
             cx.trace(TraceKind::Offset, line);
             return false;
         };
-        let cmd = RemotingCommand::request(RequestCode::UpdateConsumerOffset)
-            .with_field("consumerGroup", self.group.as_str())
-            .with_field("topic", self.client.topic.as_str())
-            .with_field("queueId", q.1.to_string())
-            .with_field("commitOffset", offset.to_string())
-            .with_field("brokerName", name.as_str());
-        cx.oneway(broker, cmd);
+        let commit = CommitHeader {
+            group: self.group.clone(),
+            topic: self.client.topic.clone(),
+            queue: Some(q.1),
+            offset: Some(offset),
+            broker: name,
+        };
+        cx.oneway(broker, commit.request());
         true
     }
 
     /// An answer to one of this consumer's requests.
-    pub fn on_response(
-        &mut self,
-        purpose: Purpose,
-        result: Result<RemotingCommand, Failure>,
-        from: NodeId,
-        cx: &mut Cx<'_>,
-    ) {
+    pub fn on_response(&mut self, purpose: Purpose, result: Result<Message, Failure>, from: NodeId, cx: &mut Cx<'_>) {
+        if let Purpose::Pull(r) = purpose {
+            return self.on_pull_answer(r, result, from, cx);
+        }
+        let result = result.map(Message::into_command);
         match purpose {
             Purpose::RoutePoll => {
                 let topic = self.client.topic.to_string();
@@ -533,7 +531,6 @@ impl ConsumerActor {
                     }
                 }
             },
-            Purpose::Pull(r) => self.on_pull_answer(r, result, from, cx),
             Purpose::Heartbeat => {
                 if let Err(failure) = result {
                     heartbeat_failed(from, failure, cx);
@@ -575,15 +572,15 @@ impl ConsumerActor {
         }
     }
 
-    fn on_pull_answer(&mut self, r: QueueRef, result: Result<RemotingCommand, Failure>, from: NodeId, cx: &mut Cx<'_>) {
+    fn on_pull_answer(&mut self, r: QueueRef, result: Result<Message, Failure>, from: NodeId, cx: &mut Cx<'_>) {
         let q = (r.group, r.queue);
         // An answer for a dropped queue is not consumed (its `ProcessQueue` is dropped).
         let Some(state) = self.state_for(r).filter(|s| s.in_flight) else { return };
         state.in_flight = false;
         match result {
-            Ok(reply) if matches!(reply.response_code(), ResponseCode::Success | ResponseCode::PullNotFound) => {
-                let next: u64 = reply.field("nextBeginOffset").and_then(|n| n.parse().ok()).unwrap_or(state.next);
-                if reply.response_code() == ResponseCode::Success && next > state.next {
+            Ok(reply) if matches!(reply.head().response_code(), ResponseCode::Success | ResponseCode::PullNotFound) => {
+                let next = reply.header::<PullAnswer>().next_begin.unwrap_or(state.next);
+                if reply.head().response_code() == ResponseCode::Success && next > state.next {
                     let (begin, commit) = (state.next, state.consumed);
                     state.next = next;
                     state.consumed = state.consumed.max(next);
@@ -599,7 +596,7 @@ impl ConsumerActor {
             Ok(reply) => {
                 cx.trace(
                     TraceKind::Info,
-                    alloc::format!("pull from {} failed: code {}", cx.dir.name(from), reply.code),
+                    alloc::format!("pull from {} failed: code {}", cx.dir.name(from), reply.head().code),
                 );
                 self.retry_later(q.0, cx);
             }

@@ -12,6 +12,7 @@ use core::time::Duration;
 
 use crate::actors::broker::DEFAULT_TOPIC;
 use crate::actors::client::{CLIENT_API_TIMEOUT_MS, ClientCore, heartbeat_failed};
+use crate::node::message::{Message, SendAnswer, SendHeader};
 use crate::node::trace::{NodeId, TraceKind};
 use crate::node::{Cx, Effect, Failure, GroupId, Purpose, SendAttempt, SendOutcome, SendRecord, TimerKind};
 use crate::scenario::Profile;
@@ -257,13 +258,14 @@ impl ProducerActor {
             self.no_route(cx);
             return;
         };
-        let cmd = RemotingCommand::request(RequestCode::SendMessage)
-            .with_field("producerGroup", alloc::format!("{}_GROUP", cx.dir.name(cx.me)))
-            .with_field("topic", self.client.topic.as_str())
-            .with_field("defaultTopic", DEFAULT_TOPIC)
-            .with_field("defaultTopicQueueNums", DEFAULT_TOPIC_QUEUE_NUMS.to_string())
-            .with_field("queueId", queue.queue.to_string())
-            .with_body(alloc::format!("message {call_id} from {}", cx.dir.name(cx.me)));
+        let header = SendHeader {
+            producer_group: alloc::format!("{}_GROUP", cx.dir.name(cx.me)),
+            topic: self.client.topic.clone(),
+            default_topic: TopicName::from(DEFAULT_TOPIC),
+            default_queue_nums: Some(DEFAULT_TOPIC_QUEUE_NUMS),
+            queue: Some(queue.queue),
+        };
+        let cmd = header.request(alloc::format!("message {call_id} from {}", cx.dir.name(cx.me)));
         let call = self.current.as_mut().expect("checked above");
         call.attempts.push(SendAttempt { group: queue.group, at: cx.now, failure: None });
         call.brokers_sent.push(queue.broker.clone());
@@ -355,13 +357,11 @@ impl ProducerActor {
     }
 
     /// An answer to one of this producer's requests.
-    pub fn on_response(
-        &mut self,
-        purpose: Purpose,
-        result: Result<RemotingCommand, Failure>,
-        from: NodeId,
-        cx: &mut Cx<'_>,
-    ) {
+    pub fn on_response(&mut self, purpose: Purpose, result: Result<Message, Failure>, from: NodeId, cx: &mut Cx<'_>) {
+        if let Purpose::Send { send, group, queue } = purpose {
+            return self.on_send_answer(send, group, queue, result, cx);
+        }
+        let result = result.map(Message::into_command);
         match purpose {
             Purpose::RoutePoll => {
                 let topic = self.client.topic.to_string();
@@ -390,7 +390,6 @@ impl ProducerActor {
                     self.attempt(cx);
                 }
             }
-            Purpose::Send { send, group, queue } => self.on_send_answer(send, group, queue, result, cx),
             Purpose::Heartbeat => {
                 if let Err(failure) = result {
                     heartbeat_failed(from, failure, cx);
@@ -405,7 +404,7 @@ impl ProducerActor {
         send: u64,
         group: GroupId,
         queue: i32,
-        result: Result<RemotingCommand, Failure>,
+        result: Result<Message, Failure>,
         cx: &mut Cx<'_>,
     ) {
         let Some(call) = self.current.as_mut().filter(|c| c.id == send) else { return };
@@ -414,10 +413,11 @@ impl ProducerActor {
         let latency = cx.now.saturating_since(attempt_started).as_millis() as u64;
         let topic = &self.client.topic;
         match result {
-            Ok(reply) if reply.response_code() == ResponseCode::Success => {
+            Ok(reply) if reply.head().response_code() == ResponseCode::Success => {
                 // The commonest line of all, written in one go.
-                let offset = reply.field("queueOffset").unwrap_or("0");
-                let msg_id = reply.field("msgId").unwrap_or("");
+                let answer = reply.header::<SendAnswer>();
+                let offset = answer.offset.unwrap_or(0);
+                let msg_id = answer.msg_id.as_deref().unwrap_or("");
                 cx.trace(
                     TraceKind::SendOk,
                     alloc::format!(
@@ -430,11 +430,11 @@ impl ProducerActor {
             }
             Ok(reply) => {
                 let mq = alloc::format!("MessageQueue [topic={topic}, brokerName={broker}, queueId={queue}]");
-                let remark = reply.remark.clone().unwrap_or_default();
+                let remark = reply.head().remark.clone().unwrap_or_default();
                 call.last_broker = Some(broker.clone());
                 cx.trace(
                     TraceKind::SendRetry,
-                    alloc::format!("send to {mq} failed: code {} {remark}, resend at once", reply.code),
+                    alloc::format!("send to {mq} failed: code {} {remark}, resend at once", reply.head().code),
                 );
                 self.update_fault_item(&broker, latency, false, cx);
                 self.attempt(cx);

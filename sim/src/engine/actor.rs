@@ -12,11 +12,11 @@ use crate::actors::producer::ProducerActor;
 use crate::engine::namesrv::NsNode;
 use crate::engine::net::Payload;
 use crate::engine::queue::{CLASS_NORMAL, Ev};
+use crate::node::message::Message;
 use crate::node::trace::{NodeId, TraceKind};
 use crate::node::{Cx, Effect, Failure, GroupId, NodeState, Purpose, Role, TimerKind};
 use crate::scenario::NodeSpec;
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
-use nameserver_core::protocol::RemotingCommand;
 use nameserver_core::protocol::body::TopicConfig;
 use nameserver_core::time::Instant;
 
@@ -194,18 +194,18 @@ impl Sim {
 
     pub(crate) fn apply_effect(&mut self, me: NodeId, effect: Effect) {
         match effect {
-            Effect::Request { to, cmd, purpose, timeout_ms } => {
-                let opaque = cmd.opaque;
-                let Some(conn) = self.send_to(me, to, cmd) else { return };
+            Effect::Request { to, msg, purpose, timeout_ms } => {
+                let opaque = msg.cmd.opaque;
+                let Some(conn) = self.send_to(me, to, msg) else { return };
                 let deadline = self.now + Duration::from_millis(timeout_ms);
                 let incarnation = self.node(me).incarnation;
                 self.node_mut(me).pending.insert(opaque, Pending { conn, to, purpose, deadline });
                 self.schedule(deadline, CLASS_NORMAL, Ev::Timeout(me, opaque, incarnation));
             }
-            Effect::Oneway { to, cmd } => {
-                self.send_to(me, to, cmd);
+            Effect::Oneway { to, msg } => {
+                self.send_to(me, to, msg);
             }
-            Effect::Reply { conn, cmd } => self.send_on(conn, me, cmd),
+            Effect::Reply { conn, msg } => self.send_on(conn, me, msg),
             Effect::Timer(kind, at) => {
                 // A deadline that passed while the process was frozen is due now.
                 let at = at.max(self.now);
@@ -228,13 +228,7 @@ impl Sim {
         }
     }
 
-    pub(crate) fn respond(
-        &mut self,
-        node: NodeId,
-        purpose: Purpose,
-        result: Result<RemotingCommand, Failure>,
-        from: NodeId,
-    ) {
+    pub(crate) fn respond(&mut self, node: NodeId, purpose: Purpose, result: Result<Message, Failure>, from: NodeId) {
         self.with_actor(node, |actor, cx| match actor {
             Actor::Broker(b) => b.on_response(purpose, result, cx),
             Actor::Producer(p) => p.on_response(purpose, result, from, cx),

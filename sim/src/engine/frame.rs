@@ -1,15 +1,17 @@
-//! A frame in flight: the command it carries, encoded only when someone reads its bytes.
+//! A frame in flight: the message it carries, encoded only when someone reads its bytes.
 //!
-//! Actors exchange commands; encoding every one at send time and decoding it at arrival cost
-//! most of a simulated hour, for bytes nobody read. A command whose bytes decode back to
-//! itself travels as it is, and [`Frame::bytes`] encodes it on demand (the message inspector,
-//! the state hash) into the same bytes as at send time. Any other command is encoded when
+//! Actors exchange messages (commands, their headers typed where both ends are actors:
+//! `node/message.rs`); encoding every one at send time and decoding it at arrival cost most
+//! of a simulated hour, for bytes nobody read. A message whose bytes decode back to its
+//! command travels as it is, and [`Frame::bytes`] encodes it on demand (the message
+//! inspector, the state hash) into the same bytes as at send time. Any other is encoded when
 //! sent and decoded on arrival, as the wire would have it.
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use core::hash::{Hash, Hasher};
 
+use crate::node::message::Message;
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::protocol::{RemotingCommand, SerializeType};
 
@@ -19,20 +21,20 @@ pub struct Frame(Carried);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Carried {
-    /// A command equal to the decoding of its own encoding.
-    Command(RemotingCommand),
+    /// A message whose command equals the decoding of its own encoding.
+    Message(Message),
     /// The encoding of a command that would not decode back to itself.
     Bytes(Vec<u8>),
 }
 
 impl Frame {
-    /// The frame of `cmd`, or `None` if it cannot be encoded (the sender then sends nothing).
+    /// The frame of `msg`, or `None` if it cannot be encoded (the sender then sends nothing).
     #[must_use]
-    pub(crate) fn of(cmd: RemotingCommand) -> Option<Self> {
-        if decodes_to_itself(&cmd) {
-            return Some(Self(Carried::Command(cmd)));
+    pub(crate) fn of(msg: Message) -> Option<Self> {
+        if decodes_to_itself(&msg) {
+            return Some(Self(Carried::Message(msg)));
         }
-        codec::encode_to_vec(&cmd).ok().map(|bytes| Self(Carried::Bytes(bytes)))
+        codec::encode_to_vec(&msg.command()).ok().map(|bytes| Self(Carried::Bytes(bytes)))
     }
 
     /// The frame's bytes, as `codec::encode` writes its command.
@@ -40,7 +42,7 @@ impl Frame {
     pub fn bytes(&self) -> Cow<'_, [u8]> {
         match &self.0 {
             // `of` kept only commands that encode.
-            Carried::Command(cmd) => Cow::Owned(codec::encode_to_vec(cmd).unwrap_or_default()),
+            Carried::Message(msg) => Cow::Owned(codec::encode_to_vec(&msg.command()).unwrap_or_default()),
             Carried::Bytes(bytes) => Cow::Borrowed(bytes),
         }
     }
@@ -50,16 +52,16 @@ impl Frame {
     #[must_use]
     pub fn command(&self) -> Option<Cow<'_, RemotingCommand>> {
         match &self.0 {
-            Carried::Command(cmd) => Some(Cow::Borrowed(cmd)),
+            Carried::Message(msg) => Some(msg.command()),
             Carried::Bytes(bytes) => decode(bytes).map(Cow::Owned),
         }
     }
 
-    /// [`Self::command`], taken.
-    pub(crate) fn into_command(self) -> Option<RemotingCommand> {
+    /// The message its receiver reads: [`Self::command`], its header still typed if it was.
+    pub(crate) fn into_message(self) -> Option<Message> {
         match self.0 {
-            Carried::Command(cmd) => Some(cmd),
-            Carried::Bytes(bytes) => decode(&bytes),
+            Carried::Message(msg) => Some(msg),
+            Carried::Bytes(bytes) => decode(&bytes).map(Message::from),
         }
     }
 }
@@ -76,17 +78,17 @@ fn decode(bytes: &[u8]) -> Option<RemotingCommand> {
     codec::decode(bytes, &Limits::DEFAULT).ok().flatten().map(|(cmd, _)| cmd)
 }
 
-/// Whether decoding `cmd`'s encoding gives `cmd` back: the JSON header carries every field
-/// and its strings exactly, the decoder sets `ext_fields_lossy` only for input our encoder
-/// never writes, and a frame within the decoder's limit is read whole. The size is bounded
-/// from above (JSON escapes a byte into at most six), so a command near the limit goes the
-/// exact way, as bytes.
-fn decodes_to_itself(cmd: &RemotingCommand) -> bool {
+/// Whether decoding `msg`'s encoding gives its command back: the JSON header carries every
+/// field and its strings exactly, the decoder sets `ext_fields_lossy` only for input our
+/// encoder never writes, and a frame within the decoder's limit is read whole. The size is
+/// bounded from above (JSON escapes a byte into at most six), so a command near the limit goes
+/// the exact way, as bytes.
+fn decodes_to_itself(msg: &Message) -> bool {
+    let cmd = msg.head();
     if cmd.serialize_type != SerializeType::Json || cmd.ext_fields_lossy {
         return false;
     }
-    let text = cmd.remark.as_ref().map_or(0, alloc::string::String::len)
-        + cmd.ext_fields.iter().flatten().map(|(k, v)| k.len() + v.len() + 8).sum::<usize>();
+    let text = cmd.remark.as_ref().map_or(0, alloc::string::String::len) + msg.fields_text_bound();
     FIXED_HEADER + 6 * text + cmd.body.len() <= Limits::DEFAULT.max_frame
 }
 
@@ -142,7 +144,7 @@ mod tests {
         #[test]
         fn a_frame_reads_as_its_bytes_decode(cmd in command()) {
             let sent = codec::encode_to_vec(&cmd).expect("small commands encode");
-            let frame = Frame::of(cmd).expect("small commands encode");
+            let frame = Frame::of(cmd.into()).expect("small commands encode");
             let bytes = frame.bytes();
             prop_assert_eq!(bytes.as_ref(), sent.as_slice());
             let decoded = codec::decode(&sent, &Limits::DEFAULT).expect("it decodes").map(|(cmd, _)| cmd);
@@ -154,10 +156,10 @@ mod tests {
     fn a_command_over_the_frame_limit_travels_as_bytes_that_do_not_decode() {
         let mut cmd = RemotingCommand::default().with_header_fields();
         cmd.body = alloc::vec![0; Limits::DEFAULT.max_frame];
-        let frame = Frame::of(cmd).expect("it encodes");
+        let frame = Frame::of(cmd.into()).expect("it encodes");
         assert!(matches!(frame.0, Carried::Bytes(_)));
         assert_eq!(frame.command(), None, "the receiver's decoder refuses it");
         let empty = RemotingCommand { ext_fields: Some(BTreeMap::new()), ..RemotingCommand::default() };
-        assert!(matches!(Frame::of(empty).map(|f| f.0), Some(Carried::Command(_))));
+        assert!(matches!(Frame::of(empty.into()).map(|f| f.0), Some(Carried::Message(_))));
     }
 }

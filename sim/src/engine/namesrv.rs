@@ -75,7 +75,7 @@ impl Sim {
                     {
                         self.remember_route_answer(&cmd.body);
                     }
-                    self.send_on(conn, node, cmd);
+                    self.send_on(conn, node, cmd.into());
                 }
                 Output::Close { conn } => self.close_conn(conn, node, Payload::Fin),
                 Output::Events(events) => {

@@ -12,6 +12,7 @@ use crate::engine::frame::Frame;
 use crate::engine::history::WireRecord;
 use crate::engine::net::{Category, Label, Link, Payload, WireType};
 use crate::engine::queue::{CLASS_NORMAL, Ev};
+use crate::node::message::Message;
 use crate::node::trace::{NodeId, TraceKind};
 use crate::node::{Failure, NodeState, Role};
 use nameserver_core::names::ConnId;
@@ -20,7 +21,7 @@ use nameserver_core::time::Instant;
 
 impl Sim {
     /// Sends a request from `me` to `to`, opening a connection if needed.
-    pub(crate) fn send_to(&mut self, me: NodeId, to: NodeId, cmd: RemotingCommand) -> Option<ConnId> {
+    pub(crate) fn send_to(&mut self, me: NodeId, to: NodeId, msg: Message) -> Option<ConnId> {
         let existing =
             self.node(me).conns.get(&to).copied().filter(|c| self.net.conns.get(c).is_some_and(|c| c.client_open));
         let conn = match existing {
@@ -31,17 +32,17 @@ impl Sim {
                 conn
             }
         };
-        self.send_on(conn, me, cmd);
+        self.send_on(conn, me, msg);
         Some(conn)
     }
 
-    /// Puts `cmd` on `conn` from `me` (nothing, as before, if it cannot be encoded).
-    pub(crate) fn send_on(&mut self, conn: ConnId, me: NodeId, cmd: RemotingCommand) {
+    /// Puts `msg` on `conn` from `me` (nothing, as before, if it cannot be encoded).
+    pub(crate) fn send_on(&mut self, conn: ConnId, me: NodeId, msg: Message) {
         if !self.net.conns.get(&conn).is_some_and(|c| c.open_at(me)) {
             return;
         }
-        let label = self.label(me, &cmd);
-        let Some(frame) = Frame::of(cmd) else { return };
+        let label = self.label(me, msg.head());
+        let Some(frame) = Frame::of(msg) else { return };
         self.transmit(conn, me, Payload::Frame(frame), Some(label));
     }
 
@@ -202,7 +203,7 @@ impl Sim {
     }
 
     pub(crate) fn deliver_frame(&mut self, to: NodeId, from: NodeId, conn: ConnId, frame: Frame) {
-        let Some(cmd) = frame.into_command() else {
+        let Some(msg) = frame.into_message() else {
             self.trace_line(to, TraceKind::Info, String::from("decode exception, close the channel"));
             self.close_conn(conn, to, Payload::Fin);
             return;
@@ -217,23 +218,24 @@ impl Sim {
                 self.ns_input(to, nameserver_core::Input::Connected { conn, remote });
             }
         }
-        if cmd.is_response() {
-            let Some(pending) = self.node(to).pending.get(&cmd.opaque).cloned() else { return };
+        let (is_response, opaque) = (msg.head().is_response(), msg.head().opaque);
+        if is_response {
+            let Some(pending) = self.node(to).pending.get(&opaque).cloned() else { return };
             if pending.conn != conn {
                 return;
             }
-            self.node_mut(to).pending.remove(&cmd.opaque);
-            self.respond(to, pending.purpose, Ok(cmd), pending.to);
+            self.node_mut(to).pending.remove(&opaque);
+            self.respond(to, pending.purpose, Ok(msg), pending.to);
             return;
         }
         match self.node(to).role {
             Role::NameServer => {
                 self.touch_conn(to, conn);
-                self.ns_input(to, nameserver_core::Input::Received { conn, cmd });
+                self.ns_input(to, nameserver_core::Input::Received { conn, cmd: msg.into_command() });
             }
             Role::Broker => self.with_actor(to, |actor, cx| {
                 if let Actor::Broker(b) = actor {
-                    b.on_request(conn, &cmd, from, cx);
+                    b.on_request(conn, &msg, from, cx);
                 }
             }),
             Role::Producer | Role::Consumer => {}

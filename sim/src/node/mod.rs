@@ -2,6 +2,7 @@
 //! through, the effects an actor can ask for, its trace lines). The actors are written against
 //! it and the engine carries it out, so it sits below both.
 
+pub(crate) mod message;
 pub(crate) mod trace;
 
 use alloc::collections::BTreeMap;
@@ -9,8 +10,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::scenario::{NodeSpec, Profile, Scenario};
+use message::Message;
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
-use nameserver_core::protocol::RemotingCommand;
 use nameserver_core::time::Instant;
 use trace::{NodeId, TraceKind};
 
@@ -379,7 +380,7 @@ pub enum Effect {
         /// To whom.
         to: NodeId,
         /// The request (its opaque already assigned).
-        cmd: RemotingCommand,
+        msg: Message,
         /// What it is for.
         purpose: Purpose,
         /// Milliseconds to wait for the answer.
@@ -390,14 +391,14 @@ pub enum Effect {
         /// To whom.
         to: NodeId,
         /// The request.
-        cmd: RemotingCommand,
+        msg: Message,
     },
     /// Answer on a connection.
     Reply {
         /// The connection the request came on.
         conn: ConnId,
         /// The response.
-        cmd: RemotingCommand,
+        msg: Message,
     },
     /// Arm (or move) a timer.
     Timer(TimerKind, Instant),
@@ -437,27 +438,31 @@ pub struct Cx<'a> {
 impl Cx<'_> {
     /// Sends a request; the answer comes back through the actor's response handler with
     /// `purpose`. Returns the opaque used.
-    pub fn request(&mut self, to: NodeId, mut cmd: RemotingCommand, purpose: Purpose, timeout_ms: u64) -> i32 {
-        cmd.opaque = *self.next_opaque;
-        *self.next_opaque = self.next_opaque.wrapping_add(1);
-        cmd.version = self.dir.profile.wire_version();
-        let opaque = cmd.opaque;
-        self.effects.push(Effect::Request { to, cmd, purpose, timeout_ms });
+    pub fn request(&mut self, to: NodeId, msg: impl Into<Message>, purpose: Purpose, timeout_ms: u64) -> i32 {
+        let msg = self.stamped(msg.into());
+        let opaque = msg.cmd.opaque;
+        self.effects.push(Effect::Request { to, msg, purpose, timeout_ms });
         opaque
     }
 
     /// Sends a oneway request.
-    pub fn oneway(&mut self, to: NodeId, mut cmd: RemotingCommand) {
-        cmd.opaque = *self.next_opaque;
-        *self.next_opaque = self.next_opaque.wrapping_add(1);
-        cmd.version = self.dir.profile.wire_version();
-        cmd.flag |= nameserver_core::protocol::FLAG_ONEWAY;
-        self.effects.push(Effect::Oneway { to, cmd });
+    pub fn oneway(&mut self, to: NodeId, msg: impl Into<Message>) {
+        let mut msg = self.stamped(msg.into());
+        msg.cmd.flag |= nameserver_core::protocol::FLAG_ONEWAY;
+        self.effects.push(Effect::Oneway { to, msg });
     }
 
     /// Answers a request.
-    pub fn reply(&mut self, conn: ConnId, cmd: RemotingCommand) {
-        self.effects.push(Effect::Reply { conn, cmd });
+    pub fn reply(&mut self, conn: ConnId, msg: impl Into<Message>) {
+        self.effects.push(Effect::Reply { conn, msg: msg.into() });
+    }
+
+    /// A request with the next opaque and the profile's version.
+    fn stamped(&mut self, mut msg: Message) -> Message {
+        msg.cmd.opaque = *self.next_opaque;
+        *self.next_opaque = self.next_opaque.wrapping_add(1);
+        msg.cmd.version = self.dir.profile.wire_version();
+        msg
     }
 
     /// Arms a timer at `at`.
