@@ -2,6 +2,7 @@
 //! through, the effects an actor can ask for, its trace lines). The actors are written against
 //! it and the engine carries it out, so it sits below both.
 
+pub(crate) mod operands;
 pub(crate) mod trace;
 
 use alloc::collections::BTreeMap;
@@ -12,6 +13,7 @@ use crate::scenario::{NodeSpec, Profile, Scenario};
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
 use nameserver_core::protocol::RemotingCommand;
 use nameserver_core::time::Instant;
+use operands::Operands;
 use trace::{NodeId, TraceKind};
 
 /// A broker group, by index in the directory's groups ([`Directory::group_name`] names it).
@@ -403,8 +405,8 @@ pub enum Effect {
     Timer(TimerKind, Instant),
     /// Disarm a timer.
     CancelTimer(TimerKind),
-    /// Write a trace line.
-    Trace(TraceKind, String),
+    /// Write a trace line, with the operands of the rule behind it if one decided it.
+    Trace(TraceKind, String, Option<Operands>),
     /// Close the client connection to this node (e.g. after a timeout).
     CloseTo(NodeId),
     /// The process exits (graceful shutdown done).
@@ -472,7 +474,12 @@ impl Cx<'_> {
 
     /// Writes a trace line.
     pub fn trace(&mut self, kind: TraceKind, text: String) {
-        self.effects.push(Effect::Trace(kind, text));
+        self.effects.push(Effect::Trace(kind, text, None));
+    }
+
+    /// Writes a trace line with the operands of the rule behind it.
+    pub fn trace_rule(&mut self, kind: TraceKind, text: String, operands: Operands) {
+        self.effects.push(Effect::Trace(kind, text, Some(operands)));
     }
 
     /// Asks for another effect.

@@ -18,7 +18,9 @@ mod routes;
 
 pub use cluster::ClusterView;
 pub use cursor::{Cursor, Delta};
-pub use history::{BranchInfo, FaultInfo, Measurement, SendAttemptInfo, SendInfo, StaleWindow, TraceEvent};
+pub use history::{
+    BranchInfo, FaultInfo, Measurement, RuleOperands, SendAttemptInfo, SendInfo, StaleWindow, TraceEvent,
+};
 pub use lacks::{BrokerLack, Lacks, MissingBroker, TopicLack};
 pub use live::{DaemonAnswer, DaemonView, LiveRequest, LogLine, ViewStep};
 pub use nodes::{ConsumerInfo, ConsumerQueue, FlightInfo, IsolationInfo, LinkInfo, NodeInfo, TimerInfo, WireEvent};
