@@ -95,7 +95,7 @@ const compare = new Compare(
 );
 const lessonEls = els("title text wait wait-text skip question context continue replay free progress fold", "lesson-");
 const lesson = new LessonRunner(store, source, { panel: $("lesson"), ...lessonEls });
-new RuleCard(store, $("diagram-wrap"), $("diagram"));
+new RuleCard(store, $("diagram-wrap"), $("diagram"), $("lesson"));
 const loop = new Loop((now) => playback.frame(now));
 const reduced = matchMedia("(prefers-reduced-motion: reduce)");
 const viewEls = els(

@@ -99,31 +99,33 @@ export function ruleCard(line, nodes) {
   }
 }
 
-// Where the card goes beside a node's box inside the wrap (both as client rects): right, left,
-// below or above, the first side where it fits whole without covering the box; else the side
-// with the most room, kept inside the wrap.
-export function placeBeside(box, card, wrap, gap = 8) {
+// Where the card goes beside a node's box within `area` (client rects): right, left, below or
+// above, the first side where it fits whole without covering the box; else the side with the
+// most room, kept inside the area. Client coordinates.
+export function placeBeside(box, card, area, gap = 8) {
   const sides = [
-    { side: "right", x: box.right + gap, y: box.top, room: wrap.right - box.right - gap - card.width },
-    { side: "left", x: box.left - gap - card.width, y: box.top, room: box.left - gap - card.width - wrap.left },
-    { side: "below", x: box.left, y: box.bottom + gap, room: wrap.bottom - box.bottom - gap - card.height },
-    { side: "above", x: box.left, y: box.top - gap - card.height, room: box.top - gap - card.height - wrap.top },
+    { side: "right", x: box.right + gap, y: box.top, room: area.right - box.right - gap - card.width },
+    { side: "left", x: box.left - gap - card.width, y: box.top, room: box.left - gap - card.width - area.left },
+    { side: "below", x: box.left, y: box.bottom + gap, room: area.bottom - box.bottom - gap - card.height },
+    { side: "above", x: box.left, y: box.top - gap - card.height, room: box.top - gap - card.height - area.top },
   ];
   const fits = sides.find((s) => s.room >= 0);
   const best = fits || sides.reduce((a, b) => (b.room > a.room ? b : a));
   const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
   let { x, y } = best;
-  if (best.side === "right" || best.side === "left") y = clamp(y, wrap.top, wrap.bottom - card.height);
-  else x = clamp(x, wrap.left, wrap.right - card.width);
-  return { side: best.side, x: x - wrap.left, y: y - wrap.top };
+  if (best.side === "right" || best.side === "left") y = clamp(y, area.top, area.bottom - card.height);
+  else x = clamp(x, area.left, area.right - card.width);
+  return { side: best.side, x, y };
 }
 
 export class RuleCard {
-  // `wrap`: the diagram's wrapper (the card is placed inside it); `svg`: the diagram.
-  constructor(store, wrap, svg) {
+  // `wrap`: the diagram's wrapper (the card is placed inside it); `svg`: the diagram; `sheet`:
+  // the lesson panel, which on a phone is a sheet fixed over the page's bottom.
+  constructor(store, wrap, svg, sheet) {
     this.store = store;
     this.wrap = wrap;
     this.svg = svg;
+    this.sheet = sheet;
     this.hit = null;
     this.key = null;
     this.el = document.createElement("aside");
@@ -181,9 +183,18 @@ export class RuleCard {
     const el = this.el;
     el.style.maxWidth = `${Math.min(280, Math.max(160, wrap.width - 16))}px`;
     const card = el.getBoundingClientRect();
-    const p = placeBeside(box, card, wrap);
+    // Where it can be seen: the diagram, on screen, above a sheet fixed over the page.
+    const area = {
+      left: wrap.left,
+      right: wrap.right,
+      top: Math.max(wrap.top, 0),
+      bottom: Math.min(wrap.bottom, window.innerHeight),
+    };
+    const sheet = this.sheet && !this.sheet.hidden && getComputedStyle(this.sheet).position === "fixed";
+    if (sheet) area.bottom = Math.min(area.bottom, this.sheet.getBoundingClientRect().top);
+    const p = placeBeside(box, card, area);
     el.dataset.side = p.side;
-    el.style.left = `${Math.round(p.x)}px`;
-    el.style.top = `${Math.round(p.y)}px`;
+    el.style.left = `${Math.round(p.x - wrap.left)}px`;
+    el.style.top = `${Math.round(p.y - wrap.top)}px`;
   }
 }
