@@ -219,7 +219,8 @@ test("first load weight", async () => {
   // with its headers), then live mode's view assembled in the wasm module (liveView, and lacks
   // in every ClusterView, the one rule of what a NameServer lacks, instead of the page's own
   // assembly and table comparisons: about 562 KB before, 592 KB after, 591 KB with live mode's
-  // modules loaded when it opens, as the offline copy still fetches them).
-  assert.ok(total <= 595 * 1024, `first load ${Math.round(total / 1024)} KB`);
+  // modules loaded when it opens, as the offline copy still fetches them), then the rule card
+  // (a module, its styles and the operands in the wasm module's view: 597 KB).
+  assert.ok(total <= 600 * 1024, `first load ${Math.round(total / 1024)} KB`);
   await ctx.close();
 });
