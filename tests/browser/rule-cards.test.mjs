@@ -104,102 +104,104 @@ function checkNumbers(card, line, names, what) {
   }
 }
 
-for (const [lang, words] of [
-  [
-    "en",
-    { expired: /last registration .* < now .* remove broker-b/, idle: /silent 120 s .* idle close, broker-b removed/ },
-  ],
-  ["zh", { expired: /最后注册 .* < 现在 .* 移除 broker-b/, idle: /此连接静默 120 s.*空闲关闭，移除 broker-b/ }],
+// Each language once and each size once (the words of both languages at every rule are
+// also checked in Node, tests/js/page/rule-card.test.mjs): the walks cost CI minutes.
+const WORDS = {
+  en: {
+    expired: /last registration .* < now .* remove broker-b/,
+    idle: /silent 120 s .* idle close, broker-b removed/,
+  },
+  zh: { expired: /最后注册 .* < 现在 .* 移除 broker-b/, idle: /此连接静默 120 s.*空闲关闭，移除 broker-b/ },
+};
+for (const [lang, size, viewport] of [
+  ["en", "desktop", DESKTOP],
+  ["zh", "phone", PHONE],
 ]) {
-  for (const [size, viewport] of [
-    ["desktop", DESKTOP],
-    ["phone", PHONE],
-  ]) {
-    const open = () =>
-      b.page({
-        path: `/www/index.html?lang=${lang}`,
-        viewport,
-        dashboard: false,
-        context: size === "phone" ? { isMobile: true, hasTouch: true } : {},
-      });
+  const words = WORDS[lang];
+  const open = () =>
+    b.page({
+      path: `/www/index.html?lang=${lang}`,
+      viewport,
+      dashboard: false,
+      context: size === "phone" ? { isMobile: true, hasTouch: true } : {},
+    });
 
-    test(`S1 rule cards: registration and route answers (${lang}, ${size})`, async () => {
+  test(`S1 rule cards: registration and route answers (${lang}, ${size})`, async () => {
+    const page = await open();
+    await startLesson(page, "S1");
+    // Step 2: NS-1 registers broker-a.
+    let frames = await playStep(page);
+    let { card, line } = await cardAndLine(page);
+    assert.equal(line.node, "NS-1");
+    assert.equal(line.kind, "registered");
+    checkFrames(frames, line, "registration");
+    checkNumbers(card, line, ["lastUpdate", "timeoutMs", "deadline"], "registration");
+    checkPlacement(card, "registration");
+    await shot(page, `rule-card-S1-registered-${lang}-${size}`);
+    // Step 3 (a prediction) straight to its event, then step 4: P1's route answer.
+    await next(page);
+    await reachGate(page);
+    assert.equal(await page.locator("[data-testid=rule-card]").isVisible(), false, "no rule card on S1 step 3");
+    frames = await playStep(page);
+    ({ card, line } = await cardAndLine(page));
+    assert.equal(line.node, "P1");
+    assert.equal(line.kind, "route-updated");
+    checkFrames(frames, line, "route answer");
+    checkNumbers(card, line, ["groups"], "route answer");
+    assert.equal(line.operands.groups, 2, "broker-a and broker-b");
+    checkPlacement(card, "route answer");
+    await shot(page, `rule-card-S1-route-${lang}-${size}`);
+    // Step 5: C1 asks NS-2, which knows no broker yet.
+    frames = await playStep(page);
+    ({ card, line } = await cardAndLine(page));
+    assert.equal(line.node, "C1");
+    checkFrames(frames, line, "TOPIC_NOT_EXIST");
+    assert.equal(card.rule, "topic-not-exist");
+    assert.equal(card.ops.code, "TOPIC_NOT_EXIST");
+    checkPlacement(card, "TOPIC_NOT_EXIST");
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
+  for (const idle of ["on", "off"]) {
+    test(`S5 rule card: ${idle === "on" ? "idle close" : "scan expiry, idle close off"} (${lang}, ${size})`, async () => {
       const page = await open();
-      await startLesson(page, "S1");
-      // Step 2: NS-1 registers broker-a.
-      let frames = await playStep(page);
-      let { card, line } = await cardAndLine(page);
+      await startLesson(page, "S5");
+      if (idle === "off") {
+        await clickInHeader(page, "about-open");
+        await page.click("[data-testid=idle-off]");
+        await settle(page);
+        await page.keyboard.press("Escape");
+      }
+      // Steps 2 and 3 straight to their events; step 4 plays to the removal.
+      for (let i = 0; i < 2; i++) {
+        await next(page);
+        await reachGate(page);
+      }
+      const frames = await playStep(page);
+      const { card, line } = await cardAndLine(page);
       assert.equal(line.node, "NS-1");
-      assert.equal(line.kind, "registered");
-      checkFrames(frames, line, "registration");
-      checkNumbers(card, line, ["lastUpdate", "timeoutMs", "deadline"], "registration");
-      checkPlacement(card, "registration");
-      await shot(page, `rule-card-S1-registered-${lang}-${size}`);
-      // Step 3 (a prediction) straight to its event, then step 4: P1's route answer.
-      await next(page);
-      await reachGate(page);
-      assert.equal(await page.locator("[data-testid=rule-card]").isVisible(), false, "no rule card on S1 step 3");
-      frames = await playStep(page);
-      ({ card, line } = await cardAndLine(page));
-      assert.equal(line.node, "P1");
-      assert.equal(line.kind, "route-updated");
-      checkFrames(frames, line, "route answer");
-      checkNumbers(card, line, ["groups"], "route answer");
-      assert.equal(line.operands.groups, 2, "broker-a and broker-b");
-      checkPlacement(card, "route answer");
-      await shot(page, `rule-card-S1-route-${lang}-${size}`);
-      // Step 5: C1 asks NS-2, which knows no broker yet.
-      frames = await playStep(page);
-      ({ card, line } = await cardAndLine(page));
-      assert.equal(line.node, "C1");
-      checkFrames(frames, line, "TOPIC_NOT_EXIST");
-      assert.equal(card.rule, "topic-not-exist");
-      assert.equal(card.ops.code, "TOPIC_NOT_EXIST");
-      checkPlacement(card, "TOPIC_NOT_EXIST");
+      assert.equal(line.kind, "unregistered");
+      checkFrames(frames, line, "removal");
+      if (idle === "on") {
+        checkNumbers(card, line, ["lastIo", "idleMs", "deadline", "now"], "idle close");
+        assert.match(card.text, words.idle);
+        assert.ok(card.terms.includes("idle"), "links the glossary's idle close");
+      } else {
+        checkNumbers(card, line, ["lastUpdate", "timeoutMs", "deadline", "now"], "scan expiry");
+        assert.equal(line.operands.now, line.at);
+        assert.ok(line.operands.deadline < line.operands.now);
+        assert.match(card.text, words.expired);
+        assert.ok(card.terms.includes("scan"), "links the glossary's scan");
+      }
+      checkPlacement(card, "removal");
+      await shot(page, `rule-card-S5-idle-${idle}-${lang}-${size}`);
+      // Back to the step's start: the rule has not fired yet, so no card.
+      await page.click("[data-testid=lesson-replay]");
+      await settle(page);
+      assert.equal(await page.locator("[data-testid=rule-card]").isVisible(), false, "replay hides the card");
       assert.deepEqual(page.errors, []);
       await page.context().close();
     });
-
-    for (const idle of ["on", "off"]) {
-      test(`S5 rule card: ${idle === "on" ? "idle close" : "scan expiry, idle close off"} (${lang}, ${size})`, async () => {
-        const page = await open();
-        await startLesson(page, "S5");
-        if (idle === "off") {
-          await clickInHeader(page, "about-open");
-          await page.click("[data-testid=idle-off]");
-          await settle(page);
-          await page.keyboard.press("Escape");
-        }
-        // Steps 2 and 3 straight to their events; step 4 plays to the removal.
-        for (let i = 0; i < 2; i++) {
-          await next(page);
-          await reachGate(page);
-        }
-        const frames = await playStep(page);
-        const { card, line } = await cardAndLine(page);
-        assert.equal(line.node, "NS-1");
-        assert.equal(line.kind, "unregistered");
-        checkFrames(frames, line, "removal");
-        if (idle === "on") {
-          checkNumbers(card, line, ["lastIo", "idleMs", "deadline", "now"], "idle close");
-          assert.match(card.text, words.idle);
-          assert.ok(card.terms.includes("idle"), "links the glossary's idle close");
-        } else {
-          checkNumbers(card, line, ["lastUpdate", "timeoutMs", "deadline", "now"], "scan expiry");
-          assert.equal(line.operands.now, line.at);
-          assert.ok(line.operands.deadline < line.operands.now);
-          assert.match(card.text, words.expired);
-          assert.ok(card.terms.includes("scan"), "links the glossary's scan");
-        }
-        checkPlacement(card, "removal");
-        await shot(page, `rule-card-S5-idle-${idle}-${lang}-${size}`);
-        // Back to the step's start: the rule has not fired yet, so no card.
-        await page.click("[data-testid=lesson-replay]");
-        await settle(page);
-        assert.equal(await page.locator("[data-testid=rule-card]").isVisible(), false, "replay hides the card");
-        assert.deepEqual(page.errors, []);
-        await page.context().close();
-      });
-    }
   }
 }
