@@ -319,7 +319,64 @@ kind: TraceKind,
 /**
  * The line.
  */
-text: string, };
+text: string, 
+/**
+ * The numbers of the rule that decided it, as the core gave them (absent: no rule).
+ */
+operands?: RuleOperands, };
+/**
+ * A rule's operands ([`Operands`]) as the page reads them: times in milliseconds, `rule`
+ * naming which.
+ */
+export type RuleOperands = { "rule": "registered", 
+/**
+ * This registration (ms).
+ */
+lastUpdate: number, 
+/**
+ * Its timeout (ms).
+ */
+timeoutMs: number, 
+/**
+ * When its removal clock runs out (ms).
+ */
+deadline: number, } | { "rule": "expired", 
+/**
+ * The last registration or heartbeat (ms).
+ */
+lastUpdate: number, 
+/**
+ * The timeout (ms).
+ */
+timeoutMs: number, 
+/**
+ * `lastUpdate + timeoutMs` (ms).
+ */
+deadline: number, 
+/**
+ * When the scan ran (ms).
+ */
+now: number, } | { "rule": "idle-close", 
+/**
+ * The connection's last read or write (ms).
+ */
+lastIo: number, 
+/**
+ * The idle time (ms).
+ */
+idleMs: number, 
+/**
+ * `lastIo + idleMs` (ms).
+ */
+deadline: number, 
+/**
+ * When it was closed (ms).
+ */
+now: number, } | { "rule": "route", 
+/**
+ * How many broker groups it listed.
+ */
+groups: number, } | { "rule": "topic-not-exist" };
 /**
  * A finished send with its attempts.
  */

@@ -18,6 +18,7 @@ import { Announcer } from "./app/announce.js";
 import { Panels } from "./panels/panels.js";
 import { Compare } from "./panels/compare.js";
 import { Glossary } from "./lessons/glossary.js";
+import { RuleCard } from "./panels/rule-card.js";
 import { PageView } from "./app/view.js";
 import { Playback } from "./app/playback.js";
 import { LiveMode } from "./app/live-mode.js";
@@ -94,6 +95,7 @@ const compare = new Compare(
 );
 const lessonEls = els("title text wait wait-text skip question context continue replay free progress fold", "lesson-");
 const lesson = new LessonRunner(store, source, { panel: $("lesson"), ...lessonEls });
+new RuleCard(store, $("diagram-wrap"), $("diagram"), $("lesson"));
 const loop = new Loop((now) => playback.frame(now));
 const reduced = matchMedia("(prefers-reduced-motion: reduce)");
 const viewEls = els(

@@ -15,18 +15,35 @@ use crate::excerpt::Excerpt;
 use crate::names::{BrokerAddr, BrokerId, BrokerName, ClusterName, ConnId, TopicName};
 use crate::protocol::RequestCode;
 use crate::protocol::body::QueueData;
+use crate::time::Instant;
 
-/// Why a broker instance was unregistered.
+/// Why a broker instance was unregistered, with the numbers the deciding rule compared (the
+/// page shows them as the rule fires; the log line does not).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnregisterReason {
     /// It sent UNREGISTER_BROKER (graceful shutdown).
     Request,
     /// The connection it registered on closed.
     ChannelClosed,
-    /// The connection it registered on was idle too long.
-    ChannelIdle,
-    /// Its heartbeat timed out in a scan.
-    Expired,
+    /// The connection it registered on was idle too long: nothing read or written since
+    /// `last_io`, and `last_io + idle_ms <= now`.
+    ChannelIdle {
+        /// The connection's last read or write.
+        last_io: Instant,
+        /// The idle time the driver closes by (`serverChannelMaxIdleTimeSeconds`).
+        idle_ms: u64,
+        /// When it was closed.
+        now: Instant,
+    },
+    /// Its heartbeat timed out in a scan: `last_update + timeout_ms < now`.
+    Expired {
+        /// Its last registration or heartbeat.
+        last_update: Instant,
+        /// Its timeout.
+        timeout_ms: u64,
+        /// When the scan ran.
+        now: Instant,
+    },
 }
 
 /// Something worth a log line.
@@ -50,6 +67,13 @@ pub enum Event {
         broker_id: BrokerId,
         /// HA address.
         ha_server_addr: String,
+        /// When it registered: its live entry's last update.
+        last_update: Instant,
+        /// Its timeout.
+        timeout_ms: u64,
+        /// When a scan may remove it unless it registers again (`last_update + timeout_ms`;
+        /// removed from one millisecond after).
+        deadline: Instant,
     },
     /// A registration was refused by the single-topic rule.
     RegistrationRejected {
@@ -89,6 +113,10 @@ pub enum Event {
         broker_addr: BrokerAddr,
         /// Its timeout.
         timeout_ms: u64,
+        /// Its last registration or heartbeat: `last_update + timeout_ms < now`.
+        last_update: Instant,
+        /// When the scan ran.
+        now: Instant,
     },
     /// A connection closed (or idled out) on which a broker had registered.
     ChannelDestroyed {
@@ -103,6 +131,12 @@ pub enum Event {
         conn: ConnId,
         /// The peer's address as the driver reported it.
         remote: String,
+        /// Its last read or write: `last_io + idle_ms <= now`.
+        last_io: Instant,
+        /// The idle time the driver closes by (`serverChannelMaxIdleTimeSeconds`).
+        idle_ms: u64,
+        /// When it was closed.
+        now: Instant,
     },
     /// A live entry was removed.
     BrokerUnregistered {
@@ -392,7 +426,7 @@ impl fmt::Display for Event {
             Self::TopicChanged { topic, old, new } => {
                 write!(f, "topic changed, {} OLD: {} NEW: {}", x(topic), Queue(old), Queue(new))
             }
-            Self::BrokerExpired { cluster, broker_addr, timeout_ms } => {
+            Self::BrokerExpired { cluster, broker_addr, timeout_ms, .. } => {
                 write!(f, "The broker channel expired, {} {timeout_ms}ms", AddrInfo(cluster, broker_addr))
             }
             Self::ChannelDestroyed { broker_addr, .. } => {

@@ -33,7 +33,8 @@
 //! `IdleStateHandler(0, 0, serverChannelMaxIdleTimeSeconds)`) with one [`server::IdleClock`]
 //! per connection: [`touch`](server::IdleClock::touch) it on every read and write, wake at its
 //! [`deadline`](server::IdleClock::deadline), and deliver [`Input::Idle`] once it has
-//! [`expired`](server::IdleClock::expired).
+//! [`expired`](server::IdleClock::expired), with its [`last`](server::IdleClock::last) read or
+//! write and the idle time it closed by: the events of the close quote both.
 //!
 //! `now` never goes backwards: a `now` earlier than the previous call's is taken as the
 //! previous one, in every build, so timestamps that arrive slightly out of order do no harm.

@@ -246,7 +246,9 @@ fn step(h: &mut Harness, r: &mut Reader<'_>) -> Option<()> {
         0 => drop(h.input(Input::Connected { conn: ConnId(conn), remote: format!("127.0.0.1:{conn}") })),
         1 => drop(h.input(Input::Disconnected { conn: ConnId(conn) })),
         2 => {
-            let out = h.input(Input::Idle { conn: ConnId(conn) });
+            let idle = core::time::Duration::from_secs(120);
+            let last_io = Instant::from_millis(h.now.saturating_sub(120_000));
+            let out = h.input(Input::Idle { conn: ConnId(conn), last_io, idle });
             assert!(out.contains(&Output::Close { conn: ConnId(conn) }));
         }
         3 => {

@@ -381,7 +381,11 @@ impl Session {
                     let idle = idle.unwrap_or(Duration::ZERO);
                     if self.idle_clock.expired(self.shared.observe.clock.now(), idle) {
                         self.idle_sent = true;
-                        if let Err(end) = self.forward(Inbound::Idle { conn: self.conn }) {
+                        if let Err(end) = self.forward(Inbound::Idle {
+                            conn: self.conn,
+                            last_io: self.idle_clock.last(),
+                            idle,
+                        }) {
                             return end;
                         }
                     } else {

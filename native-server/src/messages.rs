@@ -27,8 +27,9 @@ pub(crate) enum Inbound {
     /// any file it changed is written. It is no connection: it is neither counted nor logged
     /// as one.
     Request { cmd: RemotingCommand, at: Option<std::time::Instant>, reply: oneshot::Sender<RemotingCommand> },
-    /// Nothing was read or written for `serverChannelMaxIdleTimeSeconds`.
-    Idle { conn: ConnId },
+    /// Nothing was read or written for `serverChannelMaxIdleTimeSeconds` (`idle`) since
+    /// `last_io`.
+    Idle { conn: ConnId, last_io: nameserver_core::Instant, idle: std::time::Duration },
     /// Shutting down: the connection has handed over everything it received.
     Drained { conn: ConnId },
     /// The connection is closed.

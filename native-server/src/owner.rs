@@ -174,7 +174,7 @@ impl Owner {
                 }
                 self.console.answered(None, code, response, at, None);
             }
-            Inbound::Idle { conn } => self.step(Input::Idle { conn }),
+            Inbound::Idle { conn, last_io, idle } => self.step(Input::Idle { conn, last_io, idle }),
             Inbound::Drained { conn } => {
                 // Once every reply it is owed is queued, dropping the queue lets it flush and
                 // close.

@@ -38,6 +38,7 @@ pub use engine::net::{Category, Conn, Flight, Label, Link, Net, Payload, WireTyp
 pub use engine::rng::Rng;
 pub use engine::{Node, Sim};
 pub use nameserver_core::server::RemovalPath;
+pub use node::operands::Operands;
 pub use node::trace::{Fnv64, NodeId, TraceEntry, TraceKind};
 pub use node::{
     Directory, Failure, GroupId, NodeState, Purpose, QueueRef, Role, SendAttempt, SendOutcome, SendRecord, TimerKind,

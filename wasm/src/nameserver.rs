@@ -135,9 +135,18 @@ impl NameServer {
         self.input(now_ms, Input::Disconnected { conn: conn(conn_id)? })
     }
 
-    /// A connection was idle for `serverChannelMaxIdleTimeSeconds`.
-    pub fn idle(&mut self, conn_id: f64, now_ms: f64) -> Result<(), JsError> {
-        self.input(now_ms, Input::Idle { conn: conn(conn_id)? })
+    /// A connection was idle for `serverChannelMaxIdleTimeSeconds` since its last read or
+    /// write at `last_io_ms` (omitted: the idle time ran out just now, at
+    /// `now_ms - serverChannelMaxIdleTimeSeconds`). The event's operands quote both.
+    pub fn idle(&mut self, conn_id: f64, now_ms: f64, last_io_ms: Option<f64>) -> Result<(), JsError> {
+        let idle = core::time::Duration::from_secs(self.inner.config().server_channel_max_idle_time_seconds);
+        let last_io = match last_io_ms {
+            Some(ms) => millis(ms, "lastIoMs")?,
+            None => {
+                Instant::from_millis(instant(now_ms)?.as_millis().saturating_sub(nameserver_core::time::millis(idle)))
+            }
+        };
+        self.input(now_ms, Input::Idle { conn: conn(conn_id)?, last_io, idle })
     }
 
     /// Time passed (call at `pollTimeout()`).

@@ -22,8 +22,8 @@ mod tests {
     use nameserver_sim::view::{
         BranchInfo, BrokerInfo, BrokerLack, ClientRoute, ClockGap, ClusterView, ConsumerInfo, ConsumerQueue, Cursor,
         DaemonAnswer, DaemonView, Delta, FaultInfo, FlightInfo, IsolationInfo, Lacks, LinkInfo, LiveRequest, LogLine,
-        Measurement, MissingBroker, NodeInfo, QueueInfo, SendAttemptInfo, SendInfo, StaleWindow, TimerInfo, TopicLack,
-        TopicRoute, TraceEvent, ViewStep, WireEvent,
+        Measurement, MissingBroker, NodeInfo, QueueInfo, RuleOperands, SendAttemptInfo, SendInfo, StaleWindow,
+        TimerInfo, TopicLack, TopicRoute, TraceEvent, ViewStep, WireEvent,
     };
     use nameserver_sim::{Category, GroupId, IDLE_CLOSE, NodeState, Role, TimerKind, TraceKind};
     use ts_rs::{Config, TS};
@@ -112,6 +112,7 @@ mod tests {
         out.decl::<FlightInfo>();
         out.decl::<WireEvent>();
         out.decl::<TraceEvent>();
+        out.decl::<RuleOperands>();
         out.decl::<SendInfo>();
         out.decl::<SendAttemptInfo>();
         out.decl::<NsTables>();

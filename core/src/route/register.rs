@@ -219,6 +219,9 @@ impl RouteTable {
                 broker_name: name.clone(),
                 broker_id: broker.broker_id,
                 ha_server_addr: String::from(reg.ha_server_addr.unwrap_or("null")),
+                last_update: reg.now,
+                timeout_ms: crate::time::millis(timeout),
+                deadline: reg.now + timeout,
             }),
             // A new instance on a new connection: the old one's late UNREGISTER_BROKER must not
             // take it away (#11043), so remember who registered it before.

@@ -27,10 +27,38 @@ pub enum UnregisterSource {
     Request(ConnId),
     /// The registering connection closed.
     ChannelClosed,
-    /// The registering connection idled out.
-    ChannelIdle,
-    /// The heartbeat timed out.
-    Expired,
+    /// The registering connection idled out: nothing read or written since `last_io`.
+    ChannelIdle {
+        /// The connection's last read or write.
+        last_io: Instant,
+        /// The idle time the driver closed it by.
+        idle_ms: u64,
+        /// When it was closed.
+        now: Instant,
+    },
+    /// The heartbeat timed out in a scan at `now`.
+    Expired {
+        /// The last registration or heartbeat.
+        last_update: Instant,
+        /// The timeout.
+        timeout_ms: u64,
+        /// When the scan ran.
+        now: Instant,
+    },
+}
+
+impl UnregisterSource {
+    /// The reason an unregistration from here is logged with.
+    fn reason(self) -> UnregisterReason {
+        match self {
+            Self::Request(_) => UnregisterReason::Request,
+            Self::ChannelClosed => UnregisterReason::ChannelClosed,
+            Self::ChannelIdle { last_io, idle_ms, now } => UnregisterReason::ChannelIdle { last_io, idle_ms, now },
+            Self::Expired { last_update, timeout_ms, now } => {
+                UnregisterReason::Expired { last_update, timeout_ms, now }
+            }
+        }
+    }
 }
 
 /// One broker instance to unregister.
@@ -66,16 +94,10 @@ impl RouteTable {
             }
             self.superseded.remove(&key);
             if self.broker_live_table.remove(&key).is_some() {
-                let reason = match item.source {
-                    UnregisterSource::Request(_) => UnregisterReason::Request,
-                    UnregisterSource::ChannelClosed => UnregisterReason::ChannelClosed,
-                    UnregisterSource::ChannelIdle => UnregisterReason::ChannelIdle,
-                    UnregisterSource::Expired => UnregisterReason::Expired,
-                };
                 log.push(Event::BrokerUnregistered {
                     cluster: broker.cluster.clone(),
                     broker_addr: broker.broker_addr.clone(),
-                    reason,
+                    reason: item.source.reason(),
                 });
             }
             if self.filter_server_table.remove(&key).is_some() {
@@ -122,16 +144,22 @@ impl RouteTable {
     }
 
     /// Unregisters every instance whose latest registration arrived on `conn`
-    /// (`onChannelDestroy`). Returns how many there were.
-    pub fn on_channel_destroy(&mut self, conn: ConnId, idle: bool, log: &mut EventRun) -> usize {
-        let items = self.channel_items(conn, idle, log);
+    /// (`onChannelDestroy`), closed (`ChannelClosed`) or idled out (`ChannelIdle`). Returns
+    /// how many there were.
+    pub fn on_channel_destroy(&mut self, conn: ConnId, source: UnregisterSource, log: &mut EventRun) -> usize {
+        let items = self.channel_items(conn, source, log);
         self.unregister(&items, log);
         items.len()
     }
 
     /// What [`Self::on_channel_destroy`] unregisters, for callers that also need
     /// [`Self::unregister`]'s result (the groups whose lowest id changed).
-    pub(crate) fn channel_items(&mut self, conn: ConnId, idle: bool, log: &mut EventRun) -> Vec<UnregisterItem> {
+    pub(crate) fn channel_items(
+        &mut self,
+        conn: ConnId,
+        source: UnregisterSource,
+        log: &mut EventRun,
+    ) -> Vec<UnregisterItem> {
         // A closed connection sends nothing more: it needs no fence.
         self.superseded.retain(|_, old| {
             old.remove(&conn);
@@ -149,7 +177,7 @@ impl RouteTable {
                         broker_name: live.broker_name.clone(),
                         broker_id: live.broker_id,
                     },
-                    source: if idle { UnregisterSource::ChannelIdle } else { UnregisterSource::ChannelClosed },
+                    source,
                 }
             })
             .collect()
@@ -171,10 +199,13 @@ impl RouteTable {
             .iter()
             .filter(|(_, live)| now >= live.expired_from())
             .map(|(key, live)| {
+                let timeout_ms = crate::time::millis(live.heartbeat_timeout);
                 log.push(Event::BrokerExpired {
                     cluster: key.cluster.clone(),
                     broker_addr: key.broker_addr.clone(),
-                    timeout_ms: crate::time::millis(live.heartbeat_timeout),
+                    timeout_ms,
+                    last_update: live.last_update,
+                    now,
                 });
                 conns.push(live.conn);
                 UnregisterItem {
@@ -184,7 +215,7 @@ impl RouteTable {
                         broker_name: live.broker_name.clone(),
                         broker_id: live.broker_id,
                     },
-                    source: UnregisterSource::Expired,
+                    source: UnregisterSource::Expired { last_update: live.last_update, timeout_ms, now },
                 }
             })
             .collect();

@@ -28,7 +28,7 @@ use crate::limits::Limits;
 use crate::names::{ConnId, RequestId, TopicName};
 use crate::protocol::RemotingCommand;
 use crate::protocol::body::TopicRouteData;
-use crate::route::{RouteChanges, RouteFilter, RouteRecipe, RouteShape, RouteTable};
+use crate::route::{RouteChanges, RouteFilter, RouteRecipe, RouteShape, RouteTable, UnregisterSource};
 use crate::time::Instant;
 use outputs::OutputQueue;
 
@@ -62,6 +62,10 @@ pub enum Input {
     Idle {
         /// The connection.
         conn: ConnId,
+        /// Its last read or write ([`IdleClock::last`]).
+        last_io: Instant,
+        /// The idle time the driver closed it by.
+        idle: Duration,
     },
     /// The instant returned by [`NameServer::poll_timeout`] has passed.
     Timeout,
@@ -205,12 +209,13 @@ impl NameServer {
             }
             Input::Disconnected { conn } => {
                 self.conns.remove(&conn);
-                self.destroy_channel(conn, false);
+                self.destroy_channel(conn, UnregisterSource::ChannelClosed);
             }
-            Input::Idle { conn } => {
+            Input::Idle { conn, last_io, idle } => {
                 let remote = self.conns.remove(&conn).unwrap_or_else(|| alloc::format!("{conn}"));
-                self.out.push_event(Event::ChannelIdle { conn, remote });
-                self.destroy_channel(conn, true);
+                let (idle_ms, now) = (crate::time::millis(idle), self.now);
+                self.out.push_event(Event::ChannelIdle { conn, remote, last_io, idle_ms, now });
+                self.destroy_channel(conn, UnregisterSource::ChannelIdle { last_io, idle_ms, now });
                 self.out.push(Output::Close { conn });
             }
             Input::Timeout => {}
@@ -381,9 +386,9 @@ impl NameServer {
         self.next_scan = self.scan_at_or_after(self.now + Duration::from_millis(1));
     }
 
-    fn destroy_channel(&mut self, conn: ConnId, idle: bool) {
+    fn destroy_channel(&mut self, conn: ConnId, source: UnregisterSource) {
         let mut log = EventRun::new();
-        let items = self.routes.channel_items(conn, idle, &mut log);
+        let items = self.routes.channel_items(conn, source, &mut log);
         self.emit(log);
         self.unregister(&items);
     }

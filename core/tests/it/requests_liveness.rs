@@ -130,13 +130,21 @@ fn idle_connection_is_closed_and_its_broker_removed() {
     let mut ns = Ns::new();
     ns.input(Input::Connected { conn: ConnId(1), remote: "127.0.0.1:50000".into() });
     ns.register(&Broker::a0());
-    ns.at(120_000).input(Input::Idle { conn: ConnId(1) });
+    let idle = core::time::Duration::from_secs(120);
+    ns.at(120_000).input(Input::Idle { conn: ConnId(1), last_io: Instant::ZERO, idle });
     assert_eq!(ns.closes(), [ConnId(1)]);
-    assert!(ns.events().iter().any(|e| matches!(e, Event::ChannelIdle { remote, .. } if remote == "127.0.0.1:50000")));
+    // The numbers the rule compared come with the events: last read or write + idle <= now.
+    let (last_io, now) = (Instant::ZERO, Instant::from_millis(120_000));
     assert!(
-        ns.events()
-            .iter()
-            .any(|e| matches!(e, Event::BrokerUnregistered { reason: UnregisterReason::ChannelIdle, .. }))
+        ns.events().iter().any(|e| matches!(e, Event::ChannelIdle { remote, last_io: l, idle_ms: 120_000, now: n, .. }
+        if remote == "127.0.0.1:50000" && *l == last_io && *n == now))
+    );
+    let reason = UnregisterReason::ChannelIdle { last_io, idle_ms: 120_000, now };
+    assert!(ns.events().iter().any(|e| matches!(e, Event::BrokerUnregistered { reason: r, .. } if *r == reason)));
+    assert_eq!(
+        ns.events().iter().find(|e| matches!(e, Event::ChannelIdle { .. })).map(ToString::to_string).as_deref(),
+        Some("NETTY SERVER PIPELINE: IDLE exception [127.0.0.1:50000]"),
+        "the log line is Java's, without the numbers"
     );
     assert!(!ns.live("DefaultCluster", "127.0.0.1:10911"));
     assert!(ns.parsed_route("TopicTest").is_none());

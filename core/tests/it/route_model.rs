@@ -465,7 +465,9 @@ impl Pair {
                 self.model.unregister_live(|l| l.conn == *conn);
             }
             Op::Idle { conn } => {
-                let out = self.input(Input::Idle { conn: ConnId(*conn) });
+                let idle = core::time::Duration::from_secs(120);
+                let last_io = Instant::from_millis(self.model.now.saturating_sub(120_000));
+                let out = self.input(Input::Idle { conn: ConnId(*conn), last_io, idle });
                 assert!(out.contains(&Output::Close { conn: ConnId(*conn) }));
                 self.model.forget_conn(*conn);
                 self.model.unregister_live(|l| l.conn == *conn);

@@ -107,7 +107,7 @@ impl ControllerOwner {
             }
             Inbound::Received { conn, cmd, .. } => self.step(Input::Received { conn, cmd }),
             // Java's housekeeping treats an idle channel as a closed one.
-            Inbound::Idle { conn } => {
+            Inbound::Idle { conn, .. } => {
                 self.close(conn);
                 self.step(Input::Closed { conn });
             }

@@ -139,8 +139,8 @@ pub(crate) fn reason_index(reason: UnregisterReason) -> usize {
     match reason {
         UnregisterReason::Request => 0,
         UnregisterReason::ChannelClosed => 1,
-        UnregisterReason::ChannelIdle => 2,
-        UnregisterReason::Expired => 3,
+        UnregisterReason::ChannelIdle { .. } => 2,
+        UnregisterReason::Expired { .. } => 3,
     }
 }
 

@@ -6,6 +6,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use crate::node::operands::Operands;
 use crate::node::trace::{NodeId, TraceKind};
 use crate::node::{Cx, Directory, Failure, Purpose};
 use nameserver_core::json::from_fastjson;
@@ -121,9 +122,10 @@ impl ClientCore {
                 }
             }
             Ok(reply) if reply.response_code() == ResponseCode::TopicNotExist => {
-                cx.trace(
+                cx.trace_rule(
                     TraceKind::RouteNotFound,
                     alloc::format!("get Topic [{topic}] RouteInfoFromNameServer is not exist value ({ns_addr})"),
+                    Operands::TopicNotExist,
                 );
                 None
             }
@@ -160,9 +162,12 @@ impl ClientCore {
         if self.route.as_ref() == Some(&route) {
             return false;
         }
-        cx.trace(
+        // The NameServer's answer, as the route it carried: how many broker groups it listed.
+        let groups = u32::try_from(route.broker_datas.len()).unwrap_or(u32::MAX);
+        cx.trace_rule(
             TraceKind::RouteUpdated,
             alloc::format!("topicRouteTable.put. Topic = {}, {}", self.topic, describe(&route)),
+            Operands::Route { groups },
         );
         for data in &route.broker_datas {
             self.broker_addrs.insert(data.broker_name.clone(), data.broker_addrs.clone());

@@ -216,7 +216,7 @@ impl Sim {
             Effect::CancelTimer(kind) => {
                 self.node_mut(me).timers.remove(&kind);
             }
-            Effect::Trace(kind, text) => self.trace_line(me, kind, text),
+            Effect::Trace(kind, text, operands) => self.trace_rule(me, kind, text, operands),
             Effect::CloseTo(peer) => {
                 if let Some(conn) = self.node_mut(me).conns.remove(&peer) {
                     self.close_conn(conn, me, Payload::Fin);

@@ -26,6 +26,7 @@ use crate::Scenario;
 use crate::actors::broker;
 use crate::actors::offsets;
 use crate::engine::history::History;
+use crate::node::operands::Operands;
 use crate::node::trace::{self, Fnv64, NodeId, TraceEntry, TraceKind};
 use crate::node::{Directory, NodeState, Role, TimerKind, directory};
 use actor::{Actor, Pending};
@@ -383,7 +384,12 @@ impl Sim {
     }
 
     pub(crate) fn trace_line(&mut self, node: NodeId, kind: TraceKind, text: String) {
-        let entry = TraceEntry { seq: self.history.trace.len() as u64, at: self.now, node, kind, text };
+        self.trace_rule(node, kind, text, None);
+    }
+
+    /// A trace line with the operands of the rule behind it (not part of the trace hash).
+    pub(crate) fn trace_rule(&mut self, node: NodeId, kind: TraceKind, text: String, operands: Option<Operands>) {
+        let entry = TraceEntry { seq: self.history.trace.len() as u64, at: self.now, node, kind, text, operands };
         let mut h = Fnv64(self.trace_hash);
         trace::hash_entry(&mut h, &entry);
         self.trace_hash = h.finish();

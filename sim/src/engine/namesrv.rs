@@ -10,6 +10,7 @@ use crate::engine::history::Removal;
 use crate::engine::net::Payload;
 use crate::engine::queue::{CLASS_NORMAL, Ev};
 use crate::node::TimerKind;
+use crate::node::operands::Operands;
 use crate::node::trace::{NodeId, TraceKind};
 use crate::{Actor, Sim};
 use nameserver_core::event::Event;
@@ -84,7 +85,8 @@ impl Sim {
                             let broker_addr = broker_addr.to_string();
                             self.history.removals.push(Removal { at: now, ns: node, broker_addr });
                         }
-                        self.trace_line(node, event.kind().category().into(), event.to_string());
+                        let operands = Operands::of(&event);
+                        self.trace_rule(node, event.kind().category().into(), event.to_string(), operands);
                     }
                 }
                 // The model's brokers have no server side, and no scenario turns on
@@ -169,6 +171,6 @@ impl Sim {
             return;
         }
         ns.idle_clocks.remove(&conn);
-        self.ns_input(node, Input::Idle { conn });
+        self.ns_input(node, Input::Idle { conn, last_io: clock.last(), idle });
     }
 }

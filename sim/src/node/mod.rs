@@ -3,6 +3,7 @@
 //! it and the engine carries it out, so it sits below both.
 
 pub(crate) mod message;
+pub(crate) mod operands;
 pub(crate) mod trace;
 
 use alloc::collections::BTreeMap;
@@ -13,6 +14,7 @@ use crate::scenario::{NodeSpec, Profile, Scenario};
 use message::Message;
 use nameserver_core::names::{BrokerName, ConnId, TopicName};
 use nameserver_core::time::Instant;
+use operands::Operands;
 use trace::{NodeId, TraceKind};
 
 /// A broker group, by index in the directory's groups ([`Directory::group_name`] names it).
@@ -404,8 +406,8 @@ pub enum Effect {
     Timer(TimerKind, Instant),
     /// Disarm a timer.
     CancelTimer(TimerKind),
-    /// Write a trace line.
-    Trace(TraceKind, String),
+    /// Write a trace line, with the operands of the rule behind it if one decided it.
+    Trace(TraceKind, String, Option<Operands>),
     /// Close the client connection to this node (e.g. after a timeout).
     CloseTo(NodeId),
     /// The process exits (graceful shutdown done).
@@ -477,7 +479,12 @@ impl Cx<'_> {
 
     /// Writes a trace line.
     pub fn trace(&mut self, kind: TraceKind, text: String) {
-        self.effects.push(Effect::Trace(kind, text));
+        self.effects.push(Effect::Trace(kind, text, None));
+    }
+
+    /// Writes a trace line with the operands of the rule behind it.
+    pub fn trace_rule(&mut self, kind: TraceKind, text: String, operands: Operands) {
+        self.effects.push(Effect::Trace(kind, text, Some(operands)));
     }
 
     /// Asks for another effect.

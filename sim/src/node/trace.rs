@@ -6,6 +6,8 @@ use core::hash::Hasher;
 use nameserver_core::event::EventCategory;
 use nameserver_core::time::Instant;
 
+use super::operands::Operands;
+
 /// Index of a node in the simulation (NameServers, brokers, producers, consumers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId(pub u16);
@@ -110,6 +112,8 @@ pub struct TraceEntry {
     pub(crate) kind: TraceKind,
     /// The log line.
     pub(crate) text: String,
+    /// The numbers of the rule that decided it, if one did.
+    pub(crate) operands: Option<Operands>,
 }
 
 impl TraceEntry {
@@ -141,6 +145,12 @@ impl TraceEntry {
     #[must_use]
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The numbers of the rule that decided it, if one did.
+    #[must_use]
+    pub fn operands(&self) -> Option<Operands> {
+        self.operands
     }
 }
 

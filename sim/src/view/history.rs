@@ -5,10 +5,14 @@ use alloc::borrow::ToOwned;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use core::time::Duration;
+
 use serde::Serialize;
 
 use crate::scenario::text::action_text;
-use crate::{Failure, FaultMeasurement, FaultRecord, NodeId, SendOutcome, SendRecord, Sim, Timeline, TraceEntry};
+use crate::{
+    Failure, FaultMeasurement, FaultRecord, NodeId, Operands, SendOutcome, SendRecord, Sim, Timeline, TraceEntry,
+};
 
 /// One trace line: time, node, kind and RocketMQ's log wording.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -26,6 +30,10 @@ pub struct TraceEvent {
     pub kind: &'static str,
     /// The line.
     pub text: String,
+    /// The numbers of the rule that decided it, as the core gave them (absent: no rule).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub operands: Option<RuleOperands>,
 }
 
 impl TraceEvent {
@@ -38,6 +46,77 @@ impl TraceEvent {
             node: sim.directory().name(e.node()).to_owned(),
             kind: e.kind().name(),
             text: e.text().to_owned(),
+            operands: e.operands().map(RuleOperands::from),
+        }
+    }
+}
+
+/// A rule's operands ([`Operands`]) as the page reads them: times in milliseconds, `rule`
+/// naming which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "rule", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+pub enum RuleOperands {
+    /// A broker registered: removable after `deadline` = `lastUpdate + timeoutMs`.
+    Registered {
+        /// This registration (ms).
+        last_update: u64,
+        /// Its timeout (ms).
+        timeout_ms: u64,
+        /// When its removal clock runs out (ms).
+        deadline: u64,
+    },
+    /// A scan's expiry: `lastUpdate + timeoutMs` (= `deadline`) `< now`.
+    Expired {
+        /// The last registration or heartbeat (ms).
+        last_update: u64,
+        /// The timeout (ms).
+        timeout_ms: u64,
+        /// `lastUpdate + timeoutMs` (ms).
+        deadline: u64,
+        /// When the scan ran (ms).
+        now: u64,
+    },
+    /// An idle close: `lastIo + idleMs` (= `deadline`) `<= now`.
+    IdleClose {
+        /// The connection's last read or write (ms).
+        last_io: u64,
+        /// The idle time (ms).
+        idle_ms: u64,
+        /// `lastIo + idleMs` (ms).
+        deadline: u64,
+        /// When it was closed (ms).
+        now: u64,
+    },
+    /// A route answer listing `groups` broker groups.
+    Route {
+        /// How many broker groups it listed.
+        groups: u32,
+    },
+    /// A route answer of TOPIC_NOT_EXIST.
+    TopicNotExist,
+}
+
+impl From<Operands> for RuleOperands {
+    fn from(o: Operands) -> Self {
+        match o {
+            Operands::Registered { last_update, timeout_ms, deadline } => {
+                Self::Registered { last_update: last_update.as_millis(), timeout_ms, deadline: deadline.as_millis() }
+            }
+            Operands::Expired { last_update, timeout_ms, now } => Self::Expired {
+                last_update: last_update.as_millis(),
+                timeout_ms,
+                deadline: (last_update + Duration::from_millis(timeout_ms)).as_millis(),
+                now: now.as_millis(),
+            },
+            Operands::IdleClose { last_io, idle_ms, now } => Self::IdleClose {
+                last_io: last_io.as_millis(),
+                idle_ms,
+                deadline: (last_io + Duration::from_millis(idle_ms)).as_millis(),
+                now: now.as_millis(),
+            },
+            Operands::Route { groups } => Self::Route { groups },
+            Operands::TopicNotExist => Self::TopicNotExist,
         }
     }
 }

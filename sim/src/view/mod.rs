@@ -20,7 +20,9 @@ mod routes;
 pub use cluster::ClusterView;
 pub use cursor::{Cursor, Delta};
 pub use flights::{FlightInfo, WireEvent};
-pub use history::{BranchInfo, FaultInfo, Measurement, SendAttemptInfo, SendInfo, StaleWindow, TraceEvent};
+pub use history::{
+    BranchInfo, FaultInfo, Measurement, RuleOperands, SendAttemptInfo, SendInfo, StaleWindow, TraceEvent,
+};
 pub use lacks::{BrokerLack, CLOCK_GAP_MS, ClockGap, Lacks, MissingBroker, TopicLack};
 pub use live::{DaemonAnswer, DaemonView, LiveRequest, LogLine, ViewStep};
 pub use nodes::{ConsumerInfo, ConsumerQueue, IDLE_CLOSE, IsolationInfo, LinkInfo, NodeInfo, TimerInfo};

@@ -1,0 +1,207 @@
+// The rule lit as it fires (issue 34, item 3): when a lesson's awaited event arrives, a card
+// beside its node says the rule with the core's numbers. Each case records every drawn frame
+// (clock and card) while the step plays: the card is absent before the event's frame, present
+// on it, beside the node without covering it, and quotes exactly the operands of the view's
+// trace line, in English and in Chinese.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch, shot, clickInHeader, settle, DESKTOP, PHONE } from "./lib/browser.mjs";
+import { lesson, startLesson, answer, reachGate, next } from "./lib/lesson-steps.mjs";
+
+let b;
+before(async () => (b = await launch()));
+after(() => b.close());
+
+// Every frame from now on: the clock's time and the card as drawn.
+function record(page) {
+  return page.evaluate(() => {
+    const frames = (window.__ruleFrames = []);
+    const tick = () => {
+      const card = document.querySelector("[data-testid=rule-card]");
+      frames.push({
+        ms: Number(document.querySelector("[data-testid=clock]").dataset.simMs),
+        shown: !!card && !card.hidden,
+        seq: card && !card.hidden ? Number(card.dataset.seq) : null,
+      });
+      window.__ruleRaf = requestAnimationFrame(tick);
+    };
+    tick();
+  });
+}
+
+function stopRecording(page) {
+  return page.evaluate(() => {
+    cancelAnimationFrame(window.__ruleRaf);
+    return window.__ruleFrames;
+  });
+}
+
+// Enters the next step (answering its question with option 0 if it asks) and lets it play to
+// its event while every frame is recorded; returns the frames.
+async function playStep(page) {
+  await record(page);
+  await next(page);
+  if ((await lesson(page)).asking) await answer(page, 0);
+  await page.waitForFunction(() => !window.__rmqsim.lesson().waiting, null, { timeout: 120000 });
+  await settle(page);
+  return stopRecording(page);
+}
+
+// The card as drawn, its numbers, and the view's trace line it quotes.
+async function cardAndLine(page) {
+  const card = await page.evaluate(() => {
+    const el = document.querySelector("[data-testid=rule-card]");
+    const box = document.querySelector(`[data-node="${el.dataset.node}"] .box`).getBoundingClientRect();
+    const r = el.getBoundingClientRect();
+    const ops = {};
+    for (const x of el.querySelectorAll("[data-op]")) ops[x.dataset.op] = x.dataset.ms ?? x.textContent;
+    return {
+      node: el.dataset.node,
+      rule: el.dataset.rule,
+      seq: Number(el.dataset.seq),
+      text: el.textContent,
+      ops,
+      terms: [...el.querySelectorAll("button.term")].map((x) => x.dataset.term),
+      rect: { left: r.left, right: r.right, top: r.top, bottom: r.bottom },
+      // Nothing drawn over it (a phone's lesson sheet, a dialog): its middle is the card.
+      onTop: !!document
+        .elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2)
+        ?.closest("[data-testid=rule-card]"),
+      box: { left: box.left, right: box.right, top: box.top, bottom: box.bottom },
+      viewport: { w: innerWidth, h: innerHeight },
+    };
+  });
+  const views = await page.evaluate(() => window.__rmqsim.views());
+  const line = views.trace.find((l) => l.seq === card.seq);
+  return { card, line };
+}
+
+// The frame record: no card before the event's frame, the card on it.
+function checkFrames(frames, line, what) {
+  const first = frames.findIndex((f) => f.ms >= line.at);
+  assert.ok(first >= 0, `${what}: a frame reached ${line.at}`);
+  // (The previous step's card may still be up until this step begins.)
+  const early = frames.slice(0, first).filter((f) => f.shown && f.seq >= line.seq);
+  assert.deepEqual(early, [], `${what}: no card before the event's frame`);
+  assert.equal(frames[first].ms, line.at, `${what}: the clock stops on the event`);
+  assert.equal(frames[first].seq, line.seq, `${what}: the card is up on the event's frame`);
+}
+
+function checkPlacement(card, what) {
+  const { rect: r, box, viewport } = card;
+  const overlaps = r.left < box.right && box.left < r.right && r.top < box.bottom && box.top < r.bottom;
+  assert.ok(!overlaps, `${what}: the card does not cover ${card.node}'s box ${JSON.stringify(card)}`);
+  assert.ok(r.left >= 0 && r.right <= viewport.w && r.top >= 0 && r.bottom <= viewport.h, `${what}: on screen`);
+  assert.ok(card.onTop, `${what}: nothing covers the card`);
+}
+
+// The numbers the card quotes are the view's operands, each under its own name.
+function checkNumbers(card, line, names, what) {
+  assert.ok(line && line.operands, `${what}: the view's line has operands`);
+  assert.equal(card.rule, line.operands.rule, what);
+  for (const name of names) {
+    assert.equal(Number(card.ops[name]), line.operands[name], `${what}: ${name}`);
+  }
+}
+
+// Each language once and each size once (the words of both languages at every rule are
+// also checked in Node, tests/js/page/rule-card.test.mjs): the walks cost CI minutes.
+const WORDS = {
+  en: {
+    expired: /last registration .* < now .* remove broker-b/,
+    idle: /silent 120 s .* idle close, broker-b removed/,
+  },
+  zh: { expired: /最后注册 .* < 现在 .* 移除 broker-b/, idle: /此连接静默 120 s.*空闲关闭，移除 broker-b/ },
+};
+for (const [lang, size, viewport] of [
+  ["en", "desktop", DESKTOP],
+  ["zh", "phone", PHONE],
+]) {
+  const words = WORDS[lang];
+  const open = () =>
+    b.page({
+      path: `/www/index.html?lang=${lang}`,
+      viewport,
+      dashboard: false,
+      context: size === "phone" ? { isMobile: true, hasTouch: true } : {},
+    });
+
+  test(`S1 rule cards: registration and route answers (${lang}, ${size})`, async () => {
+    const page = await open();
+    await startLesson(page, "S1");
+    // Step 2: NS-1 registers broker-a.
+    let frames = await playStep(page);
+    let { card, line } = await cardAndLine(page);
+    assert.equal(line.node, "NS-1");
+    assert.equal(line.kind, "registered");
+    checkFrames(frames, line, "registration");
+    checkNumbers(card, line, ["lastUpdate", "timeoutMs", "deadline"], "registration");
+    checkPlacement(card, "registration");
+    await shot(page, `rule-card-S1-registered-${lang}-${size}`);
+    // Step 3 (a prediction) straight to its event, then step 4: P1's route answer.
+    await next(page);
+    await reachGate(page);
+    assert.equal(await page.locator("[data-testid=rule-card]").isVisible(), false, "no rule card on S1 step 3");
+    frames = await playStep(page);
+    ({ card, line } = await cardAndLine(page));
+    assert.equal(line.node, "P1");
+    assert.equal(line.kind, "route-updated");
+    checkFrames(frames, line, "route answer");
+    checkNumbers(card, line, ["groups"], "route answer");
+    assert.equal(line.operands.groups, 2, "broker-a and broker-b");
+    checkPlacement(card, "route answer");
+    await shot(page, `rule-card-S1-route-${lang}-${size}`);
+    // Step 5: C1 asks NS-2, which knows no broker yet.
+    frames = await playStep(page);
+    ({ card, line } = await cardAndLine(page));
+    assert.equal(line.node, "C1");
+    checkFrames(frames, line, "TOPIC_NOT_EXIST");
+    assert.equal(card.rule, "topic-not-exist");
+    assert.equal(card.ops.code, "TOPIC_NOT_EXIST");
+    checkPlacement(card, "TOPIC_NOT_EXIST");
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
+  for (const idle of ["on", "off"]) {
+    test(`S5 rule card: ${idle === "on" ? "idle close" : "scan expiry, idle close off"} (${lang}, ${size})`, async () => {
+      const page = await open();
+      await startLesson(page, "S5");
+      if (idle === "off") {
+        await clickInHeader(page, "about-open");
+        await page.click("[data-testid=idle-off]");
+        await settle(page);
+        await page.keyboard.press("Escape");
+      }
+      // Steps 2 and 3 straight to their events; step 4 plays to the removal.
+      for (let i = 0; i < 2; i++) {
+        await next(page);
+        await reachGate(page);
+      }
+      const frames = await playStep(page);
+      const { card, line } = await cardAndLine(page);
+      assert.equal(line.node, "NS-1");
+      assert.equal(line.kind, "unregistered");
+      checkFrames(frames, line, "removal");
+      if (idle === "on") {
+        checkNumbers(card, line, ["lastIo", "idleMs", "deadline", "now"], "idle close");
+        assert.match(card.text, words.idle);
+        assert.ok(card.terms.includes("idle"), "links the glossary's idle close");
+      } else {
+        checkNumbers(card, line, ["lastUpdate", "timeoutMs", "deadline", "now"], "scan expiry");
+        assert.equal(line.operands.now, line.at);
+        assert.ok(line.operands.deadline < line.operands.now);
+        assert.match(card.text, words.expired);
+        assert.ok(card.terms.includes("scan"), "links the glossary's scan");
+      }
+      checkPlacement(card, "removal");
+      await shot(page, `rule-card-S5-idle-${idle}-${lang}-${size}`);
+      // Back to the step's start: the rule has not fired yet, so no card.
+      await page.click("[data-testid=lesson-replay]");
+      await settle(page);
+      assert.equal(await page.locator("[data-testid=rule-card]").isVisible(), false, "replay hides the card");
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    });
+  }
+}

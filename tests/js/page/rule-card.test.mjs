@@ -1,0 +1,73 @@
+// The rule card's words and place (www/panels/rule-card.js): it quotes the operands of the
+// line as the view gave them, in both languages, and goes beside the node's box, never on it.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { setLanguage } from "../../../www/app/i18n.js";
+import { ruleCard, placeBeside } from "../../../www/panels/rule-card.js";
+
+const NODES = [{ name: "broker-b", role: "broker", addr: "10.0.1.3:10911" }];
+const removal = (operands) => ({
+  seq: 7,
+  at: operands.now,
+  node: "NS-1",
+  kind: "unregistered",
+  text: "unregisterBroker, remove from brokerLiveTable OK, BrokerAddrInfo [clusterName=DefaultCluster, brokerAddr=10.0.1.3:10911]",
+  operands,
+});
+const strip = (html) => html.replace(/<[^>]+>/g, "").replace(/&lt;/g, "<");
+
+test("a scan's expiry quotes last registration, timeout, deadline and now as given", () => {
+  setLanguage("en");
+  const line = removal({ rule: "expired", lastUpdate: 72006, timeoutMs: 120000, deadline: 192006, now: 195000 });
+  const card = ruleCard(line, NODES);
+  assert.equal(strip(card.body), "last registration 72.006 s + 120 s = 192.006 s < now 195.000 s → remove broker-b");
+  assert.match(card.title, /data-term="scan"/);
+  setLanguage("zh");
+  assert.equal(
+    strip(ruleCard(line, NODES).body),
+    "最后注册 72.006 s + 120 s = 192.006 s < 现在 195.000 s → 移除 broker-b",
+  );
+  setLanguage("en");
+});
+
+test("an idle close, a registration and route answers have their own words", () => {
+  setLanguage("en");
+  const idle = ruleCard(
+    removal({ rule: "idle-close", lastIo: 72006, idleMs: 120000, deadline: 192006, now: 192006 }),
+    NODES,
+  );
+  assert.match(strip(idle.body), /^silent 120 s on this connection .* → idle close, broker-b removed$/);
+  assert.match(idle.title, /data-term="idle"/);
+  const reg = {
+    ...removal({}),
+    kind: "registered",
+    operands: { rule: "registered", lastUpdate: 1001, timeoutMs: 120000, deadline: 121001 },
+  };
+  assert.match(strip(ruleCard(reg, NODES).body), /deadline 1\.001 s \+ 120 s = 121\.001 s/);
+  const route = {
+    seq: 1,
+    at: 4000,
+    node: "P1",
+    kind: "route-updated",
+    text: "",
+    operands: { rule: "route", groups: 2 },
+  };
+  assert.match(strip(ruleCard(route, NODES).body), /lists 2 broker groups → P1/);
+  const none = { ...route, operands: { rule: "topic-not-exist" } };
+  assert.match(strip(ruleCard(none, NODES).body), /TOPIC_NOT_EXIST/);
+  assert.equal(ruleCard({ ...route, operands: undefined }, NODES), null, "no rule, no card");
+});
+
+test("the card goes beside the box: right if it fits, else left, below, above, kept inside", () => {
+  const rect = (left, top, width, height) => ({ left, top, width, height, right: left + width, bottom: top + height });
+  const wrap = rect(0, 0, 1000, 600);
+  const card = { width: 200, height: 80 };
+  assert.equal(placeBeside(rect(100, 100, 150, 60), card, wrap).side, "right");
+  assert.equal(placeBeside(rect(850, 100, 150, 60), card, wrap).side, "left");
+  const narrow = rect(0, 0, 390, 600);
+  const p = placeBeside(rect(20, 100, 350, 60), card, narrow);
+  assert.equal(p.side, "below");
+  assert.deepEqual([p.x, p.y], [20, 168]);
+  assert.equal(placeBeside(rect(20, 500, 350, 60), card, narrow).side, "above");
+});

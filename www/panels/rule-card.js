@@ -1,0 +1,200 @@
+// @ts-check
+// The rule lit as it fires (issue 34): when a lesson's awaited event arrives, a card beside the
+// node it happened on says the rule that decided it, in words, with the numbers the core gave
+// with the event (the trace line's `operands`). Nothing here adds or compares times: the sums
+// and deadlines are the model's too. The card goes when the step changes, the lesson ends or
+// the clock goes back before the event.
+import { lang } from "../app/i18n.js";
+import { secs, dur } from "../app/format.js";
+import { rich } from "../lessons/glossary.js";
+import { esc, setHtml } from "../app/html.js";
+
+// A number the card quotes, marked with the operand it is so tests can hold it to the view.
+const num = (op, ms, text) => `<b data-op="${op}" data-ms="${ms}">${esc(text)}</b>`;
+const t3 = (op, ms) => num(op, ms, secs(ms));
+const span = (op, ms) => num(op, ms, dur(ms).replace(/\.0 s$/, " s"));
+
+// The broker a NameServer's line names, by the address its text quotes.
+function brokerOf(line, nodes) {
+  const n = (nodes || []).find((x) => x.role === "broker" && x.addr && line.text.includes(x.addr));
+  return n ? n.name : "?";
+}
+
+// The card's title and sentence for a trace line with operands, as HTML in the page's language
+// ([[term]] marks become glossary buttons); null for a line no rule decided.
+export function ruleCard(line, nodes) {
+  const o = line.operands;
+  if (!o) return null;
+  const zh = lang === "zh";
+  const broker = esc(brokerOf(line, nodes));
+  const node = esc(line.node);
+  switch (o.rule) {
+    case "expired": {
+      const [l, tm, d, now] = [
+        t3("lastUpdate", o.lastUpdate),
+        span("timeoutMs", o.timeoutMs),
+        t3("deadline", o.deadline),
+        t3("now", o.now),
+      ];
+      return zh
+        ? {
+            title: rich("规则：[[scan|扫描]]发现过期"),
+            body: `最后注册 ${l} + ${tm} = ${d} &lt; 现在 ${now} → 移除 ${broker}`,
+          }
+        : {
+            title: rich("Rule: the [[scan]] finds it expired"),
+            body: `last registration ${l} + ${tm} = ${d} &lt; now ${now} → remove ${broker}`,
+          };
+    }
+    case "idle-close": {
+      const [l, idle, d, now] = [
+        t3("lastIo", o.lastIo),
+        span("idleMs", o.idleMs),
+        t3("deadline", o.deadline),
+        t3("now", o.now),
+      ];
+      return zh
+        ? {
+            title: rich("规则：[[idle|空闲关闭]]"),
+            body: `此连接静默 ${idle}（最后收发 ${l} + ${idle} = ${d} ≤ 现在 ${now}）→ 空闲关闭，移除 ${broker}`,
+          }
+        : {
+            title: rich("Rule: [[idle|idle close]]"),
+            body: `silent ${idle} on this connection (last byte ${l} + ${idle} = ${d} ≤ now ${now}) → idle close, ${broker} removed`,
+          };
+    }
+    case "registered": {
+      const [l, tm, d] = [t3("lastUpdate", o.lastUpdate), span("timeoutMs", o.timeoutMs), t3("deadline", o.deadline)];
+      return zh
+        ? {
+            title: rich("规则：[[register|注册]]重置移除时钟"),
+            body: `${node} 此前没有 ${broker} 的记录 → 最后注册 ${l}，截止 ${l} + ${tm} = ${d}；截止前没有再次注册，${rich("[[scan|扫描]]")}才会移除它`,
+          }
+        : {
+            title: rich("Rule: a [[register|registration]] winds the removal clock"),
+            body: `${node} had no entry for ${broker} → last registration ${l}, deadline ${l} + ${tm} = ${d}; a ${rich("[[scan]]")} removes it only if no registration comes before`,
+          };
+    }
+    case "route": {
+      const g = num("groups", o.groups, String(o.groups));
+      return zh
+        ? { title: rich("规则：[[route|路由]]应答"), body: `应答列出 ${g} 个 Broker 组 → ${node} 向这些组发送/拉取` }
+        : {
+            title: rich("Rule: the [[route]] answer"),
+            body: `the answer lists ${g} broker group${o.groups === 1 ? "" : "s"} → ${node} uses them`,
+          };
+    }
+    case "topic-not-exist":
+      return zh
+        ? {
+            title: rich("规则：[[route|路由]]应答"),
+            body: `应答为 <b data-op="code">TOPIC_NOT_EXIST</b>：NameServer 没有该主题的 Broker → ${node} 没有队列`,
+          }
+        : {
+            title: rich("Rule: the [[route]] answer"),
+            body: `the answer is <b data-op="code">TOPIC_NOT_EXIST</b>: the NameServer knows no broker for the topic → ${node} has no queues`,
+          };
+    default:
+      return null;
+  }
+}
+
+// Where the card goes beside a node's box within `area` (client rects): right, left, below or
+// above, the first side where it fits whole without covering the box; else the side with the
+// most room, kept inside the area. Client coordinates.
+export function placeBeside(box, card, area, gap = 8) {
+  const sides = [
+    { side: "right", x: box.right + gap, y: box.top, room: area.right - box.right - gap - card.width },
+    { side: "left", x: box.left - gap - card.width, y: box.top, room: box.left - gap - card.width - area.left },
+    { side: "below", x: box.left, y: box.bottom + gap, room: area.bottom - box.bottom - gap - card.height },
+    { side: "above", x: box.left, y: box.top - gap - card.height, room: box.top - gap - card.height - area.top },
+  ];
+  const fits = sides.find((s) => s.room >= 0);
+  const best = fits || sides.reduce((a, b) => (b.room > a.room ? b : a));
+  const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
+  let { x, y } = best;
+  if (best.side === "right" || best.side === "left") y = clamp(y, area.top, area.bottom - card.height);
+  else x = clamp(x, area.left, area.right - card.width);
+  return { side: best.side, x, y };
+}
+
+export class RuleCard {
+  // `wrap`: the diagram's wrapper (the card is placed inside it); `svg`: the diagram; `sheet`:
+  // the lesson panel, which on a phone is a sheet fixed over the page's bottom.
+  constructor(store, wrap, svg, sheet) {
+    this.store = store;
+    this.wrap = wrap;
+    this.svg = svg;
+    this.sheet = sheet;
+    this.hit = null;
+    this.key = null;
+    this.el = document.createElement("aside");
+    this.el.className = "rule-card";
+    this.el.dataset.testid = "rule-card";
+    this.el.setAttribute("role", "status");
+    this.el.hidden = true;
+    wrap.appendChild(this.el);
+    store.subscribe((state, action) => this.on(state, action));
+    new ResizeObserver(() => this.place()).observe(wrap);
+  }
+
+  on(state, action) {
+    const lesson = state.lesson;
+    const key = lesson && lesson.id !== null ? `${lesson.id}:${lesson.step}` : null;
+    if (action.type === "gateHit") {
+      this.key = key;
+      this.show(action.hit, state);
+      return;
+    }
+    if (!this.hit) return;
+    const snap = state.view && state.view.snap;
+    // A new step, the end of the lesson, or a clock gone back before the event: the rule has
+    // not fired (yet) on what is drawn.
+    if (key !== this.key || (snap && snap.time < this.hit.at)) this.hide();
+  }
+
+  show(hit, state) {
+    const snap = state.view && state.view.snap;
+    const card = ruleCard(hit, snap && snap.nodes);
+    if (!card) return this.hide();
+    this.hit = hit;
+    const el = this.el;
+    el.dataset.node = hit.node;
+    el.dataset.rule = hit.operands.rule;
+    el.dataset.seq = String(hit.seq);
+    el.dataset.at = String(hit.at);
+    el.lang = lang === "zh" ? "zh-CN" : "en";
+    setHtml(el, `<p class="rule-title">${card.title}</p><p class="rule-body">${card.body}</p>`);
+    el.hidden = false;
+    this.place();
+  }
+
+  hide() {
+    this.hit = null;
+    this.el.hidden = true;
+  }
+
+  place() {
+    if (!this.hit || this.el.hidden) return;
+    const node = this.svg.querySelector(`[data-node="${CSS.escape(this.hit.node)}"] .box`);
+    if (!node) return;
+    const wrap = this.wrap.getBoundingClientRect();
+    const box = node.getBoundingClientRect();
+    const el = this.el;
+    el.style.maxWidth = `${Math.min(280, Math.max(160, wrap.width - 16))}px`;
+    const card = el.getBoundingClientRect();
+    // Where it can be seen: the diagram, on screen, above a sheet fixed over the page.
+    const area = {
+      left: wrap.left,
+      right: wrap.right,
+      top: Math.max(wrap.top, 0),
+      bottom: Math.min(wrap.bottom, window.innerHeight),
+    };
+    const sheet = this.sheet && !this.sheet.hidden && getComputedStyle(this.sheet).position === "fixed";
+    if (sheet) area.bottom = Math.min(area.bottom, this.sheet.getBoundingClientRect().top);
+    const p = placeBeside(box, card, area);
+    el.dataset.side = p.side;
+    el.style.left = `${Math.round(p.x - wrap.left)}px`;
+    el.style.top = `${Math.round(p.y - wrap.top)}px`;
+  }
+}
