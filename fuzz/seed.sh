@@ -61,5 +61,19 @@ scenario = (bytes([6, 1, 0, 0, 0, 0x0F, 1, 0, 0, 0])
             + bytes([1, 1])
             + bytes([3, 0, 0x40, 0x00]))
 write("server", "master-slave", scenario)
+
+# controller (see fuzz_targets/controller.rs): two replicas of broker-a start (tag 4: 1012,
+# 1013, 1003), heartbeat (tag 5), replica 1 is elected (tag 6, 1002) and widens the set to
+# {1, 2} (tag 6, 1001), its connection drops (tag 0), the scans run (tag 1), a restart (tag 7).
+def join(conn, ident):
+    return b"".join(bytes([4, conn, which, 0, ident - 1, 0]) for which in range(3))
+def beat(conn, ident):
+    return bytes([5, conn, 0, ident - 1, 0, 0, 100, 0, 0, 1])
+controller = (join(1, 1) + join(2, 2) + beat(1, 1) + beat(2, 2)
+              + bytes([6, 1, 0, 0, 0, 0]) + bytes([6, 1, 1, 0, 0, 0b11])
+              + bytes([0, 1]) + bytes([1, 0, 0x04, 0x00]) + bytes([7, 0, 1]))
+write("controller", "two-replicas-failover", controller)
+# Every real frame again, on the controller's port (tag 2).
+write("controller", "real-frames", b"".join(bytes([2, 1]) + struct.pack(">H", len(f)) + f for f in frames))
 PY
-echo "seeded: $(ls corpus/decode | wc -l) decode, $(ls corpus/bodies | wc -l) bodies, $(ls corpus/server | wc -l) server"
+echo "seeded: $(ls corpus/decode | wc -l) decode, $(ls corpus/bodies | wc -l) bodies, $(ls corpus/server | wc -l) server, $(ls corpus/controller | wc -l) controller"

@@ -3,7 +3,7 @@
 # for a fixed number of executions, and prints one line per target (RELIABILITY.md,
 # "Fuzzing").
 #
-#   scripts/fuzz.sh                      decode, bodies and server, 10 500 000 executions each
+#   scripts/fuzz.sh                      decode, bodies, server and controller, 10 500 000 executions each
 #   scripts/fuzz.sh 1000000 server       one target, a million executions
 #   FUZZ_BUILD="-a -s none" scripts/fuzz.sh 10500000 server
 #                                        debug assertions and overflow checks on, no sanitizer
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/../fuzz"
 RUNS=${1:-10500000}
 shift || true
 TARGETS=("$@")
-if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(decode bodies server); fi
+if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(decode bodies server controller); fi
 read -r -a BUILD <<<"${FUZZ_BUILD:-}"
 OUT=${FUZZ_OUT:-$(mktemp -d /tmp/nameserver-fuzz.XXXXXX)}
 mkdir -p "$OUT"

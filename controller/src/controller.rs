@@ -216,6 +216,11 @@ impl<L: ReplicatedLog> Controller<L> {
     }
 
     fn received(&mut self, conn: ConnId, cmd: RemotingCommand) {
+        // Java matches a response against its own pending requests and drops one that
+        // matches none: no processor sees it, so it is neither served nor answered.
+        if cmd.is_response() {
+            return;
+        }
         let request = ControllerRequest::parse(&cmd);
         if request.leader_only() {
             if self.serving {

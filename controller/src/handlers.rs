@@ -148,7 +148,7 @@ impl Context<'_> {
         }
         if sync.master.is_none() || sync.master != master_broker_id {
             let remark = format!(
-                "Rejecting alter syncStateSet request because the current leader is:{}, not {}",
+                "Rejecting alter syncStateSet request because the current leader is:{{{}}}, not {{{}}}",
                 show(sync.master),
                 show(master_broker_id)
             );
@@ -159,14 +159,14 @@ impl Context<'_> {
         };
         if master_epoch != sync.master_epoch {
             let remark = format!(
-                "Rejecting alter syncStateSet request because the current master epoch is:{}, not {master_epoch}",
+                "Rejecting alter syncStateSet request because the current master epoch is:{{{}}}, not {{{master_epoch}}}",
                 sync.master_epoch
             );
             return failed(Code::FencedMasterEpoch).remark(remark);
         }
         if known_epoch != sync.set_epoch {
             let remark = format!(
-                "Rejecting alter syncStateSet request because the current syncStateSet epoch is:{}, not {known_epoch}",
+                "Rejecting alter syncStateSet request because the current syncStateSet epoch is:{{{}}}, not {{{known_epoch}}}",
                 sync.set_epoch
             );
             return failed(Code::FencedSyncStateSetEpoch).remark(remark);
@@ -174,16 +174,16 @@ impl Context<'_> {
         for id in new_set {
             if !replicas.brokers.contains_key(id) {
                 return failed(Code::InvalidReplicas)
-                    .remark(format!("Rejecting alter syncStateSet request because the replicas {id} don't exist"));
+                    .remark(format!("Rejecting alter syncStateSet request because the replicas {{{id}}} don't exist"));
             }
             if !self.alive(replicas.cluster.as_ref(), name, *id) {
                 return failed(Code::BrokerNotAlive)
-                    .remark(format!("Rejecting alter syncStateSet request because the replicas {id} don't alive"));
+                    .remark(format!("Rejecting alter syncStateSet request because the replicas {{{id}}} don't alive"));
             }
         }
         if sync.master.is_none_or(|m| !new_set.contains(&m)) {
             return failed(Code::AlterSyncStateSetFailed).remark(format!(
-                "Rejecting alter syncStateSet request because the newSyncStateSet don't contains origin leader {}",
+                "Rejecting alter syncStateSet request because the newSyncStateSet don't contains origin leader {{{}}}",
                 show(sync.master)
             ));
         }
@@ -288,10 +288,12 @@ impl Context<'_> {
             return Outcome::new(Code::BrokerNeedToBeRegistered, header(echo.clone()))
                 .remark(format!("Broker-set: {name} hasn't been registered in controller"));
         };
-        let Some(id) = broker_id.filter(|id| replicas.brokers.contains_key(id)) else {
+        // Java looks a null id up in a concurrent map: a NullPointerException.
+        let Some(id) = broker_id else { return Outcome::null_pointer("ReplicasInfoManager.registerBroker") };
+        if !replicas.brokers.contains_key(&id) {
             return Outcome::new(Code::BrokerNeedToBeRegistered, header(echo.clone()))
-                .remark(format!("BrokerId: {} hasn't been registered in broker-set: {name}", show(broker_id)));
-        };
+                .remark(format!("BrokerId: {} hasn't been registered in broker-set: {name}", id.0));
+        }
         let Some(address) = broker_address else { return Outcome::null_pointer("ReplicasInfoManager.registerBroker") };
         // Quirk Q5: only a live master is named here.
         let master = sync.master.filter(|m| self.alive(cluster, name, *m));

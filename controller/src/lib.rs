@@ -68,8 +68,8 @@
 //! | Q15 | a heartbeat expiry seen while not leader is dropped; only the master scan recovers | kept |
 //!
 //! Also different: 1013 without `appliedBrokerId` is SYSTEM_ERROR for a known group too (Java
-//! stores a null id there); a leader-only request without `brokerName` is SYSTEM_ERROR (read
-//! as Java's concurrent maps refusing a null key; not yet checked against a Java peer); log
+//! stores a null id there); a leader-only request without `brokerName` is SYSTEM_ERROR (Java's
+//! concurrent maps refuse the null key: so Java 5.5.0 answers in the controller oracle); log
 //! entries are our binary encoding, not Java's fastjson per event. The dead-master scan's
 //! elections notify the group (1008) as the other successful elections do.
 

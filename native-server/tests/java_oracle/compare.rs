@@ -26,6 +26,8 @@ pub(crate) const NORMALISED: &[(&str, &str)] = &[
     ("body.rocketmqHome", "GET_NAMESRV_CONFIG: each server's own temporary directory"),
     ("body.kvConfigPath", "GET_NAMESRV_CONFIG: each server's own temporary directory"),
     ("body.configStorePath", "GET_NAMESRV_CONFIG: each server's own temporary directory"),
+    ("ext.controllerLeaderAddress", "CONTROLLER_GET_METADATA_INFO: each controller's own (free) port"),
+    ("ext.peers", "CONTROLLER_GET_METADATA_INFO: each controller's own (free) port"),
 ];
 
 fn matches_glob(pattern: &str, path: &str) -> bool {

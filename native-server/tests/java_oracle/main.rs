@@ -8,6 +8,7 @@
 //! versions; `JAVA_ORACLE_RANDOM_STEPS` sets the length of the random sequences.
 
 mod compare;
+mod controller;
 mod corpus;
 mod long_run;
 mod orphan;
@@ -33,6 +34,11 @@ const HANG_GUARD: Duration = Duration::from_secs(30);
 /// Our daemon, the built binary, on 127.0.0.1 with a port from the OS and its files in its own
 /// directory.
 fn start_ours() -> Result<ExternalPeer, PeerError> {
+    start_ours_with(&[])
+}
+
+/// [`start_ours`] with more `key=value` lines in its `-c` file.
+fn start_ours_with(extra: &[(String, String)]) -> Result<ExternalPeer, PeerError> {
     let name = String::from("nameserver");
     let dir = tempfile::Builder::new()
         .prefix("nameserver-oracle-")
@@ -40,8 +46,11 @@ fn start_ours() -> Result<ExternalPeer, PeerError> {
         .map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
     let props = dir.path().join("namesrv.properties");
     let kv = dir.path().join("kvConfig.json");
-    std::fs::write(&props, format!("kvConfigPath={}\n", kv.display()))
-        .map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
+    let mut text = format!("kvConfigPath={}\n", kv.display());
+    for (key, value) in extra {
+        text.push_str(&format!("{key}={value}\n"));
+    }
+    std::fs::write(&props, text).map_err(|error| PeerError::Spawn { name: name.clone(), error })?;
     let mut command = nameserver_testkit::peer::watched(env!("CARGO_BIN_EXE_nameserver"));
     command
         .env("HOME", dir.path())
@@ -340,8 +349,11 @@ fn check_table(rows: &[Row], ran: &[Version], all: &[Difference]) -> (Vec<Differ
         // Rows of the long run's own cases (`long/*`) are the long run's to see, and those of
         // the Java peers (`peers/*`) the peers test's. `auth/*` rows describe opt-in flags the
         // oracle's daemon (Java's defaults) never turns on; `security::auth` tests them. `tls/*`
-        // rows are start-up checks of TLS settings (`tls_ciphers`, the Java peers' `tls.rs`).
-        .filter(|r| !["long/", "peers/", "auth/", "tls/"].iter().any(|prefix| r.case.starts_with(prefix)))
+        // rows are start-up checks of TLS settings (`tls_ciphers`, the Java peers' `tls.rs`);
+        // `controller/*` rows are the controller oracle's (`controller::java_oracle_controller`).
+        .filter(|r| {
+            !["long/", "peers/", "auth/", "tls/", "controller/"].iter().any(|prefix| r.case.starts_with(prefix))
+        })
         .filter(|r| r.versions.iter().any(|v| ran.iter().any(|x| x.as_str() == v)))
         .filter(|r| {
             let relevant: Vec<&Difference> = all.iter().filter(|d| r.versions.contains(&d.version)).collect();
