@@ -221,8 +221,8 @@ test("first load weight", async () => {
   // assembly and table comparisons: about 562 KB before, 592 KB after, 591 KB with live mode's
   // modules loaded when it opens, as the offline copy still fetches them), then the lessons'
   // hold rule (issue 34: lessons/hold.js, each step's subject, the held and muted traffic;
-  // 592.5 KB before, 598.7 KB after) and the rule card (a module, its styles and the operands
-  // in the wasm module's view: about 3 KB more).
-  assert.ok(total <= 606 * 1024, `first load ${Math.round(total / 1024)} KB`);
+  // 592.5 KB before, 598.7 KB after), the rule card (a module, its styles and the operands in
+  // the wasm module's view) and the view's clock gaps: 607 KB measured.
+  assert.ok(total <= 610 * 1024, `first load ${Math.round(total / 1024)} KB`);
   await ctx.close();
 });
