@@ -23,7 +23,9 @@ const steps = [
         option("c1", "The consumer C1", "消费者 C1"),
       ],
       // The route arrives from the NameServer P1 is bound to.
-      answer: (h, snap) => (snap.clients.P1 && snap.clients.P1.boundTo === "NS-1" ? "ns" : "brokers"),
+      answer: "ns",
+      resolves: "gate",
+      grade: (h, snap) => (snap.clients.P1 && snap.clients.P1.boundTo === "NS-1" ? "ns" : "brokers"),
     },
     gate: { node: "P1", kinds: ["route-updated"] },
     subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P1", event: "route-updated" },
@@ -68,7 +70,9 @@ const steps = [
         option("none", "TOPIC_NOT_EXIST: it knows no broker yet", "TOPIC_NOT_EXIST：它还不知道任何 Broker"),
         option("forward", "It asks NS-1 and passes the answer on", "它去问 NS-1，再转告答案"),
       ],
-      answer: (h) => (h.kind === "route-not-found" ? "none" : "route"),
+      answer: "none",
+      resolves: "gate",
+      grade: (h) => (h.kind === "route-not-found" ? "none" : "route"),
     },
     gate: { node: "C1", kinds: ["route-not-found", "route-updated"] },
     subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-2", to: "C1", event: "route-not-found" },
@@ -108,7 +112,9 @@ const steps = [
         option("never", "Never, until C1 restarts", "永远不会，除非 C1 重启"),
       ],
       // A push would land within milliseconds of NS-2 learning the broker; a poll comes later.
-      answer: (h, snap, trace) => {
+      answer: "poll",
+      resolves: "gate",
+      grade: (h, snap, trace) => {
         const learned = find(trace, { node: "NS-2", kind: "registered" });
         return learned && h.at - learned.at > AT_ONCE_MS ? "poll" : "push";
       },

@@ -221,7 +221,7 @@ export class LessonRunner {
     const model = view.meta.model;
     a.observed = step.after ? pick(step.after(hit, snap, trace, model)) : t("observed", { t: secs(hit.at) });
     if (step.ask && a.prediction !== undefined) {
-      const correct = step.ask.answer(hit, snap, trace, model);
+      const correct = step.ask.grade(hit, snap, trace, model);
       const right = a.prediction === correct;
       const option = (id) => pick(step.ask.options.find((o) => o.id === id) || { en: id });
       a.graded = { right, correct, prediction: a.prediction, at: hit.at };
