@@ -57,8 +57,8 @@ const steps = [
   },
   {
     text: {
-      en: "Two NameServers, so that one can fail; they never talk to each other. NS-2 started at 3 s, after the brokers had registered with NS-1.",
-      zh: "两个 NameServer，一个坏了还有另一个；它们彼此从不通信。NS-2 在 3 秒启动，晚于 Broker 向 NS-1 的注册。",
+      en: "Two NameServers, so that one can fail; they never talk to each other. NS-2 started at 3 s.",
+      zh: "两个 NameServer，一个坏了还有另一个；它们彼此从不通信。NS-2 在 3 秒启动。",
     },
     ask: {
       q: {
@@ -80,8 +80,8 @@ const steps = [
     focus: { nodes: ["C1", "NS-2"], links: [["C1", "NS-2"]] },
     panel: { kind: "ns", node: "NS-2" },
     after: (h) => ({
-      en: `At ${at(h)} NS-2 answered TOPIC_NOT_EXIST. Its table is empty: nothing copies NS-1's table to it.`,
-      zh: `${at(h)} NS-2 回答 TOPIC_NOT_EXIST。它的表是空的：没有任何机制把 NS-1 的表复制给它。`,
+      en: `At ${at(h)} NS-2 answered TOPIC_NOT_EXIST. Its table is empty: the brokers registered at start-up, before NS-2 ran, and nothing copies NS-1's table to it.`,
+      zh: `${at(h)} NS-2 回答 TOPIC_NOT_EXIST。它的表是空的：Broker 在启动时注册，那时 NS-2 还没运行，也没有任何机制把 NS-1 的表复制给它。`,
     }),
   },
   {

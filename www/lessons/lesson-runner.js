@@ -62,10 +62,11 @@ export class LessonRunner {
     return this.active && this.active.steps[this.active.index];
   }
 
-  // What the current step names on the diagram.
+  // What the current step names on the diagram; nothing while the learner predicts, since a
+  // ring on the node that answers would give the answer away (issue 34).
   focus() {
     const s = this.step;
-    const f = s && s.focus;
+    const f = s && !this.active.asking && s.focus;
     return { nodes: (f && f.nodes) || [], links: (f && f.links) || [] };
   }
 

@@ -43,8 +43,8 @@ export default [
   },
   {
     text: {
-      en: "Now the 120 s clock. Look at NS-1's clock for broker-b: it started at broker-b's last registration.",
-      zh: "现在是 120 秒时钟。看 NS-1 上 broker-b 的时钟：它从 broker-b 最后一次注册开始计时。",
+      en: "Now the 120 s clock. Look at NS-1's clock for broker-b.",
+      zh: "现在是 120 秒时钟。看 NS-1 上 broker-b 的时钟。",
     },
     ask: {
       q: { en: "When will NS-1 remove broker-b?", zh: "NS-1 何时移除 broker-b？" },
