@@ -49,6 +49,10 @@ export function startOf(model, name) {
   return model.nodes.find((n) => n.name === name).start;
 }
 
+// One choice of a step's `ask`. An ask holds `q`, its `options`, `answer` (the option id that is
+// right in the default run, so a test can check it and the page can keep it hidden), `resolves`
+// ("gate": the event the asking step waits for settles it) and `grade(hit, snap, trace, model)`,
+// the model's verdict on what actually happened, which is what the learner is graded by.
 export function option(id, en, zh) {
   return { id, en, zh };
 }

@@ -23,7 +23,9 @@ const steps = [
         option("c1", "The consumer C1", "消费者 C1"),
       ],
       // The route arrives from the NameServer P1 is bound to.
-      answer: (h, snap) => (snap.clients.P1 && snap.clients.P1.boundTo === "NS-1" ? "ns" : "brokers"),
+      answer: "ns",
+      resolves: "gate",
+      grade: (h, snap) => (snap.clients.P1 && snap.clients.P1.boundTo === "NS-1" ? "ns" : "brokers"),
     },
     gate: { node: "P1", kinds: ["route-updated"] },
     subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P1", event: "route-updated" },
@@ -55,8 +57,8 @@ const steps = [
   },
   {
     text: {
-      en: "Two NameServers, so that one can fail; they never talk to each other. NS-2 started at 3 s, after the brokers had registered with NS-1.",
-      zh: "两个 NameServer，一个坏了还有另一个；它们彼此从不通信。NS-2 在 3 秒启动，晚于 Broker 向 NS-1 的注册。",
+      en: "Two NameServers, so that one can fail; they never talk to each other. NS-2 started at 3 s.",
+      zh: "两个 NameServer，一个坏了还有另一个；它们彼此从不通信。NS-2 在 3 秒启动。",
     },
     ask: {
       q: {
@@ -68,7 +70,9 @@ const steps = [
         option("none", "TOPIC_NOT_EXIST: it knows no broker yet", "TOPIC_NOT_EXIST：它还不知道任何 Broker"),
         option("forward", "It asks NS-1 and passes the answer on", "它去问 NS-1，再转告答案"),
       ],
-      answer: (h) => (h.kind === "route-not-found" ? "none" : "route"),
+      answer: "none",
+      resolves: "gate",
+      grade: (h) => (h.kind === "route-not-found" ? "none" : "route"),
     },
     gate: { node: "C1", kinds: ["route-not-found", "route-updated"] },
     subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-2", to: "C1", event: "route-not-found" },
@@ -76,8 +80,8 @@ const steps = [
     focus: { nodes: ["C1", "NS-2"], links: [["C1", "NS-2"]] },
     panel: { kind: "ns", node: "NS-2" },
     after: (h) => ({
-      en: `At ${at(h)} NS-2 answered TOPIC_NOT_EXIST. Its table is empty: nothing copies NS-1's table to it.`,
-      zh: `${at(h)} NS-2 回答 TOPIC_NOT_EXIST。它的表是空的：没有任何机制把 NS-1 的表复制给它。`,
+      en: `At ${at(h)} NS-2 answered TOPIC_NOT_EXIST. Its table is empty: the brokers registered at start-up, before NS-2 ran, and nothing copies NS-1's table to it.`,
+      zh: `${at(h)} NS-2 回答 TOPIC_NOT_EXIST。它的表是空的：Broker 在启动时注册，那时 NS-2 还没运行，也没有任何机制把 NS-1 的表复制给它。`,
     }),
   },
   {
@@ -108,7 +112,9 @@ const steps = [
         option("never", "Never, until C1 restarts", "永远不会，除非 C1 重启"),
       ],
       // A push would land within milliseconds of NS-2 learning the broker; a poll comes later.
-      answer: (h, snap, trace) => {
+      answer: "poll",
+      resolves: "gate",
+      grade: (h, snap, trace) => {
         const learned = find(trace, { node: "NS-2", kind: "registered" });
         return learned && h.at - learned.at > AT_ONCE_MS ? "poll" : "push";
       },

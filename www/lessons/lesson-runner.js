@@ -62,10 +62,11 @@ export class LessonRunner {
     return this.active && this.active.steps[this.active.index];
   }
 
-  // What the current step names on the diagram.
+  // What the current step names on the diagram; nothing while the learner predicts, since a
+  // ring on the node that answers would give the answer away (issue 34).
   focus() {
     const s = this.step;
-    const f = s && s.focus;
+    const f = s && !this.active.asking && s.focus;
     return { nodes: (f && f.nodes) || [], links: (f && f.links) || [] };
   }
 
@@ -221,7 +222,7 @@ export class LessonRunner {
     const model = view.meta.model;
     a.observed = step.after ? pick(step.after(hit, snap, trace, model)) : t("observed", { t: secs(hit.at) });
     if (step.ask && a.prediction !== undefined) {
-      const correct = step.ask.answer(hit, snap, trace, model);
+      const correct = step.ask.grade(hit, snap, trace, model);
       const right = a.prediction === correct;
       const option = (id) => pick(step.ask.options.find((o) => o.id === id) || { en: id });
       a.graded = { right, correct, prediction: a.prediction, at: hit.at };

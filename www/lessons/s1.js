@@ -40,7 +40,9 @@ export default [
         option("queued", "It waits in a queue until NS-2 starts", "在队列里等到 NS-2 启动"),
         option("forwarded", "NS-1 forwards it to NS-2", "由 NS-1 转发给 NS-2"),
       ],
-      answer: (h) => (h.kind === "register-failed" ? "fails" : "queued"),
+      answer: "fails",
+      resolves: "gate",
+      grade: (h) => (h.kind === "register-failed" ? "fails" : "queued"),
     },
     gate: { node: "broker-a", kinds: ["register-failed", "register-ok"], text: "10.0.0.2" },
     subject: { kind: "RST", from: "NS-2", to: "broker-a", event: "register-failed" },
@@ -109,7 +111,9 @@ export default [
         option("poll", "At C1's next 30 s route poll", "在 C1 下一次 30 秒路由轮询时"),
         option("restart", "Only after C1 restarts", "只有 C1 重启之后"),
       ],
-      answer: (h, snap, trace) => {
+      answer: "poll",
+      resolves: "gate",
+      grade: (h, snap, trace) => {
         const learned = find(trace, { node: "NS-2", kind: "registered" });
         return learned && h.at - learned.at > AT_ONCE_MS ? "poll" : "now";
       },

@@ -32,7 +32,9 @@ export default [
         ),
         option("fails", "It fails with “No route info of this topic”", "以“No route info of this topic”失败"),
       ],
-      answer: (h) => (/broker-a .*broker-b/.test(h.text) ? "tbw" : "fails"),
+      answer: "tbw",
+      resolves: "gate",
+      grade: (h) => (/broker-a .*broker-b/.test(h.text) ? "tbw" : "fails"),
     },
     gate: { node: "P1", kinds: ["route-updated", "send-failed"], text: "NewTopic" },
     subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P1", event: "route-updated" },
@@ -52,7 +54,9 @@ export default [
         option("one", "Only the broker that received the send", "只有收到这次发送的 Broker"),
         option("all", "Every broker of the provisional route", "临时路由里的每个 Broker"),
       ],
-      answer: (h, snap, trace) => (creators(trace, h.at).length > 1 ? "all" : "one"),
+      answer: "one",
+      resolves: "gate",
+      grade: (h, snap, trace) => (creators(trace, h.at).length > 1 ? "all" : "one"),
     },
     gate: { at: 60000 },
     // No subject (gated on a time): the step watches the clocks, no message.
@@ -89,7 +93,9 @@ export default [
     ask: {
       q: { en: "How many brokers create NewTopic this time?", zh: "这次有几个 Broker 创建 NewTopic？" },
       options: [option("one", "One", "一个"), option("both", "Both", "两个")],
-      answer: (h, snap, trace) => (creators(trace, h.at).length > 1 ? "both" : "one"),
+      answer: "both",
+      resolves: "gate",
+      grade: (h, snap, trace) => (creators(trace, h.at).length > 1 ? "both" : "one"),
     },
     gate: { at: 10000 },
     // No subject (gated on a time): the burst's scenario runs to 10 s, no message.

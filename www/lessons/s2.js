@@ -37,7 +37,9 @@ export default [
         option("broker", "A broker rejects it", "被某个 Broker 拒绝"),
         option("waits", "It waits until a broker appears", "一直等到出现 Broker"),
       ],
-      answer: (h) => (h.text.includes("No route info") ? "noroute" : "broker"),
+      answer: "noroute",
+      resolves: "gate",
+      grade: (h) => (h.text.includes("No route info") ? "noroute" : "broker"),
     },
     gate: { node: "P1", kinds: ["send-failed"] },
     subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-1", to: "P1", event: "send-failed" },
@@ -83,7 +85,9 @@ export default [
         option("never", "Never: P1 keeps the first route", "永远不会：P1 一直用第一份路由"),
       ],
       // "next": within a couple of P1's sends of broker-b starting; a poll comes much later.
-      answer: (h, s, trace, model) =>
+      answer: "poll",
+      resolves: "gate",
+      grade: (h, s, trace, model) =>
         h.at - startOf(model, "broker-b") > 2 * sendEvery(model, "P1") + AT_ONCE_MS ? "poll" : "next",
     },
     gate: { node: "P1", kinds: ["route-updated"], text: "broker-b" },

@@ -21,7 +21,9 @@ export default [
         option("scan", "Up to 10 s, at the next scan", "最多 10 秒，在下一次扫描时"),
         option("120", "About 120 s, when its heartbeats are missed", "约 120 秒，心跳超时后"),
       ],
-      answer: (h, s, trace, model) => {
+      answer: "ms",
+      resolves: "gate",
+      grade: (h, s, trace, model) => {
         const since = h.at - faultAt(model, SHUTDOWN);
         return since < AT_ONCE_MS ? "ms" : since <= model.timings.scanIntervalMs + AT_ONCE_MS ? "scan" : "120";
       },
@@ -58,7 +60,9 @@ export default [
         option("lost", "The message is lost", "消息丢失"),
         option("waits", "It waits 120 s for broker-b", "等待 broker-b 120 秒"),
       ],
-      answer: (h) => (h.kind === "send-retry" ? "retried" : "lost"),
+      answer: "retried",
+      resolves: "gate",
+      grade: (h) => (h.kind === "send-retry" ? "retried" : "lost"),
     },
     gate: { node: "P1", kinds: ["send-retry", "send-failed"] },
     subject: { kind: "RST", from: "broker-b", to: "P1", event: "send-retry" },

@@ -21,7 +21,9 @@ export default [
         option("120", "After 120 s without heartbeats", "120 秒没有心跳之后"),
         option("never", "Never, until an operator removes it", "永远不会，除非运维手动移除"),
       ],
-      answer: (h, s, trace, model) => (h.at - faultAt(model, KILL) < AT_ONCE_MS ? "ms" : "120"),
+      answer: "ms",
+      resolves: "gate",
+      grade: (h, s, trace, model) => (h.at - faultAt(model, KILL) < AT_ONCE_MS ? "ms" : "120"),
     },
     gate: { node: "NS-1", kinds: ["channel-closed", "unregistered", "channel-idle", "expired"], text: B },
     subject: { kind: "FIN", from: "broker-b", to: "NS-1", event: "channel-closed" },
@@ -54,7 +56,9 @@ export default [
         option("poll", "At its next route poll, up to 30 s later", "下一次路由轮询时，最多晚 30 秒"),
         option("120", "After 120 s", "120 秒之后"),
       ],
-      answer: (h, s, trace, model) => {
+      answer: "poll",
+      resolves: "gate",
+      grade: (h, s, trace, model) => {
         const killed = faultAt(model, KILL);
         const r = removedAt(trace, "NS-1", B, killed);
         return r !== null && h.at - r < AT_ONCE_MS

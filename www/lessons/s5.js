@@ -43,8 +43,8 @@ export default [
   },
   {
     text: {
-      en: "Now the 120 s clock. Look at NS-1's clock for broker-b: it started at broker-b's last registration.",
-      zh: "现在是 120 秒时钟。看 NS-1 上 broker-b 的时钟：它从 broker-b 最后一次注册开始计时。",
+      en: "Now the 120 s clock. Look at NS-1's clock for broker-b.",
+      zh: "现在是 120 秒时钟。看 NS-1 上 broker-b 的时钟。",
     },
     ask: {
       q: { en: "When will NS-1 remove broker-b?", zh: "NS-1 何时移除 broker-b？" },
@@ -53,7 +53,9 @@ export default [
         option("idle", "120 s after its last registration (≈192 s)", "最后一次注册后 120 秒（约 192 秒）"),
         option("later", "120 s after the freeze (195 s)", "冻结后 120 秒（195 秒）"),
       ],
-      answer: (h, snap, trace, model) => {
+      answer: "idle",
+      resolves: "gate",
+      grade: (h, snap, trace, model) => {
         const frozen = faultAt(model, FREEZE);
         const last = lastRegistration(trace, "broker-b", "10.0.0.1", frozen);
         if (h.at - frozen < AT_ONCE_MS) return "freeze";
@@ -89,7 +91,9 @@ export default [
         option("poll", "At P1's next route poll after the removal", "移除之后 P1 的下一次路由轮询时"),
         option("never", "Never: P1 keeps timing out", "永远不会：P1 一直超时"),
       ],
-      answer: (h, s, trace, model) => {
+      answer: "poll",
+      resolves: "gate",
+      grade: (h, s, trace, model) => {
         const r = removedAt(trace, "NS-1", B, faultAt(model, FREEZE));
         return r !== null && h.at - r < AT_ONCE_MS ? "removal" : "poll";
       },

@@ -29,7 +29,9 @@ export default [
         option("avoids", "Yes, it remembers the failure", "会，它记住了这次失败"),
         option("keeps", "No: it keeps choosing broker-b's queues in turn", "不会：它照样轮流选择 broker-b 的队列"),
       ],
-      answer: (h, s, trace) =>
+      answer: "keeps",
+      resolves: "gate",
+      grade: (h, s, trace) =>
         trace.filter((l) => l.node === "P1" && l.kind === "send-failed" && l.text.includes("timeout") && l.at <= h.at)
           .length > 1
           ? "keeps"
@@ -59,7 +61,9 @@ export default [
     ask: {
       q: { en: "Did any NameServer remove broker-b?", zh: "有 NameServer 移除过 broker-b 吗？" },
       options: [option("no", "No", "没有"), option("yes", "Yes, and it registered again", "有，之后又重新注册")],
-      answer: (h, s, trace, model) => {
+      answer: "no",
+      resolves: "gate",
+      grade: (h, s, trace, model) => {
         const frozen = faultAt(model, "freeze broker-b");
         return removedAt(trace, "NS-1", B, frozen) === null && removedAt(trace, "NS-2", B, frozen) === null
           ? "no"

@@ -32,7 +32,9 @@ export default [
         option("both", "Both remove it: NameServers agree with each other", "两个都移除：NameServer 会彼此同步"),
         option("neither", "Neither: the broker is alive", "都不移除：Broker 还活着"),
       ],
-      answer: (h, snap, trace, model) =>
+      answer: "ns2",
+      resolves: "gate",
+      grade: (h, snap, trace, model) =>
         find(trace, { node: "NS-1", kind: "unregistered", text: B, from: faultAt(model, "cut broker-b NS-2") })
           ? "both"
           : "ns2",
@@ -61,7 +63,9 @@ export default [
         option("fine", "C1 still reads them through NS-1", "C1 仍会通过 NS-1 读取它们"),
       ],
       // Sends to broker-b within the last route poll period: P1 still uses its route.
-      answer: (h, snap, trace, model) =>
+      answer: "stranded",
+      resolves: "gate",
+      grade: (h, snap, trace, model) =>
         brokerBSends(trace, h.at - model.timings.routePollPeriodMs, h.at + 1) > 0 ? "stranded" : "stop",
     },
     gate: { node: "C1", kinds: ["rebalance"], text: "remove unnecessary mq" },
@@ -105,7 +109,9 @@ export default [
         option("committed", "At the offset it committed when it dropped them", "从它丢弃队列时提交的位点开始"),
         option("newest", "At the newest message, skipping the backlog", "从最新的消息开始，跳过积压"),
       ],
-      answer: (h) =>
+      answer: "committed",
+      resolves: "gate",
+      grade: (h) =>
         /resume at offset \d+, the offset committed/.test(h.text)
           ? "committed"
           : /start at offset 0/.test(h.text)

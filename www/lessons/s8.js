@@ -24,7 +24,9 @@ export default [
         option("slave", "The group with only its slave, {1: broker-a-s}", "组里只剩从节点 {1: broker-a-s}"),
         option("promoted", "The slave, promoted to master, {0: broker-a-s}", "从节点被提升为主节点 {0: broker-a-s}"),
       ],
-      answer: (h, snap) => {
+      answer: "slave",
+      resolves: "gate",
+      grade: (h, snap) => {
         const route = Object.values(snap.routes["NS-1"] || {})[0];
         const g = route && route.brokerDatas.find((b) => b.brokerName === "broker-a");
         return !g ? "gone" : g.brokerAddrs["0"] ? "promoted" : "slave";
@@ -63,7 +65,9 @@ export default [
         option("slave", "Yes, from the slave", "能，从从节点读取"),
         option("wait", "No, they wait for the master to return", "不能，要等主节点回来"),
       ],
-      answer: (h) => (/go to slave/.test(h.text) ? "slave" : "wait"),
+      answer: "slave",
+      resolves: "gate",
+      grade: (h) => (/go to slave/.test(h.text) ? "slave" : "wait"),
     },
     gate: { node: "C1", kinds: ["info"], text: "pulls of broker-a's queues go to slave" },
     subject: { kind: "GET_ROUTEINFO_BY_TOPIC", from: "NS-2", to: "C1", event: "info" },
@@ -90,7 +94,9 @@ export default [
           "不会：生产者只写主节点，所以全部发给 broker-b",
         ),
       ],
-      answer: (h, snap, trace, model) => {
+      answer: "no",
+      resolves: "gate",
+      grade: (h, snap, trace, model) => {
         const killed = faultAt(model, "kill broker-a");
         const update = find(trace, { node: "P1", kind: "route-updated", from: killed });
         const writes = trace.filter(
