@@ -50,10 +50,21 @@ impl Server {
         (server, console)
     }
 
+    /// [`Self::start`] with glibc's malloc held to one arena (`MALLOC_ARENA_MAX=1`): a memory
+    /// test then sees a leak rather than each thread's arena taking its first large
+    /// registration at a different round.
+    pub(crate) fn start_one_arena(settings: &[(&str, &str)], args: &[&str]) -> Self {
+        Self::start_env(settings, &[&["--no-http"], args].concat(), &[("MALLOC_ARENA_MAX", "1")])
+    }
+
     fn start_with(settings: &[(&str, &str)], args: &[&str]) -> Self {
+        Self::start_env(settings, args, &[])
+    }
+
+    fn start_env(settings: &[(&str, &str)], args: &[&str], env: &[(&str, &str)]) -> Self {
         let home = tempfile::tempdir().unwrap();
         let config = Config::write(home.path(), settings);
-        let daemon = Daemon::configured(home.path(), &config, args);
+        let daemon = Daemon::configured_env(home.path(), &config, args, env);
         Self { daemon, home, properties: config.properties, kv: config.kv }
     }
 

@@ -251,7 +251,19 @@ impl Daemon {
         config: &nameserver_testkit::daemon::Config,
         args: &[&str],
     ) -> Self {
-        Self(nameserver_testkit::Daemon::spawn_configured(nameserver_command(home), "127.0.0.1", config, args))
+        Self::configured_env(home, config, args, &[])
+    }
+
+    /// [`Self::configured`] with `env` set in the daemon's environment.
+    pub(crate) fn configured_env(
+        home: &std::path::Path,
+        config: &nameserver_testkit::daemon::Config,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
+        let mut command = nameserver_command(home);
+        command.envs(env.iter().copied());
+        Self(nameserver_testkit::Daemon::spawn_configured(command, "127.0.0.1", config, args))
     }
 
     /// [`Self::start`] listening on `bind` (port 0).
