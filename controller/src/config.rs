@@ -5,8 +5,39 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use nameserver_core::config::RemoteConfig;
+
 /// Keys no remote update may change, whatever `configBlackList` says.
 pub const FIXED_BLACK_LIST: [&str; 3] = ["configBlackList", "configStorePath", "rocketmqHome"];
+
+/// Keys this controller reads as it runs (each scan, election or reply): the only ones a remote
+/// update may change under `--remote-config runtime`.
+pub const RUNTIME_UPDATABLE: [&str; 6] = [
+    "scanNotActiveBrokerInterval",
+    "scanInactiveMasterInterval",
+    "electMasterMaxRetryCount",
+    "enableElectUncleanMaster",
+    "notifyBrokerRoleChanged",
+    "processReadEvent",
+];
+
+/// Why UPDATE_CONTROLLER_CONFIG refuses an update (nothing of it is applied).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UpdateRefusal {
+    /// A black-listed key, or one `--remote-config` keeps from remote updates (Java's
+    /// NO_PERMISSION and remark).
+    BlackListed(String),
+    /// A value the key's type cannot hold: Java would keep the old value and write the new
+    /// text, so the file would say what the controller does not do.
+    InvalidValue {
+        /// The key.
+        key: String,
+        /// The value sent.
+        value: String,
+        /// What it takes.
+        expected: &'static str,
+    },
+}
 
 /// Java 5.5.0's `ControllerConfig` keys this controller does not read (thread pools, DLedger's
 /// file size, the OpenTelemetry exporters), with Java's defaults: GET_CONTROLLER_CONFIG lists
@@ -59,6 +90,9 @@ pub struct ControllerConfig {
     /// controller lists from its `NettyServerConfig` (`listenPort` its own port), and
     /// `rocketmqHome`. Written, `listenPort` would move a NameServer sharing the file.
     pub server: BTreeMap<String, String>,
+    /// Which keys UPDATE_CONTROLLER_CONFIG may change: the daemon's `--remote-config`. Not a
+    /// Java key, never listed or written; Java's behaviour ([`RemoteConfig::All`]) by default.
+    pub remote_config: RemoteConfig,
 }
 
 impl Default for ControllerConfig {
@@ -78,6 +112,7 @@ impl Default for ControllerConfig {
             others: BTreeMap::new(),
             defaults: LISTED_ONLY.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             server: BTreeMap::new(),
+            remote_config: RemoteConfig::All,
         }
     }
 }
@@ -105,6 +140,47 @@ impl ControllerConfig {
             _ => {}
         }
         self.others.insert(key.to_string(), value.to_string());
+    }
+
+    /// Whether UPDATE_CONTROLLER_CONFIG may apply `entries` under `remote`: with
+    /// [`RemoteConfig::All`] every key but the black-listed ones, as Java; with `Runtime` only
+    /// [`RUNTIME_UPDATABLE`] keys, each with a value of its type (a peer list, a store path or
+    /// `listenPort` would otherwise be persisted by anyone who reaches the port and take
+    /// effect at the next start); with `Off` none.
+    ///
+    /// # Errors
+    /// The first key refused, and why.
+    pub fn check_update(&self, entries: &BTreeMap<String, String>, remote: RemoteConfig) -> Result<(), UpdateRefusal> {
+        if let Some(key) = entries.keys().find(|key| self.is_black_listed(key)) {
+            return Err(UpdateRefusal::BlackListed(key.clone()));
+        }
+        if remote == RemoteConfig::All {
+            return Ok(());
+        }
+        if let Some(key) =
+            entries.keys().find(|key| remote == RemoteConfig::Off || !RUNTIME_UPDATABLE.contains(&key.as_str()))
+        {
+            return Err(UpdateRefusal::BlackListed(key.clone()));
+        }
+        for (key, value) in entries {
+            let text = value.trim();
+            let expected = match key.as_str() {
+                "electMasterMaxRetryCount" if text.parse::<u32>().is_err() => Some("a whole number up to 4294967295"),
+                "scanNotActiveBrokerInterval" | "scanInactiveMasterInterval" if text.parse::<u64>().is_err() => {
+                    Some("a whole number of milliseconds")
+                }
+                "enableElectUncleanMaster" | "notifyBrokerRoleChanged" | "processReadEvent"
+                    if !text.eq_ignore_ascii_case("true") && !text.eq_ignore_ascii_case("false") =>
+                {
+                    Some("true or false")
+                }
+                _ => None,
+            };
+            if let Some(expected) = expected {
+                return Err(UpdateRefusal::InvalidValue { key: key.clone(), value: value.clone(), expected });
+            }
+        }
+        Ok(())
     }
 
     /// Whether a remote update may not change `key`.
@@ -169,6 +245,35 @@ fn set_if<T>(field: &mut T, value: Option<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remote_updates_follow_the_remote_config_setting() {
+        let config = ControllerConfig::default();
+        let one = |k: &str, v: &str| BTreeMap::from([(k.to_string(), v.to_string())]);
+        let refused = |k: &str| Err(UpdateRefusal::BlackListed(k.to_string()));
+        for key in ["listenPort", "controllerDLegerPeers", "controllerStorePath", "mappedFileSize", "noSuchKey"] {
+            assert_eq!(config.check_update(&one(key, "1"), RemoteConfig::Runtime), refused(key), "{key}");
+            assert_eq!(config.check_update(&one(key, "1"), RemoteConfig::All), Ok(()), "{key} as in Java");
+        }
+        for (key, good, bad) in [
+            ("scanNotActiveBrokerInterval", "5000", "-1"),
+            ("electMasterMaxRetryCount", "3", "4294967296"),
+            ("enableElectUncleanMaster", "TRUE", "yes"),
+        ] {
+            assert_eq!(config.check_update(&one(key, good), RemoteConfig::Runtime), Ok(()), "{key}={good}");
+            assert!(
+                matches!(
+                    config.check_update(&one(key, bad), RemoteConfig::Runtime),
+                    Err(UpdateRefusal::InvalidValue { .. })
+                ),
+                "{key}={bad}"
+            );
+            assert_eq!(config.check_update(&one(key, good), RemoteConfig::Off), refused(key), "{key}: off");
+        }
+        for mode in [RemoteConfig::Off, RemoteConfig::Runtime, RemoteConfig::All] {
+            assert_eq!(config.check_update(&one("configBlackList", "x"), mode), refused("configBlackList"));
+        }
+    }
 
     #[test]
     fn typed_keys_parse_and_every_key_is_listed() {

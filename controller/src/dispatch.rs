@@ -2,11 +2,13 @@
 //! from what it holds itself: 1005's metadata and the configuration (1009, 1010).
 
 use alloc::collections::BTreeMap;
+use alloc::format;
 use alloc::string::{String, ToString};
 
 use nameserver_core::properties::{self, PropertiesError};
 use nameserver_core::protocol::ResponseCode;
 
+use crate::config::UpdateRefusal;
 use crate::controller::{Controller, Output};
 use crate::handlers::{Outcome, header};
 use crate::log::ReplicatedLog;
@@ -63,8 +65,12 @@ impl<L: ReplicatedLog> Controller<L> {
         )
     }
 
-    /// UPDATE_CONTROLLER_CONFIG (1009): black-listed keys refuse the whole update; otherwise
-    /// every key is set and the file is written before the reply.
+    /// UPDATE_CONTROLLER_CONFIG (1009): a key refused ([`ControllerConfig::check_update`]:
+    /// black-listed, kept from remote updates by `--remote-config`, or a value its type cannot
+    /// hold) refuses the whole update; otherwise every key is set and the file is written
+    /// before the reply.
+    ///
+    /// [`ControllerConfig::check_update`]: crate::ControllerConfig::check_update
     pub(crate) fn update_config(
         &mut self,
         entries: Option<Result<BTreeMap<String, String>, PropertiesError>>,
@@ -74,8 +80,15 @@ impl<L: ReplicatedLog> Controller<L> {
             Some(Err(_)) => return Outcome::new(ResponseCode::SystemError, None).remark("string2Properties error"),
             Some(Ok(entries)) => entries,
         };
-        if entries.keys().any(|key| self.config.is_black_listed(key)) {
-            return Outcome::new(ResponseCode::NoPermission, None).remark("Can not update config in black list.");
+        match self.config.check_update(&entries, self.config.remote_config) {
+            Ok(()) => {}
+            Err(UpdateRefusal::BlackListed(_)) => {
+                return Outcome::new(ResponseCode::NoPermission, None).remark("Can not update config in black list.");
+            }
+            Err(UpdateRefusal::InvalidValue { key, value, expected }) => {
+                return Outcome::new(ResponseCode::InvalidParameter, None)
+                    .remark(format!("`{value}` is not a valid value for {key}: expected {expected}"));
+            }
         }
         for (key, value) in &entries {
             self.config.set(key, value);

@@ -122,7 +122,7 @@ pub struct Args {
     #[arg(long, value_name = "CIDRS", env = "NAMESERVER_PER_SOURCE_EXEMPT", help_heading = "Fairness")]
     pub per_source_exempt: Vec<SourceList>,
 
-    /// Which keys UPDATE_NAMESRV_CONFIG (318, e.g. mqadmin updateNamesrvConfig) may change: off (none), runtime (those that take effect at once; listenPort, bindAddress, serverChannelMaxIdleTimeSeconds, enableShutdownGracefully and shutdownWaitTimeSeconds, read only at start, are refused as if black-listed), all (as in Java); configBlackList applies in every mode
+    /// Which keys UPDATE_NAMESRV_CONFIG (318, e.g. mqadmin updateNamesrvConfig) may change: off (none), runtime (those that take effect at once; listenPort, bindAddress, serverChannelMaxIdleTimeSeconds, enableShutdownGracefully and shutdownWaitTimeSeconds, read only at start, are refused as if black-listed), all (as in Java); configBlackList applies in every mode. With the embedded controller, UPDATE_CONTROLLER_CONFIG (1009) follows it too: runtime takes only the keys the controller reads as it runs
     #[arg(long, value_name = "MODE", env = "NAMESERVER_REMOTE_CONFIG", default_value = "runtime",
           value_parser = |s: &str| s.parse::<RemoteConfig>())]
     pub remote_config: RemoteConfig,
@@ -441,6 +441,8 @@ impl Args {
             .map_err(|source| ArgsError::Controller { path: path.clone(), source })?;
         if let Some(settings) = settings.as_mut() {
             settings.list_server_keys(&namesrv.to_properties());
+            // UPDATE_CONTROLLER_CONFIG follows UPDATE_NAMESRV_CONFIG's --remote-config.
+            settings.config.remote_config = self.remote_config;
         }
         Ok(settings)
     }

@@ -20,6 +20,7 @@ mod config_persistence;
 mod config_start;
 mod connections;
 mod controller;
+mod controller_config;
 mod controller_stdout;
 mod crash_safety;
 mod go_away;
