@@ -21,8 +21,12 @@ use crate::time::Instant;
 /// page shows them as the rule fires; the log line does not).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnregisterReason {
-    /// It sent UNREGISTER_BROKER (graceful shutdown).
-    Request,
+    /// UNREGISTER_BROKER arrived on connection `from` (the broker's graceful shutdown, or an
+    /// operator's tool).
+    Request {
+        /// The connection it arrived on.
+        from: ConnId,
+    },
     /// The connection it registered on closed.
     ChannelClosed,
     /// The connection it registered on was idle too long: nothing read or written since

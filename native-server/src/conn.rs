@@ -34,23 +34,25 @@ use arc_swap::ArcSwap;
 use bytes::{Buf, BufMut as _, BytesMut};
 use nameserver_core::ConnId;
 use nameserver_core::auth::{Refusal, Verdict};
-use nameserver_core::codec::{self, DecodeError, Limits};
+use nameserver_core::codec::{self, Limits};
 use nameserver_core::protocol::{RemotingCommand, ResponseCode, WhileGoingAway};
 use nameserver_core::server::IdleClock;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio::sync::{Notify, OwnedSemaphorePermit, mpsc};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 mod deadlines;
+mod drain;
+mod end;
+mod route_fast_path;
 
 use self::deadlines::{HIGH_WATER, PeerDeadlines};
+use self::end::End;
 use crate::handshake::Stream;
 use crate::intake::{Admission, BUSY_REMARK, Intake};
 use crate::messages::{Inbound, ReplyBytes, queued_size};
-use crate::observe::Deadline;
-use crate::snapshot::{FastPath, RouteSnapshot};
+use crate::snapshot::RouteSnapshot;
 use crate::source::SourceKey;
 
 /// Requests that only read: sent oneway, nobody reads the answer, so they are dropped here.
@@ -121,22 +123,6 @@ pub(crate) struct Connection {
     pub(crate) peer: SocketAddr,
 }
 
-/// Why a connection ended.
-#[derive(Debug)]
-enum End {
-    PeerClosed,
-    ClosedByServer,
-    Decode(DecodeError),
-    Encode(String),
-    Io(io::Error),
-    /// The server is shutting down and everything owed to the peer was written.
-    Finished,
-    /// A frame announcing this many bytes was not complete within its deadline.
-    FrameDeadline(Option<usize>),
-    /// This many bytes of replies stayed unread for a whole idle period.
-    SlowReader(usize),
-}
-
 impl Connection {
     /// Serves the connection until it closes, then tells the owner.
     pub(crate) async fn run(self) {
@@ -175,48 +161,17 @@ impl Connection {
                 session.inbuf.extend_from_slice(&read);
                 let (mut reader, mut writer) = tcp.split();
                 session
-                    .serve(&mut reader, &mut writer, |reader, inbuf, max| read_socket(reader.as_ref(), inbuf, max))
+                    .serve(&mut reader, &mut writer, |reader, inbuf, max| {
+                        drain::read_socket(reader.as_ref(), inbuf, max)
+                    })
                     .await
             }
             Stream::Tls(tls) => {
                 let (mut reader, mut writer) = tokio::io::split(*tls);
-                session.serve(&mut reader, &mut writer, read_ready).await
+                session.serve(&mut reader, &mut writer, drain::read_ready).await
             }
         };
-        match end {
-            End::Decode(error) => {
-                session.shared.observe.frame_error();
-                tracing::warn!("decode exception, {remote}: {error}; closing the connection");
-            }
-            End::Encode(error) => tracing::error!("encode exception, {remote}: {error}; closing the connection"),
-            // A peer that resets its connection (a TCP probe, a killed client) closes it as
-            // another closes it cleanly: at DEBUG, as the open and close lines are.
-            End::Io(error) if peer_closed(&error) => {
-                tracing::debug!("NETTY SERVER PIPELINE: exceptionCaught {remote}: {error}");
-            }
-            End::Io(error) => tracing::info!("NETTY SERVER PIPELINE: exceptionCaught {remote}: {error}"),
-            End::FrameDeadline(announced) => {
-                session.shared.observe.deadline_close(Deadline::Frame);
-                if session.shared.fairness.warned.allow(source, "frame-deadline") {
-                    let base = session.shared.fairness.deadline;
-                    let announced = announced.map_or_else(|| String::from("no length yet"), |n| format!("{n} bytes"));
-                    tracing::warn!(
-                        "closing the connection from {remote}: a frame ({announced}) was not complete within \
-                         {base:?} plus a second per 64 KiB it announces; said once a minute per source"
-                    );
-                }
-            }
-            End::SlowReader(bytes) => {
-                session.shared.observe.deadline_close(Deadline::SlowReader);
-                if session.shared.fairness.warned.allow(source, "slow-reader") {
-                    tracing::warn!(
-                        "closeChannel: the channel[{remote}] left {bytes} bytes of replies unread for a whole \
-                         idle period (serverChannelMaxIdleTimeSeconds), closing it; said once a minute per source"
-                    );
-                }
-            }
-            End::PeerClosed | End::ClosedByServer | End::Finished => {}
-        }
+        end.report(&remote, source, &session.shared.observe, &session.shared.fairness);
         tracing::debug!("NETTY SERVER PIPELINE: channelInactive, the channel[{remote}]");
         drop(goodbye);
         drop(permit);
@@ -442,34 +397,6 @@ impl Session {
         Ok(())
     }
 
-    /// Answers the route query that is the buffer's first frame (`len` bytes) straight from
-    /// its bytes, as [`Self::dispatch`] would answer it decoded, when nothing else could be
-    /// owed first: no check to make (open auth), no GO_AWAY to send, no earlier request of
-    /// this connection still with the owner. `false`: not answered, decode it.
-    fn answered_from_frame(&mut self, len: usize) -> bool {
-        if self.owner_pending > 0 || !self.shared.auth.is_open() || self.shared.going_away.is_cancelled() {
-            return false;
-        }
-        let Some(routes) = &self.shared.routes else { return false };
-        let Some(request) = codec::route_request(&self.inbuf[..len]) else { return false };
-        let observe = &self.shared.observe;
-        if request.oneway {
-            observe.traffic.read(self.conn, ROUTE_QUERY);
-            observe.oneway_read_dropped();
-            return true;
-        }
-        let at = observe.start();
-        let FastPath::Answered(response) = routes.load().answer_route(&request, &mut self.out) else {
-            return false;
-        };
-        observe.traffic.read(self.conn, ROUTE_QUERY);
-        if let Some(response) = response {
-            observe.traffic.written(self.conn, response.raw());
-        }
-        observe.route_answered(self.conn, request.query.topic, response.map(i32::from), at);
-        true
-    }
-
     fn dispatch(&mut self, cmd: RemotingCommand) -> Result<(), End> {
         #[cfg(feature = "test-hooks")]
         assert!(
@@ -495,16 +422,7 @@ impl Session {
             return Ok(());
         }
         let at = self.shared.observe.start();
-        if self.owner_pending == 0
-            && let Some(routes) = &self.shared.routes
-            && let FastPath::Answered(response) = routes.load().answer(&cmd, &self.limits, &mut self.out)
-        {
-            self.publish_unwritten();
-            if let Some(response) = response {
-                self.shared.observe.traffic.written(self.conn, response.raw());
-            }
-            let topic = cmd.field("topic").unwrap_or_default();
-            self.shared.observe.route_answered(self.conn, topic, response.map(i32::from), at);
+        if self.answered_from_snapshot(&cmd, at) {
             return Ok(());
         }
         self.hand_over(cmd, at)
@@ -646,66 +564,7 @@ impl Session {
 }
 
 /// One read of at most [`READ_MAX`] bytes.
-/// An I/O error that only says the peer went away.
-fn peer_closed(error: &io::Error) -> bool {
-    matches!(
-        error.kind(),
-        io::ErrorKind::ConnectionReset
-            | io::ErrorKind::ConnectionAborted
-            | io::ErrorKind::BrokenPipe
-            | io::ErrorKind::UnexpectedEof
-    )
-}
-
 async fn read_some<R: AsyncRead + Unpin>(reader: &mut R, inbuf: &mut BytesMut) -> io::Result<usize> {
     let mut limited = inbuf.limit(READ_MAX);
     reader.read_buf(&mut limited).await
-}
-
-/// At shutdown, on a plaintext connection: takes in what the peer had already sent.
-fn read_socket(stream: &TcpStream, inbuf: &mut BytesMut, max: usize) {
-    // Read the socket itself: tokio may not have seen the readiness event for bytes that
-    // have already arrived, and its `try_read` would then report `WouldBlock`.
-    let Ok(mut socket) = duplicate(stream) else { return };
-    let mut chunk = vec![0; READ_CHUNK];
-    while inbuf.len() < max {
-        match io::Read::read(&mut socket, &mut chunk) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => inbuf.extend_from_slice(&chunk[..n]),
-        }
-    }
-}
-
-/// At shutdown, on a TLS connection: takes in what is readable now, without waiting (bytes
-/// still encrypted in the socket are only as visible as tokio's readiness makes them).
-fn read_ready<R: AsyncRead + Unpin>(reader: &mut R, inbuf: &mut BytesMut, max: usize) {
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    let mut chunk = vec![0; READ_CHUNK];
-    while inbuf.len() < max {
-        let mut buf = tokio::io::ReadBuf::new(&mut chunk);
-        match std::pin::Pin::new(&mut *reader).poll_read(&mut cx, &mut buf) {
-            std::task::Poll::Ready(Ok(())) if !buf.filled().is_empty() => inbuf.extend_from_slice(buf.filled()),
-            _ => break,
-        }
-    }
-}
-
-/// A second handle on the same non-blocking socket, read without tokio's readiness cache.
-#[cfg(unix)]
-fn duplicate(stream: &TcpStream) -> io::Result<std::net::TcpStream> {
-    use std::os::fd::AsFd as _;
-    Ok(std::net::TcpStream::from(stream.as_fd().try_clone_to_owned()?))
-}
-
-#[cfg(windows)]
-fn duplicate(stream: &TcpStream) -> io::Result<std::net::TcpStream> {
-    use std::os::windows::io::AsSocket as _;
-    let socket = std::net::TcpStream::from(stream.as_socket().try_clone_to_owned()?);
-    socket.set_nonblocking(true)?;
-    Ok(socket)
-}
-
-#[cfg(not(any(unix, windows)))]
-fn duplicate(_stream: &TcpStream) -> io::Result<std::net::TcpStream> {
-    Err(io::ErrorKind::Unsupported.into())
 }

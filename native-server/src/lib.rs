@@ -44,6 +44,9 @@
 //!   one task per peer reads that peer's console and publishes how the two differ
 //!   (`/api/peers`, metrics).
 //!
+//! The acceptor, the connections and the owner's loop (`owner_loop.rs`) make a port
+//! (`port.rs`); the embedded controller's ([`controller`]) is another, with the same rules.
+//!
 //! Modules are layered without cycles (the test kit's `tests/module_layers.rs` checks it): the
 //! messages the tasks exchange (`messages.rs`: `Inbound`, `ConnHandle`) and what they publish
 //! for the console (`observe/`: metrics, the event bus, the view, each connection's last I/O)
@@ -87,7 +90,9 @@ mod notify;
 mod observe;
 pub mod open_files;
 mod owner;
+mod owner_loop;
 pub mod persist;
+mod port;
 mod proxy;
 mod rolling_file;
 pub mod shutdown;
@@ -101,7 +106,6 @@ pub mod user_home;
 pub mod version;
 mod watch;
 
-use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::io;
 use std::path::PathBuf;
@@ -113,11 +117,10 @@ use nameserver_core::codec::Limits;
 use nameserver_core::config::RemoteConfig;
 use nameserver_core::{Config, KvConfig, NameServer};
 use tokio::net::TcpListener;
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
-use crate::conn::Shared;
 use crate::owner::Owner;
 use crate::persist::{KvJournal, PersistTarget};
 use crate::snapshot::RouteSnapshot;
@@ -325,7 +328,6 @@ pub async fn serve_with_controller(
     observer.kv_journal = kv_file.stats();
     observer.traffic = observe::Traffic::new(traffic_log);
     let observe = Arc::new(observer);
-    let intake = Arc::new(intake::Intake::new(Arc::clone(&observe)));
     // The console outlives the stop: /readyz says 503 until the drain and the files are done.
     let http_quit = CancellationToken::new();
     let http = match console {
@@ -345,95 +347,47 @@ pub async fn serve_with_controller(
         }
         None => None,
     };
-    let controller = match controller {
-        Some(port) => Some(controller::start(
-            port,
-            controller::PortRules {
-                limits,
-                idle,
-                tls: Arc::clone(&tls_port),
-                auth: Arc::clone(&auth),
-                fairness: source::Fairness::new(
-                    proxy_protocol_from.clone(),
-                    per_source_exempt.clone(),
-                    max_connections_per_source,
-                    max_connections,
-                    io_deadline,
-                ),
-                max_connections,
-                outbound_queue,
-                stop: stop.clone(),
-                force_close: force_close.clone(),
-                clock,
-                observe: Arc::clone(&observe),
-            },
-        )?),
-        None => None,
-    };
-    let shared = Arc::new(Shared {
-        owner: inbound,
-        intake: Arc::clone(&intake),
-        routes: Some(Arc::clone(&routes)),
+    let rules = port::Rules {
         limits,
         idle,
-        shutdown: stop.clone(),
-        going_away: going_away.clone(),
-        force_close: force_close.clone(),
-        observe: Arc::clone(&observe),
         tls: tls_port,
         auth,
-        fairness: source::Fairness::new(
-            proxy_protocol_from,
-            per_source_exempt,
-            max_connections_per_source,
-            max_connections,
-            io_deadline,
-        ),
-    });
-    // Every connection holds a permit: all permits back means every connection has ended.
-    let permits = u32::try_from(max_connections.clamp(1, Semaphore::MAX_PERMITS)).unwrap_or(u32::MAX);
-    let limit = Arc::new(Semaphore::new(permits as usize));
+        proxies: proxy_protocol_from,
+        exempt: per_source_exempt,
+        per_source: max_connections_per_source,
+        io_deadline,
+        max_connections,
+        outbound_queue,
+        stop: stop.clone(),
+        force_close: force_close.clone(),
+    };
+    let controller = match controller {
+        Some(port) => Some(controller::start(port, &rules, clock, Arc::clone(&observe))?),
+        None => None,
+    };
     // Until the console stops: the last part-second's traffic is logged at the very end.
     let traffic_lines = traffic_log
         .then(|| tokio::spawn(traffic_log::run(Arc::clone(&observe), rocketmq_addr.port(), http_quit.clone())));
 
-    let owner = Owner {
-        ns: NameServer::new(namesrv, kv, clock.now()).with_limits(limits).with_remote_config(remote_config),
+    let ns = NameServer::new(namesrv, kv, clock.now()).with_limits(limits).with_remote_config(remote_config);
+    let owner = Owner::new(
+        ns,
         clock,
-        routes,
-        retired: Vec::new(),
-        kv_file,
-        config_file,
-        shutdown: stop.clone(),
-        force_close: force_close.clone(),
-        conns: HashMap::new(),
-        requests: HashMap::new(),
-        next_request: 0,
-        console: observe::OwnerHooks::new(observe),
-        held: VecDeque::new(),
-        draining: HashSet::new(),
-        notifier: notify::Notifier::spawn("notifyMinBrokerIdChanged"),
-        names: name_warnings::NameWarnings::default(),
-    };
-    // On a multi-thread runtime the owner gets a thread of its own: one long `handle` call (a
-    // registration of a million topics takes seconds) must not hold a worker, or I/O
-    // readiness may stop being polled and route queries on every connection wait for it. A
-    // current-thread runtime (tests) has no other worker to keep free.
-    let runtime = tokio::runtime::Handle::current();
-    let mut owner = match runtime.runtime_flavor() {
-        tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::spawn_blocking(move || runtime.block_on(owner.run(inbound_rx, intake)))
-        }
-        _ => tokio::spawn(owner.run(inbound_rx, intake)),
-    };
-    let acceptor = tokio::spawn(listener::accept(listener, shared, Arc::clone(&limit), outbound_queue));
+        Arc::clone(&routes),
+        (kv_file, config_file),
+        stop.clone(),
+        observe::OwnerHooks::new(Arc::clone(&observe)),
+    );
+    let own =
+        port::Own { observe, routes: Some(routes), going_away: going_away.clone(), inbound: (inbound, inbound_rx) };
+    let mut namesrv_port = port::Port::start(listener, &rules, own, owner);
 
-    let mut finished_early = tokio::select! {
-        _ = shutdown => None,
-        result = &mut owner => Some(result),
-    };
+    tokio::select! {
+        _ = shutdown => {}
+        () = namesrv_port.ended() => {}
+    }
     begun.cancel();
-    if let (None, Some(window)) = (&finished_early, go_away_window) {
+    if let (false, Some(window)) = (namesrv_port.has_ended(), go_away_window) {
         // Java's graceful shutdown: serve on for the window, newer clients told to go away.
         tracing::info!(
             "shutdown: serving for {window:?} more, answering GO_AWAY (1500) to clients newer than V5_3_1; then \
@@ -441,11 +395,11 @@ pub async fn serve_with_controller(
         );
         going_away.cancel();
         let end = clock::after(tokio::time::Instant::now(), window);
-        finished_early = tokio::select! {
-            () = tokio::time::sleep_until(end) => None,
-            () = go_away_cut_short.cancelled() => None,
-            result = &mut owner => Some(result),
-        };
+        tokio::select! {
+            () = tokio::time::sleep_until(end) => {}
+            () = go_away_cut_short.cancelled() => {}
+            () = namesrv_port.ended() => {}
+        }
         tracing::info!("shutdown: the GO_AWAY window is over; draining");
     }
     stop.cancel();
@@ -456,24 +410,9 @@ pub async fn serve_with_controller(
             force_close.cancel();
         }
     };
-    let owner_result = match finished_early {
-        Some(result) => result,
-        None => match tokio::time::timeout_at(deadline, &mut owner).await {
-            Ok(result) => result,
-            Err(_elapsed) => {
-                close_the_rest();
-                owner.await
-            }
-        },
-    };
-    acceptor.await.map_err(io::Error::other)?;
-    // The owner has handed every connection its replies; let them write those out.
-    if tokio::time::timeout_at(deadline, limit.acquire_many(permits)).await.is_err() {
-        close_the_rest();
-        let _ = limit.acquire_many(permits).await;
-    }
+    let owner_result = namesrv_port.finish(deadline, &close_the_rest).await?;
     if let Some(controller) = controller {
-        controller.finish(deadline, close_the_rest).await?;
+        controller.finish(deadline, &close_the_rest).await??;
     }
     // The last file contents go out before the console stops saying 503.
     let writers = (kv_writer.await, config_writer.await);
@@ -489,7 +428,7 @@ pub async fn serve_with_controller(
             Err(_elapsed) => http.abort(),
         }
     }
-    owner_result.map_err(io::Error::other)?;
+    owner_result?;
     writers.0.map_err(io::Error::other)?;
     writers.1.map_err(io::Error::other)?;
     tracing::info!("the NameServer has shut down");

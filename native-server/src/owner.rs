@@ -1,17 +1,18 @@
 //! The owner: the one task that owns the [`NameServer`], with no lock around it.
 //!
-//! It waits for whichever comes first — a message on its channel (a new connection, a console
-//! request), the next connection's turn in the [`Intake`] (round robin), the core's
-//! [`NameServer::poll_timeout`], the ten-minute KV print or the shutdown — makes one
-//! [`NameServer::handle`] call, publishes a new route snapshot if a route answer changed, and
-//! then acts on every [`Output`]. It never waits for a peer: replies go to each connection's
-//! bounded queue with `try_send`, and a full queue (in replies or in bytes) closes that
-//! connection. File writes are handed to the persistence tasks, which run them on the
-//! blocking pool; the replies of a step that changed a file wait until that file is written,
-//! so an answered KV put or config update survives a crash (Java writes before it answers
-//! too).
+//! It waits (in the loop every port's owner runs, `owner_loop.rs`) for whichever comes first
+//! — a message on its channel (a new connection, a console request), the next connection's
+//! turn in the intake (round robin), the core's [`NameServer::poll_timeout`], a file written,
+//! the ten-minute KV print or the shutdown — makes one [`NameServer::handle`] call, publishes
+//! a new route snapshot if a route answer changed, and then acts on every [`Output`]. It
+//! never waits for a peer: replies go to each connection's bounded queue with `try_send`, and
+//! a full queue (in replies or in bytes) closes that connection. File writes are handed to the
+//! persistence tasks, which run them on the blocking pool; the replies of a step that changed
+//! a file wait until that file is written, so an answered KV put or config update survives a
+//! crash (Java writes before it answers too).
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,18 +22,17 @@ use nameserver_core::event_run::EventRun;
 use nameserver_core::excerpt::Excerpt;
 use nameserver_core::protocol::{RemotingCommand, ResponseCode};
 use nameserver_core::{ConnId, Event, Input, NameServer, Output, RequestId};
-use tokio::sync::mpsc;
-use tokio::sync::oneshot;
-use tokio::time::Instant;
+use tokio::sync::{oneshot, watch};
+use tokio::time::{Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
-use crate::intake::Intake;
 use crate::messages::{ConnHandle, Inbound};
 use crate::name_warnings::NameWarnings;
 use crate::notify::Notifier;
 use crate::observe::OwnerHooks;
-use crate::persist::{KvJournal, PersistTarget};
+use crate::owner_loop::Machine;
+use crate::persist::{KvJournal, PersistTarget, Progress};
 use crate::snapshot::RouteSnapshot;
 
 /// Java prints the KV table one minute after start, then every ten minutes.
@@ -42,32 +42,51 @@ const KV_PRINT_EVERY: Duration = Duration::from_secs(600);
 /// The owner task's state.
 #[derive(Debug)]
 pub(crate) struct Owner {
-    pub(crate) ns: NameServer,
-    pub(crate) clock: Clock,
-    pub(crate) routes: Arc<ArcSwap<RouteSnapshot>>,
+    ns: NameServer,
+    clock: Clock,
+    routes: Arc<ArcSwap<RouteSnapshot>>,
     /// Replaced snapshots that a reader still held when they were replaced: freed here once
     /// the readers are done, so that a connection never pays for freeing a snapshot.
-    pub(crate) retired: Vec<Arc<RouteSnapshot>>,
-    pub(crate) kv_file: KvJournal,
-    pub(crate) config_file: PersistTarget,
+    retired: Vec<Arc<RouteSnapshot>>,
+    kv_file: KvJournal,
+    config_file: PersistTarget,
     /// Cancelled when the server starts shutting down.
-    pub(crate) shutdown: CancellationToken,
-    /// Cancelled when the shutdown grace period is over.
-    pub(crate) force_close: CancellationToken,
-    pub(crate) conns: HashMap<ConnId, ConnHandle>,
+    shutdown: CancellationToken,
+    conns: HashMap<ConnId, ConnHandle>,
     /// Console requests waiting for their reply, by the id the core answers them with.
-    pub(crate) requests: HashMap<RequestId, oneshot::Sender<RemotingCommand>>,
-    pub(crate) next_request: u64,
+    requests: HashMap<RequestId, oneshot::Sender<RemotingCommand>>,
+    next_request: u64,
     /// Metrics, events and the view for the HTTP console (inert when it is off).
-    pub(crate) console: OwnerHooks,
+    console: OwnerHooks,
     /// Replies waiting for a file write, oldest first (generations only grow).
-    pub(crate) held: VecDeque<Held>,
+    held: VecDeque<Held>,
     /// Connections that have drained but still wait for held replies.
-    pub(crate) draining: HashSet<ConnId>,
+    draining: HashSet<ConnId>,
     /// Sends NOTIFY_MIN_BROKER_ID_CHANGE to brokers' addresses.
-    pub(crate) notifier: Notifier,
+    notifier: Notifier,
     /// Broker and cluster names outside Java's charset, warned about once each.
-    pub(crate) names: NameWarnings,
+    names: NameWarnings,
+    wakes: Wakes,
+}
+
+/// What the owner waits for besides messages and the core's deadline.
+#[derive(Debug)]
+struct Wakes {
+    /// The KV writer's progress: held replies may go.
+    kv_written: watch::Receiver<Progress>,
+    /// The config writer's progress.
+    config_written: watch::Receiver<Progress>,
+    /// The next print of the KV table.
+    kv_print: Pin<Box<Sleep>>,
+}
+
+/// Which of [`Wakes`] happened.
+#[derive(Debug)]
+pub(crate) enum Wake {
+    /// A file write progressed.
+    Written,
+    /// Time to print the KV table.
+    PrintKv,
 }
 
 /// Who a reply goes to: a connection, or a console request's reply channel.
@@ -88,58 +107,51 @@ pub(crate) struct Held {
 }
 
 impl Owner {
-    /// Runs until the server has shut down and every connection has been handed its replies
-    /// (or the grace period is over). Dropping `self` at the end flushes the persistence
-    /// tasks.
-    pub(crate) async fn run(mut self, mut inbound: mpsc::Receiver<Inbound>, intake: Arc<Intake>) {
+    /// The owner of `ns`, its files and its route snapshot.
+    pub(crate) fn new(
+        ns: NameServer,
+        clock: Clock,
+        routes: Arc<ArcSwap<RouteSnapshot>>,
+        (kv_file, config_file): (KvJournal, PersistTarget),
+        shutdown: CancellationToken,
+        console: OwnerHooks,
+    ) -> Self {
+        let wakes = Wakes {
+            kv_written: kv_file.subscribe(),
+            config_written: config_file.subscribe(),
+            kv_print: Box::pin(tokio::time::sleep(KV_PRINT_FIRST)),
+        };
+        Self {
+            ns,
+            clock,
+            routes,
+            retired: Vec::new(),
+            kv_file,
+            config_file,
+            shutdown,
+            conns: HashMap::new(),
+            requests: HashMap::new(),
+            next_request: 0,
+            console,
+            held: VecDeque::new(),
+            draining: HashSet::new(),
+            notifier: Notifier::spawn("notifyMinBrokerIdChanged"),
+            names: NameWarnings::default(),
+            wakes,
+        }
+    }
+}
+
+impl Machine for Owner {
+    type Wake = Wake;
+
+    fn start(&mut self) {
         self.publish_routes();
         self.console.publish(&self.ns);
-        let scan = tokio::time::sleep_until(self.next_deadline());
-        let kv_print = tokio::time::sleep(KV_PRINT_FIRST);
-        tokio::pin!(scan, kv_print);
-        let mut stopping = false;
-        let mut accept_stopped = false;
-        let (mut kv_written, mut config_written) = (self.kv_file.subscribe(), self.config_file.subscribe());
-        loop {
-            if stopping && accept_stopped && self.conns.is_empty() && self.requests.is_empty() {
-                break;
-            }
-            let deadline = self.next_deadline();
-            if scan.deadline() != deadline {
-                scan.as_mut().reset(deadline);
-            }
-            tokio::select! {
-                biased;
-                message = inbound.recv() => match message {
-                    Some(Inbound::AcceptStopped) => accept_stopped = true,
-                    Some(message) => self.on_inbound(message),
-                    None => break,
-                },
-                message = intake.next() => {
-                    // A connection's `Connected` was on the channel before it handed anything
-                    // over: take it first.
-                    while let Ok(first) = inbound.try_recv() {
-                        match first {
-                            Inbound::AcceptStopped => accept_stopped = true,
-                            first => self.on_inbound(first),
-                        }
-                    }
-                    self.on_inbound(message);
-                }
-                () = &mut scan => self.step(Input::Timeout),
-                Ok(()) = kv_written.changed(), if !self.held.is_empty() => self.release(),
-                Ok(()) = config_written.changed(), if !self.held.is_empty() => self.release(),
-                () = &mut kv_print => {
-                    self.print_kv();
-                    kv_print.as_mut().reset(Instant::now() + KV_PRINT_EVERY);
-                }
-                () = self.shutdown.cancelled(), if !stopping => stopping = true,
-                () = self.force_close.cancelled() => break,
-            }
-        }
-        intake.close();
-        // A clean stop leaves the whole table in kvConfig.json, as Java's NameServer reads it.
-        self.kv_file.finish();
+    }
+
+    fn on_inbound(&mut self, message: Inbound) {
+        self.handle_inbound(message);
     }
 
     fn next_deadline(&self) -> Instant {
@@ -148,7 +160,44 @@ impl Owner {
         self.clock.deadline(self.ns.poll_timeout().unwrap_or(nameserver_core::Instant::MAX))
     }
 
-    fn on_inbound(&mut self, message: Inbound) {
+    fn on_timer(&mut self) {
+        self.step(Input::Timeout);
+    }
+
+    async fn wake(&mut self) -> Wake {
+        let held = !self.held.is_empty();
+        let Wakes { kv_written, config_written, kv_print } = &mut self.wakes;
+        tokio::select! {
+            biased;
+            Ok(()) = kv_written.changed(), if held => Wake::Written,
+            Ok(()) = config_written.changed(), if held => Wake::Written,
+            () = kv_print.as_mut() => Wake::PrintKv,
+        }
+    }
+
+    fn on_wake(&mut self, wake: Wake) {
+        match wake {
+            Wake::Written => self.release(),
+            Wake::PrintKv => {
+                self.print_kv();
+                self.wakes.kv_print.as_mut().reset(Instant::now() + KV_PRINT_EVERY);
+            }
+        }
+    }
+
+    fn settled(&self) -> bool {
+        self.conns.is_empty() && self.requests.is_empty()
+    }
+
+    /// A clean stop leaves the whole table in kvConfig.json, as Java's NameServer reads it.
+    /// (The loop then drops the owner, which lets the persistence tasks flush and end.)
+    fn finish(&mut self) {
+        self.kv_file.finish();
+    }
+}
+
+impl Owner {
+    fn handle_inbound(&mut self, message: Inbound) {
         match message {
             Inbound::Connected { conn, remote, handle } => {
                 self.conns.insert(conn, handle);

@@ -19,7 +19,7 @@ pub use query::{RouteFilter, RouteShape, ShapeKey};
 pub use queues::TopicQueues;
 pub use recipe::{GroupRoute, RouteRecipe};
 pub use register::{RegisterOutcome, Registration};
-pub use unregister::{UnregisterItem, UnregisterSource};
+pub use unregister::UnregisterItem;
 
 use crate::names::{BrokerAddr, BrokerId, BrokerName, ClusterName, ConnId, TopicName};
 use crate::protocol::body::{BrokerData, DataVersion, TopicQueueMappingInfo};

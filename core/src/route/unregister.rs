@@ -20,54 +20,13 @@ use crate::protocol::body::perm;
 use crate::protocol::request::BrokerIdentity;
 use crate::time::Instant;
 
-/// Where an unregistration comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnregisterSource {
-    /// UNREGISTER_BROKER received on this connection.
-    Request(ConnId),
-    /// The registering connection closed.
-    ChannelClosed,
-    /// The registering connection idled out: nothing read or written since `last_io`.
-    ChannelIdle {
-        /// The connection's last read or write.
-        last_io: Instant,
-        /// The idle time the driver closed it by.
-        idle_ms: u64,
-        /// When it was closed.
-        now: Instant,
-    },
-    /// The heartbeat timed out in a scan at `now`.
-    Expired {
-        /// The last registration or heartbeat.
-        last_update: Instant,
-        /// The timeout.
-        timeout_ms: u64,
-        /// When the scan ran.
-        now: Instant,
-    },
-}
-
-impl UnregisterSource {
-    /// The reason an unregistration from here is logged with.
-    fn reason(self) -> UnregisterReason {
-        match self {
-            Self::Request(_) => UnregisterReason::Request,
-            Self::ChannelClosed => UnregisterReason::ChannelClosed,
-            Self::ChannelIdle { last_io, idle_ms, now } => UnregisterReason::ChannelIdle { last_io, idle_ms, now },
-            Self::Expired { last_update, timeout_ms, now } => {
-                UnregisterReason::Expired { last_update, timeout_ms, now }
-            }
-        }
-    }
-}
-
 /// One broker instance to unregister.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnregisterItem {
     /// Which instance.
     pub broker: BrokerIdentity,
     /// Why.
-    pub source: UnregisterSource,
+    pub reason: UnregisterReason,
 }
 
 impl RouteTable {
@@ -82,7 +41,7 @@ impl RouteTable {
         for item in items {
             let broker = &item.broker;
             let key = BrokerAddrInfo { cluster: broker.cluster.clone(), broker_addr: broker.broker_addr.clone() };
-            if let (UnregisterSource::Request(from), Some(live)) = (item.source, self.broker_live_table.get(&key)) {
+            if let (UnregisterReason::Request { from }, Some(live)) = (item.reason, self.broker_live_table.get(&key)) {
                 if live.conn != from && self.superseded.get(&key).is_some_and(|old| old.contains(&from)) {
                     log.push(Event::StaleUnregisterIgnored {
                         broker_addr: broker.broker_addr.clone(),
@@ -97,7 +56,7 @@ impl RouteTable {
                 log.push(Event::BrokerUnregistered {
                     cluster: broker.cluster.clone(),
                     broker_addr: broker.broker_addr.clone(),
-                    reason: item.source.reason(),
+                    reason: item.reason,
                 });
             }
             if self.filter_server_table.remove(&key).is_some() {
@@ -146,8 +105,8 @@ impl RouteTable {
     /// Unregisters every instance whose latest registration arrived on `conn`
     /// (`onChannelDestroy`), closed (`ChannelClosed`) or idled out (`ChannelIdle`). Returns
     /// how many there were.
-    pub fn on_channel_destroy(&mut self, conn: ConnId, source: UnregisterSource, log: &mut EventRun) -> usize {
-        let items = self.channel_items(conn, source, log);
+    pub fn on_channel_destroy(&mut self, conn: ConnId, reason: UnregisterReason, log: &mut EventRun) -> usize {
+        let items = self.channel_items(conn, reason, log);
         self.unregister(&items, log);
         items.len()
     }
@@ -157,7 +116,7 @@ impl RouteTable {
     pub(crate) fn channel_items(
         &mut self,
         conn: ConnId,
-        source: UnregisterSource,
+        reason: UnregisterReason,
         log: &mut EventRun,
     ) -> Vec<UnregisterItem> {
         // A closed connection sends nothing more: it needs no fence.
@@ -177,7 +136,7 @@ impl RouteTable {
                         broker_name: live.broker_name.clone(),
                         broker_id: live.broker_id,
                     },
-                    source,
+                    reason,
                 }
             })
             .collect()
@@ -215,7 +174,7 @@ impl RouteTable {
                         broker_name: live.broker_name.clone(),
                         broker_id: live.broker_id,
                     },
-                    source: UnregisterSource::Expired { last_update: live.last_update, timeout_ms, now },
+                    reason: UnregisterReason::Expired { last_update: live.last_update, timeout_ms, now },
                 }
             })
             .collect();

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use super::route_reply::{RouteReply, route_reply};
 use super::{NameServer, Output};
 use crate::config::{Config, ConfigError, KeyEffect};
-use crate::event::Event;
+use crate::event::{Event, UnregisterReason};
 use crate::event_run::EventRun;
 use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvChange, KvPut, ORDER_TOPIC_CONFIG};
@@ -15,7 +15,7 @@ use crate::properties;
 use crate::protocol::body::{BodyError, KvTable};
 use crate::protocol::request::{GetRouteInfo, HeaderError, IgnoredField, RegisterBroker, Request};
 use crate::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode, ResponseCode};
-use crate::route::{RegisterOutcome, Registration, UnregisterItem, UnregisterSource};
+use crate::route::{RegisterOutcome, Registration, UnregisterItem};
 
 /// Keys whose change can alter every route answer.
 const ROUTE_KEYS: [&str; 2] = ["orderMessageEnable", "supportActingMaster"];
@@ -89,7 +89,7 @@ impl NameServer {
             },
             Request::UnregisterBroker(broker) => match conn {
                 Some(conn) => {
-                    self.unregister(&[UnregisterItem { broker, source: UnregisterSource::Request(conn) }]);
+                    self.unregister(&[UnregisterItem { broker, reason: UnregisterReason::Request { from: conn } }]);
                     ok()
                 }
                 None => no_connection(cmd),

@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use core::time::Duration;
 
 use crate::config::{Config, RemoteConfig};
-use crate::event::Event;
+use crate::event::{Event, UnregisterReason};
 use crate::event_run::EventRun;
 use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvConfig, ORDER_TOPIC_CONFIG};
@@ -28,7 +28,7 @@ use crate::limits::Limits;
 use crate::names::{ConnId, RequestId, TopicName};
 use crate::protocol::RemotingCommand;
 use crate::protocol::body::TopicRouteData;
-use crate::route::{RouteChanges, RouteFilter, RouteRecipe, RouteShape, RouteTable, UnregisterSource};
+use crate::route::{RouteChanges, RouteFilter, RouteRecipe, RouteShape, RouteTable};
 use crate::time::Instant;
 use outputs::OutputQueue;
 
@@ -209,13 +209,13 @@ impl NameServer {
             }
             Input::Disconnected { conn } => {
                 self.conns.remove(&conn);
-                self.destroy_channel(conn, UnregisterSource::ChannelClosed);
+                self.destroy_channel(conn, UnregisterReason::ChannelClosed);
             }
             Input::Idle { conn, last_io, idle } => {
                 let remote = self.conns.remove(&conn).unwrap_or_else(|| alloc::format!("{conn}"));
                 let (idle_ms, now) = (crate::time::millis(idle), self.now);
                 self.out.push_event(Event::ChannelIdle { conn, remote, last_io, idle_ms, now });
-                self.destroy_channel(conn, UnregisterSource::ChannelIdle { last_io, idle_ms, now });
+                self.destroy_channel(conn, UnregisterReason::ChannelIdle { last_io, idle_ms, now });
                 self.out.push(Output::Close { conn });
             }
             Input::Timeout => {}
@@ -386,9 +386,9 @@ impl NameServer {
         self.next_scan = self.scan_at_or_after(self.now + Duration::from_millis(1));
     }
 
-    fn destroy_channel(&mut self, conn: ConnId, source: UnregisterSource) {
+    fn destroy_channel(&mut self, conn: ConnId, reason: UnregisterReason) {
         let mut log = EventRun::new();
-        let items = self.routes.channel_items(conn, source, &mut log);
+        let items = self.routes.channel_items(conn, reason, &mut log);
         self.emit(log);
         self.unregister(&items);
     }

@@ -32,7 +32,9 @@ fn unregister_removes_the_instance_and_its_group_routes() {
     assert_eq!(reply.ext_fields, None);
     assert!(!ns.live("DefaultCluster", "127.0.0.1:10911"));
     assert!(
-        ns.events().iter().any(|e| matches!(e, Event::BrokerUnregistered { reason: UnregisterReason::Request, .. }))
+        ns.events()
+            .iter()
+            .any(|e| matches!(e, Event::BrokerUnregistered { reason: UnregisterReason::Request { .. }, .. }))
     );
     // A remaining member keeps the group's routes.
     let route = ns.parsed_route("TopicTest").unwrap();

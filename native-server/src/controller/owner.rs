@@ -2,7 +2,8 @@
 //! owner owns the `NameServer`.
 //!
 //! It takes what the controller port's acceptor and connections hand over (the same
-//! `Inbound` messages, through its own intake: lanes per connection, taken round robin), makes
+//! `Inbound` messages, through its own intake: lanes per connection, taken round robin, in
+//! the loop every port's owner runs, `owner_loop.rs`), makes
 //! one [`Controller::handle`] call per message or timer, then writes the entries the call
 //! appended to the event log as one group with one fsync ([`FileLog::flush`]) and tells the
 //! controller they are committed, and only then acts on the outputs: replies go to each
@@ -10,22 +11,23 @@
 //! the controller only through `handle(now, …)`.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use nameserver_controller::{Controller, Event, Input, Output, ReplicatedLog as _, decode_entry};
 use nameserver_core::ConnId;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::file_log::FileLog;
 use crate::clock::Clock;
-use crate::intake::Intake;
 use crate::messages::{ConnHandle, Inbound};
 use crate::notify::Notifier;
 use crate::observe::{BrokerGroupView, ControllerView, Elections, Observer, ReplicaView};
+use crate::owner_loop::Machine;
 
 /// How long after a failed write of the event log it is tried again.
 const WRITE_RETRY: Duration = Duration::from_secs(1);
@@ -40,7 +42,6 @@ pub(crate) struct ControllerOwner {
     /// Where UPDATE_CONTROLLER_CONFIG persists the configuration.
     pub(crate) config_path: PathBuf,
     pub(crate) shutdown: CancellationToken,
-    pub(crate) force_close: CancellationToken,
     /// The NameServer's observer, where the console reads the controller's view.
     pub(crate) observe: Arc<Observer>,
     /// The controller's listener, for the view.
@@ -50,54 +51,11 @@ pub(crate) struct ControllerOwner {
     pub(crate) retry: Option<Instant>,
 }
 
-impl ControllerOwner {
-    /// Runs until the shutdown has handed every connection its replies (or the grace period
-    /// is over).
-    pub(crate) async fn run(mut self, mut inbound: mpsc::Receiver<Inbound>, intake: Arc<Intake>) {
-        self.publish();
-        let timer = tokio::time::sleep_until(self.next_deadline());
-        tokio::pin!(timer);
-        let (mut stopping, mut accept_stopped) = (false, false);
-        loop {
-            if stopping && accept_stopped && self.conns.is_empty() {
-                break;
-            }
-            let deadline = self.next_deadline();
-            if timer.deadline() != deadline {
-                timer.as_mut().reset(deadline);
-            }
-            tokio::select! {
-                biased;
-                message = inbound.recv() => match message {
-                    Some(Inbound::AcceptStopped) => accept_stopped = true,
-                    Some(message) => self.on_inbound(message),
-                    None => break,
-                },
-                message = intake.next() => {
-                    // A connection's `Connected` was on the channel before it handed anything over.
-                    while let Ok(first) = inbound.try_recv() {
-                        match first {
-                            Inbound::AcceptStopped => accept_stopped = true,
-                            first => self.on_inbound(first),
-                        }
-                    }
-                    self.on_inbound(message);
-                }
-                () = &mut timer => {
-                    self.retry = None;
-                    self.step(Input::Timeout);
-                }
-                () = self.shutdown.cancelled(), if !stopping => stopping = true,
-                () = self.force_close.cancelled() => break,
-            }
-        }
-        intake.close();
-    }
+impl Machine for ControllerOwner {
+    type Wake = Infallible;
 
-    fn next_deadline(&self) -> Instant {
-        let at = self.controller.poll_timeout().unwrap_or(nameserver_core::Instant::MAX);
-        let at = self.clock.deadline(at);
-        self.retry.map_or(at, |retry| retry.min(at))
+    fn start(&mut self) {
+        self.publish();
     }
 
     fn on_inbound(&mut self, message: Inbound) {
@@ -126,6 +84,31 @@ impl ControllerOwner {
         }
     }
 
+    fn next_deadline(&self) -> Instant {
+        let at = self.controller.poll_timeout().unwrap_or(nameserver_core::Instant::MAX);
+        let at = self.clock.deadline(at);
+        self.retry.map_or(at, |retry| retry.min(at))
+    }
+
+    fn on_timer(&mut self) {
+        self.retry = None;
+        self.step(Input::Timeout);
+    }
+
+    fn wake(&mut self) -> impl Future<Output = Infallible> + Send {
+        std::future::pending()
+    }
+
+    fn on_wake(&mut self, wake: Infallible) {
+        match wake {}
+    }
+
+    fn settled(&self) -> bool {
+        self.conns.is_empty()
+    }
+}
+
+impl ControllerOwner {
     /// One `handle` call, the event log written and committed, then the outputs.
     fn step(&mut self, input: Input) {
         // A heartbeat changes nothing the view shows but liveness, which the scans (timers)

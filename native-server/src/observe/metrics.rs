@@ -137,7 +137,7 @@ pub(crate) const REASONS: [&str; 4] = ["request", "channel_closed", "channel_idl
 
 pub(crate) fn reason_index(reason: UnregisterReason) -> usize {
     match reason {
-        UnregisterReason::Request => 0,
+        UnregisterReason::Request { .. } => 0,
         UnregisterReason::ChannelClosed => 1,
         UnregisterReason::ChannelIdle { .. } => 2,
         UnregisterReason::Expired { .. } => 3,

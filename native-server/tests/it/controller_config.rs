@@ -7,53 +7,27 @@
 use crate::support;
 
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Stdio};
+use std::path::PathBuf;
+use std::process::Stdio;
 
 use nameserver_core::protocol::{RemotingCommand, RequestCode};
-use nameserver_testkit::peer::free_port;
-use support::{call_blocking, decode, encode, eventually_blocking, nameserver_command};
+use support::{ControllerDaemon, call_blocking, decode, encode};
 
 const UPDATE_CONFIG: i32 = 1009;
-const GET_METADATA_INFO: i32 = 1005;
 
+/// Dropped in this order: the daemon is killed before its home is removed.
 struct Started {
-    child: Child,
-    controller: SocketAddr,
-    file: std::path::PathBuf,
+    daemon: ControllerDaemon,
+    file: PathBuf,
     _home: tempfile::TempDir,
 }
 
 fn start(args: &[&str]) -> Started {
     let home = tempfile::tempdir().unwrap();
-    let (port, controller_port) = (free_port().unwrap(), free_port().unwrap());
-    let config = nameserver_testkit::daemon::Config::write(
-        home.path(),
-        &[
-            ("enableControllerInNamesrv", "true"),
-            ("controllerDLegerGroup", "group1"),
-            ("controllerDLegerPeers", &format!("n0-127.0.0.1:{controller_port}")),
-            ("controllerDLegerSelfId", "n0"),
-            ("controllerStorePath", &home.path().join("DLedgerController").display().to_string()),
-        ],
-    );
-    let child = nameserver_command(home.path())
-        .arg("-c")
-        .arg(&config.properties)
-        .args(["--no-http", "--bind-address", "127.0.0.1", "--listen-port", &port.to_string()])
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let controller = SocketAddr::from(([127, 0, 0, 1], controller_port));
-    let metadata = RemotingCommand::request(RequestCode::from(GET_METADATA_INFO));
-    eventually_blocking("the controller answers", || {
-        let mut stream = TcpStream::connect(controller).ok()?;
-        Some(decode(&call_blocking(&mut stream, &encode(&metadata))))
-    });
+    let daemon = ControllerDaemon::start(home.path(), args, Stdio::null());
     // Where 1009 persists the controller's keys: Java's `~/controller/controller.properties`.
     let file = home.path().join("controller").join("controller.properties");
-    Started { child, controller, file, _home: home }
+    Started { daemon, file, _home: home }
 }
 
 fn update(controller: SocketAddr, body: &str) -> RemotingCommand {
@@ -66,39 +40,35 @@ fn update(controller: SocketAddr, body: &str) -> RemotingCommand {
 
 #[test]
 fn by_default_only_the_keys_read_as_it_runs_are_updated_remotely() {
-    let mut started = start(&[]);
+    let started = start(&[]);
     assert!(!started.file.exists());
     for body in
         ["listenPort=1\n", "controllerDLegerPeers=n0-10.0.0.9:9878\n", "controllerStorePath=/tmp/x\n", "noSuchKey=1\n"]
     {
-        let reply = update(started.controller, body);
+        let reply = update(started.daemon.controller, body);
         assert_eq!(reply.code, 16, "{body}: {reply:?}");
         assert_eq!(reply.remark.as_deref(), Some("Can not update config in black list."), "{body}");
     }
     // A runtime key with a value and one it refuses in the same update: nothing applied.
-    let reply = update(started.controller, "enableElectUncleanMaster=true\nlistenPort=1\n");
+    let reply = update(started.daemon.controller, "enableElectUncleanMaster=true\nlistenPort=1\n");
     assert_eq!(reply.code, 16, "{reply:?}");
-    let reply = update(started.controller, "electMasterMaxRetryCount=many\n");
+    let reply = update(started.daemon.controller, "electMasterMaxRetryCount=many\n");
     assert_eq!(reply.code, 29, "INVALID_PARAMETER: {reply:?}");
     assert!(reply.remark.as_deref().unwrap_or("").contains("electMasterMaxRetryCount"), "{reply:?}");
     assert!(!started.file.exists(), "nothing refused was written");
 
-    let reply = update(started.controller, "enableElectUncleanMaster=true\n");
+    let reply = update(started.daemon.controller, "enableElectUncleanMaster=true\n");
     assert_eq!(reply.code, 0, "{reply:?}");
     let after = std::fs::read_to_string(&started.file).unwrap();
     assert!(after.contains("enableElectUncleanMaster=true"), "{after}");
     assert!(!after.contains("listenPort=1"), "{after}");
-    started.child.kill().unwrap();
-    started.child.wait().unwrap();
 }
 
 #[test]
 fn with_remote_config_all_it_takes_what_java_takes() {
-    let mut started = start(&["--remote-config", "all"]);
-    let reply = update(started.controller, "noSuchKey=1\n");
+    let started = start(&["--remote-config", "all"]);
+    let reply = update(started.daemon.controller, "noSuchKey=1\n");
     assert_eq!(reply.code, 0, "as Java: {reply:?}");
-    let reply = update(started.controller, "configStorePath=/tmp/x\n");
+    let reply = update(started.daemon.controller, "configStorePath=/tmp/x\n");
     assert_eq!(reply.code, 16, "black-listed whatever the setting: {reply:?}");
-    started.child.kill().unwrap();
-    started.child.wait().unwrap();
 }

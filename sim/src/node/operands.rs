@@ -99,7 +99,7 @@ mod tests {
         let asked = Event::BrokerUnregistered {
             cluster: ClusterName::new("c"),
             broker_addr: BrokerAddr::new("a"),
-            reason: UnregisterReason::Request,
+            reason: UnregisterReason::Request { from: ConnId(1) },
         };
         assert_eq!(Operands::of(&asked), None, "no rule decided an UNREGISTER_BROKER");
     }

@@ -307,3 +307,60 @@ pub(crate) fn read_frame_blocking(stream: &mut std::net::TcpStream) -> Vec<u8> {
     stream.read_exact(&mut frame[4..]).unwrap();
     frame
 }
+
+/// CONTROLLER_GET_METADATA_INFO: any controller answers it.
+pub(crate) const CONTROLLER_METADATA: i32 = 1005;
+
+/// The binary with its embedded controller (`enableControllerInNamesrv=true`, group `group1`,
+/// its files in `home`) on free ports of 127.0.0.1, killed when dropped.
+pub(crate) struct ControllerDaemon {
+    pub(crate) child: std::process::Child,
+    /// The NameServer's port.
+    pub(crate) namesrv: SocketAddr,
+    /// The controller's port.
+    pub(crate) controller: SocketAddr,
+    /// The controller's first answer, to CONTROLLER_GET_METADATA_INFO.
+    pub(crate) metadata: RemotingCommand,
+}
+
+impl ControllerDaemon {
+    /// Starts it with `args` (no console), its standard output on `stdout`, and waits until
+    /// the controller answers.
+    pub(crate) fn start(home: &std::path::Path, args: &[&str], stdout: impl Into<std::process::Stdio>) -> Self {
+        use nameserver_testkit::peer::free_port;
+        let (port, controller_port) = (free_port().unwrap(), free_port().unwrap());
+        let config = nameserver_testkit::daemon::Config::write(
+            home,
+            &[
+                ("enableControllerInNamesrv", "true"),
+                ("controllerDLegerGroup", "group1"),
+                ("controllerDLegerPeers", &format!("n0-127.0.0.1:{controller_port}")),
+                ("controllerDLegerSelfId", "n0"),
+                ("controllerStorePath", &home.join("DLedgerController").display().to_string()),
+            ],
+        );
+        let child = nameserver_command(home)
+            .arg("-c")
+            .arg(&config.properties)
+            .args(["--no-http", "--bind-address", "127.0.0.1", "--listen-port", &port.to_string()])
+            .args(args)
+            .stdout(stdout)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let controller = SocketAddr::from(([127, 0, 0, 1], controller_port));
+        let request = RemotingCommand::request(RequestCode::from(CONTROLLER_METADATA));
+        let metadata = eventually_blocking("the controller answers", || {
+            let mut stream = std::net::TcpStream::connect(controller).ok()?;
+            Some(decode(&call_blocking(&mut stream, &encode(&request))))
+        });
+        Self { child, namesrv: SocketAddr::from(([127, 0, 0, 1], port)), controller, metadata }
+    }
+}
+
+impl Drop for ControllerDaemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
