@@ -275,7 +275,12 @@ export class LessonRunner {
     progress.textContent = t("lessonStep", { n: a.index + 1, total: a.steps.length });
     // Once the event is seen, its account comes first; on a phone the setup gives way to it.
     let html = `<p class="setup${a.observed ? " seen" : ""}">${rich(pick(step.text))}</p>`;
-    if (a.observed) html += `<p class="observed" data-testid="observed">✓ ${rich(a.observed)}</p>`;
+    // With a prediction graded, the verdict holds the step's one mark (✓ or ✖) and the account
+    // is plain: a wrong guess never stands beside a green tick.
+    if (a.observed)
+      html += a.graded
+        ? `<p class="observed graded" data-testid="observed">${rich(a.observed)}</p>`
+        : `<p class="observed" data-testid="observed">✓ ${rich(a.observed)}</p>`;
     if (a.graded) {
       const g = a.graded;
       const opt = (id) => pick(step.ask.options.find((o) => o.id === id));
