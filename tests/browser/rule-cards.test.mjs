@@ -142,7 +142,11 @@ for (const [lang, size, viewport] of [
   test(`S1 rule cards: registration and route answers (${lang}, ${size})`, async () => {
     const page = await open();
     await startLesson(page, "S1");
-    // Step 2: NS-1 registers broker-a.
+    // Step 2 (a prediction) straight to its event: no rule decides a refused connection.
+    await next(page);
+    await reachGate(page);
+    assert.equal(await page.locator("[data-testid=rule-card]").isVisible(), false, "no rule card on S1 step 2");
+    // Step 3: NS-1 registers broker-b.
     let frames = await playStep(page);
     let { card, line } = await cardAndLine(page);
     assert.equal(line.node, "NS-1");
@@ -151,10 +155,7 @@ for (const [lang, size, viewport] of [
     checkNumbers(card, line, ["lastUpdate", "timeoutMs", "deadline"], "registration");
     checkPlacement(card, "registration");
     await shot(page, `rule-card-S1-registered-${lang}-${size}`);
-    // Step 3 (a prediction) straight to its event, then step 4: P1's route answer.
-    await next(page);
-    await reachGate(page);
-    assert.equal(await page.locator("[data-testid=rule-card]").isVisible(), false, "no rule card on S1 step 3");
+    // Step 4: P1's route answer.
     frames = await playStep(page);
     ({ card, line } = await cardAndLine(page));
     assert.equal(line.node, "P1");
