@@ -13,13 +13,13 @@ export default [
   // answered, too soon after a stop there to be a prediction (issue 34).
   {
     text: {
-      en: "P1's first route poll goes to NS-1, which knows no broker yet. With no route cached, each send first asks NS-1 on demand (TopicTest, then the default topic [[tbw102|TBW102]]).",
-      zh: "P1 的首次路由轮询发往 NS-1，而 NS-1 还不知道任何 Broker。没有缓存路由时，每次发送都会先按需询问 NS-1（先 TopicTest，再默认主题 [[tbw102|TBW102]]）。",
+      en: "NS-1 knows no broker yet. With no [[route]] cached, each send of P1 first asks NS-1 on demand (TopicTest, then the default topic [[tbw102|TBW102]]).",
+      zh: "NS-1 还不知道任何 Broker。没有缓存[[route|路由]]时，P1 的每次发送都会先按需询问 NS-1（先 TopicTest，再默认主题 [[tbw102|TBW102]]）。",
     },
     ask: {
       q: {
-        en: "The poll and both queries come back empty. What happens to P1's first send?",
-        zh: "轮询和两次查询都返回空。P1 的第一次发送会怎样？",
+        en: "Both queries come back empty. What happens to the first send?",
+        zh: "两次查询都返回空。第一次发送会怎样？",
       },
       options: [
         option(

@@ -78,9 +78,11 @@ export default [
       const n = trace.filter(
         (l) => l.node === "P1" && l.kind === "send-failed" && l.text.includes("timeout") && l.at <= back,
       ).length;
+      const timeouts = first ? `${n} sends timed out, the first at ${at(first)}` : `${n} sends timed out`;
+      const timeoutsZh = first ? `${n} 次发送超时，第一次在 ${at(first)}` : `${n} 次发送超时`;
       return {
-        en: `broker-b was back at ${secs(back)}, after ${n} sends had timed out on it, and SEND_OK on broker-b at ${at(h)}; no NameServer ever noticed${first ? ` (first timeout ${at(first)})` : ""}. Fault avoidance lives in each client only: compare the scenarios S6-fault-4.9 and S6-fault-5.x.`,
-        zh: `broker-b 在 ${secs(back)} 恢复，此前已有 ${n} 次发送在它上面超时；${at(h)} broker-b 上 SEND_OK；没有任何 NameServer 察觉${first ? `（第一次超时 ${at(first)}）` : ""}。故障规避只存在于各客户端中：对比场景 S6-fault-4.9 与 S6-fault-5.x。`,
+        en: `Back at ${secs(back)}, SEND_OK on broker-b at ${at(h)}: no NameServer ever noticed (${timeouts}). Fault avoidance lives in each client only: compare S6-fault-4.9 and S6-fault-5.x.`,
+        zh: `${secs(back)} 恢复，${at(h)} broker-b 上 SEND_OK：没有任何 NameServer 察觉（${timeoutsZh}）。故障规避只存在于各客户端中：对比 S6-fault-4.9 与 S6-fault-5.x。`,
       };
     },
   },
