@@ -138,8 +138,13 @@ test("T31 i18n", async () => {
   assert.match(await page.textContent("[data-testid=narration]"), /集群/);
   await page.click("[data-testid=speed-600]");
   await page.click("[data-testid=lesson-continue]");
+  // Step 2 asks first (in Chinese), then plays to its event.
+  await page.waitForSelector("[data-testid=lesson][data-asking=true][data-step='1']");
+  assert.match(await page.textContent("[data-testid=lesson-question]"), /broker-a 向 NS-2 的注册会怎样/);
+  await page.locator("[data-testid=predict-0]").check();
+  await page.click("[data-testid=lesson-continue]");
   await page.waitForSelector("[data-testid=lesson][data-waiting=false][data-step='1']");
-  assert.match(await page.textContent("[data-testid=observed]"), /NS-1 在 1\.003 s 记录/);
+  assert.match(await page.textContent("[data-testid=observed]"), /NS-1 已在 1\.003 s 注册了 broker-a/);
   const log = await page.locator("[data-testid=log] .log-text").allTextContents();
   assert.ok(
     log.some((l) => l.startsWith("The Name Server boot success")),

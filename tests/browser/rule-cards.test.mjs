@@ -54,13 +54,18 @@ async function cardAndLine(page) {
     const box = document.querySelector(`[data-node="${el.dataset.node}"] .box`).getBoundingClientRect();
     const r = el.getBoundingClientRect();
     const ops = {};
-    for (const x of el.querySelectorAll("[data-op]")) ops[x.dataset.op] = x.dataset.ms ?? x.textContent;
+    const texts = {};
+    for (const x of el.querySelectorAll("[data-op]")) {
+      ops[x.dataset.op] = x.dataset.ms ?? x.textContent;
+      texts[x.dataset.op] = x.textContent;
+    }
     return {
       node: el.dataset.node,
       rule: el.dataset.rule,
       seq: Number(el.dataset.seq),
       text: el.textContent,
       ops,
+      texts,
       terms: [...el.querySelectorAll("button.term")].map((x) => x.dataset.term),
       rect: { left: r.left, right: r.right, top: r.top, bottom: r.bottom },
       // Nothing drawn over it (a phone's lesson sheet, a dialog): its middle is the card.
@@ -110,8 +115,16 @@ const WORDS = {
   en: {
     expired: /last registration .* < now .* remove broker-b/,
     idle: /silent 120 s .* idle close, broker-b removed/,
+    // The narration names the rule that fired, and not the other.
+    told: { expired: /scan/, idle: /idle close/ },
+    untold: { expired: /silent|idle close/, idle: /scan/ },
   },
-  zh: { expired: /最后注册 .* < 现在 .* 移除 broker-b/, idle: /此连接静默 120 s.*空闲关闭，移除 broker-b/ },
+  zh: {
+    expired: /最后注册 .* < 现在 .* 移除 broker-b/,
+    idle: /此连接静默 120 s.*空闲关闭，移除 broker-b/,
+    told: { expired: /扫描/, idle: /空闲关闭/ },
+    untold: { expired: /静默|空闲关闭/, idle: /扫描/ },
+  },
 };
 for (const [lang, size, viewport] of [
   ["en", "desktop", DESKTOP],
@@ -129,7 +142,11 @@ for (const [lang, size, viewport] of [
   test(`S1 rule cards: registration and route answers (${lang}, ${size})`, async () => {
     const page = await open();
     await startLesson(page, "S1");
-    // Step 2: NS-1 registers broker-a.
+    // Step 2 (a prediction) straight to its event: no rule decides a refused connection.
+    await next(page);
+    await reachGate(page);
+    assert.equal(await page.locator("[data-testid=rule-card]").isVisible(), false, "no rule card on S1 step 2");
+    // Step 3: NS-1 registers broker-b.
     let frames = await playStep(page);
     let { card, line } = await cardAndLine(page);
     assert.equal(line.node, "NS-1");
@@ -138,10 +155,7 @@ for (const [lang, size, viewport] of [
     checkNumbers(card, line, ["lastUpdate", "timeoutMs", "deadline"], "registration");
     checkPlacement(card, "registration");
     await shot(page, `rule-card-S1-registered-${lang}-${size}`);
-    // Step 3 (a prediction) straight to its event, then step 4: P1's route answer.
-    await next(page);
-    await reachGate(page);
-    assert.equal(await page.locator("[data-testid=rule-card]").isVisible(), false, "no rule card on S1 step 3");
+    // Step 4: P1's route answer.
     frames = await playStep(page);
     ({ card, line } = await cardAndLine(page));
     assert.equal(line.node, "P1");
@@ -195,6 +209,16 @@ for (const [lang, size, viewport] of [
         assert.ok(card.terms.includes("scan"), "links the glossary's scan");
       }
       checkPlacement(card, "removal");
+      // The step's account tells the same rule with the card's numbers, the view's operands
+      // (it once quoted broker-b's 72.006 s beside the card's 72.003 s, and an idle close
+      // that, off, never came).
+      const told = await page.textContent("[data-testid=observed]");
+      const names = idle === "on" ? ["lastIo", "idleMs", "now"] : ["lastUpdate", "timeoutMs", "deadline", "now"];
+      for (const name of names)
+        assert.ok(told.includes(card.texts[name]), `the account quotes ${name} ${card.texts[name]}: ${told}`);
+      const rule = idle === "on" ? "idle" : "expired";
+      assert.match(told, words.told[rule]);
+      assert.doesNotMatch(told, words.untold[rule]);
       await shot(page, `rule-card-S5-idle-${idle}-${lang}-${size}`);
       // Back to the step's start: the rule has not fired yet, so no card.
       await page.click("[data-testid=lesson-replay]");

@@ -11,6 +11,11 @@ export function dur(ms) {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
+// A span the model gave (a timeout, an idle time), whole seconds without `.0`: `120 s`, `2.5 s`.
+export function span(ms) {
+  return dur(ms).replace(/\.0 s$/, " s");
+}
+
 // A countdown on a clock of the diagram: tenths below 10 s, whole seconds above.
 export function clockText(ms) {
   const s = ms / 1000;

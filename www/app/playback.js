@@ -7,7 +7,7 @@
 import { t } from "./i18n.js";
 import { announceFor } from "./announce.js";
 import { updateUrl } from "./share.js";
-import { approachSpeed } from "../lessons/lesson-runner.js";
+import { approachSpeed, approachStep } from "../lessons/lesson-runner.js";
 import { findSubject } from "../lessons/hold.js";
 
 const MAX_FRAME_SIM_MS = (speed) => Math.max(250, speed * 500);
@@ -213,7 +213,9 @@ export class Playback {
         this.lastSpeed = speed;
       }
       let target = this.base.sim + (now - this.base.wall) * speed;
-      const cap = this.snap.time + MAX_FRAME_SIM_MS(speed);
+      const cap =
+        this.snap.time +
+        Math.min(MAX_FRAME_SIM_MS(speed), approachStep(this.store.state.lesson.gateAt, this.snap.time));
       const capped = target > cap;
       if (capped) {
         target = cap;

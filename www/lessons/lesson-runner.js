@@ -12,10 +12,18 @@ import { LESSONS, LESSON_ORDER } from "./index.js";
 import { renderContext } from "./context.js";
 import { rich } from "./glossary.js";
 import { esc, setHtml } from "../app/html.js";
+import { MIN_FRAMES } from "./hold.js";
 
 const LESSON_SPEED = 30;
 // Within this much wall time of the event the clock slows toward 1×.
 const APPROACH_MS = 800;
+
+// A question is asked at least this much simulated time before the event that resolves it,
+// and drawn over at least ASK_FRAMES frames of it (issue 34): a guess, not a reading of what is
+// already on its way. The lessons' data keeps the time (tests/js/page/lesson-margins.test.mjs);
+// the clock's approach keeps the frames (approachStep).
+export const ASK_MARGIN_MS = 1000;
+export const ASK_FRAMES = MIN_FRAMES;
 
 // The speed the clock runs at `simNow` with the awaited event due at `gateAt` (null: not known):
 // within APPROACH_MS of wall time it slows toward 1×, so the learner sees the event happen.
@@ -24,6 +32,14 @@ export function approachSpeed(gateAt, simNow, speed) {
   const left = gateAt - simNow;
   if (left <= 0) return Math.min(speed, 1);
   return Math.max(1, Math.min(speed, Math.round(left / APPROACH_MS)));
+}
+
+// The most simulated time one frame may move the clock at `simNow` with the event due at
+// `gateAt`: over the last ASK_MARGIN_MS before it, that span takes at least ASK_FRAMES frames,
+// however few frames a busy machine draws a second.
+export function approachStep(gateAt, simNow) {
+  if (gateAt === null || gateAt === undefined || gateAt - simNow > ASK_MARGIN_MS) return Infinity;
+  return ASK_MARGIN_MS / ASK_FRAMES;
 }
 
 export class LessonRunner {
@@ -128,17 +144,21 @@ export class LessonRunner {
     if (step.panel && step.panel.tab) this.store.dispatch({ type: "panel", id: step.panel.tab });
     this.show();
     this.publish();
-    if (a.waiting) this.lookAhead();
+    a.look = a.waiting ? this.lookAhead() : null;
   }
 
   // Asks the worker when the awaited event will happen, to slow down before it.
   async lookAhead() {
     const a = this.active;
-    const gate = a && a.waiting ? a.steps[a.index].gate : null;
-    if (!gate) return;
-    const r = await this.source.call("peekGate", { gate });
-    if (this.active !== a || a.steps[a.index].gate !== gate) return;
+    const step = a && a.waiting ? a.steps[a.index] : null;
+    if (!step || !step.gate) return;
+    const r = await this.source.call("peekGate", { gate: step.gate });
+    if (this.active !== a || a.steps[a.index] !== step) return;
     a.gateAt = r ? r.at : null;
+    if (step.ask && r && r.at - a.start.time < ASK_MARGIN_MS)
+      console.warn(
+        `lesson ${a.id} step ${a.index + 1}: its question is asked ${r.at - a.start.time} ms before the event that resolves it (at least ${ASK_MARGIN_MS} ms)`,
+      );
     this.publish();
   }
 
@@ -148,6 +168,9 @@ export class LessonRunner {
     if (a.asking) {
       const picked = this.els.question.querySelector("input:checked");
       if (!picked) return;
+      // The clock sets out once it knows when the event comes, so that it slows before it.
+      if (a.look) await a.look;
+      if (this.active !== a || !a.asking) return;
       a.asking = false;
       a.prediction = picked.value;
       this.show();
@@ -191,7 +214,7 @@ export class LessonRunner {
     a.answers = a.answers.filter((x) => x.step !== a.index);
     this.show();
     this.publish();
-    this.lookAhead();
+    a.look = a.waiting ? this.lookAhead() : null;
   }
 
   freePlay(byLearner = false) {
@@ -275,7 +298,12 @@ export class LessonRunner {
     progress.textContent = t("lessonStep", { n: a.index + 1, total: a.steps.length });
     // Once the event is seen, its account comes first; on a phone the setup gives way to it.
     let html = `<p class="setup${a.observed ? " seen" : ""}">${rich(pick(step.text))}</p>`;
-    if (a.observed) html += `<p class="observed" data-testid="observed">✓ ${rich(a.observed)}</p>`;
+    // With a prediction graded, the verdict holds the step's one mark (✓ or ✖) and the account
+    // is plain: a wrong guess never stands beside a green tick.
+    if (a.observed)
+      html += a.graded
+        ? `<p class="observed graded" data-testid="observed">${rich(a.observed)}</p>`
+        : `<p class="observed" data-testid="observed">✓ ${rich(a.observed)}</p>`;
     if (a.graded) {
       const g = a.graded;
       const opt = (id) => pick(step.ask.options.find((o) => o.id === id));

@@ -1,5 +1,5 @@
 // S1 — who talks to whom: registration and discovery.
-import { A, AT_ONCE_MS, at, find, option } from "./common.js";
+import { A, AT_ONCE_MS, B, at, find, option } from "./common.js";
 
 export default [
   {
@@ -9,25 +9,12 @@ export default [
     },
     focus: { nodes: ["NS-1", "NS-2"] },
   },
+  // The registration's fate at NS-2 is asked before broker-a boots: its refusal comes 1 ms after
+  // NS-1's acceptance, too soon after any stop to be a prediction (issue 34).
   {
     text: {
-      en: "broker-a boots at 1.0 s and [[register|registers]] with every NameServer: the message goes broker → NameServer.",
-      zh: "broker-a 在 1.0 秒启动，并向每个 NameServer [[register|注册]]：消息方向是 Broker → NameServer。",
-    },
-    gate: { node: "NS-1", kinds: ["registered"], text: A },
-    subject: { kind: "REGISTER_BROKER", from: "broker-a", to: "NS-1", event: "registered" },
-    what: { en: "NS-1 registers broker-a", zh: "NS-1 注册 broker-a" },
-    focus: { nodes: ["broker-a", "NS-1"], links: [["broker-a", "NS-1"]] },
-    panel: { kind: "ns", node: "NS-1" },
-    after: (h) => ({
-      en: `NS-1 logged "new broker registered" at ${at(h)}.`,
-      zh: `NS-1 在 ${at(h)} 记录 "new broker registered"。`,
-    }),
-  },
-  {
-    text: {
-      en: "The same registration goes to NS-2, which only starts at 3 s.",
-      zh: "同一次注册也发往 NS-2，而 NS-2 在 3 秒才启动。",
+      en: "broker-a boots at 1.0 s and [[register|registers]] with every NameServer: the message goes broker → NameServer. NS-1 is running; NS-2 only starts at 3 s.",
+      zh: "broker-a 在 1.0 秒启动，并向每个 NameServer [[register|注册]]：消息方向是 Broker → NameServer。NS-1 已在运行；NS-2 在 3 秒才启动。",
     },
     ask: {
       q: { en: "What happens to broker-a's registration with NS-2?", zh: "broker-a 向 NS-2 的注册会怎样？" },
@@ -49,9 +36,28 @@ export default [
     what: { en: "broker-a's registration with NS-2 ends", zh: "broker-a 向 NS-2 的注册结束" },
     focus: { nodes: ["broker-a", "NS-2"], links: [["broker-a", "NS-2"]] },
     panel: { kind: "log", node: "broker-a" },
+    after: (h, snap, trace) => {
+      const ns1 = find(trace, { node: "NS-1", kind: "registered", text: A });
+      const ok = ns1 ? at(ns1) : "?";
+      return {
+        en: `Refused at ${at(h)}: "connect … failed", while NS-1 had registered broker-a at ${ok}. NS-1 and NS-2 disagree from the very first seconds.`,
+        zh: `${at(h)} 被拒绝："connect … failed"，而 NS-1 已在 ${ok} 注册了 broker-a。NS-1 与 NS-2 从最初几秒就不一致。`,
+      };
+    },
+  },
+  {
+    text: {
+      en: "broker-b boots at 2.0 s and registers too. Watch its registration reach NS-1.",
+      zh: "broker-b 在 2.0 秒启动，同样去注册。看它的注册到达 NS-1。",
+    },
+    gate: { node: "NS-1", kinds: ["registered"], text: B },
+    subject: { kind: "REGISTER_BROKER", from: "broker-b", to: "NS-1", event: "registered" },
+    what: { en: "NS-1 registers broker-b", zh: "NS-1 注册 broker-b" },
+    focus: { nodes: ["broker-b", "NS-1"], links: [["broker-b", "NS-1"]] },
+    panel: { kind: "ns", node: "NS-1" },
     after: (h) => ({
-      en: `Refused at ${at(h)}: "connect … failed". NS-1 and NS-2 disagree from the very first seconds.`,
-      zh: `${at(h)} 被拒绝："connect … failed"。NS-1 与 NS-2 从最初几秒就不一致。`,
+      en: `NS-1 logged "new broker registered" at ${at(h)}.`,
+      zh: `NS-1 在 ${at(h)} 记录 "new broker registered"。`,
     }),
   },
   {

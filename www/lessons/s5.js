@@ -1,8 +1,16 @@
 // S5 — silent failure: the 120 s clock.
 import { AT_ONCE_MS, B, at, faultAt, option, lastRegistration, removedAt } from "./common.js";
-import { dur, secs } from "../app/format.js";
+import { dur, secs, span } from "../app/format.js";
 
 const FREEZE = "freeze broker-b";
+
+// When the clock of the rule that removed broker-b started (ms): the idle close's last byte or
+// the scan's last registration, as the removal's operands give them; null without them.
+function removalClockFrom(o) {
+  if (o && o.rule === "idle-close") return o.lastIo;
+  if (o && o.rule === "expired") return o.lastUpdate;
+  return null;
+}
 
 export default [
   {
@@ -55,27 +63,43 @@ export default [
       ],
       answer: "idle",
       resolves: "gate",
+      // By the rule that fired: its clock ran from the last registration (the idle close's last
+      // byte, or the scan's last update), or from the freeze.
       grade: (h, snap, trace, model) => {
         const frozen = faultAt(model, FREEZE);
-        const last = lastRegistration(trace, "broker-b", "10.0.0.1", frozen);
         if (h.at - frozen < AT_ONCE_MS) return "freeze";
+        const from = removalClockFrom(h.operands);
+        if (from !== null) return frozen - from < AT_ONCE_MS ? "later" : "idle";
+        const last = lastRegistration(trace, "broker-b", "10.0.0.1", frozen);
         const silence = model.timings.idleCloseMs ?? model.timings.brokerTimeoutMs;
         return last !== null && Math.abs(h.at - last - silence) < AT_ONCE_MS ? "idle" : "later";
       },
     },
     gate: { node: "NS-1", kinds: ["unregistered"], text: B },
-    // No subject (gated on a timer): the idle close fires on a silent connection, no message.
+    // No subject (gated on a timer): the idle close, or with it off the scan, fires on a clock,
+    // no message.
     subject: null,
     what: { en: "NS-1 removes broker-b", zh: "NS-1 移除 broker-b" },
     focus: { nodes: ["NS-1", "broker-b"], links: [["broker-b", "NS-1"]] },
     panel: { kind: "ns", node: "NS-1" },
+    // In the words of the rule that fired, with the numbers the rule card quotes (the line's
+    // operands): the idle close, or with it off the scan's expiry.
     after: (h, s, trace, model) => {
-      const frozen = faultAt(model, FREEZE);
-      const last = lastRegistration(trace, "broker-b", "10.0.0.1", frozen);
-      const silence = dur(model.timings.idleCloseMs ?? model.timings.brokerTimeoutMs);
+      const since = dur(h.at - faultAt(model, FREEZE));
+      const o = h.operands || {};
+      if (o.rule === "idle-close")
+        return {
+          en: `NS-1 removed broker-b at ${at(h)}: nothing had come on its connection for ${span(o.idleMs)} since the last byte at ${secs(o.lastIo)}, so the [[idle|idle close]] shut it, ${since} after the freeze. P1's copy is now stale.`,
+          zh: `NS-1 在 ${at(h)} 移除 broker-b：它的连接自 ${secs(o.lastIo)} 的最后一个字节起已静默 ${span(o.idleMs)}，于是[[idle|空闲关闭]]关掉了它，即冻结后 ${since}。P1 的副本现在过期了。`,
+        };
+      if (o.rule === "expired")
+        return {
+          en: `NS-1 removed broker-b at ${at(h)}: its [[scan]] found the last registration ${secs(o.lastUpdate)} + ${span(o.timeoutMs)} = ${secs(o.deadline)} already past, ${since} after the freeze: in the scan-only model no connection is closed, the scan alone removes. P1's copy is now stale.`,
+          zh: `NS-1 在 ${at(h)} 移除 broker-b：它的[[scan|扫描]]发现最后注册 ${secs(o.lastUpdate)} + ${span(o.timeoutMs)} = ${secs(o.deadline)} 已经过去，即冻结后 ${since}：在仅扫描模式下没有连接被关闭，只有扫描会移除。P1 的副本现在过期了。`,
+        };
       return {
-        en: `NS-1 removed broker-b at ${at(h)}, when its connection had been silent for ${silence} (the last registration was answered at ${last === null ? "?" : secs(last)}): ${dur(h.at - frozen)} after the freeze. P1's copy is now stale.`,
-        zh: `NS-1 在 ${at(h)} 移除 broker-b，此时它的连接已静默 ${silence}（最后一次注册在 ${last === null ? "?" : secs(last)} 得到应答）：即冻结后 ${dur(h.at - frozen)}。P1 的副本现在过期了。`,
+        en: `NS-1 removed broker-b at ${at(h)}, ${since} after the freeze. P1's copy is now stale.`,
+        zh: `NS-1 在 ${at(h)} 移除 broker-b，即冻结后 ${since}。P1 的副本现在过期了。`,
       };
     },
   },

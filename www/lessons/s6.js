@@ -1,13 +1,15 @@
 // S6 — why a dead broker still gets sends: sendLatencyFaultEnable off.
 import { at, faultAt, find, option, removedAt } from "./common.js";
+import { secs } from "../app/format.js";
 
 const B = "10.0.1.3:10911";
+const UNFREEZE = "unfreeze broker-b";
 
 export default [
   {
     text: {
-      en: "broker-b freezes at 75 s and comes back at 120 s, before any NameServer would remove it. P1 runs with [[faultavoid|sendLatencyFaultEnable]] off, the default.",
-      zh: "broker-b 在 75 秒冻结，120 秒恢复，早于任何 NameServer 会移除它的时刻。P1 使用默认设置：[[faultavoid|sendLatencyFaultEnable]] 关闭。",
+      en: "broker-b freezes at 75 s and comes back at 120 s. P1 runs with [[faultavoid|sendLatencyFaultEnable]] off, the default.",
+      zh: "broker-b 在 75 秒冻结，120 秒恢复。P1 使用默认设置：[[faultavoid|sendLatencyFaultEnable]] 关闭。",
     },
     focus: { nodes: ["broker-b", "P1"] },
   },
@@ -31,36 +33,31 @@ export default [
       ],
       answer: "keeps",
       resolves: "gate",
-      grade: (h, s, trace) =>
-        trace.filter((l) => l.node === "P1" && l.kind === "send-failed" && l.text.includes("timeout") && l.at <= h.at)
-          .length > 1
-          ? "keeps"
-          : "avoids",
+      // Settled by P1's next timeout: before broker-b comes back, P1 did not avoid it.
+      grade: (h, s, trace, model) => (h.at < faultAt(model, UNFREEZE) ? "keeps" : "avoids"),
     },
-    gate: { node: "broker-b", kinds: ["fault"], text: "unfreeze" },
-    // No subject (gated on a fault): the unfreeze is the script's, no message.
+    gate: { node: "P1", kinds: ["send-failed"], text: "timeout" },
+    // No subject (gated on a timer): sendMsgTimeout runs out on an answer that never comes.
     subject: null,
-    what: { en: "broker-b unfreezes", zh: "broker-b 解冻" },
+    what: { en: "P1's next send to broker-b", zh: "P1 下一次发往 broker-b 的发送" },
     focus: { nodes: ["P1", "broker-b"] },
     panel: { kind: "lane", node: "P1" },
-    after: (h, s, trace) => {
-      const n = trace.filter(
-        (l) => l.node === "P1" && l.kind === "send-failed" && l.text.includes("timeout") && l.at <= h.at,
-      ).length;
-      return {
-        en: `broker-b is back at ${at(h)}; by then ${n} sends had timed out on it.`,
-        zh: `broker-b 在 ${at(h)} 恢复；此前已有 ${n} 次发送在它上面超时。`,
-      };
-    },
+    after: (h) => ({
+      en: `At ${at(h)} another send timed out on broker-b: P1 keeps choosing its queues in turn, and nothing remembers the failure.`,
+      zh: `${at(h)} 又一次发送在 broker-b 上超时：P1 照样轮流选择它的队列，没有任何东西记住这次失败。`,
+    }),
   },
   {
     text: {
-      en: "broker-b was silent for 45 s, well under the 120 s idle limit.",
-      zh: "broker-b 静默了 45 秒，远低于 120 秒的空闲上限。",
+      en: "broker-b stays frozen until 120 s: silent for 45 s, well under the 120 s idle limit.",
+      zh: "broker-b 一直冻结到 120 秒：静默 45 秒，远低于 120 秒的空闲上限。",
     },
     ask: {
-      q: { en: "Did any NameServer remove broker-b?", zh: "有 NameServer 移除过 broker-b 吗？" },
-      options: [option("no", "No", "没有"), option("yes", "Yes, and it registered again", "有，之后又重新注册")],
+      q: {
+        en: "Will any NameServer remove broker-b before it answers again?",
+        zh: "在 broker-b 再次应答之前，会有 NameServer 移除它吗？",
+      },
+      options: [option("no", "No", "不会"), option("yes", "Yes, and it registers again", "会，之后它再重新注册")],
       answer: "no",
       resolves: "gate",
       grade: (h, s, trace, model) => {
@@ -75,11 +72,17 @@ export default [
     what: { en: "a send to broker-b succeeds", zh: "一次发往 broker-b 的发送成功" },
     focus: { nodes: ["P1", "broker-b", "NS-1"] },
     panel: { kind: "ns", node: "NS-1" },
-    after: (h, s, trace) => {
+    after: (h, s, trace, model) => {
       const first = find(trace, { node: "P1", kind: "send-failed", text: "timeout" });
+      const back = faultAt(model, UNFREEZE);
+      const n = trace.filter(
+        (l) => l.node === "P1" && l.kind === "send-failed" && l.text.includes("timeout") && l.at <= back,
+      ).length;
+      const timeouts = first ? `${n} sends timed out, the first at ${at(first)}` : `${n} sends timed out`;
+      const timeoutsZh = first ? `${n} 次发送超时，第一次在 ${at(first)}` : `${n} 次发送超时`;
       return {
-        en: `SEND_OK on broker-b at ${at(h)}; no NameServer ever noticed${first ? ` (first timeout ${at(first)})` : ""}. Fault avoidance lives in each client only: compare the scenarios S6-fault-4.9 and S6-fault-5.x.`,
-        zh: `${at(h)} broker-b 上 SEND_OK；没有任何 NameServer 察觉${first ? `（第一次超时 ${at(first)}）` : ""}。故障规避只存在于各客户端中：对比场景 S6-fault-4.9 与 S6-fault-5.x。`,
+        en: `Back at ${secs(back)}, SEND_OK on broker-b at ${at(h)}: no NameServer ever noticed (${timeouts}). Fault avoidance lives in each client only: compare S6-fault-4.9 and S6-fault-5.x.`,
+        zh: `${secs(back)} 恢复，${at(h)} broker-b 上 SEND_OK：没有任何 NameServer 察觉（${timeoutsZh}）。故障规避只存在于各客户端中：对比 S6-fault-4.9 与 S6-fault-5.x。`,
       };
     },
   },

@@ -5,14 +5,14 @@
 // and deadlines are the model's too. The card goes when the step changes, the lesson ends or
 // the clock goes back before the event.
 import { lang } from "../app/i18n.js";
-import { secs, dur } from "../app/format.js";
+import { secs, span as spanText } from "../app/format.js";
 import { rich } from "../lessons/glossary.js";
 import { esc, setHtml } from "../app/html.js";
 
 // A number the card quotes, marked with the operand it is so tests can hold it to the view.
 const num = (op, ms, text) => `<b data-op="${op}" data-ms="${ms}">${esc(text)}</b>`;
 const t3 = (op, ms) => num(op, ms, secs(ms));
-const span = (op, ms) => num(op, ms, dur(ms).replace(/\.0 s$/, " s"));
+const span = (op, ms) => num(op, ms, spanText(ms));
 
 // The broker a NameServer's line names, by the address its text quotes.
 function brokerOf(line, nodes) {
