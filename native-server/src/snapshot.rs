@@ -29,7 +29,7 @@ mod route_cache;
 mod topic_routes;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use foldhash::fast::RandomState;
 use nameserver_core::codec::{self, Limits};
@@ -69,16 +69,35 @@ pub struct RouteSnapshot {
 #[derive(Debug)]
 pub struct RouteBodies {
     recipe: RouteRecipe,
+    /// Made by the first query: a registration replaces the bodies of every route it changes,
+    /// and dropping a slot costs a walk of arc-swap's per-thread debt lists, so bodies never
+    /// asked for must not carry any (half the owner's publishing when all routes differ).
+    slots: OnceLock<Slots>,
+}
+
+#[derive(Debug, Default)]
+struct Slots {
     plain: Slot,
     standard: Slot,
 }
 
 impl RouteBodies {
     fn new(recipe: RouteRecipe) -> Self {
-        Self { recipe, plain: Slot::default(), standard: Slot::default() }
+        Self { recipe, slots: OnceLock::new() }
     }
 
-    fn slot(&self, style: JsonStyle) -> &Slot {
+    /// Where the body in `style` is kept, if a query ever asked for one.
+    fn slot(&self, style: JsonStyle) -> Option<&Slot> {
+        self.slots.get().map(|slots| slots.of(style))
+    }
+
+    fn slot_or_new(&self, style: JsonStyle) -> &Slot {
+        self.slots.get_or_init(Slots::default).of(style)
+    }
+}
+
+impl Slots {
+    fn of(&self, style: JsonStyle) -> &Slot {
         match style {
             JsonStyle::Standard => &self.standard,
             JsonStyle::Plain => &self.plain,
@@ -89,8 +108,10 @@ impl RouteBodies {
 /// A change replaced these bodies, or the topics are gone: what they kept leaves the cache.
 impl Drop for RouteBodies {
     fn drop(&mut self) {
-        self.plain.drop_body();
-        self.standard.drop_body();
+        if let Some(slots) = self.slots.get_mut() {
+            slots.plain.drop_body();
+            slots.standard.drop_body();
+        }
     }
 }
 
@@ -370,5 +391,31 @@ impl<'a> Shapes<'a> {
             .clone();
         self.by_key.insert(shape.key(), bodies.clone());
         bodies
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nameserver_core::protocol::body::QueueData;
+    use nameserver_core::route::TopicQueues;
+
+    #[test]
+    fn bodies_get_slots_only_when_asked_for() {
+        let cache = RouteCache::new(1 << 20);
+        let recipe = || RouteRecipe::of_queues(TopicQueues::one(QueueData::default()));
+        // A registration replaces the bodies of every route it changes: those never asked for
+        // are dropped without a slot.
+        let unasked = Arc::new(RouteBodies::new(recipe()));
+        assert!(unasked.slots.get().is_none());
+        drop(unasked);
+
+        let asked = Arc::new(RouteBodies::new(recipe()));
+        let len = cache.with_body(&asked, JsonStyle::Standard, || b"{}".to_vec(), |body| body.len());
+        assert_eq!(len, 2);
+        assert!(asked.slot(JsonStyle::Standard).is_some());
+        assert_eq!(cache.stats().bodies, 1);
+        drop(asked);
+        assert_eq!(cache.stats().bodies, 0, "a dropped route's body leaves the cache");
     }
 }

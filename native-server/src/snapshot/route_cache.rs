@@ -102,7 +102,7 @@ impl RouteCache {
         build: impl FnOnce() -> Vec<u8>,
         f: impl FnOnce(&Arc<RouteBody>) -> R,
     ) -> R {
-        let slot = route.slot(style);
+        let slot = route.slot_or_new(style);
         {
             let kept = slot.body.load();
             if let Some(body) = kept.as_ref() {
@@ -132,7 +132,9 @@ impl RouteCache {
         // Entries of routes a change replaced, or of bodies evicted, wait for eviction to
         // reach them; while under budget it never does, so clear them out now and then.
         if ring.len() > 2 * self.bodies() + 64 {
-            ring.retain(|(route, style)| route.upgrade().is_some_and(|route| route.slot(*style).is_kept()));
+            ring.retain(|(route, style)| {
+                route.upgrade().is_some_and(|route| route.slot(*style).is_some_and(Slot::is_kept))
+            });
         }
         // Each entry is passed over at most once for being referenced: the loop ends.
         let mut turns = 2 * ring.len();
@@ -140,10 +142,7 @@ impl RouteCache {
             turns -= 1;
             let Some((weak, style)) = ring.pop_front() else { break };
             let Some(route) = weak.upgrade() else { continue };
-            let slot = route.slot(style);
-            if !slot.is_kept() {
-                continue;
-            }
+            let Some(slot) = route.slot(style).filter(|slot| slot.is_kept()) else { continue };
             if slot.referenced.swap(false, Ordering::Relaxed) {
                 ring.push_back((weak, style));
             } else {
