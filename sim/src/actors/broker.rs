@@ -6,6 +6,7 @@
 use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
+use core::hash::{Hash, Hasher};
 use core::time::Duration;
 
 use crate::actors::common::failure_text;
@@ -81,7 +82,24 @@ pub struct BrokerActor {
     /// NameServers still to answer an unregistration during shutdown.
     pub(crate) unregistering: u32,
     pub(crate) held: Vec<HeldPull>,
-    cached_body: Option<(u64, Vec<u8>)>,
+    cached_body: Option<CachedBody>,
+}
+
+/// The registration body of one topic-table version (by its counter) and its `bodyCrc32`:
+/// encoding the table and summing it are the costly part of a registration, redone only on
+/// change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct CachedBody {
+    counter: u64,
+    body: Vec<u8>,
+    crc: u32,
+}
+
+/// The CRC follows from the body: hashed as the pair (counter, body) alone.
+impl Hash for CachedBody {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (self.counter, &self.body).hash(state);
+    }
 }
 
 impl BrokerActor {
@@ -234,26 +252,24 @@ impl BrokerActor {
         self.data_version.timestamp = WALL_CLOCK_EPOCH_MS + i64::try_from(now.as_millis()).unwrap_or(i64::MAX);
     }
 
-    fn register_body(&mut self) -> Vec<u8> {
-        // Encoding the table is the costly part of a registration; redo it only on change.
+    /// The registration body and its `bodyCrc32`.
+    fn register_body(&mut self) -> (Vec<u8>, u32) {
         let counter = u64::try_from(self.data_version.counter).unwrap_or(0);
-        if let Some((cached, body)) = &self.cached_body {
-            if *cached == counter {
-                return body.clone();
-            }
+        if let Some(cached) = self.cached_body.as_ref().filter(|c| c.counter == counter) {
+            return (cached.body.clone(), cached.crc);
         }
         let mut body = RegisterBrokerBody::default();
         body.topic_config_wrapper.data_version = self.data_version;
         body.topic_config_wrapper.topic_config_table = self.topics.clone().into();
         let bytes = body.to_json(JsonStyle::Plain);
-        self.cached_body = Some((counter, bytes.clone()));
-        bytes
+        let crc = crc32fast::hash(&bytes) & 0x7FFF_FFFF;
+        self.cached_body = Some(CachedBody { counter, body: bytes.clone(), crc });
+        (bytes, crc)
     }
 
     /// `registerBrokerAll`: the same request to every NameServer.
     fn register_all(&mut self, cx: &mut Cx<'_>) {
-        let body = self.register_body();
-        let crc = crc32fast::hash(&body) & 0x7FFF_FFFF;
+        let (body, crc) = self.register_body();
         let mut cmd = RemotingCommand::request(RequestCode::RegisterBroker)
             .with_field("brokerAddr", self.addr.as_str())
             .with_field("brokerId", self.id.to_string())

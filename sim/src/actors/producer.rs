@@ -259,7 +259,7 @@ impl ProducerActor {
             return;
         };
         let header = SendHeader {
-            producer_group: alloc::format!("{}_GROUP", cx.dir.name(cx.me)),
+            producer_group: [cx.dir.name(cx.me), "_GROUP"].concat(),
             topic: self.client.topic.clone(),
             default_topic: TopicName::from(DEFAULT_TOPIC),
             default_queue_nums: Some(DEFAULT_TOPIC_QUEUE_NUMS),

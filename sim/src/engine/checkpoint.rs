@@ -4,7 +4,6 @@
 use crate::Sim;
 use crate::engine::history::History;
 use crate::engine::history::HistoryMark;
-use crate::engine::queue::{CLASS_SCRIPT, Ev};
 use crate::scenario::{ScriptEvent, remove_last};
 use nameserver_core::time::Instant;
 
@@ -15,15 +14,7 @@ impl Sim {
         if !remove_last(&mut self.scenario.script, event) {
             return;
         }
-        let key = self
-            .queue
-            .range((event.at, CLASS_SCRIPT, 0)..=(event.at, CLASS_SCRIPT, u64::MAX))
-            .rev()
-            .find(|(_, ev)| matches!(ev, Ev::Script(action) if *action == event.action))
-            .map(|(key, _)| *key);
-        if let Some(key) = key {
-            self.queue.remove(&key);
-        }
+        self.queue.remove_last_script(event.at, &event.action);
     }
 
     /// When the next trace line will be written, found by running a copy (at most to `limit`).

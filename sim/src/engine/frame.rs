@@ -8,6 +8,7 @@
 //! sent and decoded on arrival, as the wire would have it.
 
 use alloc::borrow::Cow;
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::hash::{Hash, Hasher};
 
@@ -21,8 +22,9 @@ pub struct Frame(Carried);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Carried {
-    /// A message whose command equals the decoding of its own encoding.
-    Message(Message),
+    /// A message whose command equals the decoding of its own encoding (boxed: a flight, moved
+    /// into the flight table and out again, stays small).
+    Message(Box<Message>),
     /// The encoding of a command that would not decode back to itself.
     Bytes(Vec<u8>),
 }
@@ -32,7 +34,7 @@ impl Frame {
     #[must_use]
     pub(crate) fn of(msg: Message) -> Option<Self> {
         if decodes_to_itself(&msg) {
-            return Some(Self(Carried::Message(msg)));
+            return Some(Self(Carried::Message(Box::new(msg))));
         }
         codec::encode_to_vec(&msg.command()).ok().map(|bytes| Self(Carried::Bytes(bytes)))
     }
@@ -60,7 +62,7 @@ impl Frame {
     /// The message its receiver reads: [`Self::command`], its header still typed if it was.
     pub(crate) fn into_message(self) -> Option<Message> {
         match self.0 {
-            Carried::Message(msg) => Some(msg),
+            Carried::Message(msg) => Some(*msg),
             Carried::Bytes(bytes) => decode(&bytes).map(Message::from),
         }
     }

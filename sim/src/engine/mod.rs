@@ -33,7 +33,7 @@ use actor::{Actor, Pending};
 use nameserver_core::names::ConnId;
 use nameserver_core::time::Instant;
 use net::Net;
-use queue::{CLASS_NORMAL, CLASS_SCRIPT, Ev};
+use queue::{CLASS_NORMAL, CLASS_SCRIPT, Ev, EventQueue};
 use rng::Rng;
 
 /// One simulated process and its machine.
@@ -136,7 +136,7 @@ pub struct Sim {
     scenario: Scenario,
     dir: Directory,
     now: Instant,
-    queue: BTreeMap<(Instant, u8, u64), Ev>,
+    queue: EventQueue,
     next_seq: u64,
     rng: Rng,
     nodes: Vec<Node>,
@@ -189,7 +189,7 @@ impl Sim {
             scenario: scenario.clone(),
             dir,
             now: Instant::ZERO,
-            queue: BTreeMap::new(),
+            queue: EventQueue::default(),
             next_seq: 0,
             rng,
             nodes,
@@ -209,7 +209,7 @@ impl Sim {
             sim.schedule(spec.start(), CLASS_NORMAL, Ev::Start(NodeId(i as u16)));
         }
         for event in &scenario.script {
-            sim.schedule(event.at, CLASS_SCRIPT, Ev::Script(event.action.clone()));
+            sim.schedule(event.at, CLASS_SCRIPT, Ev::Script(alloc::boxed::Box::new(event.action.clone())));
         }
         sim
     }
@@ -278,7 +278,7 @@ impl Sim {
         let mut h = Fnv64::default();
         self.now.hash(&mut h);
         self.queue.len().hash(&mut h);
-        for ((at, class, _), ev) in &self.queue {
+        for ((at, class, _), ev) in self.queue.in_order() {
             at.hash(&mut h);
             class.hash(&mut h);
             ev.hash(&mut h);
@@ -299,12 +299,12 @@ impl Sim {
     /// When the next event is due.
     #[must_use]
     pub fn next_event_time(&self) -> Option<Instant> {
-        self.queue.keys().next().map(|k| k.0)
+        self.queue.first_time()
     }
 
     /// Runs every event due at or before `until`, then sets the clock to `until`.
     pub fn run_until(&mut self, until: Instant) {
-        while let Some((&(at, _, _), _)) = self.queue.first_key_value() {
+        while let Some(at) = self.queue.first_time() {
             if at > until {
                 break;
             }
@@ -368,7 +368,7 @@ impl Sim {
     /// Adds a script action at `at` (not before now) without applying anything yet.
     pub(crate) fn add_scripted(&mut self, at: Instant, action: Action) {
         self.scenario.push_action(at, action.clone());
-        self.schedule(at, CLASS_SCRIPT, Ev::Script(action));
+        self.schedule(at, CLASS_SCRIPT, Ev::Script(alloc::boxed::Box::new(action)));
     }
 
     fn node(&self, id: NodeId) -> &Node {

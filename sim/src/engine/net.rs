@@ -341,16 +341,15 @@ impl Net {
         now: Instant,
         rng: &mut Rng,
     ) -> Option<(u64, Instant)> {
-        let c = self.conns.get(&conn)?;
+        let c = self.conns.get_mut(&conn)?;
         let to = c.peer(from);
-        if self.link(from, to) == Link::Cut {
+        if self.links.get(&Self::key(from, to)) == Some(&Link::Cut) {
             return None;
         }
         let jitter = i64::try_from(self.jitter_ms).unwrap_or(0);
         let latency =
             (i64::try_from(self.latency_ms).unwrap_or(0) + rng.between(-jitter, jitter)).max(1).unsigned_abs();
         let dir = usize::from(to == c.client);
-        let c = self.conns.get_mut(&conn)?;
         let arrive_at = (now + core::time::Duration::from_millis(latency)).max(c.last_arrival[dir]);
         c.last_arrival[dir] = arrive_at;
         self.next_flight += 1;

@@ -2,6 +2,7 @@
 //! read), closing connections, recording every message in the wire log, and delivering frames
 //! that arrive.
 
+use alloc::collections::btree_map::Entry;
 use alloc::string::String;
 use core::num::NonZeroU64;
 use core::time::Duration;
@@ -220,11 +221,11 @@ impl Sim {
         }
         let (is_response, opaque) = (msg.head().is_response(), msg.head().opaque);
         if is_response {
-            let Some(pending) = self.node(to).pending.get(&opaque).cloned() else { return };
-            if pending.conn != conn {
+            let Entry::Occupied(waiting) = self.node_mut(to).pending.entry(opaque) else { return };
+            if waiting.get().conn != conn {
                 return;
             }
-            self.node_mut(to).pending.remove(&opaque);
+            let pending = waiting.remove();
             self.respond(to, pending.purpose, Ok(msg), pending.to);
             return;
         }
