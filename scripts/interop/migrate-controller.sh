@@ -11,23 +11,21 @@
 #             of the master and its restart, so that Java's controller has elected twice and the
 #             brokers hold master epoch 2 (later epochs than an empty controller starts with);
 #          2. the migration: ours started beside Java's with an empty controller store; the
-#             slave stopped, then the master; each broker's brokerIdentity turned into
-#             brokerIdentity-temp (`identity` below) and its controllerAddr and namesrvAddr
-#             pointed at ours; the old master started first, then the old slave; Java's
-#             NameServer stopped;
+#             slave stopped, then the master; their ids applied for in ours (`ids` below);
+#             their controllerAddr and namesrvAddr pointed at ours; the old master started
+#             first, then the old slave; Java's NameServer stopped;
 #          3. a failover under ours: kill -9 of the master, the slave elected, the old master
 #             restarted as a slave; a consumer reads the topic from its first offset.
 #          Checks and prints: ids kept, the master ours elects and its epochs, the route's id
 #          0, the slave back in the sync-state set, messages acknowledged vs consumed (none
 #          lost). Exit 1 on any failed check. Kills every JVM and daemon it started on exit.
 #          ≈ 5 minutes on 2 busy cores.
-#        scripts/interop/migrate-controller.sh identity STORE_DIR BROKER_ADDR
-#          on a broker's host, the broker stopped: its STORE_DIR/brokerIdentity
-#          (`cluster#name#id`) becomes brokerIdentity-temp (`cluster#name#id#ADDR;millis`), so
-#          that at its next start the broker applies to the new controller for the same id
-#          (CONTROLLER_APPLY_BROKER_ID, 1013), which an empty controller grants, instead of
-#          registering an id the controller never gave (refused, 2010, at every retry).
-#          BROKER_ADDR is its brokerIP1:listenPort.
+#        scripts/interop/migrate-controller.sh ids CONTROLLER CLUSTER BROKER_NAME ID=ADDR...
+#          before the brokers start on the new controller: applies for each broker's id on its
+#          behalf (CONTROLLER_APPLY_BROKER_ID, 1013, in increasing id order: a controller takes
+#          only id 1 for a group it does not know), so that each broker, which keeps its
+#          brokerIdentity, registers its id (1003) instead of being refused (2010) at every
+#          retry. ADDR is the broker's brokerIP1:listenPort. Exit 1 on a refusal.
 #        scripts/interop/migrate-controller.sh check CONTROLLER NAMESRV BROKER_NAME TOPIC
 #          prints what the controller (1004) and the NameServer's route of TOPIC (105) say
 #          of the group; exit 1 unless a master is elected and routed as id 0.
@@ -41,17 +39,15 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 STATE="$HERE/controller_state.py"
 MODE="${1:-}"
 
-# The identity step: the file the broker wrote under the old controller, as the temporary
-# file a broker writes before it applies for an id.
-identity() { # STORE_DIR BROKER_ADDR
-  local store="$1" addr="$2" text cluster name id
-  [ -f "$store/brokerIdentity" ] || { echo "no $store/brokerIdentity" >&2; return 1; }
-  text="$(cat "$store/brokerIdentity")"
-  IFS='#' read -r cluster name id <<<"$text"
-  case "$id" in (''|*[!0-9]*) echo "$store/brokerIdentity: not cluster#name#id: '$text'" >&2; return 1;; esac
-  printf '%s#%s#%s#%s;%s' "$cluster" "$name" "$id" "$addr" "$(date +%s%3N)" >"$store/brokerIdentity-temp"
-  rm -f "$store/brokerIdentity"
-  echo "$store: brokerIdentity '$text' -> brokerIdentity-temp '$(cat "$store/brokerIdentity-temp")'"
+# The ids step: each id applied for in increasing order, as its broker would with a new group.
+apply_ids() { # CONTROLLER CLUSTER BROKER_NAME ID=ADDR...
+  local controller="$1" cluster="$2" name="$3" entry answer
+  shift 3
+  while read -r entry; do
+    answer="$("$STATE" apply "$controller" "$cluster" "$name" "${entry%%=*}" "${entry#*=}")" || true
+    echo "$name id ${entry%%=*} (${entry#*=}) applied at $controller: $answer"
+    [ "$answer" = code=0 ] || return 1
+  done < <(printf '%s\n' "$@" | sort -t= -k1,1n)
 }
 
 check() { # CONTROLLER NAMESRV BROKER_NAME TOPIC
@@ -64,8 +60,8 @@ check() { # CONTROLLER NAMESRV BROKER_NAME TOPIC
 }
 
 case "$MODE" in
-  identity) [ $# = 3 ] || { echo "usage: migrate-controller.sh identity STORE_DIR BROKER_ADDR" >&2; exit 2; }
-    identity "$2" "$3"; exit ;;
+  ids) [ $# -ge 5 ] || { echo "usage: migrate-controller.sh ids CONTROLLER CLUSTER BROKER_NAME ID=ADDR..." >&2; exit 2; }
+    shift; apply_ids "$@"; exit ;;
   check) [ $# = 5 ] || { echo "usage: migrate-controller.sh check CONTROLLER NAMESRV BROKER_NAME TOPIC" >&2; exit 2; }
     check "$2" "$3" "$4" "$5"; exit ;;
   demo) ;;
@@ -103,8 +99,17 @@ cleanup() {
   if [ "$OK" = 1 ] && [ "${KEEP:-0}" != 1 ]; then rm -rf "$W"; else log "work dir kept: $W"; fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
-fail() { log "FAILED: $*"; exit 1; }
+# The brokers' lines about their role and HA: what a failed step prints.
+role_lines() {
+  local b
+  for b in A B; do
+    echo "== broker $b:"
+    cat "$W/$b/logs/"*.log 2>/dev/null | grep -E 'lastEpoch|consistent point|Change broker|change to (master|slave)|apply broker id|Register state' | tail -n 12
+  done
+}
+fail() { log "FAILED: $*"; role_lines >&2; exit 1; }
 
 alive() { # NAME
   local pid="${PIDS[$1]}"
@@ -222,7 +227,8 @@ start_broker() { # NAME PORT
 
 replicas() { "$STATE" replicas "$1" "$NAME"; }
 route() { "$STATE" route "$1" "$TOPIC" "$NAME"; }
-epochs_of() { tr '\n' ' ' <"$W/$1/store/epochFileCheckpoint" 2>/dev/null | sed 's/ $//'; }
+# The epoch file's entries (`epoch-startOffset`), after its count and checksum lines.
+epochs_of() { grep -E '^[0-9]+-[0-9]+$' "$W/$1/store/epochFileCheckpoint" 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
 field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 # The producer's lines: SENT n STATUS, FAILED n WHY.
@@ -302,11 +308,10 @@ T_STOP=$(now_ms)
 log "stop the slave ($SLAVE, id $SLAVE_ID), then the master ($MASTER, id $MASTER_ID)"
 stop "$SLAVE"
 stop "$MASTER"
-for b in "$SLAVE" "$MASTER"; do
-  port=$PORT_A; [ "$b" = B ] && port=$PORT_B
-  identity "$W/$b/store" "127.0.0.1:$port" >&2
-  broker_conf "$b" "$port" "$O_CTRL" "$O_NS"
-done
+apply_ids "$O_CTRL" "$CLUSTER" "$NAME" "1=$ADDR_A" "2=$ADDR_B" >&2
+log "ours: $(replicas "$O_CTRL")"
+broker_conf A "$PORT_A" "$O_CTRL" "$O_NS"
+broker_conf B "$PORT_B" "$O_CTRL" "$O_NS"
 T=$(now_ms)
 start_broker "$MASTER" "$PORT_B"
 STATE_O1="$(await "ours elects the old master" "^master=$MASTER_ID addr=$ADDR_B " replicas "$O_CTRL")"
@@ -318,7 +323,8 @@ STATE_O2="$(await "the old slave in our sync-state set" "^master=$MASTER_ID .*in
 ROUTE_O="$(await "both routed by ours" "^0=$ADDR_B $SLAVE_ID=$ADDR_A$" route "$O_NS")"
 DOWN_MS=$(( $(now_ms) - T_STOP ))
 log "ours: $STATE_O2; route $ROUTE_O; brokers stopped to both back: $(secs $DOWN_MS) s"
-log "brokerIdentity now: A $(cat "$W/A/store/brokerIdentity"), B $(cat "$W/B/store/brokerIdentity")"
+ID_AFTER="A $(cat "$W/A/store/brokerIdentity"), B $(cat "$W/B/store/brokerIdentity")"
+log "brokerIdentity now: $ID_AFTER"
 stop java-ns
 log "Java's NameServer stopped"
 ACKED=$(acked)
@@ -367,7 +373,7 @@ echo
 echo "controller migration, RocketMQ $VERSION brokers and clients, $(date -u '+%Y-%m-%d %H:%M UTC'), ours $("$OURS" --version | head -n 1), tree $COMMIT, $(secs $(( $(now_ms) - T0 ))) s in all"
 echo "under Java's controller:   $STATE_J1"
 echo "  after kill -9 of A:      $STATE_J2 (elected $(secs $JAVA_ELECTED_MS) s, id 0 in the route $(secs $JAVA_ROUTED_MS) s)"
-echo "  brokerIdentity:          A $ID_FILE_A, B $ID_FILE_B"
+echo "  brokerIdentity:          A $ID_FILE_A, B $ID_FILE_B (after the move: $ID_AFTER)"
 echo "  epochFileCheckpoint:     A [$JAVA_EPOCHS_A], B [$JAVA_EPOCHS_B]"
 echo "migrated to ours:          $STATE_O2"
 echo "  elected:                 $(secs $OURS_ELECTED_MS) s after the master's start; brokers down to both back $(secs $DOWN_MS) s"
