@@ -25,7 +25,7 @@ use crate::request::ElectMaster;
 /// Reported epochs at or above this are not followed (`held_epoch`): no broker gets
 /// there (an election a second for 34 years), and one heartbeat could otherwise push a group's
 /// master epoch to where the next elections wrap it below the brokers' epochs.
-const HELD_EPOCH_LIMIT: i32 = 1 << 30;
+pub(crate) const HELD_EPOCH_LIMIT: i32 = 1 << 30;
 
 /// What validation decided: the reply, and the events that must commit before it is sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -224,8 +224,10 @@ impl Context<'_> {
         }
         let addr = |id: BrokerId| replicas.brokers.get(&id).map(|r| r.addr.clone());
         let set_body = |set: &BTreeSet<BrokerId>| ElectMasterBody { member_group: None, sync_state_set: set.clone() };
+        // A live replica holding a later epoch: even a master that stays is elected again above it.
+        let held = self.held_epoch(replicas, name).filter(|held| *held > sync.master_epoch);
         match new_master {
-            Some(master) if sync.master == Some(master) => Outcome::new(
+            Some(master) if sync.master == Some(master) && held.is_none() => Outcome::new(
                 Code::MasterStillExist,
                 header([
                     ("masterBrokerId", Some(master.0.to_string())),
@@ -238,7 +240,6 @@ impl Context<'_> {
             .remark(format!("The old master {master} is still alive, not need to elect new master for broker {name}"))
             .body(plain(&set_body(&sync.set))),
             Some(master) => {
-                let held = self.held_epoch(replicas, name).filter(|held| *held > sync.master_epoch);
                 let base = held.unwrap_or(sync.master_epoch);
                 let (master_epoch, set_epoch) = (base.wrapping_add(1), sync.set_epoch.wrapping_add(1));
                 let members: BTreeMap<BrokerId, BrokerAddr> =
