@@ -93,6 +93,10 @@ pub struct ControllerConfig {
     /// Which keys UPDATE_CONTROLLER_CONFIG may change: the daemon's `--remote-config`. Not a
     /// Java key, never listed or written; Java's behaviour ([`RemoteConfig::All`]) by default.
     pub remote_config: RemoteConfig,
+    /// Whether an election may replace a master (a group's first election always takes
+    /// place). Not a Java key, never listed or written: false only under the daemon's
+    /// test-build switch `--test-no-failover`, with which the failover test must fail.
+    pub replace_masters: bool,
 }
 
 impl Default for ControllerConfig {
@@ -113,6 +117,7 @@ impl Default for ControllerConfig {
             defaults: LISTED_ONLY.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             server: BTreeMap::new(),
             remote_config: RemoteConfig::All,
+            replace_masters: true,
         }
     }
 }

@@ -11,12 +11,12 @@ use nameserver_core::{BrokerAddr, BrokerName, ConnId, Instant};
 use crate::code::ControllerResponseCode;
 use crate::config::ControllerConfig;
 use crate::event::{decode_entry, encode_entry};
-use crate::handlers::{Context, Elected, Outcome};
+use crate::handlers::{Context, Elected, HELD_EPOCH_LIMIT, Outcome};
 use crate::liveness::{LiveKey, Liveness};
 use crate::log::{LogIndex, ReplicatedLog, Snapshot};
 use crate::notify::role_changed;
 use crate::replicas::ReplicasInfo;
-use crate::request::{ControllerRequest, ElectMaster};
+use crate::request::{ControllerRequest, ElectMaster, Heartbeat};
 
 /// The remark of CONTROLLER_NOT_LEADER.
 pub const NOT_LEADER_REMARK: &str = "The controller is not in leader state";
@@ -244,6 +244,7 @@ impl<L: ReplicatedLog> Controller<L> {
                 }
                 Some(id) => {
                     self.live.heartbeat(self.now, conn, &hb, id);
+                    self.elect_above(&hb);
                     Outcome::new(ResponseCode::Success, None).remark("Heart beat success")
                 }
             },
@@ -279,6 +280,21 @@ impl<L: ReplicatedLog> Controller<L> {
 
     pub(crate) fn context(&self) -> Context<'_> {
         Context { now: self.now, tables: &self.tables, live: &self.live, config: &self.config }
+    }
+
+    /// A replica of a group with a master reports a later epoch than the group's: its epochs
+    /// came from another controller (PROTOCOL.md §20.4), and a broker's first election request
+    /// overtakes its first heartbeat (Java sends that one from an executor). The leader elects
+    /// again, the master staying, above that epoch, so that its HA and its slaves' take it.
+    fn elect_above(&mut self, hb: &Heartbeat) {
+        let Some(name) = hb.broker_name.as_ref() else { return };
+        let behind =
+            self.tables.sync.get(name).is_some_and(|sync| sync.master.is_some() && hb.epoch > sync.master_epoch);
+        let queued =
+            self.queue.iter().any(|task| matches!(task, Task::Elect { broker_name, .. } if broker_name == name));
+        if self.serving && behind && hb.epoch < HELD_EPOCH_LIMIT && !queued {
+            self.queue.push_back(Task::Elect { broker_name: name.clone(), attempts: 1 });
+        }
     }
 
     fn broker_inactive(&mut self, key: LiveKey) {

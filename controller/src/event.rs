@@ -10,6 +10,8 @@
 //!
 //! Integers are big-endian. This is our format, not Java's (Java writes fastjson per event);
 //! `tests/testdata/events.bin` pins it byte for byte, and a change to it needs a new version.
+//! A new event type (64, [`Event::RaiseMasterEpoch`], Java has none) leaves every entry written
+//! before it readable; a binary older than it cannot read a log holding it.
 
 use alloc::collections::BTreeSet;
 use alloc::string::String;
@@ -59,6 +61,15 @@ pub enum Event {
         /// The ids; `None` wipes the group.
         ids: Option<BTreeSet<BrokerId>>,
     },
+    /// Ours (64; Java has no such event): the group's master epoch is raised to at least
+    /// `master_epoch` before an election, because a live replica holds that epoch from
+    /// another controller (PROTOCOL.md §20.4): the election that follows gives one more.
+    RaiseMasterEpoch {
+        /// The group.
+        broker_name: BrokerName,
+        /// The highest epoch a live replica holds.
+        master_epoch: i32,
+    },
     /// `UPDATE_BROKER_ADDRESS` (6): a registered replica moved.
     UpdateBrokerAddress {
         /// The cluster, as the request named it.
@@ -82,6 +93,7 @@ impl Event {
             Self::ElectMaster { .. } => 3,
             Self::CleanBrokerData { .. } => 5,
             Self::UpdateBrokerAddress { .. } => 6,
+            Self::RaiseMasterEpoch { .. } => 64,
         }
     }
 
@@ -93,7 +105,8 @@ impl Event {
             | Self::ApplyBrokerId { broker_name, .. }
             | Self::ElectMaster { broker_name, .. }
             | Self::CleanBrokerData { broker_name, .. }
-            | Self::UpdateBrokerAddress { broker_name, .. } => broker_name,
+            | Self::UpdateBrokerAddress { broker_name, .. }
+            | Self::RaiseMasterEpoch { broker_name, .. } => broker_name,
         }
     }
 
@@ -131,6 +144,10 @@ impl Event {
                 w.i64(broker_id.0);
                 w.text(broker_address.as_str());
             }
+            Self::RaiseMasterEpoch { broker_name, master_epoch } => {
+                w.text(broker_name.as_str());
+                w.i32(*master_epoch);
+            }
         }
     }
 
@@ -161,6 +178,7 @@ impl Event {
                 broker_id: BrokerId(r.i64()?),
                 broker_address: BrokerAddr::new(r.text()?),
             },
+            64 => Self::RaiseMasterEpoch { broker_name: name(r)?, master_epoch: r.i32()? },
             other => return Err(DecodeError::UnknownEventType(other)),
         })
     }

@@ -22,6 +22,11 @@ use crate::liveness::Liveness;
 use crate::replicas::ReplicasInfo as Tables;
 use crate::request::ElectMaster;
 
+/// Reported epochs at or above this are not followed (`held_epoch`): no broker gets
+/// there (an election a second for 34 years), and one heartbeat could otherwise push a group's
+/// master epoch to where the next elections wrap it below the brokers' epochs.
+pub(crate) const HELD_EPOCH_LIMIT: i32 = 1 << 30;
+
 /// What validation decided: the reply, and the events that must commit before it is sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
@@ -214,12 +219,15 @@ impl Context<'_> {
             };
             new_master = elect(&ballot, |id| {
                 self.live.info(replicas.cluster.as_ref(), name, id).filter(|i| i.alive_at(self.now))
-            });
+            })
+            .filter(|elected| self.config.replace_masters || sync.master == Some(*elected));
         }
         let addr = |id: BrokerId| replicas.brokers.get(&id).map(|r| r.addr.clone());
         let set_body = |set: &BTreeSet<BrokerId>| ElectMasterBody { member_group: None, sync_state_set: set.clone() };
+        // A live replica holding a later epoch: even a master that stays is elected again above it.
+        let held = self.held_epoch(replicas, name).filter(|held| *held > sync.master_epoch);
         match new_master {
-            Some(master) if sync.master == Some(master) => Outcome::new(
+            Some(master) if sync.master == Some(master) && held.is_none() => Outcome::new(
                 Code::MasterStillExist,
                 header([
                     ("masterBrokerId", Some(master.0.to_string())),
@@ -232,7 +240,8 @@ impl Context<'_> {
             .remark(format!("The old master {master} is still alive, not need to elect new master for broker {name}"))
             .body(plain(&set_body(&sync.set))),
             Some(master) => {
-                let (master_epoch, set_epoch) = (sync.master_epoch.wrapping_add(1), sync.set_epoch.wrapping_add(1));
+                let base = held.unwrap_or(sync.master_epoch);
+                let (master_epoch, set_epoch) = (base.wrapping_add(1), sync.set_epoch.wrapping_add(1));
                 let members: BTreeMap<BrokerId, BrokerAddr> =
                     replicas.brokers.iter().map(|(id, r)| (*id, r.addr.clone())).collect();
                 let body = ElectMasterBody {
@@ -252,8 +261,11 @@ impl Context<'_> {
                         ("syncStateSetEpoch", Some(set_epoch.to_string())),
                     ]),
                 )
-                .body(plain(&body))
-                .events(alloc::vec![Event::ElectMaster { broker_name: name.clone(), new_master: Some(master) }]);
+                .body(plain(&body));
+                if let Some(held) = held {
+                    outcome.events.push(Event::RaiseMasterEpoch { broker_name: name.clone(), master_epoch: held });
+                }
+                outcome.events.push(Event::ElectMaster { broker_name: name.clone(), new_master: Some(master) });
                 outcome.elected = Some(Elected {
                     cluster: replicas.cluster.clone(),
                     broker_name: name.clone(),
@@ -271,6 +283,22 @@ impl Context<'_> {
                 .events(alloc::vec![Event::ElectMaster { broker_name: name.clone(), new_master: None }]),
             None => Outcome::new(Code::ElectMasterFailed, empty()).remark("Failed to elect a new master"),
         }
+    }
+
+    /// The highest HA epoch the group's live replicas report (BROKER_HEARTBEAT's `epoch`, the
+    /// last of their `epochFileCheckpoint`). Above this controller's master epoch only when
+    /// they were elected by another controller, Java's before a migration: a new master epoch
+    /// not above it is refused by their HA (`AutoSwitchHAService.changeToSlave` and
+    /// `changeToMaster` keep a lower epoch out; an equal one makes the master rewrite its
+    /// entry, which no slave then matches), so the slave never replicates (PROTOCOL.md §20.4).
+    fn held_epoch(&self, replicas: &crate::replicas::BrokerReplicas, name: &BrokerName) -> Option<i32> {
+        replicas
+            .brokers
+            .keys()
+            .filter_map(|id| self.live.info(replicas.cluster.as_ref(), name, *id).filter(|i| i.alive_at(self.now)))
+            .map(|info| info.epoch)
+            .filter(|epoch| *epoch < HELD_EPOCH_LIMIT)
+            .max()
     }
 
     /// CONTROLLER_REGISTER_BROKER (1003).

@@ -34,7 +34,8 @@ pub struct Replica {
 pub struct SyncState {
     /// The cluster the first replica named.
     pub cluster: Option<ClusterName>,
-    /// Raised by every election, successful or not.
+    /// Raised by every election, successful or not; before one that elects, first up to the
+    /// highest epoch a live replica holds ([`Event::RaiseMasterEpoch`]).
     pub master_epoch: i32,
     /// Raised by every change of the set.
     pub set_epoch: i32,
@@ -110,6 +111,11 @@ impl ReplicasInfo {
                     if let Some(master) = new_master {
                         sync.replace_set(BTreeSet::from([*master]));
                     }
+                }
+            }
+            Event::RaiseMasterEpoch { broker_name, master_epoch } => {
+                if let Some(sync) = self.sync.get_mut(broker_name) {
+                    sync.master_epoch = sync.master_epoch.max(*master_epoch);
                 }
             }
             Event::UpdateBrokerAddress { broker_name, broker_id, broker_address, .. } => {

@@ -144,6 +144,12 @@ pub struct Args {
     #[arg(long, hide = true, value_name = "MS")]
     pub test_deadline_ms: Option<u64>,
 
+    /// Test builds only: the embedded controller replaces no master (a group's first election
+    /// still takes place), so that the failover test can show it fails without elections
+    #[cfg(feature = "test-hooks")]
+    #[arg(long, hide = true)]
+    pub test_no_failover: bool,
+
     /// Log filter: error, warn, info, debug, trace, or directives like 'nameserver=debug' (default: RUST_LOG, else info)
     #[arg(long, value_name = "FILTER")]
     pub log_level: Option<String>,
@@ -443,6 +449,10 @@ impl Args {
             settings.list_server_keys(&namesrv.to_properties());
             // UPDATE_CONTROLLER_CONFIG follows UPDATE_NAMESRV_CONFIG's --remote-config.
             settings.config.remote_config = self.remote_config;
+            #[cfg(feature = "test-hooks")]
+            {
+                settings.config.replace_masters = !self.test_no_failover;
+            }
         }
         Ok(settings)
     }

@@ -13,38 +13,44 @@ import struct
 import sys
 
 
+def call(addr, code, ext=None, serialize_type=True, timeout=5):
+    """One request with a JSON header; returns (serialize type, header bytes, body bytes), or
+    raises OSError when the connection closes or times out first."""
+    host, port = addr.rsplit(":", 1)
+    header = {"code": int(code), "language": "JAVA", "version": 501, "opaque": 1, "flag": 0}
+    header["extFields"] = {k: str(v) for k, v in (ext or {}).items()}
+    if serialize_type:
+        header["serializeTypeCurrentRPC"] = "JSON"
+    hb = json.dumps(header, separators=(",", ":")).encode()
+    frame = struct.pack(">ii", 4 + len(hb), len(hb)) + hb  # high byte 0 = JSON
+    with socket.create_connection((host, int(port)), timeout=timeout) as s:
+        s.sendall(frame)
+        buf = b""
+        while len(buf) < 4 or len(buf) < 4 + struct.unpack(">i", buf[:4])[0]:
+            chunk = s.recv(65536)
+            if not chunk:
+                raise OSError("CONNECTION CLOSED without response (%d bytes)" % len(buf))
+            buf += chunk
+    total, mark = struct.unpack(">ii", buf[:8])
+    hlen = mark & 0xFFFFFF
+    return (mark >> 24) & 0xFF, buf[8:8 + hlen], buf[8 + hlen:4 + total]
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     flags = {a for a in sys.argv[1:] if a.startswith("--")}
     if len(args) < 2:
         print(__doc__)
         return 2
-    host, port = args[0].rsplit(":", 1)
-    header = {"code": int(args[1]), "language": "JAVA", "version": 501, "opaque": 1, "flag": 0}
     ext = json.loads(args[2]) if len(args) > 2 else {}
-    header["extFields"] = {k: str(v) for k, v in ext.items()}
-    if "--omit-serialize-type" not in flags:
-        header["serializeTypeCurrentRPC"] = "JSON"
-    hb = json.dumps(header, separators=(",", ":")).encode()
-    frame = struct.pack(">ii", 4 + len(hb), len(hb)) + hb  # high byte 0 = JSON
-    with socket.create_connection((host, int(port)), timeout=5) as s:
-        s.sendall(frame)
-        buf = b""
-        try:
-            while len(buf) < 4 or len(buf) < 4 + struct.unpack(">i", buf[:4])[0]:
-                chunk = s.recv(65536)
-                if not chunk:
-                    print("CONNECTION CLOSED without response (%d bytes)" % len(buf))
-                    return 1
-                buf += chunk
-        except socket.timeout:
-            print("TIMEOUT waiting for response")
-            return 1
-    total, mark = struct.unpack(">ii", buf[:8])
-    hlen = mark & 0xFFFFFF
-    stype = (mark >> 24) & 0xFF
-    rh = buf[8:8 + hlen]
-    body = buf[8 + hlen:4 + total]
+    try:
+        stype, rh, body = call(args[0], args[1], ext, "--omit-serialize-type" not in flags)
+    except socket.timeout:
+        print("TIMEOUT waiting for response")
+        return 1
+    except OSError as e:
+        print(e)
+        return 1
     if "--raw" in flags or stype != 0:
         print("header(serialize=%d): %r" % (stype, rh))
     else:

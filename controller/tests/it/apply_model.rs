@@ -68,6 +68,11 @@ impl Model {
                     }
                 }
             }
+            Event::RaiseMasterEpoch { master_epoch, .. } => {
+                if let Some((me, _, _, _)) = &mut g.sync {
+                    *me = (*me).max(*master_epoch);
+                }
+            }
             Event::UpdateBrokerAddress { broker_id, broker_address, .. } => {
                 if let Some(Replicas(_, ids)) = &mut g.replicas {
                     for (i, addr, _) in ids.iter_mut() {
@@ -153,6 +158,8 @@ fn event() -> impl Strategy<Value = Event> {
             .prop_map(|(broker_name, new_master)| Event::ElectMaster { broker_name, new_master }),
         (name.clone(), prop::option::of(ids()))
             .prop_map(|(broker_name, ids)| Event::CleanBrokerData { broker_name, ids }),
+        (name.clone(), 0i32..9)
+            .prop_map(|(broker_name, master_epoch)| Event::RaiseMasterEpoch { broker_name, master_epoch }),
         (cluster, name, 1i64..5, addr).prop_map(|(cluster, broker_name, id, broker_address)| {
             Event::UpdateBrokerAddress { cluster, broker_name, broker_id: BrokerId(id), broker_address }
         }),

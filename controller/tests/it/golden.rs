@@ -45,6 +45,15 @@ fn the_encoding_matches_the_committed_bytes() {
     assert_eq!(&golden[..6], &[1, 0, 0, 0, 7, 2]);
 }
 
+/// Ours, added after the golden file: type 64, the group, the epoch (an i32), big-endian.
+#[test]
+fn the_master_epoch_raise_is_type_64() {
+    let raise = Event::RaiseMasterEpoch { broker_name: BrokerName::new("b"), master_epoch: 2 };
+    let bytes = encode_entry(std::slice::from_ref(&raise));
+    assert_eq!(bytes, [1, 0, 0, 0, 1, 64, 0, 0, 0, 1, b'b', 0, 0, 0, 2]);
+    assert_eq!(decode_entry(&bytes).unwrap(), [raise]);
+}
+
 #[test]
 fn an_empty_entry_is_a_read_through_the_log() {
     assert_eq!(encode_entry(&[]), [1, 0, 0, 0, 0]);

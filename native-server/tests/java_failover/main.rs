@@ -14,7 +14,9 @@
 //!   hosting its own controller (the figures of BENCHMARKS.md come from both);
 //! - `JAVA_FAILOVER_NO_IN_SYNC_SLAVE=1` gives the brokers an HA address no one listens on
 //!   (`brokerIP2`), so the slave never joins the sync-state set: with `enableElectUncleanMaster`
-//!   off (its default) nothing may be elected, and the test must fail at the failover.
+//!   off (its default) nothing may be elected, and the test must fail at the failover;
+//! - `JAVA_FAILOVER_NO_ELECTION=1` starts our daemon with `--test-no-failover` (test builds
+//!   only): its controller replaces no master, and the test must fail at the failover.
 //!
 //! It prints, as figures and never as bounds, the times from kill -9 (the master's connections
 //! close with its process) to the controller naming the new master and to the route listing it
@@ -69,12 +71,14 @@ impl Host {
             ("controllerStorePath", store.as_str()),
         ];
         let java = std::env::var("JAVA_FAILOVER_CONTROLLER").as_deref() == Ok("java");
+        assert!(!(java && no_election()), "JAVA_FAILOVER_NO_ELECTION=1 switches our controller's elections off only");
         let process = if java {
             Err(java::start_namesrv(VERSION, &settings).unwrap_or_else(|e| panic!("{e}")))
         } else {
             let config = Config::write(home.path(), &settings);
             let command = nameserver_command(Path::new(env!("CARGO_BIN_EXE_nameserver")), home.path());
-            Ok(Daemon::spawn_configured(command, "127.0.0.1", &config, &["--no-http"]))
+            let args: &[&str] = if no_election() { &["--no-http", "--test-no-failover"] } else { &["--no-http"] };
+            Ok(Daemon::spawn_configured(command, "127.0.0.1", &config, args))
         };
         let namesrv = match &process {
             Ok(daemon) => daemon.addr,
@@ -141,6 +145,11 @@ fn route(namesrv: SocketAddr) -> BTreeMap<i64, String> {
 /// The test switch: no slave may join the sync-state set, so no election may succeed.
 fn no_in_sync_slave() -> bool {
     std::env::var("JAVA_FAILOVER_NO_IN_SYNC_SLAVE").as_deref() == Ok("1")
+}
+
+/// The test switch: our controller replaces no master.
+fn no_election() -> bool {
+    std::env::var("JAVA_FAILOVER_NO_ELECTION").as_deref() == Ok("1")
 }
 
 /// A controller-mode broker's settings.

@@ -240,7 +240,9 @@ fn join(side: &Side, beats: &mut Client, group: &str, addr: &str) -> String {
         ("brokerName", group),
         ("brokerAddr", addr),
         ("brokerId", &id),
-        ("epoch", "1"),
+        // Before its first election a broker holds no epoch above 0; a later one would make our
+        // controller elect above it (PROTOCOL.md §20.4) where Java's gives 1.
+        ("epoch", "0"),
         ("maxOffset", "100"),
         ("heartbeatTimeoutMills", HEARTBEAT_TIMEOUT_MS),
     ];
