@@ -3,7 +3,7 @@
 // (clock and card) while the step plays: the card is absent before the event's frame, present
 // on it, beside the node without covering it, and quotes exactly the operands of the view's
 // trace line, in English and in Chinese; it covers no node's box (on a phone, where no spot
-// beside the node is free, it is docked in a strip under the diagram).
+// beside the node is free, it is docked in a strip above the diagram).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, shot, clickInHeader, settle, DESKTOP, PHONE } from "./lib/browser.mjs";

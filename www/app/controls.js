@@ -69,7 +69,6 @@ export function bindControls(play, page, el) {
   document.addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     const target = /** @type {HTMLElement} */ (e.target);
-    // Keys belong to a modal dialog, or to the non-modal one they are typed in.
     if (el.root.querySelector("dialog:modal") || target.closest("dialog") || !play.can.seek) return;
     const tag = target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;

@@ -301,7 +301,6 @@ export default {
   compareRemoval: "{ns} removes the broker",
   compareUpdate: "{c} updates its route",
   compareStale: "stale routes (total)",
-  compareByClient: "by client",
   compareSends: "sends",
   compareSendsCell: "{f} failed, {i} timed out, {r} retried",
   compareCaption: "Measured at {t}",

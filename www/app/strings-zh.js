@@ -296,7 +296,6 @@ export default {
   compareRemoval: "{ns} 移除该 Broker",
   compareUpdate: "{c} 更新路由",
   compareStale: "路由过期（合计）",
-  compareByClient: "按客户端",
   compareSends: "发送",
   compareSendsCell: "{f} 次失败，{i} 次超时，{r} 次重试",
   compareCaption: "在 {t} 测量",

@@ -509,7 +509,7 @@ export class Diagram {
     }
   }
 
-  // Each node's box on screen (client rects), for what is placed beside a node.
+  // Each node's box on screen, by name.
   boxes() {
     const out = {};
     for (const [name, f] of Object.entries(this.faces || {})) out[name] = f.g.firstChild.getBoundingClientRect();

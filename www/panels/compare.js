@@ -85,14 +85,13 @@ function when(pairs, name, from) {
   return `${secs(p[1])} (+${dur(p[1] - from)})`;
 }
 
-// How long routes were stale up to `at`, summed over the clients' windows; each client's own
-// sum on demand (a list of every client in a cell was read as the total).
+// Routes stale up to `at`: the sum of every client's windows, each client's share on demand.
 export function staleCell(windows, at) {
   const per = new Map();
   for (const w of windows) per.set(w.client, (per.get(w.client) || 0) + (w.to ?? at) - w.from);
   const total = [...per.values()].reduce((a, b) => a + b, 0);
   const sum = `<span class="stale-total" data-ms="${total}">${dur(total)}</span>`;
   if (!per.size) return sum;
-  const list = [...per].map(([c, ms]) => `<li data-client="${esc(c)}" data-ms="${ms}">${esc(c)} ${dur(ms)}</li>`);
-  return `<details class="stale-by-client"><summary>${sum} <span class="muted small">${esc(t("compareByClient"))}</span></summary><ul>${list.join("")}</ul></details>`;
+  const list = [...per].map(([c, ms]) => `<li data-client="${esc(c)}">${esc(c)} ${dur(ms)}</li>`);
+  return `<details class="stale-by-client"><summary>${sum}</summary><ul>${list.join("")}</ul></details>`;
 }

@@ -1,18 +1,15 @@
 // @ts-check
 // Every action the simulation supports, as a filterable palette (k), a per-node action sheet
-// (tap or Enter on a node; not modal, beside its node) and a message inspector (tap or Enter
-// on a message).
+// (tap or Enter on a node) and a message inspector (tap or Enter on a message).
 import { t } from "../app/i18n.js";
 import { secs, dur } from "../app/format.js";
 import { esc } from "../app/html.js";
 import { routeHtml } from "./routes.js";
 import { flightLabel, msgType, STATE_ICON } from "../diagram/glyphs.js";
-import { placeBeside } from "../diagram/beside.js";
+import { placeBeside } from "../diagram/layout.js";
 
-// A node's sheet shows its first few actions; the rest wait under More. Shortened to fit, it
-// keeps its title and four of them in view.
+// A node's sheet shows its first few actions; the rest wait under More.
 const SHOWN = 6;
-const SHORT = 260;
 const items = (acts) =>
   acts
     .map(
@@ -81,7 +78,7 @@ export function allActions(snap, meta) {
 
 export class FaultUi {
   // `page`: current() → {snap, meta}, inject(action), flightFrame(id) → decoded frame | null,
-  // diagram (its boxes() and focusNode(name), for the sheet beside a node).
+  // diagram (boxes(), focusNode(name)).
   // `el`: palette, paletteInput, paletteList, sheet, sheetTitle, sheetBody, sheetList (the
   // node sheet's or message inspector's), forkAsk, forkAskBody (the keep-or-drop prompt).
   constructor(page, el) {
@@ -111,24 +108,16 @@ export class FaultUi {
         if (b) this.run(b.dataset.action, d);
       });
     }
-    // A sheet beside a node is not modal: Escape is ours to handle, and focus goes back to the
-    // node however it closes.
+    // The node's sheet is not modal: Escape is ours, and the focus goes back to the node.
     const sheet = this.sheet;
-    sheet.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && sheet.classList.contains("beside")) {
-        e.preventDefault();
-        sheet.close();
-      }
-    });
+    sheet.addEventListener("keydown", (e) => e.key === "Escape" && sheet.close());
     sheet.addEventListener("close", () => {
-      // (Closed only to open again, as the message inspector or for another node: nothing to do.)
       if (sheet.open || !sheet.classList.contains("beside")) return;
-      sheet.classList.remove("beside", "docked");
-      // An action's own dialog (keep or drop later faults?) keeps the focus it took.
-      const a = document.activeElement;
-      if (!(a && a !== sheet && a.closest("dialog[open]"))) this.page.diagram.focusNode(this.node);
+      sheet.classList.remove("beside");
+      // (A dialog the action opened keeps the focus.)
+      if (!document.activeElement?.closest("dialog[open]")) this.page.diagram.focusNode(this.node);
     });
-    // It follows its node when the page scrolls or resizes (not when the sheet scrolls itself).
+    // It follows its node.
     const again = (e) =>
       sheet.classList.contains("beside") && !sheet.contains(/** @type {Node} */ (e.target)) && this.place();
     addEventListener("resize", again);
@@ -139,9 +128,8 @@ export class FaultUi {
     const node = dialog === this.sheet && dialog.classList.contains("beside") ? this.node : null;
     dialog.close();
     await this.page.inject(action);
-    // The run changed, its diagram was drawn anew: the focus goes back to the node's new face.
-    const a = document.activeElement;
-    if (node && (!a || a === document.body)) this.page.diagram.focusNode(node);
+    // (Drawn anew for the new run.)
+    if (node && document.activeElement === document.body) this.page.diagram.focusNode(node);
   }
 
   openPalette() {
@@ -204,7 +192,7 @@ export class FaultUi {
     const d = this.sheet;
     if (d.open && !d.classList.contains("beside")) d.close();
     this.node = name;
-    // (Fixed in the screen's corner while it opens, so focusing it scrolls nothing.)
+    // (In the corner while it opens: focusing it scrolls nothing.)
     d.classList.add("beside");
     Object.assign(d.style, { left: "0px", top: "0px" });
     d.show();
@@ -213,39 +201,23 @@ export class FaultUi {
     if (first) first.focus({ preventScroll: true });
   }
 
-  // Beside the node, on none of the other boxes if it can, never on the node's own; where it
-  // fits on no side (a phone), docked at the screen's bottom or top edge, clear of the node.
+  // Beside the node, clear of every box (shortened, to scroll, on a phone), else of its own.
   place() {
     const d = this.sheet;
     const boxes = this.page.diagram.boxes();
     const box = this.node && boxes[this.node];
     if (!box) return;
-    d.classList.remove("docked");
-    Object.assign(d.style, { left: "0px", top: "0px", bottom: "", maxHeight: "" });
+    Object.assign(d.style, { left: "0px", top: "0px", maxHeight: "" });
     const card = d.getBoundingClientRect();
     const { clientWidth: w, clientHeight: h } = document.documentElement;
     const area = { left: 4, top: 4, right: w - 4, bottom: h - 4 };
-    const others = Object.keys(boxes)
-      .filter((k) => k !== this.node)
-      .map((k) => boxes[k]);
-    // Whole, else shorter (it scrolls: a phone has room under the diagram), clear of every box;
-    // else whole, clear of its own.
-    const short = { width: card.width, height: Math.min(card.height, SHORT) };
+    const others = Object.values(boxes).filter((r) => r !== box);
+    const short = { width: card.width, height: Math.min(card.height, 260) };
     const p = placeBeside(box, card, area, others) || placeBeside(box, short, area, others);
-    const q = p || placeBeside(box, card, area);
-    d.dataset.side = q ? q.side : "docked";
-    d.classList.toggle("docked", !q);
-    if (q) {
-      // A shortened sheet grows down to the first box or the screen's edge.
-      const under = others.filter((r) => p && r.top >= q.y && r.left < q.x + card.width && q.x < r.right);
-      const room = Math.min(area.bottom, ...under.map((r) => r.top)) - q.y;
-      Object.assign(d.style, { left: `${q.x}px`, top: `${q.y}px`, maxHeight: `${Math.min(card.height, room)}px` });
-      return;
-    }
-    const below = h - box.bottom - 8;
-    const above = box.top - 8;
-    if (below >= above) Object.assign(d.style, { top: "", bottom: "0px", maxHeight: `${below}px` });
-    else Object.assign(d.style, { top: "0px", maxHeight: `${above}px` });
+    const q = p || placeBeside(box, card, area) || { x: 4, y: box.bottom + 8 };
+    const under = others.filter((r) => p && r.top >= q.y && r.left < q.x + card.width && q.x < r.right);
+    const room = Math.min(area.bottom, ...under.map((r) => r.top)) - q.y;
+    Object.assign(d.style, { left: `${q.x}px`, top: `${q.y}px`, maxHeight: `${Math.min(card.height, room)}px` });
   }
 
   // Injecting in the past with faults added later on this branch: keep them on the new branch?
@@ -305,7 +277,7 @@ export class FaultUi {
 <dt>${t("msgArrive")}</dt><dd data-field="arriveAt">${secs(f.arriveAt)}${f.held ? ` (${esc(t("held"))})` : ""}</dd>
 <dt>${t("msgPayload")}</dt><dd data-field="payload">${payload}</dd></dl>`;
     this.el.sheetList.innerHTML = `<ul class="action-list"><li><button type="button" data-action="drop ${f.id}" data-testid="action-drop">${esc(t("drop"))}</button></li><li><button type="button" data-action="delay ${f.id} 5000" data-testid="action-delay">${esc(t("delay"))}</button></li></ul>`;
-    this.sheet.classList.remove("beside", "docked");
+    this.sheet.classList.remove("beside");
     this.sheet.removeAttribute("style");
     if (this.sheet.open) this.sheet.close();
     this.sheet.showModal();

@@ -8,7 +8,7 @@ import { lang } from "../app/i18n.js";
 import { secs, dur } from "../app/format.js";
 import { rich } from "../lessons/glossary.js";
 import { esc, setHtml } from "../app/html.js";
-import { placeBeside } from "../diagram/beside.js";
+import { placeBeside } from "../diagram/layout.js";
 
 // A number the card quotes, marked with the operand it is so tests can hold it to the view.
 const num = (op, ms, text) => `<b data-op="${op}" data-ms="${ms}">${esc(text)}</b>`;
@@ -157,7 +157,7 @@ export class RuleCard {
   }
 
   // Beside its node, on no node's box (it would hide the state the rule is about); where no
-  // such spot is free (a phone's diagram has none), docked in a strip under the diagram.
+  // such spot is free (a phone's diagram has none), docked in a strip above the diagram.
   place() {
     if (!this.hit || this.el.hidden) return;
     const node = this.svg.querySelector(`[data-node="${CSS.escape(this.hit.node)}"] .box`);
@@ -185,8 +185,9 @@ export class RuleCard {
     const p = placeBeside(box, card, area, boxes);
     el.dataset.side = p ? p.side : "docked";
     el.classList.toggle("docked", !p);
-    if (p)
-      Object.assign(el.style, { left: `${Math.round(p.x - wrap.left)}px`, top: `${Math.round(p.y - wrap.top)}px` });
-    else Object.assign(el.style, { left: "", top: "", maxWidth: "" });
+    // (Over the page's header: under the diagram it would take a phone's lesson sheet's room.)
+    if (!p) el.style.maxWidth = "none";
+    const y = p ? p.y : Math.min(...boxes.map((b) => b.top)) - 4 - el.getBoundingClientRect().height;
+    Object.assign(el.style, { left: `${Math.round(p ? p.x - wrap.left : 0)}px`, top: `${Math.round(y - wrap.top)}px` });
   }
 }

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 
 import { setLanguage } from "../../../www/app/i18n.js";
 import { ruleCard } from "../../../www/panels/rule-card.js";
-import { placeBeside } from "../../../www/diagram/beside.js";
+import { placeBeside } from "../../../www/diagram/layout.js";
 
 const NODES = [{ name: "broker-b", role: "broker", addr: "10.0.1.3:10911" }];
 const removal = (operands) => ({
