@@ -73,6 +73,7 @@ const faults = new FaultUi(
     current: () => store.state.view,
     inject: (action) => playback.inject(action, (later) => faults.askKeep(later)),
     flightFrame: (id) => source.call("frame", { id }).then((r) => r.frame),
+    diagram,
   },
   els("palette palette-input palette-list sheet sheet-title sheet-body sheet-list fork-ask fork-ask-body"),
 );

@@ -430,6 +430,39 @@ test("compare view: S3 | S4 | S5 at 200 s", async () => {
   assert.match(row, /50\.003 s/);
   assert.match(row, /50\.00\d s/);
   assert.match(row, /192\.00\d s/);
+  // Stale routes: one total per run (the sum of the oracle's windows up to 200 s, with its
+  // unit); each client's share only on demand.
+  const stale = table.locator("tbody tr", { hasText: "stale routes (total)" });
+  const cells = stale.locator("td");
+  assert.equal(await cells.count(), 3);
+  for (const [i, id] of ["S3", "S4", "S5"].entries()) {
+    const oracle = Simulation.builtIn(id);
+    oracle.seek(200000);
+    const windows = oracle.view().stale.filter((w) => w.from > 0);
+    oracle.free();
+    const per = {};
+    for (const w of windows) per[w.client] = (per[w.client] || 0) + (w.to ?? 200000) - w.from;
+    const total = Object.values(per).reduce((a, b) => a + b, 0);
+    const cell = cells.nth(i);
+    const sum = cell.locator(".stale-total");
+    assert.equal(Number(await sum.getAttribute("data-ms")), total, `${id}: the total`);
+    assert.equal(await sum.textContent(), `${(total / 1000).toFixed(1)} s`, `${id}: one number, in seconds`);
+    const items = cell.locator("li");
+    assert.equal(await items.count(), Object.keys(per).length, `${id}: a line per client`);
+    if (!windows.length) continue;
+    assert.equal(await items.first().isVisible(), false, `${id}: the clients' list waits until asked for`);
+    await cell.locator("summary").click();
+    for (const [client, ms] of Object.entries(per))
+      assert.equal(
+        await cell.locator(`li[data-client="${client}"]`).textContent(),
+        `${client} ${(ms / 1000).toFixed(1)} s`,
+        `${id}: ${client}`,
+      );
+  }
+  assert.ok(
+    (await stale.locator(".stale-total").evaluateAll((els) => els.map((e) => Number(e.dataset.ms)))).some((x) => x > 0),
+    "some run had stale routes",
+  );
   await shot(page, "compare-desktop");
   await page.context().close();
 });

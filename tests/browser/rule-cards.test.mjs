@@ -2,7 +2,8 @@
 // beside its node says the rule with the core's numbers. Each case records every drawn frame
 // (clock and card) while the step plays: the card is absent before the event's frame, present
 // on it, beside the node without covering it, and quotes exactly the operands of the view's
-// trace line, in English and in Chinese.
+// trace line, in English and in Chinese; it covers no node's box (on a phone, where no spot
+// beside the node is free, it is docked in a strip above the diagram).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, shot, clickInHeader, settle, DESKTOP, PHONE } from "./lib/browser.mjs";
@@ -73,6 +74,11 @@ async function cardAndLine(page) {
         .elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2)
         ?.closest("[data-testid=rule-card]"),
       box: { left: box.left, right: box.right, top: box.top, bottom: box.bottom },
+      // Every node's box: the card hides none of them (NS-2's on a desktop, brokers' on a phone).
+      boxes: [...document.querySelectorAll("[data-testid=diagram] [data-node] .box")].map((b) => {
+        const x = b.getBoundingClientRect();
+        return { node: b.parentElement.dataset.node, left: x.left, right: x.right, top: x.top, bottom: x.bottom };
+      }),
       viewport: { w: innerWidth, h: innerHeight },
     };
   });
@@ -94,8 +100,11 @@ function checkFrames(frames, line, what) {
 
 function checkPlacement(card, what) {
   const { rect: r, box, viewport } = card;
-  const overlaps = r.left < box.right && box.left < r.right && r.top < box.bottom && box.top < r.bottom;
-  assert.ok(!overlaps, `${what}: the card does not cover ${card.node}'s box ${JSON.stringify(card)}`);
+  const on = (b) => r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom;
+  assert.ok(!on(box), `${what}: the card does not cover ${card.node}'s box ${JSON.stringify(card)}`);
+  assert.ok(card.boxes.length >= 4, `${what}: the diagram's boxes`);
+  const covered = card.boxes.filter(on).map((b) => b.node);
+  assert.deepEqual(covered, [], `${what}: the card covers no node's box ${JSON.stringify(r)}`);
   assert.ok(r.left >= 0 && r.right <= viewport.w && r.top >= 0 && r.bottom <= viewport.h, `${what}: on screen`);
   assert.ok(card.onTop, `${what}: nothing covers the card`);
 }

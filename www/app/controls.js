@@ -20,7 +20,7 @@ export const STEP_TYPES = [
 // `play`: the playback (toggle, stepNext(kind?), stepBack, jump(ms), seek(ms), toEnd, fork,
 // speed, setSpeed(x, byUser), toggleTable, selectIndex(i), can: what its source can do). `page`: openFaults, share,
 // exportTrace, importTrace(file), showLog. `el`: the controls' elements, by the names used below,
-// and `root` (the keys belong to an open dialog in it).
+// and `root` (the keys belong to a modal dialog in it).
 export function bindControls(play, page, el) {
   el.play.addEventListener("click", () => play.toggle());
   el.step.addEventListener("click", () => play.stepNext());
@@ -68,8 +68,8 @@ export function bindControls(play, page, el) {
 
   document.addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-    if (el.root.querySelector("dialog[open]") || !play.can.seek) return;
     const target = /** @type {HTMLElement} */ (e.target);
+    if (el.root.querySelector("dialog:modal") || target.closest("dialog") || !play.can.seek) return;
     const tag = target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
     const onControl = tag === "BUTTON" || tag === "A" || target.getAttribute("role") === "button";

@@ -42,6 +42,7 @@ export default {
   filterType: "Type",
   all: "all",
   close: "Close",
+  moreActions: "More ({n})",
   shortcutsTitle: "Keyboard shortcuts",
   faultPalette: "Faults and actions",
   paletteFilter: "Type to filter, Enter runs the first",

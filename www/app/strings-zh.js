@@ -42,6 +42,7 @@ export default {
   filterType: "类型",
   all: "全部",
   close: "关闭",
+  moreActions: "更多（{n}）",
   shortcutsTitle: "键盘快捷键",
   faultPalette: "故障与操作",
   paletteFilter: "输入以筛选，回车执行第一项",

@@ -509,6 +509,13 @@ export class Diagram {
     }
   }
 
+  // Each node's box on screen, by name.
+  boxes() {
+    const out = {};
+    for (const [name, f] of Object.entries(this.faces || {})) out[name] = f.g.firstChild.getBoundingClientRect();
+    return out;
+  }
+
   focusNode(name) {
     const f = this.faces && this.faces[name];
     if (f) f.g.focus();

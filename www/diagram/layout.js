@@ -212,3 +212,29 @@ function crosses(seg, box, margin) {
   }
   return true;
 }
+
+// Where a card goes beside a box (client rects): the nearest spot in `area` `gap` off it, on no
+// box of `avoid`; at a tie right, left, below, above (the box's edges are tried first, then a
+// grid). Null if none.
+const SIDES = ["right", "left", "below", "above"];
+export function placeBeside(box, card, area, avoid = [], gap = 8) {
+  const { width: w, height: h } = card;
+  const axis = (lo, hi, near) => {
+    const out = near.filter((v) => v >= lo && v <= hi);
+    for (let v = lo; v <= hi; v += 8) out.push(v);
+    return out;
+  };
+  const xs = axis(area.left, area.right - w, [box.right + gap, box.left - gap - w, box.left, box.right - w]);
+  const ys = axis(area.top, area.bottom - h, [box.bottom + gap, box.top - gap - h, box.top, box.bottom - h]);
+  const on = (x, y, r, m) => x < r.right + m && r.left - m < x + w && y < r.bottom + m && r.top - m < y + h;
+  let best = null;
+  for (const x of xs)
+    for (const y of ys) {
+      if (on(x, y, box, gap) || avoid.some((r) => on(x, y, r, 0))) continue;
+      const dx = Math.max(box.left - x - w, x - box.right, 0);
+      const dy = Math.max(box.top - y - h, y - box.bottom, 0);
+      const k = Math.round(Math.hypot(dx, dy)) * 4 + (dx > 0 ? (x > box.right ? 0 : 1) : y > box.bottom ? 2 : 3);
+      if (!best || k < best.k) best = { x, y, k };
+    }
+  return best && { side: SIDES[best.k % 4], x: best.x, y: best.y };
+}

@@ -68,12 +68,7 @@ function table(cols, at) {
     [t("compareFault"), cell((c) => `${c.m.action} @ ${secs(c.m.at)}`)],
     ...nss.map((ns) => [t("compareRemoval", { ns }), cell((c) => when(c.m.nsRemoval, ns, c.m.at))]),
     ...clients.map((n) => [t("compareUpdate", { c: n }), cell((c) => when(c.m.clientUpdate, n, c.m.at))]),
-    [
-      t("compareStale"),
-      cell((c) =>
-        c.stale.length ? c.stale.map((w) => `${w.client} ${dur((w.to ?? at) - w.from)}`).join(", ") : "0 s",
-      ),
-    ],
+    [t("compareStale"), cols.map((c) => `<td>${c.m ? staleCell(c.stale, at) : "—"}</td>`).join("")],
     [
       t("compareSends"),
       cell((c) => t("compareSendsCell", { f: c.m.sendsFailed, i: c.m.sendsIndeterminate, r: c.m.sendsRetried })),
@@ -88,4 +83,15 @@ function when(pairs, name, from) {
   const p = pairs.find(([n]) => n === name);
   if (!p || p[1] === null) return t("compareNever");
   return `${secs(p[1])} (+${dur(p[1] - from)})`;
+}
+
+// Routes stale up to `at`: the sum of every client's windows, each client's share on demand.
+export function staleCell(windows, at) {
+  const per = new Map();
+  for (const w of windows) per.set(w.client, (per.get(w.client) || 0) + (w.to ?? at) - w.from);
+  const total = [...per.values()].reduce((a, b) => a + b, 0);
+  const sum = `<span class="stale-total" data-ms="${total}">${dur(total)}</span>`;
+  if (!per.size) return sum;
+  const list = [...per].map(([c, ms]) => `<li data-client="${esc(c)}">${esc(c)} ${dur(ms)}</li>`);
+  return `<details class="stale-by-client"><summary>${sum}</summary><ul>${list.join("")}</ul></details>`;
 }

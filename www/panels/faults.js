@@ -6,6 +6,17 @@ import { secs, dur } from "../app/format.js";
 import { esc } from "../app/html.js";
 import { routeHtml } from "./routes.js";
 import { flightLabel, msgType, STATE_ICON } from "../diagram/glyphs.js";
+import { placeBeside } from "../diagram/layout.js";
+
+// A node's sheet shows its first few actions; the rest wait under More.
+const SHOWN = 6;
+const items = (acts) =>
+  acts
+    .map(
+      ([cmd, label]) =>
+        `<li><button type="button" data-action="${esc(cmd)}" data-testid="action-${esc(cmd.replace(/ /g, "_"))}">${esc(label)}</button></li>`,
+    )
+    .join("");
 
 function nodeActions(n, snap) {
   const a = [];
@@ -66,7 +77,8 @@ export function allActions(snap, meta) {
 }
 
 export class FaultUi {
-  // `page`: current() → {snap, meta}, inject(action), flightFrame(id) → decoded frame | null.
+  // `page`: current() → {snap, meta}, inject(action), flightFrame(id) → decoded frame | null,
+  // diagram (boxes(), focusNode(name)).
   // `el`: palette, paletteInput, paletteList, sheet, sheetTitle, sheetBody, sheetList (the
   // node sheet's or message inspector's), forkAsk, forkAskBody (the keep-or-drop prompt).
   constructor(page, el) {
@@ -76,6 +88,7 @@ export class FaultUi {
     this.input = el.paletteInput;
     this.list = el.paletteList;
     this.sheet = el.sheet;
+    /** @type {string | null} */ this.node = null;
     this.input.addEventListener("input", () => this.fill());
     this.input.addEventListener("keydown", (e) => {
       if (e.key === "Enter") {
@@ -95,11 +108,28 @@ export class FaultUi {
         if (b) this.run(b.dataset.action, d);
       });
     }
+    // The node's sheet is not modal: Escape is ours, and the focus goes back to the node.
+    const sheet = this.sheet;
+    sheet.addEventListener("keydown", (e) => e.key === "Escape" && sheet.close());
+    sheet.addEventListener("close", () => {
+      if (sheet.open || !sheet.classList.contains("beside")) return;
+      sheet.classList.remove("beside");
+      // (A dialog the action opened keeps the focus.)
+      if (!document.activeElement?.closest("dialog[open]")) this.page.diagram.focusNode(this.node);
+    });
+    // It follows its node.
+    const again = (e) =>
+      sheet.classList.contains("beside") && !sheet.contains(/** @type {Node} */ (e.target)) && this.place();
+    addEventListener("resize", again);
+    addEventListener("scroll", again, { capture: true, passive: true });
   }
 
   async run(action, dialog) {
+    const node = dialog === this.sheet && dialog.classList.contains("beside") ? this.node : null;
     dialog.close();
     await this.page.inject(action);
+    // (Drawn anew for the new run.)
+    if (node && document.activeElement === document.body) this.page.diagram.focusNode(node);
   }
 
   openPalette() {
@@ -152,15 +182,42 @@ export class FaultUi {
       extra = `<p>${esc(t("cachedRoute", { c: n.name, ns: c.boundTo }))}${c.stale ? ` — ⚠ STALE` : ""}</p>${c.route ? routeHtml(c.route) : `<p class="no-route">${esc(t("noCache"))}</p>`}`;
     }
     body.innerHTML = `<p class="mono small">${esc(n.addr)}${n.group ? ` · group ${esc(n.group)} · BID ${n.brokerId}` : ""}${n.boundTo ? ` · → ${esc(n.boundTo)}` : ""}</p><ul class="small">${timers}</ul>${extra}`;
-    this.el.sheetList.innerHTML = nodeActions(n, snap)
-      .map(
-        ([cmd, label]) =>
-          `<li><button type="button" data-action="${esc(cmd)}" data-testid="action-${esc(cmd.replace(/ /g, "_"))}">${esc(label)}</button></li>`,
-      )
-      .join("");
-    this.sheet.showModal();
-    const first = this.sheet.querySelector("button[data-action]");
-    if (first) first.focus();
+    const acts = nodeActions(n, snap);
+    const more = acts.slice(SHOWN);
+    this.el.sheetList.innerHTML =
+      `<ul class="action-list">${items(acts.slice(0, SHOWN))}</ul>` +
+      (more.length
+        ? `<details class="more-actions"><summary data-testid="sheet-more">${esc(t("moreActions", { n: more.length }))}</summary><ul class="action-list">${items(more)}</ul></details>`
+        : "");
+    const d = this.sheet;
+    if (d.open && !d.classList.contains("beside")) d.close();
+    this.node = name;
+    // (In the corner while it opens: focusing it scrolls nothing.)
+    d.classList.add("beside");
+    Object.assign(d.style, { left: "0px", top: "0px" });
+    d.show();
+    this.place();
+    const first = d.querySelector("button[data-action]");
+    if (first) first.focus({ preventScroll: true });
+  }
+
+  // Beside the node, clear of every box (shortened, to scroll, on a phone), else of its own.
+  place() {
+    const d = this.sheet;
+    const boxes = this.page.diagram.boxes();
+    const box = this.node && boxes[this.node];
+    if (!box) return;
+    Object.assign(d.style, { left: "0px", top: "0px", maxHeight: "" });
+    const card = d.getBoundingClientRect();
+    const { clientWidth: w, clientHeight: h } = document.documentElement;
+    const area = { left: 4, top: 4, right: w - 4, bottom: h - 4 };
+    const others = Object.values(boxes).filter((r) => r !== box);
+    const short = { width: card.width, height: Math.min(card.height, 260) };
+    const p = placeBeside(box, card, area, others) || placeBeside(box, short, area, others);
+    const q = p || placeBeside(box, card, area) || { x: 4, y: box.bottom + 8 };
+    const under = others.filter((r) => p && r.top >= q.y && r.left < q.x + card.width && q.x < r.right);
+    const room = Math.min(area.bottom, ...under.map((r) => r.top)) - q.y;
+    Object.assign(d.style, { left: `${q.x}px`, top: `${q.y}px`, maxHeight: `${Math.min(card.height, room)}px` });
   }
 
   // Injecting in the past with faults added later on this branch: keep them on the new branch?
@@ -219,7 +276,10 @@ export class FaultUi {
 <dt>${t("msgSent")}</dt><dd data-field="sentAt">${secs(f.sentAt)}</dd>
 <dt>${t("msgArrive")}</dt><dd data-field="arriveAt">${secs(f.arriveAt)}${f.held ? ` (${esc(t("held"))})` : ""}</dd>
 <dt>${t("msgPayload")}</dt><dd data-field="payload">${payload}</dd></dl>`;
-    this.el.sheetList.innerHTML = `<li><button type="button" data-action="drop ${f.id}" data-testid="action-drop">${esc(t("drop"))}</button></li><li><button type="button" data-action="delay ${f.id} 5000" data-testid="action-delay">${esc(t("delay"))}</button></li>`;
+    this.el.sheetList.innerHTML = `<ul class="action-list"><li><button type="button" data-action="drop ${f.id}" data-testid="action-drop">${esc(t("drop"))}</button></li><li><button type="button" data-action="delay ${f.id} 5000" data-testid="action-delay">${esc(t("delay"))}</button></li></ul>`;
+    this.sheet.classList.remove("beside");
+    this.sheet.removeAttribute("style");
+    if (this.sheet.open) this.sheet.close();
     this.sheet.showModal();
   }
 }

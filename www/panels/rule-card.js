@@ -8,6 +8,7 @@ import { lang } from "../app/i18n.js";
 import { secs, span as spanText } from "../app/format.js";
 import { rich } from "../lessons/glossary.js";
 import { esc, setHtml } from "../app/html.js";
+import { placeBeside } from "../diagram/layout.js";
 
 // A number the card quotes, marked with the operand it is so tests can hold it to the view.
 const num = (op, ms, text) => `<b data-op="${op}" data-ms="${ms}">${esc(text)}</b>`;
@@ -99,25 +100,6 @@ export function ruleCard(line, nodes) {
   }
 }
 
-// Where the card goes beside a node's box within `area` (client rects): right, left, below or
-// above, the first side where it fits whole without covering the box; else the side with the
-// most room, kept inside the area. Client coordinates.
-export function placeBeside(box, card, area, gap = 8) {
-  const sides = [
-    { side: "right", x: box.right + gap, y: box.top, room: area.right - box.right - gap - card.width },
-    { side: "left", x: box.left - gap - card.width, y: box.top, room: box.left - gap - card.width - area.left },
-    { side: "below", x: box.left, y: box.bottom + gap, room: area.bottom - box.bottom - gap - card.height },
-    { side: "above", x: box.left, y: box.top - gap - card.height, room: box.top - gap - card.height - area.top },
-  ];
-  const fits = sides.find((s) => s.room >= 0);
-  const best = fits || sides.reduce((a, b) => (b.room > a.room ? b : a));
-  const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
-  let { x, y } = best;
-  if (best.side === "right" || best.side === "left") y = clamp(y, area.top, area.bottom - card.height);
-  else x = clamp(x, area.left, area.right - card.width);
-  return { side: best.side, x, y };
-}
-
 export class RuleCard {
   // `wrap`: the diagram's wrapper (the card is placed inside it); `svg`: the diagram; `sheet`:
   // the lesson panel, which on a phone is a sheet fixed over the page's bottom.
@@ -174,14 +156,22 @@ export class RuleCard {
     this.el.hidden = true;
   }
 
+  // Beside its node, on no node's box (it would hide the state the rule is about); where no
+  // such spot is free (a phone's diagram has none), docked in a strip above the diagram.
   place() {
     if (!this.hit || this.el.hidden) return;
     const node = this.svg.querySelector(`[data-node="${CSS.escape(this.hit.node)}"] .box`);
     if (!node) return;
+    const el = this.el;
+    el.classList.remove("docked");
     const wrap = this.wrap.getBoundingClientRect();
     const box = node.getBoundingClientRect();
-    const el = this.el;
-    el.style.maxWidth = `${Math.min(280, Math.max(160, wrap.width - 16))}px`;
+    const boxes = [...this.svg.querySelectorAll("[data-node] .box")].map((b) => b.getBoundingClientRect());
+    Object.assign(el.style, {
+      left: "0px",
+      top: "0px",
+      maxWidth: `${Math.min(280, Math.max(160, wrap.width - 16))}px`,
+    });
     const card = el.getBoundingClientRect();
     // Where it can be seen: the diagram, on screen, above a sheet fixed over the page.
     const area = {
@@ -192,9 +182,12 @@ export class RuleCard {
     };
     const sheet = this.sheet && !this.sheet.hidden && getComputedStyle(this.sheet).position === "fixed";
     if (sheet) area.bottom = Math.min(area.bottom, this.sheet.getBoundingClientRect().top);
-    const p = placeBeside(box, card, area);
-    el.dataset.side = p.side;
-    el.style.left = `${Math.round(p.x - wrap.left)}px`;
-    el.style.top = `${Math.round(p.y - wrap.top)}px`;
+    const p = placeBeside(box, card, area, boxes);
+    el.dataset.side = p ? p.side : "docked";
+    el.classList.toggle("docked", !p);
+    // (Over the page's header: under the diagram it would take a phone's lesson sheet's room.)
+    if (!p) el.style.maxWidth = "none";
+    const y = p ? p.y : Math.min(...boxes.map((b) => b.top)) - 4 - el.getBoundingClientRect().height;
+    Object.assign(el.style, { left: `${Math.round(p ? p.x - wrap.left : 0)}px`, top: `${Math.round(y - wrap.top)}px` });
   }
 }

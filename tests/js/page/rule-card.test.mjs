@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { setLanguage } from "../../../www/app/i18n.js";
-import { ruleCard, placeBeside } from "../../../www/panels/rule-card.js";
+import { ruleCard } from "../../../www/panels/rule-card.js";
+import { placeBeside } from "../../../www/diagram/layout.js";
 
 const NODES = [{ name: "broker-b", role: "broker", addr: "10.0.1.3:10911" }];
 const removal = (operands) => ({
@@ -70,4 +71,33 @@ test("the card goes beside the box: right if it fits, else left, below, above, k
   assert.equal(p.side, "below");
   assert.deepEqual([p.x, p.y], [20, 168]);
   assert.equal(placeBeside(rect(20, 500, 350, 60), card, narrow).side, "above");
+});
+
+test("the card covers no other box: it moves along, or round, to the nearest free spot, else none", () => {
+  const rect = (left, top, width, height) => ({ left, top, width, height, right: left + width, bottom: top + height });
+  const wrap = rect(0, 0, 1000, 600);
+  const card = { width: 200, height: 80 };
+  const box = rect(100, 100, 150, 60);
+  const overlaps = (p, r) => p.x < r.right && r.left < p.x + 200 && p.y < r.bottom && r.top < p.y + 80;
+  // A box on its right, shorter than the node: still right of the node, slid down past it.
+  const low = rect(300, 60, 150, 60);
+  const p = placeBeside(box, card, wrap, [low]);
+  assert.ok(!overlaps(p, low) && !overlaps(p, box), JSON.stringify(p));
+  assert.deepEqual(p, { side: "right", x: 258, y: 120 });
+  // A column of boxes on its right: below it, lined up with it.
+  assert.deepEqual(placeBeside(box, card, wrap, [rect(300, 0, 150, 600)]), { side: "below", x: 100, y: 168 });
+  // Boxes on every side but the left.
+  const walls = [rect(258, 0, 742, 600), rect(0, 160, 258, 440)];
+  const q = placeBeside(box, card, wrap, walls);
+  assert.ok(q && walls.every((r) => !overlaps(q, r)) && !overlaps(q, box), JSON.stringify(q));
+  // Nowhere free: null, for the caller to dock the card.
+  assert.equal(
+    placeBeside(box, card, wrap, [
+      rect(0, 0, 1000, 90),
+      rect(0, 90, 90, 510),
+      rect(90, 168, 910, 432),
+      rect(258, 90, 742, 78),
+    ]),
+    null,
+  );
 });
