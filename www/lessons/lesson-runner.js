@@ -12,6 +12,7 @@ import { LESSONS, LESSON_ORDER } from "./index.js";
 import { renderContext } from "./context.js";
 import { rich } from "./glossary.js";
 import { esc, setHtml } from "../app/html.js";
+import { revealed } from "./common.js";
 
 const LESSON_SPEED = 30;
 // Within this much wall time of the event the clock slows toward 1×.
@@ -82,6 +83,7 @@ export class LessonRunner {
       gateAt: a.waiting ? a.gateAt : null,
       focus: this.focus(),
       subject: a.steps[a.index].subject || null,
+      reveal: revealed(a.steps, a.index),
       run: a.run,
     });
   }
@@ -364,6 +366,7 @@ export class LessonRunner {
         questions: a.steps.filter((x) => x.ask).length,
         ask: !!step.ask,
         subject: step.subject || null,
+        reveal: revealed(a.steps, a.index),
         hitAt: a.hitAt,
       }
     );
