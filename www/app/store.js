@@ -26,9 +26,8 @@
  *   reveal: string[] | null, run: number | null,
  * }} Lesson the lesson on: its step, the event it waits for (while the clock runs to it) and
  *   when that comes (for the approach), what the step names on the diagram, the message its
- *   event is about (drawn before the event shows), what the page may show so far (null:
- *   everything; lessons/common.js `revealed`), and which run of the step this is (each entry
- *   and replay is one)
+ *   event is about (drawn before the event shows), what it may show (`revealed`), and which run
+ *   of the step this is (each entry and replay is one)
  * @typedef {{ type: string, done?: Promise<any>, [key: string]: any }} Action
  */
 

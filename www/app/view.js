@@ -103,7 +103,6 @@ export class PageView {
         el.lessonSelect.value = state.lesson.id || "";
         if (state.lesson.id) el.body.dataset.lesson = state.lesson.id;
         else delete el.body.dataset.lesson;
-        // The tables come with the lesson step that explains them (free play: always).
         this.w.panels.setShown(shows(state.lesson.reveal, "tables"));
         // What the step names on the diagram (while playing, the next frame draws it).
         if (!state.playback.playing) this.render();
@@ -140,7 +139,6 @@ export class PageView {
       highlightLinks: focus.links,
       // A lesson step's subject: the rest of the traffic is muted (lessons/hold.js).
       subject: state.lesson.subject,
-      // What the lesson's step lets the boxes show: addresses, clocks (lessons/common.js).
       reveal: state.lesson.reveal,
     });
     renderDivergence(el.divergence, s);

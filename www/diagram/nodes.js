@@ -156,7 +156,6 @@ export class NodeFace {
     let sub = "";
     let extra = "";
     let stale = null;
-    // A lesson step shows a clock or an address only once one has explained it.
     const seen = (what) => shows(o.reveal, what);
     if (n.role === "nameserver") {
       const tb = snap.ns[n.name];
@@ -181,7 +180,6 @@ export class NodeFace {
       }
     } else {
       const kind = n.role === "broker" ? "register" : "route-poll";
-      // A clock not explained yet has no row.
       const tm = seen(kind) ? live.timers.find((x) => timerKind(x) === kind) : undefined;
       if (n.role === "broker") {
         sub = n.brokerId === 0 ? t("master") : t("slave", { id: n.brokerId });

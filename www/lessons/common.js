@@ -1,7 +1,6 @@
-// What the lessons share: quoting a simulated time, finding what the trace says, reading the
-// scenario's own times and periods from the model (`model`: the worker's
-// `Simulation.scenarioView()`), so a grade never rests on a number typed here, and what a step
-// lets the page show.
+// What the lessons share: quoting a simulated time, finding what the trace says, and reading
+// the scenario's own times and periods from the model (`model`: the worker's
+// `Simulation.scenarioView()`), so a grade never rests on a number typed here.
 import { secs } from "../app/format.js";
 
 export const A = "10.0.1.1:10911";
@@ -58,20 +57,11 @@ export function option(id, en, zh) {
   return { id, en, zh };
 }
 
-// What a step lets the page show (issue 34: a newcomer sees a thing with the step that explains
-// it): a step's `reveal` lists what it adds, from "addresses" (brokers' addresses), "tables"
-// (the panels of tables beside the cluster) and the clocks by timer kind ("register",
-// "removal", "route-poll", "scan"); "all" shows everything from there on. Null: everything,
-// as in free play and in a lesson none of whose steps says.
+// What step `index` may show: its and earlier steps' `reveal` ("addresses", "tables", a clock's
+// kind); null: all.
 export function revealed(steps, index) {
-  if (!steps.some((s) => s.reveal)) return null;
-  const shown = [];
-  for (const s of steps.slice(0, index + 1)) {
-    if (s.reveal === "all") return null;
-    shown.push(...(s.reveal || []));
-  }
-  return shown;
+  const said = steps.slice(0, index + 1).flatMap((s) => (s.reveal ? [s.reveal] : []));
+  return !said.length || said.includes("all") ? null : said.flat();
 }
 
-// Whether `what` is on show under `reveal` (see revealed).
 export const shows = (reveal, what) => !reveal || reveal.includes(what);

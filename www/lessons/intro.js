@@ -9,8 +9,6 @@ const steps = [
       zh: "RocketMQ 把消息从[[producer|生产者]]送到[[consumer|消费者]]。[[broker|Broker]] 保存消息，消息按[[topic|主题（Topic）]]存放，每个主题又分成若干[[queue|队列]]。左边是三个 Broker，右边是生产者 P1 和消费者 C1，上方是两个 [[nameserver|NameServer]]。点击“继续”启动集群。",
     },
     focus: { nodes: ["broker-a", "broker-a-s", "broker-b", "P1", "C1"] },
-    // The nodes and their roles only: addresses, clocks and tables come with the steps below
-    // that explain them.
     reveal: [],
   },
   {
@@ -143,7 +141,6 @@ const steps = [
       en: "That is the whole job: brokers register, NameServers hold the phone book, clients ask and cache. What happens when a broker dies, hangs or loses its network? Lessons S3–S5 show three ways a broker goes, and why one of them takes 120 s. Choose a lesson in the Lesson menu, or explore freely.",
       zh: "这就是全部的工作：Broker 注册，NameServer 保存电话簿，客户端查询并缓存。如果 Broker 崩溃、挂起或断网会怎样？课程 S3–S5 展示了 Broker 离开的三种方式，以及为什么其中一种要 120 秒。在“课程”菜单中选一课，或自由探索。",
     },
-    // Every clock from here on: clients' route polls, the NameServers' scans.
     reveal: "all",
   },
 ];

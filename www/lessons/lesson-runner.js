@@ -366,7 +366,6 @@ export class LessonRunner {
         questions: a.steps.filter((x) => x.ask).length,
         ask: !!step.ask,
         subject: step.subject || null,
-        reveal: revealed(a.steps, a.index),
         hitAt: a.hitAt,
       }
     );

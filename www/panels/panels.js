@@ -11,7 +11,7 @@ export class Panels {
     this.container = container;
     this.onChange = onChange;
     this.dashboard = false;
-    // False while a lesson step has not yet explained tables (none is drawn then).
+    // False before a lesson explains tables.
     this.shown = true;
     this.active = "routes";
     nav.innerHTML = TABS.map(
@@ -52,11 +52,9 @@ export class Panels {
   }
 
   setShown(on) {
-    if (on === this.shown) return;
     this.shown = on;
     this.nav.hidden = !on;
     this.sync();
-    this.onChange(this.active);
   }
 
   setDashboard(on) {

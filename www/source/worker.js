@@ -177,16 +177,19 @@ function quiz({ text, freezeAt, producer = "P1", until }) {
     const m = probe.view().measurements[0];
     const removal = Object.fromEntries(m.nsRemoval);
     const update = Object.fromEntries(m.clientUpdate);
-    const timings = probe.scenarioView().timings;
-    // The producer's next route poll once NS-1 has removed the broker, read from its timer there.
-    let nextPoll = null;
-    if (removal["NS-1"] !== null && removal["NS-1"] !== undefined) {
-      probe.seek(removal["NS-1"]);
-      const p = probe.view().nodes.find((n) => n.name === producer);
-      const poll = p && p.timers.find((x) => x.kind === "route-poll");
-      nextPoll = poll ? poll.at : null;
-    }
-    return { lastHeartbeat: row ? row.lastUpdate : null, removal, update: update[producer] ?? null, nextPoll, timings };
+    // The producer's next route poll as NS-1 removes the broker.
+    probe.seek(removal["NS-1"] ?? until);
+    const poll = probe
+      .view()
+      .nodes.find((n) => n.name === producer)
+      .timers.find((x) => x.kind === "route-poll");
+    return {
+      lastHeartbeat: row ? row.lastUpdate : null,
+      removal,
+      update: update[producer] ?? null,
+      nextPoll: poll ? poll.at : null,
+      timings: probe.scenarioView().timings,
+    };
   } finally {
     probe.free();
   }

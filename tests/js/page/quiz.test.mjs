@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { quizRules, timelineLayout } from "../../../www/lessons/quiz.js";
+import { quizRules, timeline } from "../../../www/lessons/quiz.js";
 
 const TIMINGS = { scanIntervalMs: 10000, routePollPeriodMs: 30000, idleCloseMs: 120000, brokerTimeoutMs: 120000 };
 // A run as the worker answers it: the last heartbeat before the freeze, the removals, P1's
@@ -63,10 +63,10 @@ test("the client's question: P1's first poll after the removal, from its timer i
   assert.equal(quizRules("client", 85300, run({ update: 192020 })).right, "removal");
 });
 
-// The label boxes of a layout (a text's box: its baseline less the font's ascent).
-const boxes = (L) => [
-  ...L.marks.map((m) => ({ id: m.id, x: m.left, y: m.y - 12, w: m.w, h: 15, line: m })),
-  ...L.bars.map((b) => ({ id: b.id, x: b.left, y: b.y - 12, w: b.w, h: 15 })),
+// The words' boxes of a drawn timeline (a text's box: its baseline less the font's ascent).
+const boxes = (marks, bars) => [
+  ...marks.map((m) => ({ id: m.id, x: m.left, y: m.y - 12, w: m.w, h: 15, line: m })),
+  ...bars.map((b) => ({ id: b.id, x: b.left, y: b.y - 12, w: b.w, h: 15 })),
 ];
 
 for (const width of [300, 340, 560]) {
@@ -77,12 +77,13 @@ for (const width of [300, 340, 560]) {
       { id: "removal", at: 192007, row: 2, text: "NS-1 removes it 192.007 s" },
       { id: "update", at: 214012, row: 3, text: "P1 drops it 214.012 s" },
     ];
-    const rulers = [
+    const bars = [
       { id: "idle", ms: 120000, text: "idle timeout: 120 s" },
-      { id: "poll", ms: 30000, text: "P1's route poll: every 30 s" },
+      { id: "route-poll", ms: 30000, text: "route poll: every 30 s" },
     ];
-    const L = timelineLayout(marks, rulers, width, [72006, 72306, 192007, 214012, 244006]);
-    const all = boxes(L);
+    const L = timeline(marks, bars, width, [72006, 72306, 192007, 214012, 244006]);
+    assert.match(L.svg, /^<svg [^>]*width="\d+"/);
+    const all = boxes(marks, bars);
     for (const a of all) {
       assert.ok(a.x >= 0 && a.x + a.w <= width, `${a.id} inside: ${a.x}–${a.x + a.w}`);
       for (const b of all)
@@ -93,19 +94,20 @@ for (const width of [300, 340, 560]) {
           );
     }
     // No mark's line runs through another mark's words.
-    for (const m of L.marks)
+    const axis = 46;
+    for (const m of marks)
       for (const b of all.filter((x) => x.line && x.id !== m.id)) {
-        const [top, bottom] = m.y < 46 ? [m.y, 46] : [46, m.y - 12];
+        const [top, bottom] = m.y < axis ? [m.y, axis] : [axis, m.y - 12];
         const crosses = m.x > b.x && m.x < b.x + b.w && top < b.y + b.h && bottom > b.y;
         assert.ok(!crosses, `${m.id}'s line crosses ${b.id}'s words`);
       }
     // One scale for marks and bars: 120 s of bar is 120 s of axis.
     const px = (ms) => ms * ((width - 12) / (L.to - L.from));
-    assert.ok(Math.abs(L.bars[0].len - px(120000)) < 0.01);
+    assert.ok(Math.abs(bars[0].len - px(120000)) < 0.01);
     assert.ok(
-      L.bars.every((b) => b.x + b.len <= width),
+      bars.every((b) => 6 + b.len <= width),
       "the bars fit",
     );
-    assert.ok(L.marks[0].x < L.marks[1].x && L.marks[2].x < L.marks[3].x, "in time order");
+    assert.ok(marks[0].x < marks[1].x && marks[2].x < marks[3].x, "in time order");
   });
 }
