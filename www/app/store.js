@@ -23,11 +23,11 @@
  * @typedef {{
  *   id: string | null, step: number | null, gate: object | null, gateAt: number | null,
  *   focus: { nodes: string[], links: string[] }, subject: import("../lessons/hold.js").Subject | null,
- *   run: number | null,
+ *   reveal: string[] | null, run: number | null,
  * }} Lesson the lesson on: its step, the event it waits for (while the clock runs to it) and
  *   when that comes (for the approach), what the step names on the diagram, the message its
- *   event is about (drawn before the event shows), and which run of the step this is (each
- *   entry and replay is one)
+ *   event is about (drawn before the event shows), what it may show (`revealed`), and which run
+ *   of the step this is (each entry and replay is one)
  * @typedef {{ type: string, done?: Promise<any>, [key: string]: any }} Action
  */
 
@@ -39,6 +39,7 @@ const NO_LESSON = {
   gateAt: null,
   focus: { nodes: [], links: [] },
   subject: null,
+  reveal: null,
   run: null,
 };
 
@@ -67,7 +68,7 @@ function extend(list, from, more) {
  * The state after `action`. Actions: `answer` {answer: the worker's, fresh: a new load},
  * `play`, `pause`, `speed` {speed, byUser}, `select` {node}, `highlight` {node}, `tableView`,
  * `dashboard` {on}, `live` {param: `?live`'s value, or null to leave}, `lesson` {id: the lesson on,
- * or null; step, gate, gateAt, focus, subject, run}, `panel` {id: the tab to show}, `scenarios` {list: the
+ * or null; step, gate, gateAt, focus, subject, reveal, run}, `panel` {id: the tab to show}, `scenarios` {list: the
  * built-ins}; the requests `seek` {ms}, `load` {id}, `skip` {gate, since} and the events
  * `gateHit` {hit}, `announce` {text} leave the state as it is.
  * @param {State} state
@@ -119,6 +120,7 @@ export function reduce(state, action) {
           gateAt: action.gateAt ?? null,
           focus: action.focus || NO_LESSON.focus,
           subject: action.subject ?? null,
+          reveal: action.reveal ?? null,
           run: action.run ?? null,
         },
       };

@@ -13,6 +13,7 @@ import {
   renderTableView,
 } from "../panels/tables.js";
 import { renderRouteGrid } from "../panels/routes.js";
+import { shows } from "../lessons/common.js";
 
 // While playing, one text panel per frame and none more often than this.
 const PANEL_MS = 60;
@@ -102,6 +103,7 @@ export class PageView {
         el.lessonSelect.value = state.lesson.id || "";
         if (state.lesson.id) el.body.dataset.lesson = state.lesson.id;
         else delete el.body.dataset.lesson;
+        this.w.panels.setShown(shows(state.lesson.reveal, "tables"));
         // What the step names on the diagram (while playing, the next frame draws it).
         if (!state.playback.playing) this.render();
         break;
@@ -137,6 +139,7 @@ export class PageView {
       highlightLinks: focus.links,
       // A lesson step's subject: the rest of the traffic is muted (lessons/hold.js).
       subject: state.lesson.subject,
+      reveal: state.lesson.reveal,
     });
     renderDivergence(el.divergence, s);
     timeline.renderCursor(s);

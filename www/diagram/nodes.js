@@ -6,6 +6,7 @@ import { STATE_ICON, svgEl } from "./glyphs.js";
 import { textWidth } from "./labels.js";
 import { timerKind, timerPeriod, removalClock } from "./clocks.js";
 import { clockText } from "../app/format.js";
+import { shows } from "../lessons/common.js";
 
 // The page's font family, handed in by main.js (read from its style sheet).
 let family = "sans-serif";
@@ -155,15 +156,16 @@ export class NodeFace {
     let sub = "";
     let extra = "";
     let stale = null;
+    const seen = (what) => shows(o.reveal, what);
     if (n.role === "nameserver") {
       const tb = snap.ns[n.name];
       const scan = live.timers.find((x) => timerKind(x) === "scan");
       // A phone has no room for the scan line: the Timers panel has it.
       sub = this.form === "wide" ? t("nodeNameserver") : "";
-      if (scan && state === "up" && this.form === "wide")
+      if (scan && state === "up" && this.form === "wide" && seen("scan"))
         sub += ` · ${t("scanIn", { s: clockText(scan.at - snap.time) })}`;
       const order = o.brokerOrder;
-      for (const row of tb ? tb.live : []) {
+      for (const row of tb && seen("removal") ? tb.live : []) {
         const c = removalClock(row, snap.time);
         const i = order.indexOf(row.brokerName + "#" + row.brokerId);
         const y = (this.form === "wide" ? m.lines[1] : m.lines[0]) + (i + 1) * this.rowH + 1;
@@ -178,10 +180,10 @@ export class NodeFace {
       }
     } else {
       const kind = n.role === "broker" ? "register" : "route-poll";
-      const tm = live.timers.find((x) => timerKind(x) === kind);
+      const tm = seen(kind) ? live.timers.find((x) => timerKind(x) === kind) : undefined;
       if (n.role === "broker") {
         sub = n.brokerId === 0 ? t("master") : t("slave", { id: n.brokerId });
-        extra = n.addr;
+        if (seen("addresses")) extra = n.addr;
       } else {
         sub = `${n.role === "producer" ? t("nodeProducer") : t("nodeConsumer")} ${t("boundTo", { ns: live.boundTo || o.bound || "?" })}`;
         const c = snap.clients[n.name];

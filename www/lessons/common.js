@@ -56,3 +56,12 @@ export function startOf(model, name) {
 export function option(id, en, zh) {
   return { id, en, zh };
 }
+
+// What step `index` may show: its and earlier steps' `reveal` ("addresses", "tables", a clock's
+// kind); null: all.
+export function revealed(steps, index) {
+  const said = steps.slice(0, index + 1).flatMap((s) => (s.reveal ? [s.reveal] : []));
+  return !said.length || said.includes("all") ? null : said.flat();
+}
+
+export const shows = (reveal, what) => !reveal || reveal.includes(what);

@@ -9,12 +9,14 @@ const steps = [
       zh: "RocketMQ 把消息从[[producer|生产者]]送到[[consumer|消费者]]。[[broker|Broker]] 保存消息，消息按[[topic|主题（Topic）]]存放，每个主题又分成若干[[queue|队列]]。左边是三个 Broker，右边是生产者 P1 和消费者 C1，上方是两个 [[nameserver|NameServer]]。点击“继续”启动集群。",
     },
     focus: { nodes: ["broker-a", "broker-a-s", "broker-b", "P1", "C1"] },
+    reveal: [],
   },
   {
     text: {
-      en: "A producer does not know where TopicTest lives. P1 starts at 4 s and must ask someone for the topic's [[route]] first.",
-      zh: "生产者并不知道 TopicTest 在哪里。P1 在 4 秒启动，它必须先向某个节点询问这个主题的[[route|路由]]。",
+      en: "A producer does not know where TopicTest lives. P1 starts at 4 s and must ask someone for the topic's [[route]] first: a table of its brokers, their addresses and queues.",
+      zh: "生产者并不知道 TopicTest 在哪里。P1 在 4 秒启动，它必须先向某个节点询问这个主题的[[route|路由]]：一张表，列出它的 Broker、地址和队列。",
     },
+    reveal: ["addresses", "tables"],
     ask: {
       q: { en: "Whom does P1 ask?", zh: "P1 去问谁？" },
       options: [
@@ -86,9 +88,10 @@ const steps = [
   },
   {
     text: {
-      en: "Brokers keep the phone books current: each broker [[register|registers]] with every NameServer at start and every 30 s (watch each broker's “register” clock).",
-      zh: "Broker 自己负责让“电话簿”保持最新：每个 Broker 在启动时以及之后每 30 秒向每个 NameServer [[register|注册]]一次。观察每个 Broker 上的“注册”时钟。",
+      en: "Brokers keep the phone books current: each broker [[register|registers]] with every NameServer at start and every 30 s (watch each broker's “register” clock); each registration restarts the NameServer's clock for that broker.",
+      zh: "Broker 自己负责让“电话簿”保持最新：每个 Broker 在启动时以及之后每 30 秒向每个 NameServer [[register|注册]]一次。观察每个 Broker 上的“注册”时钟；每次注册都会让 NameServer 上该 Broker 的时钟重新开始。",
     },
+    reveal: ["register", "removal"],
     gate: { node: "NS-2", kinds: ["registered"], text: "10.0.1.1:10911" },
     subject: { kind: "REGISTER_BROKER", from: "broker-a", to: "NS-2", event: "registered" },
     what: { en: "NS-2 learns broker-a", zh: "NS-2 得知 broker-a" },
@@ -138,6 +141,7 @@ const steps = [
       en: "That is the whole job: brokers register, NameServers hold the phone book, clients ask and cache. What happens when a broker dies, hangs or loses its network? Lessons S3–S5 show three ways a broker goes, and why one of them takes 120 s. Choose a lesson in the Lesson menu, or explore freely.",
       zh: "这就是全部的工作：Broker 注册，NameServer 保存电话簿，客户端查询并缓存。如果 Broker 崩溃、挂起或断网会怎样？课程 S3–S5 展示了 Broker 离开的三种方式，以及为什么其中一种要 120 秒。在“课程”菜单中选一课，或自由探索。",
     },
+    reveal: "all",
   },
 ];
 

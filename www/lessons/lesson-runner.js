@@ -13,6 +13,7 @@ import { renderContext } from "./context.js";
 import { rich } from "./glossary.js";
 import { esc, setHtml } from "../app/html.js";
 import { MIN_FRAMES } from "./hold.js";
+import { revealed } from "./common.js";
 
 const LESSON_SPEED = 30;
 // Within this much wall time of the event the clock slows toward 1×.
@@ -98,6 +99,7 @@ export class LessonRunner {
       gateAt: a.waiting ? a.gateAt : null,
       focus: this.focus(),
       subject: a.steps[a.index].subject || null,
+      reveal: revealed(a.steps, a.index),
       run: a.run,
     });
   }

@@ -11,6 +11,8 @@ export class Panels {
     this.container = container;
     this.onChange = onChange;
     this.dashboard = false;
+    // False before a lesson explains tables.
+    this.shown = true;
     this.active = "routes";
     nav.innerHTML = TABS.map(
       (id) =>
@@ -38,7 +40,7 @@ export class Panels {
 
   // Whether a panel is on screen (so it is worth rendering).
   visible(id) {
-    return this.dashboard || this.active === id;
+    return this.shown && (this.dashboard || this.active === id);
   }
 
   show(id, focus = false) {
@@ -47,6 +49,12 @@ export class Panels {
     this.sync();
     if (focus) this.nav.querySelector(`[data-tab="${id}"]`).focus();
     this.onChange(id);
+  }
+
+  setShown(on) {
+    this.shown = on;
+    this.nav.hidden = !on;
+    this.sync();
   }
 
   setDashboard(on) {

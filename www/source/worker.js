@@ -177,10 +177,17 @@ function quiz({ text, freezeAt, producer = "P1", until }) {
     const m = probe.view().measurements[0];
     const removal = Object.fromEntries(m.nsRemoval);
     const update = Object.fromEntries(m.clientUpdate);
+    // The producer's next route poll as NS-1 removes the broker.
+    probe.seek(removal["NS-1"] ?? until);
+    const poll = probe
+      .view()
+      .nodes.find((n) => n.name === producer)
+      .timers.find((x) => x.kind === "route-poll");
     return {
       lastHeartbeat: row ? row.lastUpdate : null,
       removal,
       update: update[producer] ?? null,
+      nextPoll: poll ? poll.at : null,
       timings: probe.scenarioView().timings,
     };
   } finally {

@@ -135,8 +135,9 @@ test("the lesson's account, the panel and the built-ins; play stays off while a 
   const gate = { kinds: ["expired"] };
   const focus = { nodes: ["NS-1"], links: [] };
   const subject = { kind: "UNREGISTER_BROKER", from: "broker-b", to: "NS-1", event: "unregistered" };
-  store.dispatch({ type: "lesson", id: "S3", step: 2, gate, gateAt: 1500, focus, subject, run: 3 });
-  assert.deepEqual(store.state.lesson, { id: "S3", step: 2, gate, gateAt: 1500, focus, subject, run: 3 });
+  const reveal = ["addresses"];
+  store.dispatch({ type: "lesson", id: "S3", step: 2, gate, gateAt: 1500, focus, subject, reveal, run: 3 });
+  assert.deepEqual(store.state.lesson, { id: "S3", step: 2, gate, gateAt: 1500, focus, subject, reveal, run: 3 });
   store.dispatch({ type: "lesson", id: null });
   assert.deepEqual(store.state.lesson, {
     id: null,
@@ -145,6 +146,7 @@ test("the lesson's account, the panel and the built-ins; play stays off while a 
     gateAt: null,
     focus: { nodes: [], links: [] },
     subject: null,
+    reveal: null,
     run: null,
   });
   store.dispatch({ type: "panel", id: "log" });
