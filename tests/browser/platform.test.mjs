@@ -227,7 +227,9 @@ test("first load weight", async () => {
   // modules loaded when it opens, as the offline copy still fetches them), then the lessons'
   // hold rule (issue 34: lessons/hold.js, each step's subject, the held and muted traffic;
   // 592.5 KB before, 598.7 KB after), the rule card (a module, its styles and the operands in
-  // the wasm module's view) and the view's clock gaps: 607 KB measured.
-  assert.ok(total <= 610 * 1024, `first load ${Math.round(total / 1024)} KB`);
+  // the wasm module's view) and the view's clock gaps: 607 KB measured; then issue 34's item 4
+  // (the node sheet placed beside its node, the intro's step-by-step reveal, the quiz's rules on
+  // a timeline) and the prediction margin: 613 KB measured.
+  assert.ok(total <= 616 * 1024, `first load ${Math.round(total / 1024)} KB`);
   await ctx.close();
 });

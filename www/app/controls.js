@@ -69,7 +69,7 @@ export function bindControls(play, page, el) {
   document.addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     const target = /** @type {HTMLElement} */ (e.target);
-    if (el.root.querySelector("dialog:modal") || target.closest("dialog") || !play.can.seek) return;
+    if (el.root.querySelector("dialog:modal") || target.closest("dialog[open]") || !play.can.seek) return;
     const tag = target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
     const onControl = tag === "BUTTON" || tag === "A" || target.getAttribute("role") === "button";

@@ -130,11 +130,12 @@ export class LessonRunner {
 
   async enter(index) {
     const a = this.active;
-    a.index = index;
     const step = a.steps[index];
     // A step may move the lesson to a variant of its scenario (S10's burst).
     if (step.load) await this.store.request({ type: "load", id: step.load });
     const h = await this.source.call("hashes");
+    // The new step and whether it waits are seen together, never the one without the other.
+    a.index = index;
     a.start = { time: h.time, stateHash: h.stateHash };
     a.waiting = !!step.gate;
     a.asking = !!step.ask;
