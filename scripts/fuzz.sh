@@ -16,7 +16,8 @@
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). Seeds the corpora
 # from the golden vectors first if they are missing (fuzz/seed.sh). A crash leaves its input
 # in fuzz/artifacts/<target>/ and stops the script; every finding becomes a named test in
-# core/tests/it/fuzz_regressions.rs. Logs go to FUZZ_OUT (default: a fresh mktemp directory).
+# core/tests/it/fuzz_regressions.rs or controller/tests/it/fuzz_regressions.rs. The targets'
+# bodies are fuzz-checks/ (a plain library): `scripts/test.sh fuzz` runs them on stable. Logs go to FUZZ_OUT (default: a fresh mktemp directory).
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 

@@ -18,7 +18,8 @@ STEPS=(
   "daemon|cargo test -p nameserver (the daemon's unit, integration and doc tests)"
   "java|Java oracle: the same requests to Apache RocketMQ's own NameServer (5.5.0, 5.3.3, 4.9.7 from Maven Central) and to ours, and the controller codes to Java 5.5.0's embedded controller and to ours; differences outside docs/PROTOCOL.md §18 fail"
   "java-peers|Java peers: a real Java broker (5.5.0, 4.9.7) registered with Java's NameServer and ours; routes, cluster info, topic lists, 29 mqadmin commands, Java producers and push consumers exchanging 200 messages through ours (both versions and a cross pair), two 2,000-topic brokers (one split registration) and the broker's removal after kill -9, SIGSTOP and SIGTERM compared, differences outside docs/PROTOCOL.md §18 failing; beside it, on JVMs of their own: a signing broker and mqadmin through our authentication; GO_AWAY (a 5.5.0 and a 4.9.7 producer keep sending through a 5.5.0 broker while our NameServer restarts with enableShutdownGracefully=true: no send fails, the 5.5.0 client receives GO_AWAY, the 4.9.7 one's route queries are answered as Java's: the route, then TOPIC_NOT_EXIST once the broker, told GO_AWAY, closed its connection); TLS (a 5.5.0 producer and mqadmin get routes in permissive and enforcing mode, a cipher outside tls.ciphers or TLSv1.2 against TLSv1.3 refused, a plaintext PUT_KV in enforcing mode stores nothing); mqadmin 5.5.0's controller commands (getControllerMetaData, getSyncStateSet, getBrokerEpoch, electMaster, cleanBrokerMetadata, getControllerConfig, updateControllerConfig: 14 runs) against our embedded controller and Java 5.5.0's, outputs compared; failover through our embedded controller (two 5.5.0 brokers in controller mode get ids 1 and 2; kill -9 of the master: the slave elected and routed as id 0, the producer's sends acknowledged again, every acknowledged message consumed, the old master back as a slave with its id)"
-  "workspace|cargo test for the other crates (core, wasm on the host, bench, fuzz helpers), and wasm/types.d.ts against the Rust types (the ts feature)"
+  "workspace|cargo test for the other crates (core, controller, sim, wasm on the host, bench, testkit), and wasm/types.d.ts against the Rust types (the ts feature)"
+  "fuzz|the four fuzz targets (decode, bodies, server, controller) on stable: each seed, then 10,000 to 50,000 seeded random and mutated inputs per target (fuzz-checks/tests/smoke.rs; the long libFuzzer runs are scripts/fuzz.sh)"
   "doc|API docs build without warnings (broken intra-doc links fail)"
   "bench|benchmark tools: load generator, floor and bench script (smoke, tiny counts, no peer)"
   "reliability|reliability tools: soak driver and kill -9 crash loop (smoke; full runs in RELIABILITY.md)"
@@ -110,10 +111,12 @@ step_java_peers() {
   cargo test -p nameserver --test java_failover --locked -- --ignored --nocapture
 }
 step_workspace() {
-  cargo test --workspace --exclude nameserver --locked
+  cargo test --workspace --exclude nameserver --exclude nameserver-fuzz-checks --locked
   # The TypeScript declarations, derived only under the ts feature: fails on drift.
   cargo test -p nameserver-wasm --features ts --lib --locked types::
 }
+# The fuzz targets' bodies are a plain library, so libFuzzer (nightly) is not needed here.
+step_fuzz() { cargo test -p nameserver-fuzz-checks --locked; }
 step_doc() { RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked; }
 step_bench() { scripts/bench.sh --smoke; }
 # The smoke runs check the tools, not the speed: the debug build the daemon's tests make will do

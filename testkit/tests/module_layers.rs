@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use nameserver_testkit::layers::Crate;
 
 /// Every crate with a `src/` in the workspace.
-const CRATES: &[&str] = &["core", "sim", "controller", "native-server", "wasm", "bench", "testkit"];
+const CRATES: &[&str] = &["core", "sim", "controller", "native-server", "wasm", "bench", "testkit", "fuzz-checks"];
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace").to_path_buf()

@@ -14,12 +14,15 @@ use proptest::prelude::*;
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Group {
     replicas: Option<Replicas>,
-    sync: Option<(i32, i32, Vec<i64>, Option<i64>)>,
+    sync: Option<SyncEntry>,
 }
 
-/// The next id and each `(id, address, check code)`.
+/// The cluster, master epoch, set epoch, set and master.
+type SyncEntry = (Option<String>, i32, i32, Vec<i64>, Option<i64>);
+
+/// The cluster the group was created with, the next id and each `(id, address, check code)`.
 #[derive(Clone, Debug, PartialEq)]
-struct Replicas(i64, Vec<(i64, String, String)>);
+struct Replicas(Option<String>, i64, Vec<(i64, String, String)>);
 
 #[derive(Default)]
 struct Model {
@@ -40,26 +43,29 @@ impl Model {
         let both = g.replicas.is_some() && g.sync.is_some();
         match event {
             Event::AlterSyncStateSet { new_set, .. } => {
-                if let Some((_, se, set, _)) = &mut g.sync {
+                if let Some((_, _, se, set, _)) = &mut g.sync {
                     *set = new_set.iter().map(|i| i.0).collect();
                     *se += 1;
                 }
             }
-            Event::ApplyBrokerId { broker_address, new_broker_id, register_check_code, .. } => {
+            Event::ApplyBrokerId { cluster, broker_address, new_broker_id, register_check_code, .. } => {
                 let entry = (new_broker_id.0, broker_address.as_str().to_string(), register_check_code.clone());
                 if both {
-                    let Replicas(next, ids) = g.replicas.as_mut().unwrap();
+                    let Replicas(_, next, ids) = g.replicas.as_mut().unwrap();
                     if !ids.iter().any(|(i, _, _)| *i == new_broker_id.0) {
                         ids.push(entry);
                         *next += 1;
                     }
                 } else {
-                    g.replicas = Some(Replicas(2, vec![entry]));
-                    g.sync = Some((0, 0, vec![], None));
+                    // A new group (or one left in only one table, replaced whole), in the
+                    // cluster this request named.
+                    let cluster = cluster.as_ref().map(|c| c.as_str().to_string());
+                    g.replicas = Some(Replicas(cluster.clone(), 2, vec![entry]));
+                    g.sync = Some((cluster, 0, 0, vec![], None));
                 }
             }
             Event::ElectMaster { new_master, .. } => {
-                if let Some((me, se, set, master)) = &mut g.sync {
+                if let Some((_, me, se, set, master)) = &mut g.sync {
                     *me += 1;
                     *master = new_master.map(|m| m.0);
                     if let Some(m) = new_master {
@@ -74,7 +80,7 @@ impl Model {
                 }
             }
             Event::UpdateBrokerAddress { broker_id, broker_address, .. } => {
-                if let Some(Replicas(_, ids)) = &mut g.replicas {
+                if let Some(Replicas(_, _, ids)) = &mut g.replicas {
                     for (i, addr, _) in ids.iter_mut() {
                         if *i == broker_id.0 {
                             *addr = broker_address.as_str().to_string();
@@ -85,9 +91,9 @@ impl Model {
             Event::CleanBrokerData { ids: None, .. } => *g = Group::default(),
             Event::CleanBrokerData { ids: Some(ids), .. } => {
                 if both {
-                    let Replicas(_, replicas) = g.replicas.as_mut().unwrap();
+                    let Replicas(_, _, replicas) = g.replicas.as_mut().unwrap();
                     replicas.retain(|(i, _, _)| !ids.contains(&BrokerId(*i)));
-                    let (_, _, set, _) = g.sync.as_mut().unwrap();
+                    let (_, _, _, set, _) = g.sync.as_mut().unwrap();
                     set.retain(|i| !ids.contains(&BrokerId(*i)));
                     if replicas.is_empty() {
                         g.replicas = None;
@@ -108,22 +114,41 @@ impl Model {
                 let mut ids: Vec<(i64, String, String)> =
                     r.brokers.iter().map(|(i, x)| (i.0, x.addr.as_str().to_string(), x.check_code.clone())).collect();
                 ids.sort();
-                Replicas(r.next_id, ids)
+                Replicas(r.cluster.as_ref().map(|c| c.as_str().to_string()), r.next_id, ids)
             });
             let mut want = g.replicas.clone();
-            if let Some(Replicas(_, ids)) = &mut want {
+            if let Some(Replicas(_, _, ids)) = &mut want {
                 ids.sort();
             }
             let sync = tables.sync.get(&name).map(|s| {
-                (s.master_epoch, s.set_epoch, s.set.iter().map(|i| i.0).collect::<Vec<_>>(), s.master.map(|m| m.0))
+                let set = s.set.iter().map(|i| i.0).collect::<Vec<_>>();
+                (
+                    s.cluster.as_ref().map(|c| c.as_str().to_string()),
+                    s.master_epoch,
+                    s.set_epoch,
+                    set,
+                    s.master.map(|m| m.0),
+                )
             });
             let mut want_sync = g.sync.clone();
-            if let Some((_, _, set, _)) = &mut want_sync {
+            if let Some((_, _, _, set, _)) = &mut want_sync {
                 set.sort();
                 set.dedup();
             }
             if replicas != want || sync != want_sync {
                 return Err(format!("{name:?}: {replicas:?} {sync:?} vs model {want:?} {want_sync:?}"));
+            }
+            // A group exists only in both tables (Java's isContainsBroker), and its addresses
+            // are the ones the model holds.
+            let both = g.replicas.is_some() && g.sync.is_some();
+            if tables.contains(&name) != both {
+                return Err(format!("{name:?}: contains() is {}, the model {both}", tables.contains(&name)));
+            }
+            for (id, addr, _) in want.iter().flat_map(|Replicas(_, _, ids)| ids) {
+                let found = tables.address(&name, BrokerId(*id)).map(|a| a.as_str());
+                if found != Some(addr.as_str()) {
+                    return Err(format!("{name:?} {id}: address {found:?}, the model {addr}"));
+                }
             }
         }
         let known = self.groups.iter().filter(|(_, g)| g.replicas.is_some() || g.sync.is_some()).count();
@@ -142,7 +167,7 @@ fn ids() -> impl Strategy<Value = BTreeSet<BrokerId>> {
 fn event() -> impl Strategy<Value = Event> {
     let name = prop::sample::select(vec!["broker-a", "broker-b"]).prop_map(BrokerName::new);
     let addr = prop::sample::select(vec!["10.0.0.1:1", "10.0.0.2:1"]).prop_map(BrokerAddr::new);
-    let cluster = prop::option::of(Just(ClusterName::new("c")));
+    let cluster = prop::option::of(prop::sample::select(vec!["c", "c2"]).prop_map(ClusterName::new));
     prop_oneof![
         (name.clone(), ids()).prop_map(|(broker_name, new_set)| Event::AlterSyncStateSet { broker_name, new_set }),
         (cluster.clone(), name.clone(), addr.clone(), 1i64..5, prop::sample::select(vec!["x", "y"])).prop_map(
