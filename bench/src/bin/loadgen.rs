@@ -10,6 +10,7 @@
 //! loadgen cold         --addr 127.0.0.1:9876 --brokers 100 --topics 10000 --conns 32 --depth 8
 //! loadgen hold         --addr 127.0.0.1:9876 --brokers 100 --topics 1000 --pid SERVER_PID
 //! loadgen counted      --addr 127.0.0.1:9876 --requests 200000 --before 'CMD' --after 'CMD'
+//! loadgen controller   --addr 127.0.0.1:9878 --workload heartbeat --conns 16 --depth 4 --groups 64
 //! loadgen startup      --reps 20 -- target/release/nameserver --listen-port {port} --bind-address 127.0.0.1
 //! loadgen port
 //! loadgen report       RAW_FILE [--smoke] [--criterion target/criterion] [--svg DIR]
@@ -29,6 +30,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use clap::{Args, Parser, Subcommand};
+use nameserver_bench::controller_load::{self, ControllerLoad};
 use nameserver_bench::fleet::{Fleet, FleetSpec};
 use nameserver_bench::measurement::Measurement;
 use nameserver_bench::route::{self, Phases, RouteLoad, RouteResult};
@@ -195,6 +197,14 @@ enum Mode {
         /// Shell command run after the last measured reply
         #[arg(long)]
         after: Option<String>,
+    },
+    /// N connections × depth D of controller requests (RIP-44) on an embedded controller's
+    /// port, after a warm-up; every reply must be SUCCESS (`nameserver_bench::controller_load`)
+    Controller {
+        #[command(flatten)]
+        target: Target,
+        #[command(flatten)]
+        load: ControllerLoad,
     },
     /// Prints a loopback port that is free now
     Port,
@@ -501,6 +511,12 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
                 ),
             )?;
             Ok(errors == 0 && seen.ok == *requests)
+        }
+        Mode::Controller { target, load } => {
+            let (addr, timeout) = loopback(target)?;
+            let result = controller_load::run(addr, load, timeout).await?;
+            emit(json, &result.line(load, label))?;
+            Ok(result.errors() == 0 && result.measured.completed > 0)
         }
         Mode::Report { .. } => bail!("the report runs without a runtime, from main"),
         Mode::Drive(_) => bail!("the reliability modes start a runtime of their own, from main"),
