@@ -11,6 +11,11 @@
 #                              route load cold and warm through the registration storm, memory,
 #                              one registration of 1,000,000 topics), with the peer; ~10 minutes
 #   scripts/bench.sh --route   only route throughput, ours and the floor (no peer)
+#   scripts/bench.sh --controller
+#                              only the embedded controller's request throughput (issue 36): four
+#                              workloads of `loadgen controller` against ours started with a -c file
+#                              that enables it (with --java, also against Java 5.5.0's NameServer
+#                              hosting its own); the full and smoke runs measure it too
 #   scripts/bench.sh --instructions [N]
 #                              ours and the floor under callgrind: server instructions per route
 #                              query over N queries (default 200,000), and their ratio; then one
@@ -22,7 +27,8 @@
 #                              when the machine has less than BENCH_JAVA_G1_MIB available). Needs a
 #                              JDK and the jars (scripts/java/fetch.sh). Route load and ping-pong
 #                              against Java measure after a JIT warm-up of BENCH_JAVA_WARMUP_MS
-#                              (default 30000; 3000 with --smoke), reported as a row of its own
+#                              (default 30000; 3000 with --smoke), reported as a row of its own;
+#                              so does each controller workload
 #
 # Environment:
 #   CARGO_TARGET_DIR  where cargo builds (default: target)
@@ -53,20 +59,23 @@ case "${1:-}" in
   --smoke) MODE=smoke ;;
   --large) MODE=large ;;
   --route) MODE=route ;;
+  --controller) MODE=controller ;;
   --instructions) MODE=instructions COUNTED_REQUESTS=${2:-200000} ;;
   "") ;;
-  *) echo "usage: scripts/bench.sh [--java] [--smoke | --large | --route | --instructions [N]]" >&2; exit 2 ;;
+  *) echo "usage: scripts/bench.sh [--java] [--smoke | --large | --route | --controller | --instructions [N]]" >&2; exit 2 ;;
 esac
 
 if [ "$MODE" = smoke ]; then
   REPS=1 ROUTE_REPS=1 CONNS=4 DEPTH=2 TOPICS=20 BROKERS=2 WARMUP_MS=100 DURATION_MS=500 PP_MS=300 REREG_MS=200
   MEM_BROKERS=3 MEM_TOPICS=20 BIG_TOPICS=500 BIG_REPS=1 STORM_BROKERS=3 STORM_TOPICS=20 START_REPS=2
   LARGE_BROKERS=3 LARGE_TOPICS=50 LARGE_PHASE_MS=300 HUGE_TOPICS=2000
+  CTL_CONNS=2 CTL_DEPTH=2 CTL_GROUPS=3 CTL_MS=300
 else
   REPS=${BENCH_REPS:-3} ROUTE_REPS=${BENCH_REPS:-5} CONNS=32 DEPTH=8 TOPICS=1000 BROKERS=4 WARMUP_MS=2000 DURATION_MS=10000 PP_MS=5000
   REREG_MS=5000 MEM_BROKERS=100 MEM_TOPICS=1000 BIG_TOPICS=10000 BIG_REPS=5 STORM_BROKERS=100 STORM_TOPICS=1000
   START_REPS=20
   LARGE_BROKERS=100 LARGE_TOPICS=10000 LARGE_PHASE_MS=5000 HUGE_TOPICS=1000000
+  CTL_CONNS=16 CTL_DEPTH=4 CTL_GROUPS=64 CTL_MS=5000
 fi
 FLOOR_BROKERS=$BROKERS
 
@@ -206,6 +215,50 @@ start() {
       ADDR=127.0.0.1:$port
       ;;
   esac
+}
+
+# ---------------------------------------------------------------------------------------------
+# The embedded controller (issue 36): ours with a -c file that enables it, Java's NameServer
+# hosting its own (run-namesrv.sh with NAMESRV_EXTRA_PROPERTIES). One peer each, its store in the
+# run's directory, and notifications (1008) off on both: an election then dials no broker (the
+# generated replicas' addresses listen nowhere).
+CTL_WORKLOADS="heartbeat replica-info sync-state join"
+
+# controller_keys PORT DIR: the controller's keys, on port PORT, its store under DIR.
+controller_keys() {
+  printf '%s\n' enableControllerInNamesrv=true controllerDLegerGroup=bench "controllerDLegerPeers=n0-127.0.0.1:$1" \
+    controllerDLegerSelfId=n0 "controllerStorePath=$2/controller-store" notifyBrokerRoleChanged=false
+}
+
+# start_controller KIND: a fresh server of KIND (ours, java, java-g1) hosting the controller;
+# sets PID and CTL_ADDR, the controller's address (`loadgen controller` waits until it serves).
+start_controller() {
+  local kind=$1 dir port ns_port
+  SEQ=$((SEQ + 1))
+  dir=$OUT/run-$SEQ-controller-$kind
+  mkdir -p "$dir/home"
+  port=$("$LOADGEN" port)
+  controller_keys "$port" "$dir" >"$dir/controller.properties"
+  case $kind in
+    ours)
+      { echo "kvConfigPath=$dir/kvConfig.json"; cat "$dir/controller.properties"; } >"$dir/namesrv.properties"
+      HOME=$dir/home ROCKETMQ_HOME=$dir "${RUN[@]}" "$BIN/nameserver" -c "$dir/namesrv.properties" --listen-port 0 \
+        --bind-address 127.0.0.1 >"$dir/stdout" 2>"$dir/server.log" </dev/null &
+      PID=$!
+      PIDS+=("$PID")
+      wait_boot "$dir/stdout" >/dev/null || die "ours (hosting the controller) did not start; see $dir"
+      ;;
+    java | java-g1)
+      ns_port=$("$LOADGEN" port)
+      [ "$ns_port" != "$port" ] || ns_port=$("$LOADGEN" port)
+      PID=$(NAMESRV_EXTRA_PROPERTIES=$dir/controller.properties RMQ_JAVA_VERSION=$JAVA_VERSION_BENCH "${RUN[@]}" \
+        "$ROOT/scripts/java/run-namesrv.sh" "$ns_port" "$dir" "$(java_profile "$kind")" 2>"$dir/start.log") ||
+        die "Java ($kind, hosting the controller) did not start; see $dir"
+      PIDS+=("$PID")
+      set_autogroup "$PID"
+      ;;
+  esac
+  CTL_ADDR=127.0.0.1:$port
 }
 
 ERRORS=0
@@ -407,7 +460,7 @@ large_cluster() {
 }
 
 # ---------------------------------------------------------------------------------------------
-if [ "$MODE" != large ]; then
+if [ "$MODE" != large ] && [ "$MODE" != controller ]; then
 log "route throughput: $CONNS connections x depth $DEPTH over $TOPICS topics, $BROKERS brokers registered"
 for _ in $(seq 1 "$ROUTE_REPS"); do
   for kind in $KINDS; do
@@ -419,7 +472,7 @@ for _ in $(seq 1 "$ROUTE_REPS"); do
 done
 fi
 
-if [ "$MODE" != large ] && [ "$MODE" != route ]; then
+if [ "$MODE" = full ] || [ "$MODE" = smoke ]; then
 log "ping-pong: 1 connection, depth 1"
 for _ in $(seq 1 "$REPS"); do
   for kind in $KINDS; do
@@ -496,7 +549,33 @@ for kind in $KINDS; do
 done
 
 fi
-[ "$MODE" = route ] || large_cluster
+case $MODE in full | smoke | large) large_cluster ;; esac
+
+# ---------------------------------------------------------------------------------------------
+# The embedded controller's request throughput (issue 36): each workload of `loadgen controller`
+# against ours and, with --java, each Java kind; one fresh server per kind and repetition, the
+# workloads one after the other on it (each forms, and afterwards cleans, broker groups of its
+# own; the join workload's are left, the server is stopped next). Java measures after its JIT
+# warm-up, each workload.
+controller_section() {
+  local kind workload kinds=ours
+  for kind in $KINDS; do
+    case $kind in java | java-g1) kinds="$kinds $kind" ;; esac
+  done
+  log "embedded controller: $CTL_CONNS connections x $CTL_DEPTH in flight, $CTL_GROUPS groups; $CTL_WORKLOADS; $kinds ($REPS runs)"
+  for _ in $(seq 1 "$REPS"); do
+    for kind in $kinds; do
+      start_controller "$kind"
+      for workload in $CTL_WORKLOADS; do
+        measure "controller-$workload" "$kind" "$LOADGEN" --json --label "$kind" controller --addr "$CTL_ADDR" \
+          --workload "$workload" --conns "$CTL_CONNS" --depth "$CTL_DEPTH" --groups "$CTL_GROUPS" \
+          --warmup-ms "$(warmup_ms "$kind")" --duration-ms "$CTL_MS"
+      done
+      stop "$PID"
+    done
+  done
+}
+case $MODE in full | smoke | controller) controller_section ;; esac
 
 # ---------------------------------------------------------------------------------------------
 # Core microbenchmarks (criterion): `loadgen report` reads their medians from target/criterion.
@@ -533,6 +612,8 @@ REPORT=(--svg "$OUT/svg")
   if [ "$MODE" = large ]; then
     echo "medians of $REPS runs for the route load through the registrations, one run each for memory and"
     echo "the large registrations; niceness $NICE; load at end: $(cut -d' ' -f1-3 /proc/loadavg))"
+  elif [ "$MODE" = controller ]; then
+    echo "medians of $REPS runs of each controller workload; niceness $NICE; load at end: $(cut -d' ' -f1-3 /proc/loadavg))"
   else
     echo "medians of $ROUTE_REPS runs for route QPS and latency, $REPS for ping-pong and memory, $BIG_REPS for the"
     echo "large registration, 1 for the storms; niceness $NICE; load at end: $(cut -d' ' -f1-3 /proc/loadavg))"

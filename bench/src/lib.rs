@@ -4,6 +4,8 @@
 //!   while a [`fleet`] of brokers stays registered (connections open, registering again every
 //!   period like real brokers);
 //! - [`counted`]: exactly N route queries, for callgrind's instruction counts;
+//! - [`controller_load`]: N connections × depth D of RIP-44 controller requests (heartbeats,
+//!   reads, groups forming) against an embedded controller's port;
 //! - [`storm`]: many brokers registering at once, and one very large registration;
 //! - [`startup`]: exec → listening;
 //! - [`floor`]: a server that frames each request and answers a fixed, route-sized body with
@@ -20,6 +22,7 @@
 //! rocketmq-rust's and the floor in one go.
 
 pub mod charts;
+pub mod controller_load;
 pub mod counted;
 pub mod fleet;
 pub mod floor;

@@ -7,6 +7,8 @@ use std::fmt::Write as _;
 use crate::measurement::{Measurement, ParseError};
 use crate::stats::median_f64;
 
+mod controller;
+
 /// One line of `raw.txt`: `MEASURE KIND rc=N load=X RESULT`, the result empty when the
 /// generator printed nothing.
 #[derive(Clone, Debug)]
@@ -148,6 +150,20 @@ fn unless_refused(key: &'static str) -> Box<Extract> {
     })
 }
 
+/// A cell's number as shown, if it shows one.
+fn shown(text: &str) -> Option<f64> {
+    text.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// `ours / other`, two decimals, when both cells show numbers and `other`'s is not zero.
+/// Ratios and checks use the numbers as shown, so that a table agrees with itself.
+fn shown_ratio(ours: &str, other: &str) -> Option<String> {
+    match (shown(ours), shown(other)) {
+        (Some(a), Some(b)) if b != 0.0 => Some(format!("{:.2}", a / b)),
+        _ => None,
+    }
+}
+
 /// The Java kinds `scripts/bench.sh --java` measures, and their column names.
 const JAVA_KINDS: [(&str, &str); 2] = [("java", "Java 384m"), ("java-g1", "Java 4g G1")];
 
@@ -202,12 +218,7 @@ impl Tables<'_> {
 
     /// One row: ours, peer, floor, then each Java column; the ratios in the same order.
     fn cells(&mut self, label: &str, [ours, peer, floor]: [String; 3], java: &[String], target: &str, check: Check) {
-        // Ratios and checks use the numbers as shown, so that the table agrees with itself.
-        let shown = |text: &str| text.parse::<f64>().ok().filter(|v| v.is_finite());
-        let ratio = |other: &str| match (shown(&ours), shown(other)) {
-            (Some(a), Some(b)) if b != 0.0 => Some(format!("{:.2}", a / b)),
-            _ => None,
-        };
+        let ratio = |other: &str| shown_ratio(&ours, other);
         let (to_peer, to_floor) = (ratio(&peer), ratio(&floor));
         let status = |ok: Option<bool>| match ok {
             None => "-",
@@ -390,7 +401,8 @@ impl Tables<'_> {
 }
 
 /// The Markdown tables: the main one when the run measured route load, then the large
-/// cluster's. The peer's column reads `skipped` when the run had no peer.
+/// cluster's (unless the run measured the controller alone), then the embedded controller's
+/// when the run measured it. The peer's column reads `skipped` when the run had no peer.
 #[must_use]
 pub fn tables(records: &[Record], options: &Options) -> String {
     let has_peer = records.iter().any(|r| r.kind == "peer");
@@ -399,7 +411,12 @@ pub fn tables(records: &[Record], options: &Options) -> String {
     if records.iter().any(|r| r.measure == "route") {
         tables.main_table();
     }
-    tables.large_table();
+    if records.iter().any(|r| !r.measure.starts_with(controller::MEASURE_PREFIX)) {
+        tables.large_table();
+    }
+    if records.iter().any(|r| r.measure.starts_with(controller::MEASURE_PREFIX)) {
+        tables.controller_table();
+    }
     tables.out
 }
 

@@ -59,7 +59,7 @@ impl Errors {
         self.io + self.lost + self.protocol + self.codes.values().sum::<u64>()
     }
 
-    fn merge(&mut self, other: &Self) {
+    pub(crate) fn merge(&mut self, other: &Self) {
         self.io += other.io;
         self.lost += other.lost;
         self.protocol += other.protocol;
@@ -163,7 +163,7 @@ impl Phases {
     }
 
     /// The phase `t` falls in; `None` once the last phase is over.
-    fn at(&self, t: Instant) -> Option<usize> {
+    pub(crate) fn at(&self, t: Instant) -> Option<usize> {
         let Some(&first_end) = self.first_end.get() else { return Some(0) };
         if t < first_end {
             return Some(0);

@@ -12,7 +12,9 @@
 #        run-namesrv.sh --exec PORT WORKDIR [small|g1]
 #          writes the configuration, then becomes the JVM (for exec -> listening timings)
 # env:   RMQ_JAVA_VERSION (default 5.5.0), JAVA_HOME, NAMESERVER_JAVA_CACHE (see fetch.sh),
-#        JAVA_START_TIMEOUT (seconds to wait for the port, default 120)
+#        JAVA_START_TIMEOUT (seconds to wait for the port, default 120),
+#        NAMESRV_EXTRA_PROPERTIES (a file whose lines are added to the configuration, e.g. the
+#        embedded controller's keys)
 set -euo pipefail
 EXEC=
 if [ "${1:-}" = --exec ]; then EXEC=1; shift; fi
@@ -47,6 +49,7 @@ rocketmq_home "$WORK"
   echo "kvConfigPath=$WORK/home/namesrv/kvConfig.json"
   echo "configStorePath=$WORK/home/namesrv/namesrv.properties"
   case "$VERSION" in 4.*) ;; *) echo "bindAddress=127.0.0.1" ;; esac
+  if [ -n "${NAMESRV_EXTRA_PROPERTIES:-}" ]; then cat "$NAMESRV_EXTRA_PROPERTIES"; fi
 } >"$WORK/namesrv.properties"
 
 CMD=("$JAVA" "${HEAP[@]}" -XX:-UsePerfData -Djava.net.preferIPv4Stack=true "-Duser.home=$WORK/home"

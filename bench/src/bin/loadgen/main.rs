@@ -10,6 +10,7 @@
 //! loadgen cold         --addr 127.0.0.1:9876 --brokers 100 --topics 10000 --conns 32 --depth 8
 //! loadgen hold         --addr 127.0.0.1:9876 --brokers 100 --topics 1000 --pid SERVER_PID
 //! loadgen counted      --addr 127.0.0.1:9876 --requests 200000 --before 'CMD' --after 'CMD'
+//! loadgen controller   --addr 127.0.0.1:9878 --workload heartbeat --conns 16 --depth 4 --groups 64
 //! loadgen startup      --reps 20 -- target/release/nameserver --listen-port {port} --bind-address 127.0.0.1
 //! loadgen port
 //! loadgen report       RAW_FILE [--smoke] [--criterion target/criterion] [--svg DIR]
@@ -24,6 +25,7 @@
 //! The others each have a file here, named after the subcommand.
 
 mod cold;
+mod controller;
 mod counted;
 mod hold;
 mod report;
@@ -90,6 +92,9 @@ enum Mode {
     /// re-registration): runs `--before` between the two and `--after` once all are answered
     /// (callgrind's zero and dump, for `scripts/bench.sh --instructions`)
     Counted(counted::CountedArgs),
+    /// N connections × depth D of controller requests (RIP-44) on an embedded controller's
+    /// port, after a warm-up; every reply must be SUCCESS (`nameserver_bench::controller_load`)
+    Controller(controller::ControllerArgs),
     /// Prints a loopback port that is free now
     Port,
     #[command(flatten)]
@@ -175,6 +180,7 @@ async fn run(cli: &Cli) -> anyhow::Result<bool> {
         Mode::RegisterOne(args) => storm::register_one(out, args).await,
         Mode::Hold(args) => hold::hold(out, args).await,
         Mode::Counted(args) => counted::counted(out, args).await,
+        Mode::Controller(args) => controller::controller(out, args).await,
         Mode::Port => startup::port(),
         Mode::Startup(args) => startup::startup(out, args).await,
         Mode::Cold(_) => bail!("the cold mode starts runtimes of its own, from main"),

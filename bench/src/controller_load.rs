@@ -1,0 +1,797 @@
+//! Controller request load (issue 36): N connections, each keeping D requests in flight (closed
+//! loop) on an embedded RIP-44 controller's port, a warm-up then a measured window, every
+//! reply's code checked.
+//!
+//! A [`Workload`] is what each slot sends:
+//! - `heartbeat`: BROKER_HEARTBEAT (904), two-way (brokers send it oneway every second; Java
+//!   answers a two-way one too), round robin over the replicas of the groups formed first;
+//! - `replica-info`: CONTROLLER_GET_REPLICA_INFO (1004) over those groups, as every broker asks
+//!   every 5 s;
+//! - `sync-state`: CONTROLLER_GET_SYNC_STATE_DATA (1006) naming one group, as `mqadmin
+//!   getSyncStateSet` asks;
+//! - `join`: a two-replica group forming under a fresh name, the ten dependent requests of
+//!   [`join_step`]; four of them (1013 twice, 1002, 1001) write the controller's log.
+//!
+//! Every reply must be SUCCESS: any other code is an error, counted by code, and a join whose
+//! step fails is dropped (its slot starts a fresh group). Before the load, `groups` groups form
+//! on one connection, one request at a time; it stays open until they are cleaned (1011) after
+//! the load, because a controller takes a replica for dead when the connection of its first
+//! heartbeat closes, and would then elect.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail};
+use bytes::{Buf, BytesMut};
+use clap::{Args, ValueEnum};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::route::{Errors, Phases};
+use crate::stats::Latencies;
+use crate::storm::codes_text;
+use nameserver_controller::{ControllerRequestCode as Code, ControllerResponseCode};
+use nameserver_core::codec;
+use nameserver_core::protocol::{LanguageCode, RemotingCommand};
+use nameserver_testkit::frames::{CLIENT_VERSION, CLUSTER, OPAQUE_BASE, OPAQUE_SPAN, Template};
+use nameserver_testkit::scan::{Conn, WireError, next_reply};
+
+/// What the load sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Workload {
+    /// BROKER_HEARTBEAT (904) of the groups' replicas, round robin.
+    Heartbeat,
+    /// CONTROLLER_GET_REPLICA_INFO (1004) of the groups, round robin.
+    ReplicaInfo,
+    /// CONTROLLER_GET_SYNC_STATE_DATA (1006) of one group each, round robin.
+    SyncState,
+    /// Fresh two-replica groups forming (1012, 1013, 1003, 904, 1002; 1012, 1013, 1003, 904, 1001).
+    Join,
+}
+
+impl Workload {
+    /// The name on the command line and in `scripts/bench.sh`'s measures.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Heartbeat => "heartbeat",
+            Self::ReplicaInfo => "replica-info",
+            Self::SyncState => "sync-state",
+            Self::Join => "join",
+        }
+    }
+}
+
+/// The shape of a controller load (`loadgen controller`).
+#[derive(Clone, Debug, Args)]
+pub struct ControllerLoad {
+    /// What each request slot sends
+    #[arg(long, value_enum)]
+    pub workload: Workload,
+    /// Connections
+    #[arg(long, default_value_t = 16)]
+    pub conns: usize,
+    /// Requests in flight per connection
+    #[arg(long, default_value_t = 4)]
+    pub depth: usize,
+    /// Broker groups (two replicas each, the second in the in-sync set) formed before the load;
+    /// the join workload forms its own
+    #[arg(long, default_value_t = 64)]
+    pub groups: usize,
+    /// Warm-up before measuring (a JIT's, for Java)
+    #[arg(long, default_value_t = 2000)]
+    pub warmup_ms: u64,
+    /// Measured time
+    #[arg(long, default_value_t = 10_000)]
+    pub duration_ms: u64,
+    /// Longest wait for the controller to serve (Java's answers CONTROLLER_NOT_LEADER until its
+    /// DLedger leader is elected)
+    #[arg(long, default_value_t = 120_000)]
+    pub ready_ms: u64,
+}
+
+/// How many requests one join sends ([`join_step`] `0..JOIN_STEPS`).
+pub const JOIN_STEPS: usize = 10;
+/// The `registerCheckCode` time every replica applies with (the part after `;`).
+const STARTED: &str = "1764000000000";
+/// The heartbeat timeout the replicas claim: no replica expires during a run; the closing of
+/// the connection of its first heartbeat is what ends it.
+const HEARTBEAT_TIMEOUT_MS: &str = "600000";
+
+/// A controller request as a controller-mode broker (a 5.x Java client) sends it.
+fn request(code: Code, fields: &[(&str, &str)]) -> RemotingCommand {
+    let mut cmd = RemotingCommand { code: code.raw(), ..RemotingCommand::default() };
+    cmd.language = LanguageCode::Java;
+    cmd.version = CLIENT_VERSION;
+    fields.iter().fold(cmd, |cmd, (k, v)| cmd.with_field(k, *v))
+}
+
+/// Replica `id`'s address: nobody dials it (the bench turns notifications off).
+fn replica_addr(id: i64) -> String {
+    format!("127.0.0.{id}:30911")
+}
+
+/// BROKER_HEARTBEAT of replica `id` of `group`, at master epoch 1.
+#[must_use]
+pub fn heartbeat(group: &str, id: i64) -> RemotingCommand {
+    let (addr, id) = (replica_addr(id), id.to_string());
+    request(
+        Code::BrokerHeartbeat,
+        &[
+            ("clusterName", CLUSTER),
+            ("brokerName", group),
+            ("brokerAddr", &addr),
+            ("brokerId", &id),
+            ("epoch", "1"),
+            ("maxOffset", "100"),
+            ("confirmOffset", "100"),
+            ("heartbeatTimeoutMills", HEARTBEAT_TIMEOUT_MS),
+            ("electionPriority", "1"),
+        ],
+    )
+}
+
+/// CONTROLLER_GET_REPLICA_INFO of `group`.
+#[must_use]
+pub fn replica_info(group: &str) -> RemotingCommand {
+    request(Code::GetReplicaInfo, &[("brokerName", group)])
+}
+
+/// CONTROLLER_GET_SYNC_STATE_DATA naming `group` (the body is a JSON list of names).
+#[must_use]
+pub fn sync_state(group: &str) -> RemotingCommand {
+    request(Code::GetSyncStateData, &[]).with_body(format!("[\"{group}\"]").into_bytes())
+}
+
+/// CLEAN_BROKER_DATA of the whole of `group`, its replicas alive or not.
+#[must_use]
+pub fn clean(group: &str) -> RemotingCommand {
+    request(Code::CleanBrokerData, &[("clusterName", CLUSTER), ("brokerName", group), ("isCleanLivingBroker", "true")])
+}
+
+/// Step `step` of `group` forming, as its two brokers start: replica 1 asks for an id (1012),
+/// applies for it (1013), registers (1003), heartbeats (904) and, the group having no master,
+/// asks for an election, which makes it master at epoch 1 (1002); replica 2 does the same up to
+/// its heartbeat, then the master adds it to the in-sync set (1001). `None` past the last step.
+#[must_use]
+pub fn join_step(group: &str, step: usize) -> Option<RemotingCommand> {
+    let id: i64 = if step < JOIN_STEPS / 2 { 1 } else { 2 };
+    let (addr, id_text) = (replica_addr(id), id.to_string());
+    let cmd = match (step % (JOIN_STEPS / 2), id) {
+        _ if step >= JOIN_STEPS => return None,
+        (0, _) => request(Code::GetNextBrokerId, &[("clusterName", CLUSTER), ("brokerName", group)]),
+        (1, _) => {
+            let check_code = format!("{addr};{STARTED}");
+            let fields = [
+                ("clusterName", CLUSTER),
+                ("brokerName", group),
+                ("appliedBrokerId", id_text.as_str()),
+                ("registerCheckCode", check_code.as_str()),
+            ];
+            request(Code::ApplyBrokerId, &fields)
+        }
+        (2, _) => {
+            let fields = [
+                ("clusterName", CLUSTER),
+                ("brokerName", group),
+                ("brokerId", id_text.as_str()),
+                ("brokerAddress", addr.as_str()),
+            ];
+            request(Code::RegisterBroker, &fields)
+        }
+        (3, _) => heartbeat(group, id),
+        (_, 1) => request(
+            Code::ElectMaster,
+            &[("clusterName", CLUSTER), ("brokerName", group), ("brokerId", "1"), ("designateElect", "false")],
+        ),
+        _ => request(Code::AlterSyncStateSet, &[("brokerName", group), ("masterBrokerId", "1"), ("masterEpoch", "1")])
+            .with_body(br#"{"syncStateSet":[1,2],"syncStateSetEpoch":1}"#.to_vec()),
+    };
+    Some(cmd)
+}
+
+/// The group names of one run: a prefix of its own, so that runs against one controller never
+/// share a group.
+#[derive(Clone, Debug)]
+pub struct Names {
+    prefix: String,
+}
+
+impl Names {
+    /// Names under `ctl-bench-<run>`.
+    #[must_use]
+    pub fn new(run: u64) -> Self {
+        Self { prefix: format!("ctl-bench-{run:x}") }
+    }
+
+    /// Names unlike any earlier run's (from the clock and the process id).
+    #[must_use]
+    pub fn fresh() -> Self {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+        Self::new((nanos as u64) ^ u64::from(std::process::id()).rotate_left(40))
+    }
+
+    /// Group `i` of those formed before the load.
+    #[must_use]
+    pub fn group(&self, i: usize) -> String {
+        format!("{}-g{i}", self.prefix)
+    }
+
+    /// The `n`th group connection `conn` forms in the join workload.
+    #[must_use]
+    pub fn joining(&self, conn: usize, n: u64) -> String {
+        format!("{}-c{conn}-{n}", self.prefix)
+    }
+}
+
+/// The requests of a steady workload over `groups` formed groups (`None` for the join).
+#[must_use]
+pub fn steady_requests(workload: Workload, names: &Names, groups: usize) -> Option<Vec<RemotingCommand>> {
+    let groups = (0..groups.max(1)).map(|i| names.group(i));
+    Some(match workload {
+        Workload::Heartbeat => groups.flat_map(|g| [heartbeat(&g, 1), heartbeat(&g, 2)]).collect(),
+        Workload::ReplicaInfo => groups.map(|g| replica_info(&g)).collect(),
+        Workload::SyncState => groups.map(|g| sync_state(&g)).collect(),
+        Workload::Join => return None,
+    })
+}
+
+/// What one window (the warm-up or the measured one) saw.
+#[derive(Clone, Debug, Default)]
+pub struct Window {
+    /// Replies (of any code) that arrived in the window.
+    pub completed: u64,
+    /// Joins whose last reply arrived in the window.
+    pub joins: u64,
+    /// The window's length.
+    pub length: Duration,
+    /// Latencies of the requests sent in the window.
+    pub latencies: Latencies,
+    /// Errors: connections and lost requests in the warm-up's window; codes other than
+    /// SUCCESS in the window their request was sent in.
+    pub errors: Errors,
+}
+
+impl Window {
+    /// Replies per second.
+    #[must_use]
+    pub fn qps(&self) -> f64 {
+        self.completed as f64 / self.length.as_secs_f64().max(1e-9)
+    }
+
+    /// Joins per second.
+    #[must_use]
+    pub fn joins_per_s(&self) -> f64 {
+        self.joins as f64 / self.length.as_secs_f64().max(1e-9)
+    }
+
+    fn merge(&mut self, other: &Self) {
+        self.completed += other.completed;
+        self.joins += other.joins;
+        self.latencies.merge(&other.latencies);
+        self.errors.merge(&other.errors);
+    }
+}
+
+/// What a controller load measured.
+#[derive(Clone, Debug, Default)]
+pub struct ControllerResult {
+    /// From the first connect attempt until the controller served.
+    pub ready: Duration,
+    /// Forming the groups.
+    pub setup: Duration,
+    /// The warm-up.
+    pub warmup: Window,
+    /// The measured window.
+    pub measured: Window,
+    /// Cleaning requests (1011) after the load not answered SUCCESS.
+    pub cleanup_errors: u64,
+}
+
+impl ControllerResult {
+    /// Every error of the run.
+    #[must_use]
+    pub fn errors(&self) -> u64 {
+        self.warmup.errors.total() + self.measured.errors.total() + self.cleanup_errors
+    }
+
+    /// The `CONTROLLER key=value …` measurement line.
+    #[must_use]
+    pub fn line(&self, load: &ControllerLoad, label: &str) -> String {
+        let (m, w) = (&self.measured, &self.warmup);
+        let mut codes = w.errors.codes.clone();
+        for (code, n) in &m.errors.codes {
+            *codes.entry(*code).or_default() += n;
+        }
+        let joins =
+            if load.workload == Workload::Join { format!("{:.1}", m.joins_per_s()) } else { String::from("nan") };
+        let groups = if load.workload == Workload::Join { 0 } else { load.groups.max(1) };
+        format!(
+            "CONTROLLER label={label} workload={} conns={} depth={} groups={groups} qps={:.0} completed={} \
+             joins_per_s={joins} {} errors={} io={} lost={} protocol={} bad_codes={} cleanup_errors={} ready_ms={} \
+             setup_ms={} warmup_ms={} duration_ms={} warmup_qps={:.0} warmup_p99_us={:.1}",
+            load.workload.name(),
+            load.conns,
+            load.depth,
+            m.qps(),
+            m.completed,
+            m.latencies.summary(),
+            self.errors(),
+            w.errors.io + m.errors.io,
+            w.errors.lost + m.errors.lost,
+            w.errors.protocol + m.errors.protocol,
+            codes_text(&codes),
+            self.cleanup_errors,
+            crate::stats::ms(self.ready),
+            crate::stats::ms(self.setup),
+            load.warmup_ms,
+            load.duration_ms,
+            w.qps(),
+            w.latencies.summary().p99_us
+        )
+    }
+}
+
+/// Waits until the controller serves, forms the groups, runs the load and cleans the groups.
+///
+/// # Errors
+/// The controller does not serve within `ready_ms`, or a group cannot be formed.
+pub async fn run(addr: SocketAddr, load: &ControllerLoad, timeout: Duration) -> anyhow::Result<ControllerResult> {
+    let names = Arc::new(Names::fresh());
+    let ready = await_serving(addr, &names, Duration::from_millis(load.ready_ms), timeout).await?;
+    let started = Instant::now();
+    let steady = steady_requests(load.workload, &names, load.groups);
+    let keeper = match steady {
+        Some(_) => Some(form_groups(addr, &names, load.groups.max(1), timeout).await?),
+        None => None,
+    };
+    let setup = started.elapsed();
+    let templates: Option<Arc<[Template]>> = steady.map(|cmds| cmds.iter().map(Template::new).collect());
+    let phases = Arc::new(Phases::window(
+        Instant::now(),
+        Duration::from_millis(load.warmup_ms),
+        Duration::from_millis(load.duration_ms.max(1)),
+    ));
+    let tasks: Vec<_> = (0..load.conns.max(1))
+        .map(|i| {
+            let work = match &templates {
+                Some(templates) => Work::Cycle { templates: Arc::clone(templates), next: i * 7919 % templates.len() },
+                None => Work::Join { names: Arc::clone(&names), conn: i, started: 0 },
+            };
+            let mut conn = LoadConn::new(work, load.depth.max(1), Arc::clone(&phases));
+            tokio::spawn(async move {
+                match TcpStream::connect(addr).await.and_then(|s| s.set_nodelay(true).map(|()| s)) {
+                    Ok(stream) => conn.run(stream, timeout).await,
+                    Err(_) => conn.windows[0].errors.io += 1,
+                }
+                conn.windows
+            })
+        })
+        .collect();
+    let mut windows = [Window::default(), Window::default()];
+    for task in tasks {
+        match task.await {
+            Ok(theirs) => {
+                for (sum, one) in windows.iter_mut().zip(&theirs) {
+                    sum.merge(one);
+                }
+            }
+            Err(_) => windows[0].errors.io += 1,
+        }
+    }
+    for (i, window) in windows.iter_mut().enumerate() {
+        window.length = phases.length(i);
+    }
+    let [warmup, measured] = windows;
+    let mut cleanup_errors = 0;
+    if let Some(mut keeper) = keeper {
+        for i in 0..load.groups.max(1) {
+            let ok = call(&mut keeper, clean(&names.group(i)), timeout).await.is_ok_and(|code| code == 0);
+            cleanup_errors += u64::from(!ok);
+        }
+    }
+    Ok(ControllerResult { ready, setup, warmup, measured, cleanup_errors })
+}
+
+/// Sends `cmd` on `conn` and returns the reply's code.
+async fn call(conn: &mut Conn, mut cmd: RemotingCommand, timeout: Duration) -> Result<i32, WireError> {
+    cmd.opaque = OPAQUE_BASE;
+    let frame = codec::encode_to_vec(&cmd).map_err(|_| WireError::Malformed("a request too large to encode"))?;
+    Ok(conn.call(&frame, timeout).await?.0.code)
+}
+
+/// Polls with CONTROLLER_GET_REPLICA_INFO of a group nobody formed until the answer is not
+/// CONTROLLER_NOT_LEADER (an unknown group's answer, 2008, is a served one); returns how long
+/// that took.
+async fn await_serving(
+    addr: SocketAddr,
+    names: &Names,
+    within: Duration,
+    timeout: Duration,
+) -> anyhow::Result<Duration> {
+    let started = Instant::now();
+    let not_leader = ControllerResponseCode::NotLeader.raw();
+    loop {
+        let last = match Conn::connect(addr).await {
+            Ok(mut conn) => match call(&mut conn, replica_info(&names.group(usize::MAX)), timeout).await {
+                Ok(code) if code != not_leader => return Ok(started.elapsed()),
+                Ok(code) => format!("code {code}"),
+                Err(e) => e.to_string(),
+            },
+            Err(e) => e.to_string(),
+        };
+        if started.elapsed() >= within {
+            bail!("the controller at {addr} did not serve within {within:?} (last: {last})");
+        }
+        // Nothing announces a DLedger leader's election: look again shortly.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Forms groups `0..groups` on one connection, one request at a time, and returns the
+/// connection (every replica's first heartbeat came on it).
+async fn form_groups(addr: SocketAddr, names: &Names, groups: usize, timeout: Duration) -> anyhow::Result<Conn> {
+    let mut conn = Conn::connect(addr).await.with_context(|| format!("connecting to the controller at {addr}"))?;
+    for i in 0..groups {
+        let group = names.group(i);
+        for step in 0..JOIN_STEPS {
+            let cmd = join_step(&group, step).context("a join step in range")?;
+            let request_code = cmd.code;
+            let code = call(&mut conn, cmd, timeout).await.with_context(|| format!("forming {group}, step {step}"))?;
+            if code != 0 {
+                bail!("forming {group}: step {step} (request code {request_code}) answered {code}");
+            }
+        }
+    }
+    Ok(conn)
+}
+
+/// What a connection's slots send.
+#[derive(Debug)]
+enum Work {
+    /// The same requests round robin, encoded once.
+    Cycle { templates: Arc<[Template]>, next: usize },
+    /// Each slot forms fresh groups, one join after another.
+    Join { names: Arc<Names>, conn: usize, started: u64 },
+}
+
+/// One request slot of a connection.
+#[derive(Debug, Default)]
+struct Slot {
+    /// When its request was written; `None` while it is free.
+    sent_at: Option<Instant>,
+    opaque: i32,
+    /// The join in progress: its group and the step sent last.
+    join: Option<(String, usize)>,
+}
+
+/// One connection of the load: `depth` slots, each sending its next request when the reply
+/// to its last one arrives (as [`crate::route`]'s connections do).
+#[derive(Debug)]
+struct LoadConn {
+    work: Work,
+    depth: usize,
+    phases: Arc<Phases>,
+    slots: Vec<Slot>,
+    generation: u32,
+    in_flight: usize,
+    out: Vec<u8>,
+    /// The warm-up and the measured window; connection errors go to the first.
+    windows: [Window; 2],
+}
+
+impl LoadConn {
+    fn new(work: Work, depth: usize, phases: Arc<Phases>) -> Self {
+        Self {
+            work,
+            depth,
+            phases,
+            slots: (0..depth).map(|_| Slot::default()).collect(),
+            generation: 0,
+            in_flight: 0,
+            out: Vec::with_capacity(depth * 512),
+            windows: [Window::default(), Window::default()],
+        }
+    }
+
+    /// Queues slot `slot`'s next request; its opaque says which slot it is.
+    fn push(&mut self, slot: usize, now: Instant) {
+        let generations = OPAQUE_SPAN / self.depth as u32;
+        self.generation = (self.generation + 1) % generations;
+        let opaque = OPAQUE_BASE + (self.generation * self.depth as u32 + slot as u32) as i32;
+        match &mut self.work {
+            Work::Cycle { templates, next } => {
+                templates[*next].append(opaque, &mut self.out);
+                *next = (*next + 1) % templates.len();
+            }
+            Work::Join { names, conn, started } => {
+                let (group, step) = self.slots[slot].join.get_or_insert_with(|| {
+                    *started += 1;
+                    (names.joining(*conn, *started), 0)
+                });
+                // A join is dropped after its last step, so the step is always in range.
+                let mut cmd = join_step(group, *step).expect("a join in progress has a next step");
+                cmd.opaque = opaque;
+                codec::encode(&cmd, &mut self.out).expect("a join request is a few hundred bytes");
+            }
+        }
+        let slot = &mut self.slots[slot];
+        slot.opaque = opaque;
+        slot.sent_at = Some(now);
+        self.in_flight += 1;
+    }
+
+    async fn run(&mut self, mut stream: TcpStream, timeout: Duration) {
+        let now = Instant::now();
+        for slot in 0..self.depth {
+            self.push(slot, now);
+        }
+        let mut inbuf = BytesMut::with_capacity(64 * 1024);
+        loop {
+            if !self.out.is_empty() {
+                if stream.write_all(&self.out).await.is_err() {
+                    self.lose_all(true);
+                    return;
+                }
+                self.out.clear();
+            }
+            if self.in_flight == 0 {
+                return;
+            }
+            if inbuf.capacity() - inbuf.len() < 16 * 1024 {
+                inbuf.reserve(64 * 1024);
+            }
+            match tokio::time::timeout(timeout, stream.read_buf(&mut inbuf)).await {
+                Ok(Ok(n)) if n > 0 => {}
+                Ok(_) => return self.lose_all(true),
+                Err(_) => return self.lose_all(false),
+            }
+            let now = Instant::now();
+            let phase = self.phases.at(now);
+            loop {
+                let reply = match next_reply(&inbuf) {
+                    Ok(Some(reply)) => reply,
+                    Ok(None) => break,
+                    Err(_) => {
+                        self.windows[0].errors.protocol += 1;
+                        return self.lose_all(true);
+                    }
+                };
+                inbuf.advance(reply.frame_len);
+                // A controller sends brokers requests of its own (1008); none is an answer.
+                if reply.is_response() {
+                    self.on_reply(reply.code, reply.opaque, now, phase);
+                }
+            }
+        }
+    }
+
+    /// Checks one reply and sends the slot's next request while the load lasts.
+    fn on_reply(&mut self, code: i32, opaque: i32, now: Instant, phase: Option<usize>) {
+        let slot = opaque.wrapping_sub(OPAQUE_BASE).unsigned_abs() as usize % self.depth;
+        let Some(sent) = self.slots[slot].sent_at.filter(|_| self.slots[slot].opaque == opaque) else {
+            self.windows[0].errors.protocol += 1;
+            return;
+        };
+        self.slots[slot].sent_at = None;
+        self.in_flight -= 1;
+        if let Some(at) = phase {
+            self.windows[at].completed += 1;
+        }
+        let sent_in = self.phases.at(sent);
+        if let Some(sent_in) = sent_in {
+            self.windows[sent_in].latencies.record(now - sent);
+        }
+        if code != 0 {
+            *self.windows[sent_in.unwrap_or(0)].errors.codes.entry(code).or_default() += 1;
+        }
+        let join = &mut self.slots[slot].join;
+        if let Some((_, step)) = join {
+            *step += 1;
+            let done = code == 0 && *step == JOIN_STEPS;
+            if let (true, Some(at)) = (done, phase) {
+                self.windows[at].joins += 1;
+            }
+            if done || code != 0 {
+                *join = None;
+            }
+        }
+        if phase.is_some() {
+            self.push(slot, now);
+        }
+    }
+
+    /// The connection failed (`io`) or went silent: everything in flight is lost.
+    fn lose_all(&mut self, io: bool) {
+        self.windows[0].errors.io += u64::from(io);
+        self.windows[0].errors.lost += self.in_flight as u64;
+        self.in_flight = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use tokio::net::TcpListener;
+
+    use super::*;
+    use crate::measurement::Measurement;
+    use nameserver_controller::{Controller, ControllerConfig, Input, MemoryLog, Output};
+    use nameserver_core::codec::{Limits, decode};
+    use nameserver_core::{BrokerId, BrokerName, ConnId, Instant as CoreInstant};
+
+    /// Our controller, in memory, as the wire sees it.
+    struct Wire {
+        controller: Controller<MemoryLog>,
+        at: u64,
+    }
+
+    impl Wire {
+        fn new() -> Self {
+            Self {
+                controller: Controller::new(ControllerConfig::default(), MemoryLog::new("n0"), CoreInstant::ZERO),
+                at: 0,
+            }
+        }
+
+        /// Sends `cmd` as the generator encodes it and returns the reply's code as the
+        /// generator reads it.
+        fn code(&mut self, mut cmd: RemotingCommand) -> i32 {
+            cmd.opaque = OPAQUE_BASE + 7;
+            let frame = codec::encode_to_vec(&cmd).unwrap();
+            let (decoded, _) = decode(&frame, &Limits::DEFAULT).unwrap().unwrap();
+            self.at += 1;
+            self.controller
+                .handle(CoreInstant::from_millis(self.at), Input::Received { conn: ConnId(1), cmd: decoded });
+            let mut replies = Vec::new();
+            while let Some(output) = self.controller.poll_output() {
+                if let Output::Send { cmd, .. } = output {
+                    replies.push(codec::encode_to_vec(&cmd).unwrap());
+                }
+            }
+            assert_eq!(replies.len(), 1, "one reply to {}", cmd.code);
+            let reply = next_reply(&replies[0]).unwrap().unwrap();
+            assert!(reply.is_response() && reply.opaque == OPAQUE_BASE + 7, "{reply:?}");
+            reply.code
+        }
+    }
+
+    /// Every request the workloads send is answered SUCCESS by our controller (Java's answers
+    /// to the same sequences are the controller oracle's to compare): the join's ten steps in
+    /// order, then the steady workloads' requests on the group it formed, then its cleaning.
+    #[test]
+    fn our_controller_answers_every_request_success() {
+        let mut wire = Wire::new();
+        let names = Names::new(0x5eed);
+        let group = names.group(0);
+        let codes: Vec<i32> = (0..JOIN_STEPS).map(|step| wire.code(join_step(&group, step).unwrap())).collect();
+        assert_eq!(codes, [0; JOIN_STEPS]);
+        assert!(join_step(&group, JOIN_STEPS).is_none());
+        let set = wire.controller.tables().sync.get(&BrokerName::new(group.as_str())).expect("the group's set");
+        assert_eq!((set.master, set.master_epoch, set.set.len()), (Some(BrokerId(1)), 1, 2), "{set:?}");
+        for workload in [Workload::Heartbeat, Workload::ReplicaInfo, Workload::SyncState] {
+            let requests = steady_requests(workload, &names, 1).unwrap();
+            assert_eq!(requests.len(), if workload == Workload::Heartbeat { 2 } else { 1 });
+            for cmd in requests {
+                assert_eq!(wire.code(cmd), 0, "{workload:?}");
+            }
+        }
+        assert_eq!(wire.code(clean(&group)), 0);
+        // Gone once cleaned; an unknown group is answered, not CONTROLLER_NOT_LEADER, which is
+        // what the readiness probe waits for.
+        assert_eq!(wire.code(replica_info(&group)), 2008);
+        // A step out of order is refused: the checks are not vacuous.
+        let other = names.group(1);
+        assert_eq!(wire.code(join_step(&other, 2).unwrap()), 2010);
+    }
+
+    /// A wrong code is counted under its code and ends the join, whose slot starts a fresh
+    /// group; a reply matching no request in flight is a protocol error; a whole join counts.
+    #[test]
+    fn replies_are_checked_and_joins_counted() {
+        let start = Instant::now();
+        let phases = Arc::new(Phases::window(start, Duration::ZERO, Duration::from_secs(3600)));
+        let names = Arc::new(Names::new(1));
+        let mut conn = LoadConn::new(Work::Join { names, conn: 3, started: 0 }, 1, phases);
+        let sent = |conn: &mut LoadConn| {
+            let (cmd, used) = decode(&conn.out, &Limits::DEFAULT).unwrap().unwrap();
+            assert_eq!(used, conn.out.len());
+            conn.out.clear();
+            (cmd.code, cmd.field("brokerName").unwrap_or_default().to_owned(), cmd.opaque)
+        };
+        conn.push(0, start);
+        let (code, group, opaque) = sent(&mut conn);
+        assert_eq!((code, group.as_str()), (1012, "ctl-bench-1-c3-1"));
+        conn.on_reply(0, opaque, start, Some(1));
+        let (code, _, opaque) = sent(&mut conn);
+        assert_eq!(code, 1013);
+        conn.on_reply(2014, opaque, start, Some(1));
+        assert_eq!(conn.windows[1].errors.codes.get(&2014), Some(&1));
+        let (code, group, mut opaque) = sent(&mut conn);
+        assert_eq!((code, group.as_str()), (1012, "ctl-bench-1-c3-2"));
+        conn.on_reply(0, opaque + 1, start, Some(1));
+        assert_eq!(conn.windows[0].errors.protocol, 1);
+        let mut codes = Vec::new();
+        for _ in 0..JOIN_STEPS {
+            conn.on_reply(0, opaque, start, Some(1));
+            let next = sent(&mut conn);
+            codes.push(next.0);
+            opaque = next.2;
+        }
+        assert_eq!(codes, [1013, 1003, 904, 1002, 1012, 1013, 1003, 904, 1001, 1012]);
+        assert_eq!(conn.windows[1].joins, 1);
+        assert_eq!(conn.windows[1].completed, 12);
+        assert_eq!(conn.windows[1].errors.total(), 1);
+        // After the window, a reply frees its slot and nothing more is sent.
+        conn.on_reply(0, opaque, start, None);
+        assert!(conn.out.is_empty() && conn.in_flight == 0);
+    }
+
+    /// Our controller behind a listener (one lock around it; each reply written on the
+    /// connection of its request).
+    async fn serve(listener: TcpListener) {
+        let controller = Arc::new(Mutex::new(Wire::new()));
+        let mut next = 0;
+        while let Ok((mut stream, _)) = listener.accept().await {
+            next += 1;
+            let (conn, controller) = (ConnId(next), Arc::clone(&controller));
+            tokio::spawn(async move {
+                let mut inbuf = BytesMut::with_capacity(4096);
+                while matches!(stream.read_buf(&mut inbuf).await, Ok(n) if n > 0) {
+                    let mut out = Vec::new();
+                    while let Ok(Some((cmd, used))) = decode(&inbuf, &Limits::DEFAULT) {
+                        inbuf.advance(used);
+                        let mut wire = controller.lock().unwrap();
+                        wire.at += 1;
+                        let now = CoreInstant::from_millis(wire.at);
+                        wire.controller.handle(now, Input::Received { conn, cmd });
+                        while let Some(output) = wire.controller.poll_output() {
+                            match output {
+                                Output::Send { conn: to, cmd } if to == conn => codec::encode(&cmd, &mut out).unwrap(),
+                                _ => {}
+                            }
+                        }
+                    }
+                    if stream.write_all(&out).await.is_err() {
+                        break;
+                    }
+                }
+                let mut wire = controller.lock().unwrap();
+                let now = CoreInstant::from_millis(wire.at);
+                wire.controller.handle(now, Input::Closed { conn });
+                while wire.controller.poll_output().is_some() {}
+            });
+        }
+    }
+
+    /// Each workload, whole (readiness, groups formed, load, cleaning), against our
+    /// controller: replies in both windows, none but SUCCESS, and whole joins.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_workload_runs_against_our_controller() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve(listener));
+        for workload in [Workload::Heartbeat, Workload::ReplicaInfo, Workload::SyncState, Workload::Join] {
+            let load = ControllerLoad {
+                workload,
+                conns: 2,
+                depth: 3,
+                groups: 4,
+                warmup_ms: 50,
+                duration_ms: 200,
+                ready_ms: 10_000,
+            };
+            let result = run(addr, &load, Duration::from_secs(10)).await.unwrap();
+            assert_eq!(result.errors(), 0, "{workload:?}: {result:?}");
+            assert!(result.warmup.completed > 0 && result.measured.completed > 0, "{workload:?}: {result:?}");
+            assert_eq!(result.measured.joins > 0, workload == Workload::Join, "{workload:?}: {result:?}");
+            let line = Measurement::parse(&result.line(&load, "ours")).unwrap();
+            assert_eq!(line.kind, "CONTROLLER");
+            assert_eq!(line.get("workload"), Some(workload.name()));
+            assert_eq!(line.number("errors"), Some(0.0));
+            assert!(line.number("qps").is_some_and(|qps| qps > 0.0), "{line}");
+        }
+    }
+}
