@@ -75,7 +75,7 @@ impl Model {
                 }
             }
             Event::RaiseMasterEpoch { master_epoch, .. } => {
-                if let Some((me, _, _, _)) = &mut g.sync {
+                if let Some((_, me, _, _, _)) = &mut g.sync {
                     *me = (*me).max(*master_epoch);
                 }
             }
