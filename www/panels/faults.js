@@ -109,19 +109,39 @@ export class FaultUi {
       });
     }
     // The node's sheet is not modal: Escape is ours, and the focus goes back to the node.
+    // The focus moves on the key or click itself: the dialog's close event comes as a task of
+    // its own, after keys the learner may already have pressed.
     const sheet = this.sheet;
-    sheet.addEventListener("keydown", (e) => e.key === "Escape" && sheet.close());
+    sheet.addEventListener("keydown", (e) => {
+      if (e.key !== "Escape") return;
+      e.preventDefault();
+      this.closeSheet();
+    });
+    sheet.querySelector("[data-testid=sheet-close]")?.addEventListener("click", (e) => {
+      e.preventDefault();
+      this.closeSheet();
+    });
     sheet.addEventListener("close", () => {
       if (sheet.open || !sheet.classList.contains("beside")) return;
       sheet.classList.remove("beside");
-      // (A dialog the action opened keeps the focus.)
-      if (!document.activeElement?.closest("dialog[open]")) this.page.diagram.focusNode(this.node);
+      // Closed some other way with the focus in it: back to the node. (A dialog the action
+      // opened, or whatever the learner went to since, keeps the focus.)
+      const at = document.activeElement;
+      if (!at || at === document.body || sheet.contains(at)) this.page.diagram.focusNode(this.node);
     });
     // It follows its node.
     const again = (e) =>
       sheet.classList.contains("beside") && !sheet.contains(/** @type {Node} */ (e.target)) && this.place();
     addEventListener("resize", again);
     addEventListener("scroll", again, { capture: true, passive: true });
+  }
+
+  closeSheet() {
+    const d = this.sheet;
+    if (!d.open) return;
+    const beside = d.classList.contains("beside");
+    d.close();
+    if (beside) this.page.diagram.focusNode(this.node);
   }
 
   async run(action, dialog) {
