@@ -23,19 +23,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
-use bytes::{Buf, BytesMut};
+use bytes::BytesMut;
 use clap::{Args, ValueEnum};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::closed_loop::{ClosedLoop, drive, next_opaque};
 use crate::route::{Errors, Phases};
 use crate::stats::Latencies;
 use crate::storm::codes_text;
 use nameserver_controller::{ControllerRequestCode as Code, ControllerResponseCode};
 use nameserver_core::codec;
 use nameserver_core::protocol::{LanguageCode, RemotingCommand};
-use nameserver_testkit::frames::{CLIENT_VERSION, CLUSTER, OPAQUE_BASE, OPAQUE_SPAN, Template};
-use nameserver_testkit::scan::{Conn, WireError, next_reply};
+use nameserver_testkit::frames::{CLIENT_VERSION, CLUSTER, OPAQUE_BASE, Template};
+use nameserver_testkit::scan::{Conn, Reply, WireError};
 
 /// What the load sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -112,10 +112,12 @@ fn replica_addr(id: i64) -> String {
     format!("127.0.0.{id}:30911")
 }
 
-/// BROKER_HEARTBEAT of replica `id` of `group`, at master epoch 1.
+/// BROKER_HEARTBEAT of replica `id` of `group`, which knows master epoch `epoch` (0 before its
+/// group's first election: a replica reporting a later epoch than its group's makes the
+/// controller elect above it).
 #[must_use]
-pub fn heartbeat(group: &str, id: i64) -> RemotingCommand {
-    let (addr, id) = (replica_addr(id), id.to_string());
+pub fn heartbeat(group: &str, id: i64, epoch: i32) -> RemotingCommand {
+    let (addr, id, epoch) = (replica_addr(id), id.to_string(), epoch.to_string());
     request(
         Code::BrokerHeartbeat,
         &[
@@ -123,7 +125,7 @@ pub fn heartbeat(group: &str, id: i64) -> RemotingCommand {
             ("brokerName", group),
             ("brokerAddr", &addr),
             ("brokerId", &id),
-            ("epoch", "1"),
+            ("epoch", &epoch),
             ("maxOffset", "100"),
             ("confirmOffset", "100"),
             ("heartbeatTimeoutMills", HEARTBEAT_TIMEOUT_MS),
@@ -180,7 +182,8 @@ pub fn join_step(group: &str, step: usize) -> Option<RemotingCommand> {
             ];
             request(Code::RegisterBroker, &fields)
         }
-        (3, _) => heartbeat(group, id),
+        // Replica 1 before the election knows no epoch; replica 2 joins after it.
+        (3, _) => heartbeat(group, id, if id == 1 { 0 } else { 1 }),
         (_, 1) => request(
             Code::ElectMaster,
             &[("clusterName", CLUSTER), ("brokerName", group), ("brokerId", "1"), ("designateElect", "false")],
@@ -230,7 +233,7 @@ impl Names {
 pub fn steady_requests(workload: Workload, names: &Names, groups: usize) -> Option<Vec<RemotingCommand>> {
     let groups = (0..groups.max(1)).map(|i| names.group(i));
     Some(match workload {
-        Workload::Heartbeat => groups.flat_map(|g| [heartbeat(&g, 1), heartbeat(&g, 2)]).collect(),
+        Workload::Heartbeat => groups.flat_map(|g| [heartbeat(&g, 1, 1), heartbeat(&g, 2, 1)]).collect(),
         Workload::ReplicaInfo => groups.map(|g| replica_info(&g)).collect(),
         Workload::SyncState => groups.map(|g| sync_state(&g)).collect(),
         Workload::Join => return None,
@@ -362,7 +365,7 @@ pub async fn run(addr: SocketAddr, load: &ControllerLoad, timeout: Duration) -> 
             let mut conn = LoadConn::new(work, load.depth.max(1), Arc::clone(&phases));
             tokio::spawn(async move {
                 match TcpStream::connect(addr).await.and_then(|s| s.set_nodelay(true).map(|()| s)) {
-                    Ok(stream) => conn.run(stream, timeout).await,
+                    Ok(stream) => drive(&mut conn, stream, BytesMut::with_capacity(64 * 1024), timeout).await,
                     Err(_) => conn.windows[0].errors.io += 1,
                 }
                 conn.windows
@@ -497,9 +500,7 @@ impl LoadConn {
 
     /// Queues slot `slot`'s next request; its opaque says which slot it is.
     fn push(&mut self, slot: usize, now: Instant) {
-        let generations = OPAQUE_SPAN / self.depth as u32;
-        self.generation = (self.generation + 1) % generations;
-        let opaque = OPAQUE_BASE + (self.generation * self.depth as u32 + slot as u32) as i32;
+        let opaque = next_opaque(&mut self.generation, self.depth, slot);
         match &mut self.work {
             Work::Cycle { templates, next } => {
                 templates[*next].append(opaque, &mut self.out);
@@ -520,51 +521,6 @@ impl LoadConn {
         slot.opaque = opaque;
         slot.sent_at = Some(now);
         self.in_flight += 1;
-    }
-
-    async fn run(&mut self, mut stream: TcpStream, timeout: Duration) {
-        let now = Instant::now();
-        for slot in 0..self.depth {
-            self.push(slot, now);
-        }
-        let mut inbuf = BytesMut::with_capacity(64 * 1024);
-        loop {
-            if !self.out.is_empty() {
-                if stream.write_all(&self.out).await.is_err() {
-                    self.lose_all(true);
-                    return;
-                }
-                self.out.clear();
-            }
-            if self.in_flight == 0 {
-                return;
-            }
-            if inbuf.capacity() - inbuf.len() < 16 * 1024 {
-                inbuf.reserve(64 * 1024);
-            }
-            match tokio::time::timeout(timeout, stream.read_buf(&mut inbuf)).await {
-                Ok(Ok(n)) if n > 0 => {}
-                Ok(_) => return self.lose_all(true),
-                Err(_) => return self.lose_all(false),
-            }
-            let now = Instant::now();
-            let phase = self.phases.at(now);
-            loop {
-                let reply = match next_reply(&inbuf) {
-                    Ok(Some(reply)) => reply,
-                    Ok(None) => break,
-                    Err(_) => {
-                        self.windows[0].errors.protocol += 1;
-                        return self.lose_all(true);
-                    }
-                };
-                inbuf.advance(reply.frame_len);
-                // A controller sends brokers requests of its own (1008); none is an answer.
-                if reply.is_response() {
-                    self.on_reply(reply.code, reply.opaque, now, phase);
-                }
-            }
-        }
     }
 
     /// Checks one reply and sends the slot's next request while the load lasts.
@@ -601,12 +557,44 @@ impl LoadConn {
             self.push(slot, now);
         }
     }
+}
 
-    /// The connection failed (`io`) or went silent: everything in flight is lost.
+impl ClosedLoop for LoadConn {
+    fn depth(&self) -> usize {
+        self.depth
+    }
+
+    fn push(&mut self, slot: usize, now: Instant) {
+        Self::push(self, slot, now);
+    }
+
+    fn out(&mut self) -> &mut Vec<u8> {
+        &mut self.out
+    }
+
+    fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
     fn lose_all(&mut self, io: bool) {
         self.windows[0].errors.io += u64::from(io);
         self.windows[0].errors.lost += self.in_flight as u64;
         self.in_flight = 0;
+    }
+
+    fn malformed(&mut self) {
+        self.windows[0].errors.protocol += 1;
+    }
+
+    fn phase(&self, now: Instant) -> Option<usize> {
+        self.phases.at(now)
+    }
+
+    fn reply(&mut self, reply: &Reply, now: Instant, phase: Option<usize>) {
+        // A controller sends brokers requests of its own (1008); none is an answer.
+        if reply.is_response() {
+            self.on_reply(reply.code, reply.opaque, now, phase);
+        }
     }
 }
 
@@ -614,6 +602,9 @@ impl LoadConn {
 mod tests {
     use std::sync::Mutex;
 
+    use bytes::Buf;
+    use nameserver_testkit::scan::next_reply;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
 
     use super::*;

@@ -22,6 +22,7 @@
 //! rocketmq-rust's and the floor in one go.
 
 pub mod charts;
+mod closed_loop;
 pub mod controller_load;
 pub mod counted;
 pub mod fleet;

@@ -11,14 +11,14 @@ use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use bytes::{Buf, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use bytes::BytesMut;
 use tokio::net::TcpStream;
 
+use crate::closed_loop::{ClosedLoop, drive, next_opaque};
 use crate::stats::Latencies;
 use crate::timeline::Timeline;
-use nameserver_testkit::frames::{OPAQUE_BASE, OPAQUE_SPAN, Template};
-use nameserver_testkit::scan::{Conn, WireError, next_reply};
+use nameserver_testkit::frames::{OPAQUE_BASE, Template};
+use nameserver_testkit::scan::{Conn, Reply};
 
 /// The shape of a route load.
 #[derive(Clone, Debug)]
@@ -272,7 +272,7 @@ pub async fn run_opened(
                     route.results[0].timeline = Some(Timeline::default());
                 }
                 match conn {
-                    Some((stream, inbuf)) => route.run(stream, inbuf, timeout).await,
+                    Some((stream, inbuf)) => drive(&mut route, stream, inbuf, timeout).await,
                     None => route.results[0].errors.io += 1,
                 }
                 route.results
@@ -331,62 +331,12 @@ impl RouteConn {
 
     /// Queues the next request in `slot`; its opaque says which slot it is.
     fn push(&mut self, slot: usize, now: Instant) {
-        let generations = OPAQUE_SPAN / self.depth as u32;
-        self.generation = (self.generation + 1) % generations;
-        let opaque = OPAQUE_BASE + (self.generation * self.depth as u32 + slot as u32) as i32;
+        let opaque = next_opaque(&mut self.generation, self.depth, slot);
         self.templates[self.next_topic].append(opaque, &mut self.out);
         self.next_topic = (self.next_topic + 1) % self.templates.len();
         self.opaque[slot] = opaque;
         self.sent_at[slot] = Some(now);
         self.in_flight += 1;
-    }
-
-    async fn run(&mut self, mut stream: TcpStream, mut inbuf: BytesMut, timeout: Duration) {
-        let now = Instant::now();
-        for slot in 0..self.depth {
-            self.push(slot, now);
-        }
-        loop {
-            if !self.out.is_empty() {
-                if stream.write_all(&self.out).await.is_err() {
-                    self.lose_all(true);
-                    return;
-                }
-                self.out.clear();
-            }
-            if self.in_flight == 0 {
-                return;
-            }
-            if inbuf.capacity() - inbuf.len() < 16 * 1024 {
-                inbuf.reserve(64 * 1024);
-            }
-            match tokio::time::timeout(timeout, stream.read_buf(&mut inbuf)).await {
-                Ok(Ok(n)) if n > 0 => {}
-                Ok(_) => {
-                    self.lose_all(true);
-                    return;
-                }
-                Err(_) => {
-                    self.lose_all(false);
-                    return;
-                }
-            }
-            let now = Instant::now();
-            let phase = self.phases.at(now);
-            loop {
-                let reply = match next_reply(&inbuf) {
-                    Ok(Some(reply)) => reply,
-                    Ok(None) => break,
-                    Err(WireError::Malformed(_) | WireError::Io(_) | WireError::Timeout) => {
-                        self.results[0].errors.protocol += 1;
-                        self.lose_all(true);
-                        return;
-                    }
-                };
-                inbuf.advance(reply.frame_len);
-                self.on_reply(reply.code, reply.opaque, reply.frame_len, now, phase);
-            }
-        }
     }
 
     fn on_reply(&mut self, code: i32, opaque: i32, frame_len: usize, now: Instant, phase: Option<usize>) {
@@ -420,14 +370,43 @@ impl RouteConn {
             self.push(slot, now);
         }
     }
+}
 
-    /// The connection failed (`io`) or went silent: everything in flight is lost.
+impl ClosedLoop for RouteConn {
+    fn depth(&self) -> usize {
+        self.depth
+    }
+
+    fn push(&mut self, slot: usize, now: Instant) {
+        Self::push(self, slot, now);
+    }
+
+    fn out(&mut self) -> &mut Vec<u8> {
+        &mut self.out
+    }
+
+    fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
     fn lose_all(&mut self, io: bool) {
         if io {
             self.results[0].errors.io += 1;
         }
         self.results[0].errors.lost += self.in_flight as u64;
         self.in_flight = 0;
+    }
+
+    fn malformed(&mut self) {
+        self.results[0].errors.protocol += 1;
+    }
+
+    fn phase(&self, now: Instant) -> Option<usize> {
+        self.phases.at(now)
+    }
+
+    fn reply(&mut self, reply: &Reply, now: Instant, phase: Option<usize>) {
+        self.on_reply(reply.code, reply.opaque, reply.frame_len, now, phase);
     }
 }
 
