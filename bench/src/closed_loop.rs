@@ -1,6 +1,6 @@
 //! One connection of a closed-loop load: `depth` requests in flight, the reply to each one
-//! answered by the next request in its slot, until the load ends. The route load
-//! ([`crate::route`]) and the controller load ([`crate::controller_load`]) both run on it.
+//! answered by the next request in its slot, until the load ends. The route load and the
+//! controller load both run on it.
 
 use std::time::{Duration, Instant};
 
