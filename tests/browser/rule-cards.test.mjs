@@ -40,10 +40,20 @@ function stopRecording(page) {
 // Enters the next step (answering its question with option 0 if it asks) and lets it play to
 // its event while every frame is recorded; returns the frames.
 async function playStep(page) {
+  const before = await page.evaluate(() => {
+    const card = document.querySelector("[data-testid=rule-card]");
+    return card && !card.hidden ? Number(card.dataset.seq) : null;
+  });
   await record(page);
   await next(page);
   if ((await lesson(page)).asking) await answer(page, 0);
   await page.waitForFunction(() => !window.__rmqsim.lesson().waiting, null, { timeout: 120000 });
+  // The worker meets the event first; the picture reaches its arrival frames later (the hold
+  // rule), and the card comes with that frame: record until the record itself holds a frame
+  // with the new card (the card in the DOM may be seen before the recorder's next frame).
+  await page.waitForFunction((prev) => window.__ruleFrames.some((f) => f.seq !== null && f.seq !== prev), before, {
+    timeout: 120000,
+  });
   await settle(page);
   return stopRecording(page);
 }
@@ -90,7 +100,10 @@ async function cardAndLine(page) {
 // The frame record: no card before the event's frame, the card on it.
 function checkFrames(frames, line, what) {
   const first = frames.findIndex((f) => f.ms >= line.at);
-  assert.ok(first >= 0, `${what}: a frame reached ${line.at}`);
+  assert.ok(
+    first >= 0,
+    `${what}: a frame reached ${line.at} (${frames.length} frames, the last ${JSON.stringify(frames.slice(-3))}, line ${JSON.stringify(line)})`,
+  );
   // (The previous step's card may still be up until this step begins.)
   const early = frames.slice(0, first).filter((f) => f.shown && f.seq >= line.seq);
   assert.deepEqual(early, [], `${what}: no card before the event's frame`);
