@@ -11,17 +11,19 @@ use crate::protocol::body::QueueData;
 /// A topic's [`QueueData`] by broker group, in group-name order: what Java keeps as a
 /// `Map<String, QueueData>` per topic.
 ///
-/// Immutable and shared: in a large cluster thousands of topics have the same queues on the
-/// same groups, and a registration changes all of them the same way, so they keep pointing at
-/// one list (see `Rewrites`) instead of each holding a copy. A change makes a new list.
+/// Shared: in a large cluster thousands of topics have the same queues on the same groups, and
+/// a registration changes all of them the same way, so they keep pointing at one list (see
+/// `Rewrites`) instead of each holding a copy. A change to a shared list makes a new one; a
+/// list nothing else holds is changed in place ([`Self::set_in_place`]): with every route
+/// different, copying each topic's list on each registration cost more than the rest of it.
 #[derive(Clone, Debug)]
-pub struct TopicQueues(Arc<[QueueData]>);
+pub struct TopicQueues(Arc<Vec<QueueData>>);
 
 impl TopicQueues {
     /// One group's queues.
     #[must_use]
     pub fn one(queue_data: QueueData) -> Self {
-        Self(Arc::from([queue_data]))
+        Self(Arc::new(alloc::vec![queue_data]))
     }
 
     fn position(&self, name: &BrokerName) -> Result<usize, usize> {
@@ -52,14 +54,27 @@ impl TopicQueues {
                 None
             }
         };
-        (Self(Arc::from(entries)), old)
+        (Self(Arc::new(entries)), old)
+    }
+
+    /// [`Self::with`] done to this list itself, if nothing else holds it (no route snapshot,
+    /// no other topic); otherwise `queue_data` comes back.
+    pub(crate) fn set_in_place(&mut self, queue_data: QueueData) -> Result<Option<QueueData>, QueueData> {
+        let Some(entries) = Arc::get_mut(&mut self.0) else { return Err(queue_data) };
+        Ok(match entries.binary_search_by(|q| q.broker_name.as_str().cmp(queue_data.broker_name.as_str())) {
+            Ok(i) => Some(core::mem::replace(&mut entries[i], queue_data)),
+            Err(i) => {
+                entries.insert(i, queue_data);
+                None
+            }
+        })
     }
 
     /// This list without the groups `drop` names; `None` when nothing is left.
     #[must_use]
     pub fn without(&self, drop: impl Fn(&BrokerName) -> bool) -> Option<Self> {
         let kept: Vec<QueueData> = self.0.iter().filter(|q| !drop(&q.broker_name)).cloned().collect();
-        (!kept.is_empty()).then(|| Self(Arc::from(kept)))
+        (!kept.is_empty()).then(|| Self(Arc::new(kept)))
     }
 
     /// This list with the permission bits of `name`'s queues set to `perm`.
@@ -69,7 +84,7 @@ impl TopicQueues {
         if let Ok(i) = self.position(name) {
             entries[i].perm = perm;
         }
-        Self(Arc::from(entries))
+        Self(Arc::new(entries))
     }
 
     /// The groups, in name order.
@@ -107,7 +122,7 @@ impl TopicQueues {
 
     /// Identifies the shared list while it is alive.
     pub(crate) fn addr(&self) -> usize {
-        self.0.as_ptr() as usize
+        Arc::as_ptr(&self.0) as usize
     }
 }
 
@@ -216,6 +231,24 @@ mod tests {
         let a = BrokerName::from("a");
         assert_eq!(queues.with_perm(&a, 4).get(&a).map(|q| q.perm), Some(4));
         assert!(queues.without(|_| true).is_none());
+    }
+
+    #[test]
+    fn only_a_list_nothing_else_holds_changes_in_place() {
+        let mut alone = TopicQueues::one(queue("b", 1));
+        let before = alone.addr();
+        assert_eq!(alone.set_in_place(queue("a", 2)), Ok(None));
+        assert_eq!(alone.set_in_place(queue("b", 3)), Ok(Some(queue("b", 1))));
+        assert_eq!(alone.addr(), before, "changed where it was");
+        assert!(alone.values().eq(&[queue("a", 2), queue("b", 3)]));
+
+        // A snapshot (or another topic) holds it: it must not see the change.
+        let held = alone.clone();
+        assert_eq!(alone.set_in_place(queue("c", 4)), Err(queue("c", 4)));
+        assert!(alone.same_list(&held) && alone.len() == 2);
+        drop(held);
+        assert_eq!(alone.set_in_place(queue("c", 4)), Ok(None));
+        assert_eq!(alone.len(), 3);
     }
 
     #[test]

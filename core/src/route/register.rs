@@ -26,22 +26,33 @@ fn merging_pays(configs: &TopicConfigTable, table: usize) -> bool {
         && configs.iter().all(|(key, config)| *key == config.topic_name)
 }
 
-/// `createAndUpdateQueueData` on one topic's list (`None`: a new topic): the new list and the
-/// line to log, or `None` when its queues on the group are already `queue_data`. Topics that
-/// had the same list get the same new one from `rewrites`.
+/// `createAndUpdateQueueData` on one topic's list (`None`: a new topic): the line to log and
+/// the new list (`None`: changed in place, nothing else held it), or `None` when its queues
+/// on the group are already `queue_data`. Topics that had the same list get the same new one
+/// from `rewrites`.
 fn updated_queues(
-    current: Option<&TopicQueues>,
+    current: Option<&mut TopicQueues>,
     topic: &TopicName,
     queue_data: QueueData,
     rewrites: &mut QueueRewrites,
-) -> Option<(TopicQueues, Event)> {
+) -> Option<(Option<TopicQueues>, Event)> {
     let q = &queue_data;
     let change = (q.broker_name.clone(), [q.read_queue_nums, q.write_queue_nums, q.perm, q.topic_sys_flag]);
     let (list, old) = match current {
-        Some(current) => rewrites.get(current, change, |list| list.with(queue_data.clone())),
-        None => rewrites.get_new(change, || (TopicQueues::one(queue_data.clone()), None)),
+        Some(current) => match current.set_in_place(queue_data.clone()) {
+            Ok(old) => (None, old),
+            Err(queue_data) => {
+                let (list, old) = rewrites.get(current, change, |list| list.with(queue_data));
+                (Some(list), old)
+            }
+        },
+        None => {
+            let (list, old) = rewrites.get_new(change, || (TopicQueues::one(queue_data.clone()), None));
+            (Some(list), old)
+        }
     };
     let event = match old {
+        // Unchanged (in place, an equal entry replaced).
         Some(old) if old == queue_data => return None,
         Some(old) => Event::TopicChanged { topic: topic.clone(), old, new: queue_data },
         None => Event::TopicRegistered { topic: topic.clone(), queue_data },
@@ -281,14 +292,16 @@ impl RouteTable {
     ) -> bool {
         let event = match self.topic_queue_table.entry(topic.clone()) {
             Entry::Occupied(mut entry) => {
-                let Some((list, event)) = updated_queues(Some(entry.get()), topic, queue_data, rewrites) else {
+                let Some((list, event)) = updated_queues(Some(entry.get_mut()), topic, queue_data, rewrites) else {
                     return false;
                 };
-                entry.insert(list);
+                if let Some(list) = list {
+                    entry.insert(list);
+                }
                 event
             }
             Entry::Vacant(entry) => {
-                let Some((list, event)) = updated_queues(None, topic, queue_data, rewrites) else { return false };
+                let Some((Some(list), event)) = updated_queues(None, topic, queue_data, rewrites) else { return false };
                 entry.insert(list);
                 event
             }
@@ -317,19 +330,29 @@ impl RouteTable {
             while let Some(entry) = old.next_if(|(name, _)| name < topic) {
                 merged.push(entry);
             }
-            let current = old.next_if(|(name, _)| name == topic);
+            let mut current = old.next_if(|(name, _)| name == topic);
             let change = wanted(config, current.as_ref().map(|(_, list)| list)).and_then(|queue_data| {
-                updated_queues(current.as_ref().map(|(_, list)| list), topic, queue_data, &mut rewrites)
+                updated_queues(current.as_mut().map(|(_, list)| list), topic, queue_data, &mut rewrites)
             });
-            match (change, current) {
-                (Some((list, event)), current) => {
+            let event = match (change, current) {
+                (Some((Some(list), event)), current) => {
                     merged.push((current.map_or_else(|| topic.clone(), |(name, _)| name), list));
-                    log.push(event);
-                    touched.push(topic.clone());
+                    event
                 }
-                (None, Some(current)) => merged.push(current),
-                (None, None) => {}
-            }
+                // Changed in place.
+                (Some((None, event)), Some(current)) => {
+                    merged.push(current);
+                    event
+                }
+                (None, Some(current)) => {
+                    merged.push(current);
+                    continue;
+                }
+                // A new topic always gets a new list.
+                (_, None) => continue,
+            };
+            log.push(event);
+            touched.push(topic.clone());
         }
         merged.extend(old);
         // Sorted and without duplicates already: the bulk build is linear.
