@@ -12,7 +12,8 @@
 //!   answers; a oneway one is dropped; both counted), and a connection with nothing queued is
 //!   always admitted: brokers send one request at a time, so no flood refuses a registration
 //!   or a heartbeat. The bounds are exceeded by at most one request per connection.
-//! - The owner takes one item per connection per turn ([`Intake::next`]).
+//! - The owner takes one item per connection per turn ([`Intake::next`]; the rest of a batch,
+//!   one item from each of other connections: [`Intake::try_next_except`]).
 //!
 //! A lane also carries its connection's `Idle`, `Drained` and `Disconnected`, after what it
 //! sent before them and outside the bounds. `Connected` and the console's requests come on the
@@ -165,7 +166,7 @@ impl Intake {
             // Taken before looking, so that a resume after the look wakes the wait below.
             #[cfg(feature = "test-hooks")]
             let mut paused = self.observe.test_hooks.subscribe();
-            if let Some(message) = self.pop() {
+            if let Some(message) = self.pop(&[]) {
                 return message;
             }
             // One waiter (the owner): a push before this wait leaves a permit.
@@ -179,14 +180,25 @@ impl Intake {
         }
     }
 
-    fn pop(&self) -> Option<Inbound> {
+    /// The next item if one is waiting and its connection is not one of `taken` (see
+    /// [`Self::next`]), without waiting.
+    pub(crate) fn try_next_except(&self, taken: &[ConnId]) -> Option<Inbound> {
+        self.pop(taken)
+    }
+
+    /// The item of the next connection's turn, unless that connection is one of `skip`.
+    fn pop(&self, skip: &[ConnId]) -> Option<Inbound> {
         let mut guard = self.lock();
         let lanes = &mut *guard;
         #[cfg(feature = "test-hooks")]
         if self.observe.test_hooks.paused() {
             return None;
         }
-        while let Some(conn) = lanes.turns.pop_front() {
+        while let Some(&conn) = lanes.turns.front() {
+            if skip.contains(&conn) {
+                return None;
+            }
+            lanes.turns.pop_front();
             let Some(lane) = lanes.by_conn.get_mut(&conn) else { continue };
             let Some((message, size)) = lane.items.pop_front() else { continue };
             if let Some(size) = size {
@@ -253,7 +265,7 @@ mod tests {
     }
 
     fn taken(intake: &Intake) -> Vec<(u64, i32)> {
-        std::iter::from_fn(|| intake.pop())
+        std::iter::from_fn(|| intake.pop(&[]))
             .map(|message| match message {
                 Inbound::Received { conn, cmd, .. } => (conn.0, cmd.opaque),
                 other => panic!("{other:?}"),
@@ -274,6 +286,21 @@ mod tests {
         assert_eq!(&order[..4], &[(1, 0), (2, 100), (1, 1), (2, 101)]);
         assert_eq!(order.len(), 66);
         assert!(matches!(intake.request(ConnId(1), cmd(64, false), None), Admission::Queued));
+    }
+
+    #[test]
+    fn a_batch_takes_one_item_per_connection() {
+        let intake = intake();
+        for (conn, opaque) in [(1, 0), (1, 1), (2, 10), (3, 20), (3, 21)] {
+            assert!(matches!(intake.request(ConnId(conn), cmd(opaque, false), None), Admission::Queued));
+        }
+        let mut batch = Vec::new();
+        while let Some(Inbound::Received { conn, cmd, .. }) = intake.try_next_except(&batch) {
+            batch.push(conn);
+            assert_ne!(cmd.opaque % 10, 1, "a connection's second request waits for the next turn");
+        }
+        assert_eq!(batch, [ConnId(1), ConnId(2), ConnId(3)]);
+        assert_eq!(taken(&intake), [(1, 1), (3, 21)], "the next turn starts where this one stopped");
     }
 
     #[test]

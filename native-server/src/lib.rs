@@ -11,7 +11,7 @@
 //! ```text
 //!                        ┌─────────────── owner (one task) ────────────────┐
 //!  acceptor ──Connected─▶│ the only NameServer: handle, poll_output, timers │──KvChanged─────▶ KV writer (journal)
-//!  connection ─Received─▶│ publishes a RouteSnapshot after every change     │──PersistConfig─▶ config writer
+//!  connection ─Received─▶│ publishes a RouteSnapshot per turn of changes    │──PersistConfig─▶ config writer
 //!  connection ◀─replies──│ try_send into bounded per-connection queues      │  (blocking pool, in order;
 //!                        └────────────────────────┬─────────────────────────┘   config: latest wins)
 //!                                                 ▼ ArcSwap<RouteSnapshot>

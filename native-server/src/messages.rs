@@ -38,6 +38,20 @@ pub(crate) enum Inbound {
     AcceptStopped,
 }
 
+impl Inbound {
+    /// The connection it is about, if it is about one.
+    pub(crate) fn conn(&self) -> Option<ConnId> {
+        match self {
+            Self::Connected { conn, .. }
+            | Self::Received { conn, .. }
+            | Self::Idle { conn, .. }
+            | Self::Drained { conn }
+            | Self::Disconnected { conn } => Some(*conn),
+            Self::Request { .. } | Self::AcceptStopped => None,
+        }
+    }
+}
+
 /// The owner's side of one connection.
 #[derive(Debug)]
 pub(crate) struct ConnHandle {

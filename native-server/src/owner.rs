@@ -4,7 +4,10 @@
 //! — a message on its channel (a new connection, a console request), the next connection's
 //! turn in the intake (round robin), the core's [`NameServer::poll_timeout`], a file written,
 //! the ten-minute KV print or the shutdown — makes one [`NameServer::handle`] call, publishes
-//! a new route snapshot if a route answer changed, and then acts on every [`Output`]. It
+//! a new route snapshot if a route answer changed, and then acts on every [`Output`]. The
+//! requests of one turn of its loop (a batch, `owner_loop.rs`) are handled one after another
+//! and their outputs held back until the turn's end, when one snapshot publishes what all of
+//! them changed: a reply still never goes before the routes it implies are visible. It
 //! never waits for a peer: replies go to each connection's bounded queue with `try_send`, and
 //! a full queue (in replies or in bytes) closes that connection. File writes are handed to the
 //! persistence tasks, which run them on the blocking pool; the replies of a step that changed
@@ -30,7 +33,7 @@ use crate::clock::Clock;
 use crate::messages::{ConnHandle, Inbound};
 use crate::name_warnings::NameWarnings;
 use crate::notify::Notifier;
-use crate::observe::OwnerHooks;
+use crate::observe::{OwnerHooks, RouteSample};
 use crate::owner_loop::Machine;
 use crate::persist::{KvJournal, PersistTarget, Progress};
 use crate::snapshot::RouteSnapshot;
@@ -67,6 +70,22 @@ pub(crate) struct Owner {
     /// Broker and cluster names outside Java's charset, warned about once each.
     names: NameWarnings,
     wakes: Wakes,
+    /// Outputs of this turn's requests, waiting for the turn's snapshot ([`Machine::flush`]).
+    deferred: Vec<Output>,
+    /// This turn has handled a request whose outputs wait.
+    batching: bool,
+    /// This turn's requests, for the console once their replies have gone.
+    answered: Vec<Answered>,
+}
+
+/// A request the owner handled, as the console counts it (`OwnerHooks::answered`).
+#[derive(Debug)]
+struct Answered {
+    conn: Option<ConnId>,
+    code: i32,
+    response: Option<i32>,
+    at: Option<std::time::Instant>,
+    sample: Option<RouteSample>,
 }
 
 /// What the owner waits for besides messages and the core's deadline.
@@ -138,6 +157,9 @@ impl Owner {
             notifier: Notifier::spawn("notifyMinBrokerIdChanged"),
             names: NameWarnings::default(),
             wakes,
+            deferred: Vec::new(),
+            batching: false,
+            answered: Vec::new(),
         }
     }
 }
@@ -151,7 +173,27 @@ impl Machine for Owner {
     }
 
     fn on_inbound(&mut self, message: Inbound) {
+        // Everything joins the turn's batch but a drained connection, which is let go (or
+        // kept for its held replies) once every reply it is owed has been handed over.
+        if matches!(message, Inbound::Drained { .. }) {
+            self.flush();
+        }
+        self.batching = true;
         self.handle_inbound(message);
+    }
+
+    fn flush(&mut self) {
+        if !std::mem::take(&mut self.batching) {
+            return;
+        }
+        self.publish_routes();
+        for output in std::mem::take(&mut self.deferred) {
+            self.act(output);
+        }
+        for Answered { conn, code, response, at, sample } in std::mem::take(&mut self.answered) {
+            self.console.answered(conn, code, response, at, sample);
+        }
+        self.console.publish(&self.ns);
     }
 
     fn next_deadline(&self) -> Instant {
@@ -161,6 +203,7 @@ impl Machine for Owner {
     }
 
     fn on_timer(&mut self) {
+        self.flush();
         self.step(Input::Timeout);
     }
 
@@ -176,6 +219,7 @@ impl Machine for Owner {
     }
 
     fn on_wake(&mut self, wake: Wake) {
+        self.flush();
         match wake {
             Wake::Written => self.release(),
             Wake::PrintKv => {
@@ -208,7 +252,7 @@ impl Owner {
                 let (code, sample) = (cmd.code, self.console.sample(conn, &cmd, at));
                 let reply_to = (!cmd.is_oneway()).then_some((To::Conn(conn), cmd.opaque));
                 let response = self.step_replying(Input::Received { conn, cmd }, reply_to);
-                self.console.answered(Some(conn), code, response, at, sample);
+                self.answered.push(Answered { conn: Some(conn), code, response, at, sample });
             }
             Inbound::Request { cmd, at, reply } => {
                 let id = RequestId(self.next_request);
@@ -221,7 +265,7 @@ impl Owner {
                     // No reply is coming (and none is held): the console hears that at once.
                     self.requests.remove(&id);
                 }
-                self.console.answered(None, code, response, at, None);
+                self.answered.push(Answered { conn: None, code, response, at, sample: None });
             }
             Inbound::Idle { conn, last_io, idle } => self.step(Input::Idle { conn, last_io, idle }),
             Inbound::Drained { conn } => {
@@ -249,7 +293,8 @@ impl Owner {
     }
 
     /// One `handle` call, then the snapshot, then the outputs: a reply is never sent before
-    /// the routes it implies are visible to every connection.
+    /// the routes it implies are visible to every connection. In a batch the snapshot and the
+    /// outputs wait for [`Machine::flush`].
     fn step(&mut self, input: Input) {
         self.step_replying(input, None);
     }
@@ -258,7 +303,9 @@ impl Owner {
     /// if the step sent one.
     fn step_replying(&mut self, input: Input, reply_to: Option<(To, i32)>) -> Option<i32> {
         self.ns.handle(self.clock.now(), input);
-        self.publish_routes();
+        if !self.batching {
+            self.publish_routes();
+        }
         // Files first: the step's replies wait for the generations handed over here. Events
         // (a large registration logs a line per topic, as Java does) are set apart, in the
         // runs the core hands over whole, and logged only after the replies are on their way.
@@ -287,6 +334,7 @@ impl Owner {
                 Output::Answer { id, cmd } if kv > 0 || config > 0 => {
                     self.held.push_back(Held { to: To::Request(id), cmd, kv, config });
                 }
+                output if self.batching => self.deferred.push(output),
                 output => self.act(output),
             }
         }
@@ -306,7 +354,9 @@ impl Owner {
         if handed_over && let Err(events) = crate::event_log::hand_over(events) {
             events.iter().for_each(|run| run.each(log_event));
         }
-        self.console.publish(&self.ns);
+        if !self.batching {
+            self.console.publish(&self.ns);
+        }
         response
     }
 

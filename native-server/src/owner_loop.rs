@@ -8,9 +8,16 @@
 //! ([`Machine::wake`]), the shutdown. Once the shutdown has begun, the acceptor has stopped and
 //! the machine owes nothing more ([`Machine::settled`]) it ends; at the end of the grace period
 //! it ends at once.
+//!
+//! A turn takes one item from each of up to [`BATCH`] connections with items waiting (for up to
+//! [`BATCH_TIME`]), not just one item, before the machine [flushes](Machine::flush): a machine
+//! may hold back what a batch's requests changed and their replies until then, and publish the
+//! change once for the whole batch. One item per connection: a peer that pipelines requests
+//! gets its replies one turn apart, as before, each turn leaving its connection time to write.
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -18,6 +25,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::intake::Intake;
 use crate::messages::Inbound;
+
+/// Most intake items (connections) taken in one turn, and the longest a turn goes on taking more. Replies
+/// wait for the end of their turn: at most this long plus one request (a heartbeat in a
+/// registration storm). When every topic's route is its own, publishing once per turn rather
+/// than once per registration, and changing each topic's queue list in place rather than
+/// copying it, is most of what a registration costs (issue 35).
+pub(crate) const BATCH: usize = 64;
+pub(crate) const BATCH_TIME: Duration = Duration::from_millis(50);
 
 /// A state machine an owner task drives: the NameServer or the controller.
 pub(crate) trait Machine: Send + 'static {
@@ -29,6 +44,9 @@ pub(crate) trait Machine: Send + 'static {
 
     /// One message from the channel or from a connection's lane (never `AcceptStopped`).
     fn on_inbound(&mut self, message: Inbound);
+
+    /// After each turn of the loop: what [`Self::on_inbound`] held back goes now.
+    fn flush(&mut self) {}
 
     /// When [`Self::on_timer`] is due, on tokio's clock.
     fn next_deadline(&self) -> Instant;
@@ -62,6 +80,8 @@ pub(crate) async fn run<M: Machine>(
     let timer = tokio::time::sleep_until(machine.next_deadline());
     tokio::pin!(timer);
     let (mut stopping, mut accept_stopped) = (false, false);
+    // The connections the turn took an item from.
+    let mut taken = Vec::with_capacity(BATCH);
     loop {
         if stopping && accept_stopped && machine.settled() {
             break;
@@ -78,22 +98,37 @@ pub(crate) async fn run<M: Machine>(
                 None => break,
             },
             message = intake.next() => {
-                // A connection's `Connected` was on the channel before it handed anything
-                // over: take it first.
-                while let Ok(first) = inbound.try_recv() {
-                    match first {
-                        Inbound::AcceptStopped => accept_stopped = true,
-                        first => machine.on_inbound(first),
-                    }
-                }
+                take_channel(&mut inbound, &mut machine, &mut accept_stopped);
+                let began = Instant::now();
+                taken.clear();
+                taken.extend(message.conn());
                 machine.on_inbound(message);
+                while taken.len() < BATCH && began.elapsed() < BATCH_TIME {
+                    take_channel(&mut inbound, &mut machine, &mut accept_stopped);
+                    let Some(message) = intake.try_next_except(&taken) else { break };
+                    taken.extend(message.conn());
+                    machine.on_inbound(message);
+                }
             }
             () = &mut timer => machine.on_timer(),
             wake = machine.wake() => machine.on_wake(wake),
             () = shutdown.cancelled(), if !stopping => stopping = true,
             () = force_close.cancelled() => break,
         }
+        machine.flush();
     }
+    machine.flush();
     intake.close();
     machine.finish();
+}
+
+/// A connection's `Connected` is on the channel before it hands anything over: taken before
+/// each item of the intake.
+fn take_channel<M: Machine>(inbound: &mut mpsc::Receiver<Inbound>, machine: &mut M, accept_stopped: &mut bool) {
+    while let Ok(message) = inbound.try_recv() {
+        match message {
+            Inbound::AcceptStopped => *accept_stopped = true,
+            message => machine.on_inbound(message),
+        }
+    }
 }

@@ -20,7 +20,7 @@ mod view;
 pub(crate) use activity::LastIo;
 pub(crate) use controller::{BrokerGroupView, ControllerView, Elections, ReplicaView};
 pub(crate) use events::LiveEvent;
-pub(crate) use hooks::OwnerHooks;
+pub(crate) use hooks::{OwnerHooks, RouteSample};
 pub(crate) use metrics::{Deadline, Refused};
 pub(crate) use observer::Observer;
 pub(crate) use traffic::Traffic;

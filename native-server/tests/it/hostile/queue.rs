@@ -185,3 +185,34 @@ fn a_frame_waiting_while_the_daemon_does_not_read_is_not_closed_by_its_deadline(
     assert!(peer.send(&last[10..]), "closed while the daemon did not read it");
     assert_eq!(peer.reply().opaque, 65);
 }
+
+/// Owner paused; twelve brokers' registrations queued, all but the first with 2,000 topics (a
+/// first registration of one topic alone is refused, as Java refuses it: two);
+/// resumed: the owner takes them in batches (`owner_loop.rs`), publishing one route snapshot
+/// per batch, and a broker hears it is registered only once its topic is routed: a client
+/// that asks at once finds it.
+#[test]
+fn a_batchs_replies_wait_until_its_routes_are_published() {
+    let (server, console) = Server::start_with_console(&[], &[]);
+    pause(console);
+    let mut brokers = Vec::new();
+    for i in 0..12_i32 {
+        let more = if i == 0 { 1 } else { 2000 };
+        let topics: Vec<String> =
+            std::iter::once(format!("Q{i}")).chain((0..more).map(|j| format!("H{i}-{j}"))).collect();
+        let topics: Vec<&str> = topics.iter().map(String::as_str).collect();
+        let mut broker = server.peer();
+        let registration = register("C", &format!("b{i}"), &format!("127.0.0.{}:10911", i + 1), &topics, i);
+        assert!(broker.send(&frames([registration])));
+        brokers.push(broker);
+    }
+    recorded(console, "every registration taken in", 12, |n| n.arrived && n.code == 103);
+    let mut client = server.peer();
+    resume(console);
+    for (i, broker) in (0_i32..).zip(&mut brokers) {
+        let reply = broker.reply();
+        assert_eq!(reply.code, 0, "b{i} registered: {:?}", reply.remark);
+        let route = client.call(&route_query(&format!("Q{i}"), 100 + i));
+        assert_eq!(route.code, 0, "Q{i} is routed by the time b{i} hears it is registered");
+    }
+}
