@@ -209,6 +209,32 @@ impl Tables<'_> {
         self.cells(label, [ours, peer, floor], &java, target, check);
     }
 
+    /// The median over the repetitions against `kind` of `top`'s `key` over `bottom`'s, run
+    /// by run (bench.sh alternates the two measures, so each pair ran side by side).
+    fn paired(&self, top: &str, bottom: &str, kind: &str, key: &str) -> String {
+        let (tops, bottoms) = (self.runs(top, kind, key), self.runs(bottom, kind, key));
+        let mut ratios: Vec<f64> = tops.iter().zip(&bottoms).filter(|(_, b)| **b != 0.0).map(|(a, b)| a / b).collect();
+        median_f64(&mut ratios).map_or_else(|| String::from("n/a"), |v| Format::Decimals(2).write(v))
+    }
+
+    /// `key` of each run of `measure` against `kind`, in the order they ran.
+    fn runs(&self, measure: &str, kind: &str, key: &str) -> Vec<f64> {
+        self.records
+            .iter()
+            .filter(|r| r.measure == measure && r.kind == kind)
+            .filter_map(|r| r.result.as_ref()?.number(key))
+            .collect()
+    }
+
+    /// A row of [`Self::paired`] ratios, one per server kind.
+    fn paired_row(&mut self, label: &str, (top, bottom): (&str, &str), key: &str, target: &str, check: Check) {
+        let ours = self.paired(top, bottom, "ours", key);
+        let floor = self.paired(top, bottom, "floor", key);
+        let peer = if self.has_peer { self.paired(top, bottom, "peer", key) } else { String::from("skipped") };
+        let java: Vec<String> = self.java.iter().map(|(kind, _)| self.paired(top, bottom, kind, key)).collect();
+        self.cells(label, [ours, peer, floor], &java, target, check);
+    }
+
     fn criterion_row(&mut self, label: &str, id: &str, unit_ns: f64, target: &str, check: Check) {
         let median = self.options.criterion.as_ref().and_then(|c| c.get(id)).copied();
         let ours = median.map_or_else(|| String::from("n/a"), |ns| Format::Significant4.write(ns / unit_ns));
@@ -294,6 +320,13 @@ impl Tables<'_> {
         self.row(distinct, "hold-queried-distinct", &*mib("rss_loaded_kib"), mib1, "", Check::None);
         let register = format!("time to register {mem_b} × {mem_t}, 64 at a time (ms)");
         self.row(&register, "hold", &*number("register_all_ms"), ms, "", Check::None);
+        let alike = "same, all routes alike (ms)";
+        self.row(alike, "hold-queried-alike", &*number("register_all_ms"), ms, "", Check::None);
+        let distinct = "same, every route different (ms)";
+        self.row(distinct, "hold-queried-distinct", &*number("register_all_ms"), ms, "", Check::None);
+        let pairs = ("hold-queried-distinct", "hold-queried-alike");
+        let ratio = "every route different / alike, time to register (median of paired runs)";
+        self.paired_row(ratio, pairs, "register_all_ms", "≤ 1.2", Check::Max(1.2));
         let one = format!("one {big}-topic registration, fresh server (ms)");
         self.row(&one, "register-one", &*number("first_ms"), ms, "≤ ⅓ × peer", Check::PeerAtMost(0.3334));
         for body in ["JSON", "compressed"] {
@@ -371,6 +404,13 @@ impl Tables<'_> {
         self.header();
         let rss = format!("RSS after {brokers} × {topics} registered (MiB)");
         self.row(&rss, "hold-large", &*mib("rss_loaded_kib"), mib1, "≤ 150 MiB", Check::Max(150.0));
+        let info = "time to register them all, 64 at a time, logging at INFO (ms)";
+        self.row(info, "register-large-info", &*number("register_all_ms"), ms, "", Check::None);
+        let warn = "same, logging at WARN (ms)";
+        self.row(warn, "register-large-warn", &*number("register_all_ms"), ms, "", Check::None);
+        let pairs = ("register-large-info", "register-large-warn");
+        let ratio = "INFO / WARN, time to register (median of paired runs)";
+        self.paired_row(ratio, pairs, "register_all_ms", "≤ 1.2", Check::Max(1.2));
         let all = "time to register them all, route load running (ms)";
         self.row(all, "cold", &*number("register_all_ms"), ms, "", Check::None);
         let slowest = "slowest route reply during the registrations (µs)";
@@ -544,6 +584,29 @@ hold java rc=0 load=1 HOLD rss_before_kib=153600 rss_loaded_kib=204800
             parse_raw(raw).unwrap().into_iter().filter(|r| !r.kind.starts_with("java")).collect();
         let table = tables(&records, &Options::default());
         assert!(table.starts_with("| measure | ours | peer | floor | ours/peer | ours/floor | target | status |\n"));
+    }
+
+    #[test]
+    fn paired_ratios_are_the_median_of_each_pairs_ratio() {
+        let raw = "\
+route ours rc=0 load=1 ROUTE qps=1
+hold-queried-alike ours rc=0 load=1 HOLD register_all_ms=100
+hold-queried-distinct ours rc=0 load=1 HOLD register_all_ms=110
+hold-queried-alike ours rc=0 load=1 HOLD register_all_ms=100
+hold-queried-distinct ours rc=0 load=1 HOLD register_all_ms=150
+hold-queried-alike ours rc=0 load=1 HOLD register_all_ms=200
+hold-queried-distinct ours rc=0 load=1 HOLD register_all_ms=220
+register-large-info ours rc=0 load=1 HOLD register_all_ms=1300
+register-large-warn ours rc=0 load=1 HOLD register_all_ms=1000
+";
+        let table = tables(&parse_raw(raw).unwrap(), &Options::default());
+        let ratio = row(&table, "every route different / alike, time to register (median of paired runs)");
+        // 1.1, 1.5 and 1.1: the median of the pairs, where the medians' ratio would be 1.5.
+        assert_eq!(ratio[1..4], ["1.10", "skipped", "n/a"]);
+        assert_eq!(ratio.last(), Some(&"met"));
+        let logs = row(&table, "INFO / WARN, time to register (median of paired runs)");
+        assert_eq!(logs[1], "1.30");
+        assert_eq!(logs.last(), Some(&"MISSED"));
     }
 
     #[test]
