@@ -420,12 +420,16 @@ impl<L: ReplicatedLog> Controller<L> {
         let (outcome, reply_to, retry) = match task {
             Task::Request { conn, cmd, request } => {
                 let outcome = self.validate(&request);
-                if let (ControllerRequest::RegisterBroker { broker_name, broker_id, broker_address, .. }, true) =
-                    (&request, outcome.code == ResponseCode::Success)
+                // A registration (each broker start) may have one reported epoch followed.
+                if let ControllerRequest::RegisterBroker {
+                    broker_name: Some(name),
+                    broker_id: Some(id),
+                    broker_address: Some(addr),
+                    ..
+                } = &request
+                    && outcome.code == ResponseCode::Success
                 {
-                    if let (Some(name), Some(id), Some(addr)) = (broker_name, broker_id, broker_address) {
-                        self.followed.registered(name, *id, addr);
-                    }
+                    self.followed.registered(name, *id, addr);
                 }
                 (outcome, Some((conn, cmd)), None)
             }
