@@ -6,12 +6,13 @@ use alloc::collections::VecDeque;
 use alloc::string::String;
 
 use nameserver_core::protocol::{RemotingCommand, ResponseCode};
-use nameserver_core::{BrokerAddr, BrokerName, ConnId, Instant};
+use nameserver_core::{BrokerAddr, BrokerId, BrokerName, ConnId, Instant};
 
 use crate::code::ControllerResponseCode;
 use crate::config::ControllerConfig;
 use crate::event::{decode_entry, encode_entry};
-use crate::handlers::{Context, Elected, HELD_EPOCH_LIMIT, Outcome};
+use crate::followed::FollowedEpochs;
+use crate::handlers::{Context, Elected, Outcome};
 use crate::liveness::{LiveKey, Liveness};
 use crate::log::{LogIndex, ReplicatedLog, Snapshot};
 use crate::notify::role_changed;
@@ -106,6 +107,7 @@ pub struct Controller<L: ReplicatedLog> {
     pub(crate) tables: ReplicasInfo,
     pub(crate) applied: LogIndex,
     pub(crate) live: Liveness,
+    pub(crate) followed: FollowedEpochs,
     queue: VecDeque<Task>,
     inflight: Option<Inflight>,
     pub(crate) outputs: VecDeque<Output>,
@@ -140,6 +142,7 @@ impl<L: ReplicatedLog> Controller<L> {
             tables,
             applied,
             live: Liveness::default(),
+            followed: FollowedEpochs::default(),
             queue: VecDeque::new(),
             inflight: None,
             outputs: VecDeque::new(),
@@ -244,7 +247,7 @@ impl<L: ReplicatedLog> Controller<L> {
                 }
                 Some(id) => {
                     self.live.heartbeat(self.now, conn, &hb, id);
-                    self.elect_above(&hb);
+                    self.elect_above(&hb, id);
                     Outcome::new(ResponseCode::Success, None).remark("Heart beat success")
                 }
             },
@@ -279,20 +282,30 @@ impl<L: ReplicatedLog> Controller<L> {
     }
 
     pub(crate) fn context(&self) -> Context<'_> {
-        Context { now: self.now, tables: &self.tables, live: &self.live, config: &self.config }
+        Context {
+            now: self.now,
+            tables: &self.tables,
+            live: &self.live,
+            config: &self.config,
+            followed: &self.followed,
+        }
     }
 
     /// A replica of a group with a master reports a later epoch than the group's: its epochs
     /// came from another controller (PROTOCOL.md §20.4), and a broker's first election request
     /// overtakes its first heartbeat (Java sends that one from an executor). The leader elects
-    /// again, the master staying, above that epoch, so that its HA and its slaves' take it.
-    fn elect_above(&mut self, hb: &Heartbeat) {
+    /// again, the master staying, above that epoch, so that its HA and its slaves' take it;
+    /// only for an epoch [`FollowedEpochs::report`] follows (once per registration, from the
+    /// registered replica), so that heartbeats cannot force election after election.
+    fn elect_above(&mut self, hb: &Heartbeat, id: BrokerId) {
         let Some(name) = hb.broker_name.as_ref() else { return };
-        let behind =
-            self.tables.sync.get(name).is_some_and(|sync| sync.master.is_some() && hb.epoch > sync.master_epoch);
+        if !self.serving || !self.followed.report(&self.tables, hb, id) {
+            return;
+        }
+        let has_master = self.tables.sync.get(name).is_some_and(|sync| sync.master.is_some());
         let queued =
             self.queue.iter().any(|task| matches!(task, Task::Elect { broker_name, .. } if broker_name == name));
-        if self.serving && behind && hb.epoch < HELD_EPOCH_LIMIT && !queued {
+        if has_master && !queued {
             self.queue.push_back(Task::Elect { broker_name: name.clone(), attempts: 1 });
         }
     }
@@ -405,7 +418,21 @@ impl<L: ReplicatedLog> Controller<L> {
 
     fn start(&mut self, task: Task) {
         let (outcome, reply_to, retry) = match task {
-            Task::Request { conn, cmd, request } => (self.validate(&request), Some((conn, cmd)), None),
+            Task::Request { conn, cmd, request } => {
+                let outcome = self.validate(&request);
+                // A registration (each broker start) may have one reported epoch followed.
+                if let ControllerRequest::RegisterBroker {
+                    broker_name: Some(name),
+                    broker_id: Some(id),
+                    broker_address: Some(addr),
+                    ..
+                } = &request
+                    && outcome.code == ResponseCode::Success
+                {
+                    self.followed.registered(name, *id, addr);
+                }
+                (outcome, Some((conn, cmd)), None)
+            }
             Task::BrokerInactive { key } => {
                 let was_master =
                     key.broker_name.as_ref().and_then(|name| self.tables.sync.get(name)).and_then(|s| s.master)

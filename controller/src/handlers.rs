@@ -18,14 +18,10 @@ use crate::code::ControllerResponseCode as Code;
 use crate::config::ControllerConfig;
 use crate::elect::{Ballot, elect};
 use crate::event::Event;
+use crate::followed::FollowedEpochs;
 use crate::liveness::Liveness;
 use crate::replicas::ReplicasInfo as Tables;
 use crate::request::ElectMaster;
-
-/// Reported epochs at or above this are not followed (`held_epoch`): no broker gets
-/// there (an election a second for 34 years), and one heartbeat could otherwise push a group's
-/// master epoch to where the next elections wrap it below the brokers' epochs.
-pub(crate) const HELD_EPOCH_LIMIT: i32 = 1 << 30;
 
 /// What validation decided: the reply, and the events that must commit before it is sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,6 +103,8 @@ pub struct Context<'a> {
     pub live: &'a Liveness,
     /// The configuration (unclean elections).
     pub config: &'a ControllerConfig,
+    /// The reported epochs the leader follows.
+    pub followed: &'a FollowedEpochs,
 }
 
 /// A header map from `(key, value)` pairs, skipping `None`s (Java omits null fields).
@@ -286,18 +284,18 @@ impl Context<'_> {
     }
 
     /// The highest HA epoch the group's live replicas report (BROKER_HEARTBEAT's `epoch`, the
-    /// last of their `epochFileCheckpoint`). Above this controller's master epoch only when
-    /// they were elected by another controller, Java's before a migration: a new master epoch
-    /// not above it is refused by their HA (`AutoSwitchHAService.changeToSlave` and
-    /// `changeToMaster` keep a lower epoch out; an equal one makes the master rewrite its
+    /// last of their `epochFileCheckpoint`) and this controller follows ([`FollowedEpochs`]:
+    /// from a registered replica, once per registration). Above this controller's master
+    /// epoch only when they were elected by another controller, Java's before a migration: a
+    /// new master epoch not above it is refused by their HA (`AutoSwitchHAService.changeToSlave`
+    /// and `changeToMaster` keep a lower epoch out; an equal one makes the master rewrite its
     /// entry, which no slave then matches), so the slave never replicates (PROTOCOL.md §20.4).
     fn held_epoch(&self, replicas: &crate::replicas::BrokerReplicas, name: &BrokerName) -> Option<i32> {
         replicas
             .brokers
             .keys()
-            .filter_map(|id| self.live.info(replicas.cluster.as_ref(), name, *id).filter(|i| i.alive_at(self.now)))
-            .map(|info| info.epoch)
-            .filter(|epoch| *epoch < HELD_EPOCH_LIMIT)
+            .filter(|id| self.alive(replicas.cluster.as_ref(), name, **id))
+            .filter_map(|id| self.followed.epoch(name, *id))
             .max()
     }
 

@@ -66,7 +66,7 @@
 //! | Q13 | requests queued at a step-down time out as SYSTEM_ERROR after 5 s | differs: answered CONTROLLER_NOT_LEADER at once |
 //! | Q14 | 1010 lists field names (`isProcessReadEvent`) and `JraftConfig@<hash>` | field names kept; no `jraftConfig` line (no JRaft here), nor NettyServerConfig's keys |
 //! | Q15 | a heartbeat expiry seen while not leader is dropped; only the master scan recovers | kept |
-//! | Q16 | a new master epoch is always the group's + 1, even below the epoch live replicas report (after a move from another controller), whose HA then refuses the role | differs: above the highest a live replica reports ([`Event::RaiseMasterEpoch`]), and a heartbeat reporting more than its group's epoch elects the master again above it (docs/PROTOCOL.md §20.4) |
+//! | Q16 | a new master epoch is always the group's + 1, even below the epoch live replicas report (after a move from another controller), whose HA then refuses the role | differs: above the highest a live replica reports ([`Event::RaiseMasterEpoch`]), and a heartbeat reporting more than its group's epoch elects the master again above it; only an epoch a registered replica reports from its registered address, once per registration ([`followed`]; docs/PROTOCOL.md §20.4) |
 //!
 //! Also different: 1013 without `appliedBrokerId` is SYSTEM_ERROR for a known group too (Java
 //! stores a null id there); a leader-only request without `brokerName` is SYSTEM_ERROR (Java's
@@ -86,6 +86,7 @@ pub mod controller;
 mod dispatch;
 pub mod elect;
 pub mod event;
+pub mod followed;
 pub mod handlers;
 pub mod liveness;
 pub mod log;

@@ -5,6 +5,7 @@ mod apply_model;
 mod codes;
 mod common;
 mod election;
+mod followed_epochs;
 mod fuzz_regressions;
 mod golden;
 mod quirks;

@@ -249,6 +249,48 @@ async fn a_torn_last_record_is_dropped_and_the_rest_replayed() {
     daemon.stop().await;
 }
 
+/// A two-way 904 (answered once the controller took it) with an epoch, as `(cluster,
+/// address)` claim it.
+async fn heartbeat_at(client: &mut AsyncClient, cluster: &str, id: &str, addr: &str, epoch: i32) {
+    let epoch = epoch.to_string();
+    let fields = [
+        ("clusterName", cluster),
+        ("brokerName", GROUP),
+        ("brokerAddr", addr),
+        ("brokerId", id),
+        ("epoch", &epoch),
+        ("maxOffset", "100"),
+        ("heartbeatTimeoutMills", "10000"),
+    ];
+    assert_eq!(call(client, 904, &fields).await.code, 0);
+}
+
+/// Quirk Q16's epochs are followed only from a registered replica at its registered address,
+/// once per registration: spoofed heartbeats with rising epochs elect nobody again.
+#[tokio::test]
+async fn only_a_registered_replicas_first_later_epoch_elects_the_master_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = start(dir.path()).await;
+    let [(_master, _, _), (mut slave, slave_port, slave_addr)] = two_brokers(&daemon).await;
+    let mut spoofer = daemon.broker().await;
+    for epoch in 5..10 {
+        heartbeat_at(&mut spoofer, CLUSTER, "2", "127.0.0.1:1", epoch).await;
+        heartbeat_at(&mut spoofer, CLUSTER, "9", &slave_addr, epoch).await;
+        heartbeat_at(&mut spoofer, "OtherCluster", "2", &slave_addr, epoch).await;
+    }
+    assert_eq!(replica_info(&mut spoofer).await, ("1".into(), "1".into(), "2".into()), "no election");
+    // The slave reports the epoch its file holds (as after a move from another controller):
+    // the master is elected again above it, once, whatever it reports next.
+    heartbeat_at(&mut slave, CLUSTER, "2", &slave_addr, 5).await;
+    let notice = role_changed(&slave_port).await;
+    assert_eq!((notice.field("masterBrokerId"), notice.field("masterEpoch")), (Some("1"), Some("6")));
+    for epoch in [7, 8, 50] {
+        heartbeat_at(&mut slave, CLUSTER, "2", &slave_addr, epoch).await;
+    }
+    assert_eq!(replica_info(&mut spoofer).await, ("1".into(), "6".into(), "3".into()), "one election");
+    daemon.stop().await;
+}
+
 /// Runs the binary with `file` as `-c` and returns its stderr; it must fail.
 fn refused(home: &Path, file: &str) -> String {
     let path = home.join("namesrv.properties");

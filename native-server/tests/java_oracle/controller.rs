@@ -267,9 +267,30 @@ fn quirks() -> Sequence {
     s.finish()
 }
 
+/// Quirk Q16 (rows C2, C3): a replica reports a later epoch than the group's, as after a move
+/// from another controller. Java elects at its own epoch + 1 and never reads the report; ours
+/// elects the master again above it, once, and follows no spoofed or later report.
+fn epochs() -> Sequence {
+    let mut s = Seq::new("controller/epochs", PROFILES[0]);
+    let (one, two) = (Replica::new("ctl-epochs", 1, 1), Replica::new("ctl-epochs", 2, 2));
+    join(&mut s, "join-1", &one);
+    join(&mut s, "join-2", &two);
+    s.elect("elect-1", &one, false);
+    s.beat("heartbeat-2-epoch-5", &two, "5", "100");
+    s.replica_info("replica-info-above-5", "ctl-epochs");
+    // Later reports from the slave, and from an address or an id nobody registered.
+    s.beat("heartbeat-2-epoch-7", &two, "7", "100");
+    let spoofed = Replica { addr: String::from("127.0.9.9:30911"), conn: 3, ..Replica::new("ctl-epochs", 2, 3) };
+    s.beat("heartbeat-2-spoofed-address", &spoofed, "20", "100");
+    s.beat("heartbeat-9-spoofed-id", &Replica::new("ctl-epochs", 9, 3), "21", "100");
+    s.replica_info("replica-info-still-above-5", "ctl-epochs");
+    s.elect("elect-2-while-master-alive", &two, false);
+    s.finish()
+}
+
 /// The controller's sequences.
 pub(crate) fn sequences() -> Vec<Sequence> {
-    vec![lifecycle(), quirks()]
+    vec![lifecycle(), quirks(), epochs()]
 }
 
 /// The keys the controller settings share on both sides; the peer list names `port`.
