@@ -69,8 +69,8 @@ impl EventRun {
     /// Logs `event`.
     pub fn push(&mut self, event: Event) {
         match event {
-            Event::TopicRegistered { topic, queue_data } => self.push_topic(topic, &TopicLine::Registered(queue_data)),
-            Event::TopicChanged { topic, old, new } => self.push_topic(topic, &TopicLine::Changed { old, new }),
+            Event::TopicRegistered { topic, queue_data } => self.push_topic(topic, TopicLine::Registered(queue_data)),
+            Event::TopicChanged { topic, old, new } => self.push_topic(topic, TopicLine::Changed { old, new }),
             event => {
                 self.len += 1;
                 self.parts.push_back(Part::Event(event));
@@ -79,16 +79,16 @@ impl EventRun {
     }
 
     /// Logs `line` about `topic`, keeping only the name when the line is the previous topic's.
-    pub(crate) fn push_topic(&mut self, topic: TopicName, line: &TopicLine) {
+    pub(crate) fn push_topic(&mut self, topic: TopicName, line: TopicLine) {
         self.len += 1;
         if let Some(Part::Topics { topics, lines, .. }) = self.parts.back_mut() {
-            if lines.last().is_none_or(|(_, last)| last != line) {
-                lines.push((topics.len(), line.clone()));
+            if lines.last().is_none_or(|(_, last)| *last != line) {
+                lines.push((topics.len(), line));
             }
             topics.push(topic);
             return;
         }
-        let lines = alloc::vec![(0, line.clone())];
+        let lines = alloc::vec![(0, line)];
         self.parts.push_back(Part::Topics { topics: alloc::vec![topic], lines, taken: 0, line: 0 });
     }
 

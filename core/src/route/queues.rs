@@ -3,6 +3,7 @@
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use core::cmp::Ordering;
 use core::hash::{Hash, Hasher};
 
 use crate::names::BrokerName;
@@ -58,12 +59,30 @@ impl TopicQueues {
     }
 
     /// [`Self::with`] done to this list itself, if nothing else holds it (no route snapshot,
-    /// no other topic); otherwise `queue_data` comes back.
-    pub(crate) fn set_in_place(&mut self, queue_data: QueueData) -> Result<Option<QueueData>, QueueData> {
+    /// no other topic); otherwise `queue_data` comes back. `hint` is where the group is
+    /// looked for first (a registration puts one group into many lists of the same groups),
+    /// and becomes where it went.
+    pub(crate) fn set_in_place(
+        &mut self,
+        queue_data: QueueData,
+        hint: &mut usize,
+    ) -> Result<Option<QueueData>, QueueData> {
         let Some(entries) = Arc::get_mut(&mut self.0) else { return Err(queue_data) };
-        Ok(match entries.binary_search_by(|q| q.broker_name.as_str().cmp(queue_data.broker_name.as_str())) {
-            Ok(i) => Some(core::mem::replace(&mut entries[i], queue_data)),
+        let name = queue_data.broker_name.as_str();
+        let at = *hint;
+        let hinted = at <= entries.len() && (at == 0 || entries[at - 1].broker_name.as_str() < name);
+        let position = match entries.get(at).map(|q| q.broker_name.as_str().cmp(name)) {
+            Some(Ordering::Equal) if hinted => Ok(at),
+            Some(Ordering::Greater) | None if hinted => Err(at),
+            _ => entries.binary_search_by(|q| q.broker_name.as_str().cmp(name)),
+        };
+        Ok(match position {
+            Ok(i) => {
+                *hint = i;
+                Some(core::mem::replace(&mut entries[i], queue_data))
+            }
             Err(i) => {
+                *hint = i;
                 entries.insert(i, queue_data);
                 None
             }
@@ -237,18 +256,40 @@ mod tests {
     fn only_a_list_nothing_else_holds_changes_in_place() {
         let mut alone = TopicQueues::one(queue("b", 1));
         let before = alone.addr();
-        assert_eq!(alone.set_in_place(queue("a", 2)), Ok(None));
-        assert_eq!(alone.set_in_place(queue("b", 3)), Ok(Some(queue("b", 1))));
+        let mut hint = 0;
+        assert_eq!(alone.set_in_place(queue("a", 2), &mut hint), Ok(None));
+        assert_eq!(alone.set_in_place(queue("b", 3), &mut hint), Ok(Some(queue("b", 1))));
         assert_eq!(alone.addr(), before, "changed where it was");
         assert!(alone.values().eq(&[queue("a", 2), queue("b", 3)]));
 
         // A snapshot (or another topic) holds it: it must not see the change.
         let held = alone.clone();
-        assert_eq!(alone.set_in_place(queue("c", 4)), Err(queue("c", 4)));
+        assert_eq!(alone.set_in_place(queue("c", 4), &mut hint), Err(queue("c", 4)));
         assert!(alone.same_list(&held) && alone.len() == 2);
         drop(held);
-        assert_eq!(alone.set_in_place(queue("c", 4)), Ok(None));
+        assert_eq!(alone.set_in_place(queue("c", 4), &mut hint), Ok(None));
         assert_eq!(alone.len(), 3);
+    }
+
+    #[test]
+    fn in_place_the_group_lands_where_a_map_would_put_it_whatever_the_hint() {
+        let names = ["b", "d", "f", "h"];
+        for new in ["a", "b", "c", "d", "e", "h", "i"] {
+            for start in 0..=6 {
+                let mut list = TopicQueues::one(queue("b", 1));
+                let mut map = BTreeMap::from([(BrokerName::from("b"), queue("b", 1))]);
+                for name in names.iter().skip(1) {
+                    let mut hint = 0;
+                    list.set_in_place(queue(name, 1), &mut hint).unwrap();
+                    map.insert(BrokerName::from(*name), queue(name, 1));
+                }
+                let mut hint = start;
+                let old = list.set_in_place(queue(new, 9), &mut hint).unwrap();
+                assert_eq!(old, map.insert(BrokerName::from(new), queue(new, 9)), "{new} from {start}");
+                assert!(list.values().eq(map.values()), "{new} from {start}");
+                assert_eq!(list.values().nth(hint).map(|q| q.broker_name.as_str()), Some(new));
+            }
+        }
     }
 
     #[test]

@@ -14,8 +14,19 @@ use crate::protocol::body::{BrokerData, QueueData, TopicConfig, TopicConfigTable
 use crate::protocol::request::BrokerIdentity;
 use crate::time::Instant;
 
-/// Shared results of one registration's queue changes (see [`Rewrites`]).
-type QueueRewrites = Rewrites<(BrokerName, [i32; 4]), (TopicQueues, Option<QueueData>)>;
+/// One registration's queue changes under way: the results shared by topics that shared a
+/// list (see [`Rewrites`]), and where the group went in the last list changed in place (one
+/// registration puts one group into lists that mostly hold the same groups).
+struct QueueChanges {
+    rewrites: Rewrites<(BrokerName, [i32; 4]), (TopicQueues, Option<QueueData>)>,
+    at: usize,
+}
+
+impl QueueChanges {
+    const fn new() -> Self {
+        Self { rewrites: Rewrites::new(), at: 0 }
+    }
+}
 
 /// Whether a registration's topic loop is cheaper as one walk along a table of `table` topics
 /// (it brings a good part of them) and can be one: each config keyed by its own topic name, so
@@ -34,20 +45,21 @@ fn updated_queues(
     current: Option<&mut TopicQueues>,
     topic: &TopicName,
     queue_data: QueueData,
-    rewrites: &mut QueueRewrites,
+    changes: &mut QueueChanges,
 ) -> Option<(Option<TopicQueues>, Event)> {
-    let q = &queue_data;
-    let change = (q.broker_name.clone(), [q.read_queue_nums, q.write_queue_nums, q.perm, q.topic_sys_flag]);
+    let change =
+        |q: &QueueData| (q.broker_name.clone(), [q.read_queue_nums, q.write_queue_nums, q.perm, q.topic_sys_flag]);
+    let rewrites = &mut changes.rewrites;
     let (list, old) = match current {
-        Some(current) => match current.set_in_place(queue_data.clone()) {
+        Some(current) => match current.set_in_place(queue_data.clone(), &mut changes.at) {
             Ok(old) => (None, old),
             Err(queue_data) => {
-                let (list, old) = rewrites.get(current, change, |list| list.with(queue_data));
+                let (list, old) = rewrites.get(current, change(&queue_data), |list| list.with(queue_data));
                 (Some(list), old)
             }
         },
         None => {
-            let (list, old) = rewrites.get_new(change, || (TopicQueues::one(queue_data.clone()), None));
+            let (list, old) = rewrites.get_new(change(&queue_data), || (TopicQueues::one(queue_data.clone()), None));
             (Some(list), old)
         }
     };
@@ -185,12 +197,12 @@ impl RouteTable {
                 self.set_queue_data_merging(configs, wanted, log)
             } else {
                 let mut touched = Vec::new();
-                let mut rewrites = Rewrites::new();
+                let mut changes = QueueChanges::new();
                 for config in configs.values() {
                     // `wanted` looks at the current queues only when not every topic is wanted.
                     let current = if every_topic { None } else { self.topic_queue_table.get(&config.topic_name) };
                     let Some(queue_data) = wanted(config, current) else { continue };
-                    if self.set_queue_data(&config.topic_name, queue_data, &mut rewrites, log) {
+                    if self.set_queue_data(&config.topic_name, queue_data, &mut changes, log) {
                         touched.push(config.topic_name.clone());
                     }
                 }
@@ -287,12 +299,12 @@ impl RouteTable {
         &mut self,
         topic: &TopicName,
         queue_data: QueueData,
-        rewrites: &mut QueueRewrites,
+        changes: &mut QueueChanges,
         log: &mut EventRun,
     ) -> bool {
         let event = match self.topic_queue_table.entry(topic.clone()) {
             Entry::Occupied(mut entry) => {
-                let Some((list, event)) = updated_queues(Some(entry.get_mut()), topic, queue_data, rewrites) else {
+                let Some((list, event)) = updated_queues(Some(entry.get_mut()), topic, queue_data, changes) else {
                     return false;
                 };
                 if let Some(list) = list {
@@ -301,7 +313,7 @@ impl RouteTable {
                 event
             }
             Entry::Vacant(entry) => {
-                let Some((Some(list), event)) = updated_queues(None, topic, queue_data, rewrites) else { return false };
+                let Some((Some(list), event)) = updated_queues(None, topic, queue_data, changes) else { return false };
                 entry.insert(list);
                 event
             }
@@ -320,7 +332,7 @@ impl RouteTable {
         wanted: impl Fn(&TopicConfig, Option<&TopicQueues>) -> Option<QueueData>,
         log: &mut EventRun,
     ) -> Vec<TopicName> {
-        let mut rewrites = Rewrites::new();
+        let mut changes = QueueChanges::new();
         let mut touched = Vec::new();
         let old = core::mem::take(&mut self.topic_queue_table);
         let mut merged = Vec::with_capacity(old.len() + configs.len());
@@ -332,7 +344,7 @@ impl RouteTable {
             }
             let mut current = old.next_if(|(name, _)| name == topic);
             let change = wanted(config, current.as_ref().map(|(_, list)| list)).and_then(|queue_data| {
-                updated_queues(current.as_mut().map(|(_, list)| list), topic, queue_data, &mut rewrites)
+                updated_queues(current.as_mut().map(|(_, list)| list), topic, queue_data, &mut changes)
             });
             let event = match (change, current) {
                 (Some((Some(list), event)), current) => {
@@ -408,11 +420,11 @@ impl RouteTable {
         {
             return;
         }
-        let mut rewrites = Rewrites::new();
+        let mut changes = QueueChanges::new();
         for queue_data in queue_datas {
             let Some((name, _)) = self.broker_addr_table.get_key_value(&queue_data.broker_name) else { break };
             let queue_data = QueueData { broker_name: name.clone(), ..queue_data.clone() };
-            if self.set_queue_data(topic, queue_data, &mut rewrites, log) {
+            if self.set_queue_data(topic, queue_data, &mut changes, log) {
                 self.touch_topic(topic);
             }
         }
