@@ -389,6 +389,46 @@ impl fmt::Display for AddrInfo<'_> {
 
 struct Queue<'a>(&'a QueueData);
 
+/// A topic's line ([`Event::TopicRegistered`], [`Event::TopicChanged`]) but for its topic:
+/// the words before the name ([`Self::head`]), and after it (its `Display`). A writer of
+/// many topics' lines that share their queues formats the part after the name once.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum TopicText<'a> {
+    Registered(&'a QueueData),
+    Changed { old: &'a QueueData, new: &'a QueueData },
+}
+
+impl TopicText<'_> {
+    pub(crate) const fn head(self) -> &'static str {
+        match self {
+            Self::Registered(_) => "new topic registered, ",
+            Self::Changed { .. } => "topic changed, ",
+        }
+    }
+
+    pub(crate) fn severity(self) -> Severity {
+        match self {
+            Self::Registered(_) => EventKind::TopicRegistered.severity(),
+            Self::Changed { .. } => EventKind::TopicChanged.severity(),
+        }
+    }
+
+    /// The whole line about `topic`.
+    fn line(self, f: &mut fmt::Formatter<'_>, topic: &TopicName) -> fmt::Result {
+        write!(f, "{}{}{self}", self.head(), x(topic))
+    }
+}
+
+/// What follows the topic's name.
+impl fmt::Display for TopicText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Registered(queue_data) => write!(f, " {}", Queue(queue_data)),
+            Self::Changed { old, new } => write!(f, " OLD: {} NEW: {}", Queue(old), Queue(new)),
+        }
+    }
+}
+
 impl fmt::Display for Queue<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let q = self.0;
@@ -424,12 +464,8 @@ impl fmt::Display for Event {
                     x(holder)
                 )
             }
-            Self::TopicRegistered { topic, queue_data } => {
-                write!(f, "new topic registered, {} {}", x(topic), Queue(queue_data))
-            }
-            Self::TopicChanged { topic, old, new } => {
-                write!(f, "topic changed, {} OLD: {} NEW: {}", x(topic), Queue(old), Queue(new))
-            }
+            Self::TopicRegistered { topic, queue_data } => TopicText::Registered(queue_data).line(f, topic),
+            Self::TopicChanged { topic, old, new } => TopicText::Changed { old, new }.line(f, topic),
             Self::BrokerExpired { cluster, broker_addr, timeout_ms, .. } => {
                 write!(f, "The broker channel expired, {} {timeout_ms}ms", AddrInfo(cluster, broker_addr))
             }

@@ -11,7 +11,7 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::event::Event;
+use crate::event::{Event, Severity, TopicText};
 use crate::names::TopicName;
 use crate::protocol::body::QueueData;
 
@@ -31,11 +31,62 @@ pub(crate) enum TopicLine {
 }
 
 impl TopicLine {
+    fn text(&self) -> TopicText<'_> {
+        match self {
+            Self::Registered(queue_data) => TopicText::Registered(queue_data),
+            Self::Changed { old, new } => TopicText::Changed { old, new },
+        }
+    }
+
     fn event(&self, topic: TopicName) -> Event {
         match self {
             Self::Registered(queue_data) => Event::TopicRegistered { topic, queue_data: queue_data.clone() },
             Self::Changed { old, new } => Event::TopicChanged { topic, old: old.clone(), new: new.clone() },
         }
+    }
+}
+
+/// One event of a run as [`EventRun::each_logged`] gives it.
+#[derive(Clone, Copy, Debug)]
+pub enum Logged<'a> {
+    /// Any event but a topic's line.
+    Event(&'a Event),
+    /// A topic's line ("new topic registered", "topic changed"): [`LineText::head`], the topic
+    /// as an [`Excerpt`](crate::excerpt::Excerpt), then `line` itself — the text of its
+    /// [`Event`]. `same`: all but the topic is the previous topic's line.
+    Topic {
+        /// The topic.
+        topic: &'a TopicName,
+        /// The rest of the line.
+        line: LineText<'a>,
+        /// The rest is the previous topic's.
+        same: bool,
+    },
+}
+
+/// A topic's line but for its topic: its words before the name ([`Self::head`]), and after
+/// it (`Display`).
+#[derive(Clone, Copy, Debug)]
+pub struct LineText<'a>(TopicText<'a>);
+
+impl LineText<'_> {
+    /// The words before the topic.
+    #[must_use]
+    pub fn head(self) -> &'static str {
+        self.0.head()
+    }
+
+    /// The level Java logs the line at.
+    #[must_use]
+    pub fn severity(self) -> Severity {
+        self.0.severity()
+    }
+}
+
+/// The words after the topic.
+impl fmt::Display for LineText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
     }
 }
 
@@ -130,6 +181,27 @@ impl EventRun {
 }
 
 impl EventRun {
+    /// [`Self::each`] for a writer of the lines: a topic's line comes as its topic and the
+    /// rest, which many topics share (the events are not made).
+    pub fn each_logged(&self, mut f: impl FnMut(Logged<'_>)) {
+        for part in &self.parts {
+            match part {
+                Part::Event(event) => f(Logged::Event(event)),
+                Part::Topics { topics, lines, taken, line } => {
+                    let mut line = *line;
+                    for (i, topic) in topics.iter().enumerate().skip(*taken) {
+                        let mut same = i > *taken;
+                        while lines.get(line + 1).is_some_and(|(from, _)| *from <= i) {
+                            line += 1;
+                            same = false;
+                        }
+                        f(Logged::Topic { topic, line: LineText(lines[line].1.text()), same });
+                    }
+                }
+            }
+        }
+    }
+
     /// Takes the first event left.
     pub fn pop_front(&mut self) -> Option<Event> {
         let (event, done) = match self.parts.front_mut()? {
@@ -259,6 +331,44 @@ mod tests {
         let mut events = alloc::vec![other.clone(), registered("t1", 4), registered("t2", 4), registered("t3", 8)];
         events.extend([changed.clone(), registered("t4", 4), broker, registered("t5", 4), changed, other]);
         events
+    }
+
+    /// Each line as [`EventRun::each_logged`] gives it, and the topics whose line is the one
+    /// before's but for the name.
+    fn logged(run: &EventRun) -> (Vec<alloc::string::String>, Vec<alloc::string::String>) {
+        let (mut lines, mut sames, mut tail) = (Vec::new(), Vec::new(), alloc::string::String::new());
+        run.each_logged(|logged| match logged {
+            Logged::Event(event) => lines.push(format!("{event} {:?}", event.kind().severity())),
+            Logged::Topic { topic, line, same } => {
+                if same {
+                    sames.push(alloc::string::String::from(topic.as_str()));
+                } else {
+                    tail = format!("{line}");
+                }
+                let topic = crate::excerpt::Excerpt::of(topic);
+                lines.push(format!("{}{topic}{tail} {:?}", line.head(), line.severity()));
+            }
+        });
+        (lines, sames)
+    }
+
+    #[test]
+    fn logged_lines_read_as_their_events() {
+        let mut run: EventRun = events().into_iter().collect();
+        let each = |run: &EventRun| {
+            let mut events = Vec::new();
+            run.each(|event| events.push(format!("{event} {:?}", event.kind().severity())));
+            events
+        };
+        let (lines, sames) = logged(&run);
+        assert_eq!(lines, each(&run));
+        assert_eq!(sames, ["t2"]);
+        // Taken from the front: t1 is gone, so t2's line is written whole.
+        run.pop_front();
+        run.pop_front();
+        let (lines, sames) = logged(&run);
+        assert_eq!(lines, each(&run));
+        assert!(sames.is_empty(), "{sames:?}");
     }
 
     #[test]

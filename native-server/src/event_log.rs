@@ -6,7 +6,8 @@
 //! storm. Here the owner hands the runs over whole (topics kept as names), and a thread of
 //! their own formats them in the same text as `tracing` would (stderr's format, and Java's
 //! pattern in `namesrv.log`), each destination getting one write per batch of at most
-//! [`BATCH_BYTES`]. Started only where that text is known (stderr not a terminal: no colours);
+//! [`BATCH_BYTES`]. What topics' lines share (the queues after the name, the time and level
+//! before it) is formatted once per run, not once per line. Started only where that text is known (stderr not a terminal: no colours);
 //! elsewhere, and when INFO is off for the owner, the runs go through `tracing` as before.
 
 use std::fmt::Write as _;
@@ -16,7 +17,8 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use nameserver_core::event::Severity;
-use nameserver_core::event_run::EventRun;
+use nameserver_core::event_run::{EventRun, Logged};
+use nameserver_core::excerpt::Excerpt;
 use tracing_appender::non_blocking::NonBlocking;
 
 /// Most bytes of one write.
@@ -78,36 +80,80 @@ pub(crate) fn hand_over(runs: Vec<EventRun>) -> Result<(), Vec<EventRun>> {
 fn write_runs(receiver: &Receiver<Message>, mut file: Option<NonBlocking>) {
     let mut stderr = Vec::with_capacity(BATCH_BYTES);
     let mut java = Vec::with_capacity(BATCH_BYTES);
-    let mut message = String::new();
+    let (mut message, mut tail) = (String::new(), String::new());
     let mut clock = Second::default();
     while let Ok(Message::Runs { runs, thread }) = receiver.recv() {
-        // A head is at most this long: the times, the level, the target or the thread.
-        let head_max = 64 + OWNER_TARGET.len() + thread.len();
         for run in &runs {
-            run.each(|event| {
-                let level = match event.kind().severity() {
-                    Severity::Warn => "WARN",
-                    Severity::Info => "INFO",
-                };
+            // A run's lines are stamped with the time it is taken up: its events came of one
+            // step. Their heads, one per level, are made once.
+            let heads = Heads::at(&mut clock, &thread);
+            let longest_head = heads.longest();
+            run.each_logged(|logged| {
                 message.clear();
-                let _ = writeln!(message, "{event}");
-                if stderr.len().max(java.len()) + head_max + message.len() > BATCH_BYTES {
+                let severity = match logged {
+                    Logged::Event(event) => {
+                        let _ = writeln!(message, "{event}");
+                        event.kind().severity()
+                    }
+                    // The rest of a topic's line, after its name, is the previous topic's
+                    // more often than not: formatted once.
+                    Logged::Topic { topic, line, same } => {
+                        if !same {
+                            tail.clear();
+                            let _ = writeln!(tail, "{line}");
+                        }
+                        message.push_str(line.head());
+                        let _ = write!(message, "{}", Excerpt::of(topic));
+                        message.push_str(&tail);
+                        line.severity()
+                    }
+                };
+                let (head, java_head) = heads.of(severity);
+                if stderr.len().max(java.len()) + longest_head + message.len() > BATCH_BYTES {
                     write_batch(&mut stderr, &mut java, file.as_mut());
                 }
-                let now = time::OffsetDateTime::now_utc();
-                clock.at(now);
-                // tracing's full format: the time in UTC to the microsecond, the level, the target.
-                stderr.extend_from_slice(clock.utc.as_bytes());
-                let _ = write!(stderr, "{:06}Z {level:>5} {OWNER_TARGET}: ", now.microsecond());
+                stderr.extend_from_slice(head.as_bytes());
                 stderr.extend_from_slice(message.as_bytes());
                 if file.is_some() {
-                    let _ = write!(java, "{} {level} {thread} - ", clock.java);
+                    java.extend_from_slice(java_head.as_bytes());
                     java.extend_from_slice(message.as_bytes());
                 }
             });
         }
         // Nothing waits in the buffers while the thread does.
         write_batch(&mut stderr, &mut java, file.as_mut());
+    }
+}
+
+/// The text before a line's message, at one time: stderr's (tracing's full format: the time in
+/// UTC to the microsecond, the level, the target) and namesrv.log's (Java's pattern: the time,
+/// the level, the thread), for each level.
+struct Heads {
+    info: (String, String),
+    warn: (String, String),
+}
+
+impl Heads {
+    fn at(clock: &mut Second, thread: &str) -> Self {
+        let now = time::OffsetDateTime::now_utc();
+        clock.at(now);
+        let head = |level: &str| {
+            let stderr = format!("{}{:06}Z {level:>5} {OWNER_TARGET}: ", clock.utc, now.microsecond());
+            (stderr, format!("{} {level} {thread} - ", clock.java))
+        };
+        Self { info: head("INFO"), warn: head("WARN") }
+    }
+
+    fn of(&self, severity: Severity) -> (&str, &str) {
+        let (stderr, java) = match severity {
+            Severity::Warn => &self.warn,
+            Severity::Info => &self.info,
+        };
+        (stderr, java)
+    }
+
+    fn longest(&self) -> usize {
+        [&self.info, &self.warn].iter().map(|(stderr, java)| stderr.len().max(java.len())).max().unwrap_or(0)
     }
 }
 

@@ -146,36 +146,42 @@ fn an_unwritable_directory_is_one_warning_and_the_daemon_serves() {
     assert!(!dir.exists());
 }
 
-/// A registration's "new topic registered" lines, on stderr and in namesrv.log, without their
-/// times: one per topic, in the topics' order, client text escaped. The text operators grep.
+/// A registration's "new topic registered" lines, and the next one's "topic changed" lines,
+/// on stderr and in namesrv.log, without their times: one per topic, in the topics' order,
+/// client text escaped. The text operators grep.
 #[test]
 fn a_registrations_topic_lines_keep_their_text() {
     use nameserver_core::protocol::body::{RegisterBrokerBody, TopicConfig};
     let home = tempfile::tempdir().unwrap();
     let dir = home.path().join("logs");
     let mut daemon = Daemon::start(home.path(), &["--no-http", "--log-dir", dir.to_str().unwrap()]);
-    let mut body = RegisterBrokerBody::default();
-    for topic in ["TopicA", "Topic\\B", "Topic\nC\u{202e}", "TopicÄ"] {
-        body.topic_config_wrapper.topic_config_table.insert(topic.into(), TopicConfig::new(topic, 4));
-    }
-    let register = support::big_broker_register(1, body.encode_compressed(479));
     let mut stream = daemon.connect();
-    assert_eq!(decode(&call_blocking(&mut stream, &encode(&register))).code, 0);
+    for (opaque, queues) in [(1_i32, 4), (2, 8)] {
+        let mut body = RegisterBrokerBody::default();
+        // A new data version: every topic's queues are looked at again.
+        body.topic_config_wrapper.data_version.counter = i64::from(opaque);
+        for topic in ["TopicA", "Topic\\B", "Topic\nC\u{202e}", "TopicÄ"] {
+            body.topic_config_wrapper.topic_config_table.insert(topic.into(), TopicConfig::new(topic, queues));
+        }
+        let register = support::big_broker_register(opaque, body.encode_compressed(479));
+        assert_eq!(decode(&call_blocking(&mut stream, &encode(&register))).code, 0);
+    }
     // Every line is written by the time the daemon has exited on SIGTERM.
     assert!(daemon.terminate().success());
-    let queue = "QueueData [brokerName=big, readQueueNums=4, writeQueueNums=4, perm=6, topicSysFlag=0]";
+    let queue =
+        |n| format!("QueueData [brokerName=big, readQueueNums={n}, writeQueueNums={n}, perm=6, topicSysFlag=0]");
     // In the table's order: by bytes.
-    let expected: Vec<String> = ["Topic\\nC\\u{202e}", "TopicA", "Topic\\\\B", "TopicÄ"]
-        .iter()
-        .map(|topic| format!("new topic registered, {topic} {queue}"))
-        .collect();
+    let topics = ["Topic\\nC\\u{202e}", "TopicA", "Topic\\\\B", "TopicÄ"];
+    let registered = topics.iter().map(|topic| format!("new topic registered, {topic} {}", queue(4)));
+    let changed = topics.iter().map(|topic| format!("topic changed, {topic} OLD: {} NEW: {}", queue(4), queue(8)));
+    let expected: Vec<String> = registered.chain(changed).collect();
+    let ours = |line: &str| line.contains("new topic registered") || line.contains("topic changed");
     let stderr = daemon.log();
-    let on_stderr: Vec<&str> =
-        stderr.lines().filter(|l| l.contains("new topic registered")).map(|l| l.split_once('Z').unwrap().1).collect();
+    let on_stderr: Vec<&str> = stderr.lines().filter(|l| ours(l)).map(|l| l.split_once('Z').unwrap().1).collect();
     let stderr_expected: Vec<String> = expected.iter().map(|l| format!("  INFO nameserver::owner: {l}")).collect();
     assert_eq!(on_stderr, stderr_expected, "{stderr}");
     let namesrv = read(&dir, "namesrv.log");
-    let in_file: Vec<&str> = namesrv.lines().filter(|l| l.contains("new topic registered")).map(|l| &l[19..]).collect();
+    let in_file: Vec<&str> = namesrv.lines().filter(|l| ours(l)).map(|l| &l[19..]).collect();
     let file_expected: Vec<String> = expected.iter().map(|l| format!(" INFO tokio-rt-worker - {l}")).collect();
     assert_eq!(in_file, file_expected, "{namesrv}");
 }
