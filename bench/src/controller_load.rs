@@ -27,7 +27,7 @@ use bytes::BytesMut;
 use clap::{Args, ValueEnum};
 use tokio::net::TcpStream;
 
-use crate::closed_loop::{ClosedLoop, drive, next_opaque};
+use crate::closed_loop::{ClosedLoop, Slots, drive};
 use crate::route::{Errors, Phases};
 use crate::stats::Latencies;
 use crate::storm::codes_text;
@@ -459,27 +459,15 @@ enum Work {
     Join { names: Arc<Names>, conn: usize, started: u64 },
 }
 
-/// One request slot of a connection.
-#[derive(Debug, Default)]
-struct Slot {
-    /// When its request was written; `None` while it is free.
-    sent_at: Option<Instant>,
-    opaque: i32,
-    /// The join in progress: its group and the step sent last.
-    join: Option<(String, usize)>,
-}
-
 /// One connection of the load: `depth` slots, each sending its next request when the reply
 /// to its last one arrives (as [`crate::route`]'s connections do).
 #[derive(Debug)]
 struct LoadConn {
     work: Work,
-    depth: usize,
     phases: Arc<Phases>,
-    slots: Vec<Slot>,
-    generation: u32,
-    in_flight: usize,
-    out: Vec<u8>,
+    slots: Slots,
+    /// Each slot's join in progress: its group and the step sent last.
+    joins: Vec<Option<(String, usize)>>,
     /// The warm-up and the measured window; connection errors go to the first.
     windows: [Window; 2],
 }
@@ -488,50 +476,40 @@ impl LoadConn {
     fn new(work: Work, depth: usize, phases: Arc<Phases>) -> Self {
         Self {
             work,
-            depth,
             phases,
-            slots: (0..depth).map(|_| Slot::default()).collect(),
-            generation: 0,
-            in_flight: 0,
-            out: Vec::with_capacity(depth * 512),
+            slots: Slots::new(depth, 512),
+            joins: vec![None; depth],
             windows: [Window::default(), Window::default()],
         }
     }
 
     /// Queues slot `slot`'s next request; its opaque says which slot it is.
     fn push(&mut self, slot: usize, now: Instant) {
-        let opaque = next_opaque(&mut self.generation, self.depth, slot);
+        let opaque = self.slots.send(slot, now);
         match &mut self.work {
             Work::Cycle { templates, next } => {
-                templates[*next].append(opaque, &mut self.out);
+                templates[*next].append(opaque, &mut self.slots.out);
                 *next = (*next + 1) % templates.len();
             }
             Work::Join { names, conn, started } => {
-                let (group, step) = self.slots[slot].join.get_or_insert_with(|| {
+                let (group, step) = self.joins[slot].get_or_insert_with(|| {
                     *started += 1;
                     (names.joining(*conn, *started), 0)
                 });
                 // A join is dropped after its last step, so the step is always in range.
                 let mut cmd = join_step(group, *step).expect("a join in progress has a next step");
                 cmd.opaque = opaque;
-                codec::encode(&cmd, &mut self.out).expect("a join request is a few hundred bytes");
+                codec::encode(&cmd, &mut self.slots.out).expect("a join request is a few hundred bytes");
             }
         }
-        let slot = &mut self.slots[slot];
-        slot.opaque = opaque;
-        slot.sent_at = Some(now);
-        self.in_flight += 1;
     }
 
     /// Checks one reply and sends the slot's next request while the load lasts.
     fn on_reply(&mut self, code: i32, opaque: i32, now: Instant, phase: Option<usize>) {
-        let slot = opaque.wrapping_sub(OPAQUE_BASE).unsigned_abs() as usize % self.depth;
-        let Some(sent) = self.slots[slot].sent_at.filter(|_| self.slots[slot].opaque == opaque) else {
+        let Some((slot, sent)) = self.slots.answer(opaque) else {
             self.windows[0].errors.protocol += 1;
             return;
         };
-        self.slots[slot].sent_at = None;
-        self.in_flight -= 1;
         if let Some(at) = phase {
             self.windows[at].completed += 1;
         }
@@ -539,10 +517,8 @@ impl LoadConn {
         if let Some(sent_in) = sent_in {
             self.windows[sent_in].latencies.record(now - sent);
         }
-        if code != 0 {
-            *self.windows[sent_in.unwrap_or(0)].errors.codes.entry(code).or_default() += 1;
-        }
-        let join = &mut self.slots[slot].join;
+        self.windows[sent_in.unwrap_or(0)].errors.reply_code(code);
+        let join = &mut self.joins[slot];
         if let Some((_, step)) = join {
             *step += 1;
             let done = code == 0 && *step == JOIN_STEPS;
@@ -560,30 +536,16 @@ impl LoadConn {
 }
 
 impl ClosedLoop for LoadConn {
-    fn depth(&self) -> usize {
-        self.depth
+    fn slots(&mut self) -> &mut Slots {
+        &mut self.slots
     }
 
     fn push(&mut self, slot: usize, now: Instant) {
         Self::push(self, slot, now);
     }
 
-    fn out(&mut self) -> &mut Vec<u8> {
-        &mut self.out
-    }
-
-    fn in_flight(&self) -> usize {
-        self.in_flight
-    }
-
-    fn lose_all(&mut self, io: bool) {
-        self.windows[0].errors.io += u64::from(io);
-        self.windows[0].errors.lost += self.in_flight as u64;
-        self.in_flight = 0;
-    }
-
-    fn malformed(&mut self) {
-        self.windows[0].errors.protocol += 1;
+    fn errors(&mut self) -> &mut Errors {
+        &mut self.windows[0].errors
     }
 
     fn phase(&self, now: Instant) -> Option<usize> {

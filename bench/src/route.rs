@@ -6,7 +6,6 @@
 //! request to the read that returned it. Only requests sent after the warm-up and answered
 //! before the end count, in the histogram and in the throughput.
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -14,7 +13,8 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use tokio::net::TcpStream;
 
-use crate::closed_loop::{ClosedLoop, drive, next_opaque};
+pub use crate::closed_loop::Errors;
+use crate::closed_loop::{ClosedLoop, Slots, drive};
 use crate::stats::Latencies;
 use crate::timeline::Timeline;
 use nameserver_testkit::frames::{OPAQUE_BASE, Template};
@@ -37,36 +37,6 @@ pub struct RouteLoad {
     pub timeout: Duration,
     /// Also keep a [`Timeline`] (in the first phase's result).
     pub timeline: bool,
-}
-
-/// Errors by kind.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Errors {
-    /// Connections that failed or closed.
-    pub io: u64,
-    /// Requests never answered: their connection failed or went silent past the timeout.
-    pub lost: u64,
-    /// Replies with a code other than SUCCESS, by code.
-    pub codes: BTreeMap<i32, u64>,
-    /// Replies that match no request in flight, or that do not parse.
-    pub protocol: u64,
-}
-
-impl Errors {
-    /// Every error.
-    #[must_use]
-    pub fn total(&self) -> u64 {
-        self.io + self.lost + self.protocol + self.codes.values().sum::<u64>()
-    }
-
-    pub(crate) fn merge(&mut self, other: &Self) {
-        self.io += other.io;
-        self.lost += other.lost;
-        self.protocol += other.protocol;
-        for (code, n) in &other.codes {
-            *self.codes.entry(*code).or_default() += n;
-        }
-    }
 }
 
 /// What one phase of a route load measured.
@@ -299,15 +269,8 @@ pub async fn run_opened(
 struct RouteConn {
     templates: Arc<[Template]>,
     next_topic: usize,
-    depth: usize,
     phases: Arc<Phases>,
-    /// When each slot's request was written; `None` when the slot is free.
-    sent_at: Vec<Option<Instant>>,
-    /// Each slot's current opaque.
-    opaque: Vec<i32>,
-    generation: u32,
-    in_flight: usize,
-    out: Vec<u8>,
+    slots: Slots,
     /// One per phase; connection errors go to the first.
     results: Vec<RouteResult>,
 }
@@ -315,40 +278,23 @@ struct RouteConn {
 impl RouteConn {
     fn new(templates: Arc<[Template]>, first_topic: usize, depth: usize, phases: Arc<Phases>) -> Self {
         let results = vec![RouteResult::default(); phases.len()];
-        Self {
-            templates,
-            next_topic: first_topic,
-            depth,
-            phases,
-            sent_at: vec![None; depth],
-            opaque: vec![0; depth],
-            generation: 0,
-            in_flight: 0,
-            out: Vec::with_capacity(depth * 256),
-            results,
-        }
+        Self { templates, next_topic: first_topic, phases, slots: Slots::new(depth, 256), results }
     }
 
     /// Queues the next request in `slot`; its opaque says which slot it is.
     fn push(&mut self, slot: usize, now: Instant) {
-        let opaque = next_opaque(&mut self.generation, self.depth, slot);
-        self.templates[self.next_topic].append(opaque, &mut self.out);
+        let opaque = self.slots.send(slot, now);
+        self.templates[self.next_topic].append(opaque, &mut self.slots.out);
         self.next_topic = (self.next_topic + 1) % self.templates.len();
-        self.opaque[slot] = opaque;
-        self.sent_at[slot] = Some(now);
-        self.in_flight += 1;
     }
 
     fn on_reply(&mut self, code: i32, opaque: i32, frame_len: usize, now: Instant, phase: Option<usize>) {
         self.results[0].replies += 1;
         self.results[0].reply_bytes += frame_len as u64;
-        let slot = opaque.wrapping_sub(OPAQUE_BASE).unsigned_abs() as usize % self.depth;
-        let Some(sent) = self.sent_at[slot].filter(|_| self.opaque[slot] == opaque) else {
+        let Some((slot, sent)) = self.slots.answer(opaque) else {
             self.results[0].errors.protocol += 1;
             return;
         };
-        self.sent_at[slot] = None;
-        self.in_flight -= 1;
         if let Some(at) = phase {
             self.results[at].completed += 1;
         }
@@ -363,9 +309,7 @@ impl RouteConn {
             let slowest = Some((now - sent, sent.saturating_duration_since(self.phases.start)));
             result.slowest = result.slowest.max(slowest);
         }
-        if code != 0 {
-            *self.results[sent_in.unwrap_or(0)].errors.codes.entry(code).or_default() += 1;
-        }
+        self.results[sent_in.unwrap_or(0)].errors.reply_code(code);
         if phase.is_some() {
             self.push(slot, now);
         }
@@ -373,32 +317,16 @@ impl RouteConn {
 }
 
 impl ClosedLoop for RouteConn {
-    fn depth(&self) -> usize {
-        self.depth
+    fn slots(&mut self) -> &mut Slots {
+        &mut self.slots
     }
 
     fn push(&mut self, slot: usize, now: Instant) {
         Self::push(self, slot, now);
     }
 
-    fn out(&mut self) -> &mut Vec<u8> {
-        &mut self.out
-    }
-
-    fn in_flight(&self) -> usize {
-        self.in_flight
-    }
-
-    fn lose_all(&mut self, io: bool) {
-        if io {
-            self.results[0].errors.io += 1;
-        }
-        self.results[0].errors.lost += self.in_flight as u64;
-        self.in_flight = 0;
-    }
-
-    fn malformed(&mut self) {
-        self.results[0].errors.protocol += 1;
+    fn errors(&mut self) -> &mut Errors {
+        &mut self.results[0].errors
     }
 
     fn phase(&self, now: Instant) -> Option<usize> {

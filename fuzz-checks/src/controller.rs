@@ -30,15 +30,12 @@ use nameserver_controller::body::SyncStateSetBody;
 use nameserver_controller::{
     Controller, ControllerConfig, Input, MemoryLog, Output, ReplicasInfo, decode_entry, encode_entry,
 };
-use nameserver_core::codec::{self, Limits};
 use nameserver_core::json::{JsonStyle, WriteJson};
 use nameserver_core::protocol::{FLAG_ONEWAY, RemotingCommand};
 use nameserver_core::{BrokerId, BrokerName, ConnId, Instant};
 
-use crate::reader::Reader;
-
-/// Records run per input (as in the server target: longer ones mostly repeat shorter ones).
-const MAX_RECORDS: usize = 32;
+use crate::reader::{Reader, run_records};
+use crate::replies::{Request, assert_round_trips};
 
 const CODES: [i32; 16] = [904, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 105, 0];
 const KEYS: [&str; 20] = [
@@ -111,9 +108,7 @@ impl Harness {
         let out: Vec<Output> = std::iter::from_fn(|| self.controller.poll_output()).collect();
         for o in &out {
             if let Output::Send { cmd, .. } | Output::Notify { cmd, .. } = o {
-                let bytes = codec::encode_to_vec(cmd).expect("every command we send encodes");
-                let (back, _) = codec::decode(&bytes, &Limits::DEFAULT).unwrap().unwrap();
-                assert_eq!(&back, cmd);
+                assert_round_trips(cmd);
             }
             if let Output::Notify { cmd, .. } = o {
                 assert_eq!(cmd.code, 1008);
@@ -136,26 +131,13 @@ impl Harness {
     }
 
     fn received(&mut self, conn: u64, cmd: RemotingCommand) {
-        let expects_reply = !cmd.is_oneway() && !cmd.is_response();
-        let opaque = cmd.opaque;
+        let request = Request::new(ConnId(conn), &cmd);
         let out = self.input(Input::Received { conn: ConnId(conn), cmd });
-        let replies: Vec<(ConnId, &RemotingCommand)> = out
-            .iter()
-            .filter_map(|o| match o {
-                Output::Send { conn, cmd } => Some((*conn, cmd)),
-                _ => None,
-            })
-            .collect();
-        if !expects_reply {
-            assert!(replies.is_empty(), "no reply to a oneway request or a response: {replies:?}");
-            return;
-        }
         // One node's log commits at once: the reply comes in the same step.
-        assert_eq!(replies.len(), 1, "exactly one reply: {out:?}");
-        let (to, reply) = replies[0];
-        assert_eq!(to, ConnId(conn));
-        assert_eq!(reply.opaque, opaque);
-        assert!(reply.is_response());
+        request.reply(&out, |o| match o {
+            Output::Send { conn, cmd } => Some((*conn, cmd)),
+            _ => None,
+        });
     }
 
     fn send(&mut self, conn: u64, mut cmd: RemotingCommand) {
@@ -221,28 +203,18 @@ fn step(h: &mut Harness, r: &mut Reader<'_>) -> Option<()> {
             h.now += u64::from(r.u16()?) * 8;
             drop(h.input(Input::Timeout));
         }
-        2 => {
-            let len = usize::from(r.u16()?);
-            let frame = r.bytes(len).to_vec();
-            match codec::decode(&frame, &Limits::DEFAULT) {
-                Ok(Some((cmd, _))) => h.received(conn, cmd),
-                Ok(None) => {}
-                Err(_) => drop(h.input(Input::Closed { conn: ConnId(conn) })),
-            }
-        }
+        2 => match r.frame()? {
+            Ok(Some(cmd)) => h.received(conn, cmd),
+            Ok(None) => {}
+            Err(_) => drop(h.input(Input::Closed { conn: ConnId(conn) })),
+        },
         3 => {
             let mut cmd = RemotingCommand { code: r.pick(&CODES)?, ..RemotingCommand::default() };
             cmd.flag = i32::from(r.u8()? % 4);
-            for _ in 0..r.u8()? % 8 {
-                let key = r.pick(&KEYS)?;
-                cmd = cmd.with_field(key, r.pick(&VALUES)?);
-            }
+            cmd = r.fields(cmd, &KEYS, &VALUES)?;
             cmd.body = match r.u8()? % 5 {
                 0 => Vec::new(),
-                1 => {
-                    let len = usize::from(r.u8()?);
-                    r.bytes(len).to_vec()
-                }
+                1 => r.short_bytes()?,
                 2 => SyncStateSetBody::new(set_of(r.u8()?), i32::from(r.u8()? % 4)).to_json(JsonStyle::Plain),
                 3 => format!("[\"{}\"]", r.pick(&NAMES)?).into_bytes(),
                 _ => r.pick(&CONFIG)?.as_bytes().to_vec(),
@@ -368,10 +340,5 @@ fn step(h: &mut Harness, r: &mut Reader<'_>) -> Option<()> {
 pub fn run(data: &[u8]) {
     let controller = Controller::new(ControllerConfig::default(), MemoryLog::new("n0"), Instant::ZERO);
     let mut h = Harness { controller, now: 0, opaque: 0, epochs: BTreeMap::new() };
-    let mut r = Reader(data);
-    for _ in 0..MAX_RECORDS {
-        if step(&mut h, &mut r).is_none() {
-            break;
-        }
-    }
+    run_records(&mut h, data, step);
 }

@@ -11,6 +11,7 @@ pub mod bodies;
 pub mod controller;
 pub mod decode;
 mod reader;
+mod replies;
 pub mod seeds;
 pub mod server;
 

@@ -24,18 +24,13 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use nameserver_core::codec::{self, Limits};
 use nameserver_core::json::{JsonStyle, WriteJson};
 use nameserver_core::protocol::body::{DataVersion, RegisterBrokerBody, TopicConfig};
 use nameserver_core::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode, ResponseCode};
 use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, Output, TopicName};
 
-use crate::reader::Reader;
-
-/// Records run per input. Longer sequences mostly repeat what shorter ones reach, at a cost
-/// linear in their length (unbounded, the target ran about 200 executions a second under
-/// AddressSanitizer; with this and the cache below, about 1 000, and 6 000 without it).
-const MAX_RECORDS: usize = 32;
+use crate::reader::{Reader, run_records};
+use crate::replies::{Request, assert_round_trips};
 
 const CODES: [i32; 27] = [
     100, 101, 102, 103, 104, 105, 106, 205, 206, 216, 217, 219, 224, 304, 311, 312, 313, 318, 319, 322, 327, 901, 904,
@@ -114,9 +109,7 @@ impl Harness {
         let out: Vec<Output> = std::iter::from_fn(|| self.ns.poll_output()).collect();
         for o in &out {
             if let Output::Send { cmd, .. } = o {
-                let bytes = codec::encode_to_vec(cmd).expect("every command we send encodes");
-                let (back, _) = codec::decode(&bytes, &Limits::DEFAULT).unwrap().unwrap();
-                assert_eq!(&back, cmd);
+                assert_round_trips(cmd);
             }
         }
         self.check_tables();
@@ -124,27 +117,17 @@ impl Harness {
     }
 
     fn received(&mut self, conn: u64, cmd: RemotingCommand) {
-        let expects_reply = !cmd.is_oneway() && !cmd.is_response();
-        let opaque = cmd.opaque;
+        let request = Request::new(ConnId(conn), &cmd);
         let standard_route = cmd.request_code() == RequestCode::GetRouteInfoByTopic
             && cmd.version >= 401
             && cmd.field("__ZONE_MODE").is_none();
         let out = self.input(Input::Received { conn: ConnId(conn), cmd });
-        let replies: Vec<(ConnId, &RemotingCommand)> = out
-            .iter()
-            .filter_map(|o| match o {
-                Output::Send { conn, cmd } if cmd.is_response() => Some((*conn, cmd)),
-                _ => None,
-            })
-            .collect();
-        if !expects_reply {
-            assert!(replies.is_empty(), "no reply to a oneway request or a response: {replies:?}");
+        let Some(reply) = request.reply(&out, |o| match o {
+            Output::Send { conn, cmd } if cmd.is_response() => Some((*conn, cmd)),
+            _ => None,
+        }) else {
             return;
-        }
-        assert_eq!(replies.len(), 1, "exactly one reply: {out:?}");
-        let (to, reply) = replies[0];
-        assert_eq!(to, ConnId(conn));
-        assert_eq!(reply.opaque, opaque);
+        };
         assert_eq!(reply.flag, 1);
         if standard_route && reply.response_code() == ResponseCode::Success {
             serde_json::from_slice::<serde_json::Value>(&reply.body).expect("a route to a 5.x client is strict JSON");
@@ -231,29 +214,19 @@ fn step(h: &mut Harness, r: &mut Reader<'_>) -> Option<()> {
             h.now += u64::from(r.u16()?) * 8;
             drop(h.input(Input::Timeout));
         }
-        4 => {
-            let len = usize::from(r.u16()?);
-            let frame = r.bytes(len).to_vec();
-            match codec::decode(&frame, &Limits::DEFAULT) {
-                Ok(Some((cmd, _))) => h.received(conn, cmd),
-                Ok(None) => {}
-                Err(_) => drop(h.input(Input::Disconnected { conn: ConnId(conn) })),
-            }
-        }
+        4 => match r.frame()? {
+            Ok(Some(cmd)) => h.received(conn, cmd),
+            Ok(None) => {}
+            Err(_) => drop(h.input(Input::Disconnected { conn: ConnId(conn) })),
+        },
         5 => {
             let mut cmd = RemotingCommand { code: r.pick(&CODES)?, ..RemotingCommand::default() };
             cmd.flag = i32::from(r.u8()? % 4);
             cmd.version = [0, 121, 400, 401, 413, 479][usize::from(r.u8()?) % 6];
-            for _ in 0..r.u8()? % 8 {
-                let key = r.pick(&KEYS)?;
-                cmd = cmd.with_field(key, r.pick(&VALUES)?);
-            }
+            cmd = r.fields(cmd, &KEYS, &VALUES)?;
             cmd.body = match r.u8()? % 6 {
                 0 => Vec::new(),
-                1 => {
-                    let len = usize::from(r.u8()?);
-                    r.bytes(len).to_vec()
-                }
+                1 => r.short_bytes()?,
                 2 => register_body(r.u8()?, r.u8()?, r.u8()? % 3).to_json(JsonStyle::Plain),
                 3 => compressed_body(r.u8()?, r.u8()?, cmd.version),
                 4 => DataVersion { counter: i64::from(r.u8()?), ..DataVersion::default() }.to_json(JsonStyle::Plain),
@@ -308,10 +281,5 @@ fn step(h: &mut Harness, r: &mut Reader<'_>) -> Option<()> {
 pub fn run(data: &[u8]) {
     let ns = NameServer::new(Config::java_defaults("/home/fuzz", "/opt/rocketmq"), KvConfig::default(), Instant::ZERO);
     let mut h = Harness { ns, now: 0, opaque: 0, last_scan: None };
-    let mut r = Reader(data);
-    for _ in 0..MAX_RECORDS {
-        if step(&mut h, &mut r).is_none() {
-            break;
-        }
-    }
+    run_records(&mut h, data, step);
 }

@@ -115,11 +115,7 @@ start_java() { # NAME HOME_DIR LOG HEAP JVM_EXTRA... -- MAIN ARGS...
   while [ "$1" != -- ]; do jvm+=("$1"); shift; done
   shift
   (
-    cd "$home"
-    exec env ROCKETMQ_HOME="$home" HOME="$home/home" java "${jvm[@]}" -Xms"$heap" -Xmx"$heap" -XX:+UseSerialGC -XX:-UsePerfData \
-      -Djava.net.preferIPv4Stack=true -Duser.home="$home/home" -Drocketmq.home.dir="$home" \
-      -Drmq.logback.configurationFile="$home/conf/rmq.logback.xml" \
-      -Dlogback.configurationFile="$home/conf/logback_tools.xml" "$@"
+    java_in_home "$home" "${jvm[@]}" -Xms"$heap" -Xmx"$heap" -Dlogback.configurationFile="$home/conf/logback_tools.xml" "$@"
   ) >>"$out" 2>&1 <"${STDIN:-/dev/null}" &
   STARTED=$!
   PIDS[$name]=$STARTED
@@ -188,11 +184,7 @@ SWAPS=()
 start_broker() { # NAME ID PORT
   local name="$1" id="$2" port="$3" home="$W/$1" role=ASYNC_MASTER
   rocketmq_home "$home"
-  mkdir -p "$home/store/config"
-  # The topic exists from the start (4 queues), as in a cluster that has run for a while.
-  cat >"$home/store/config/topics.json" <<JSON
-{"topicConfigTable":{"$TOPIC":{"topicName":"$TOPIC","readQueueNums":4,"writeQueueNums":4,"perm":6,"topicFilterType":"SINGLE_TAG","topicSysFlag":0,"order":false}},"dataVersion":{"counter":1,"timestamp":0}}
-JSON
+  broker_topic "$home" "$TOPIC"
   {
     echo "brokerClusterName=$CLUSTER"
     echo "brokerName=broker-a"
@@ -202,13 +194,7 @@ JSON
     echo "brokerIP1=127.0.0.1"
     echo "brokerIP2=127.0.0.1"
     echo "namesrvAddr=127.0.0.1:$PORT_A;127.0.0.1:$PORT_B"
-    echo "storePathRootDir=$home/store"
-    echo "storePathCommitLog=$home/store/commitlog"
-    echo "mappedFileSizeCommitLog=67108864"
-    echo "mappedFileSizeConsumeQueue=300000"
-    # A shared machine's disk is often past the default 90 %, where a broker refuses messages.
-    echo "diskMaxUsedSpaceRatio=95"
-    echo "diskSpaceWarningLevelRatio=98"
+    broker_store_conf "$home"
     if [ "$id" != 0 ]; then
       role=SLAVE
       echo "haMasterAddress=127.0.0.1:$((MASTER_PORT + 1))"

@@ -161,11 +161,7 @@ start_java() { # NAME HOME MAIN ARGS...  (small heap, every path inside HOME)
   shift 2
   rocketmq_home "$home"
   (
-    cd "$home"
-    exec env ROCKETMQ_HOME="$home" HOME="$home/home" java -Xms128m -Xmx384m -XX:+UseSerialGC -XX:-UsePerfData \
-      -Djava.net.preferIPv4Stack=true -Duser.home="$home/home" -Drocketmq.home.dir="$home" \
-      -Drmq.logback.configurationFile="$home/conf/rmq.logback.xml" -Drocketmq.client.logUseSlf4j=true \
-      -cp "$LIB/*" "$@"
+    java_in_home "$home" -Xms128m -Xmx384m -Drocketmq.client.logUseSlf4j=true -cp "$LIB/*" "$@"
   ) >>"$home/stdout.log" 2>&1 </dev/null &
   PIDS[$name]=$!
   LOGS[$name]="$home/stdout.log"
@@ -206,13 +202,7 @@ broker_conf() { # NAME PORT CONTROLLER NAMESRV
     echo "listenPort=$2"
     echo "brokerIP1=127.0.0.1"
     echo "brokerIP2=127.0.0.1"
-    echo "storePathRootDir=$home/store"
-    echo "storePathCommitLog=$home/store/commitlog"
-    echo "mappedFileSizeCommitLog=67108864"
-    echo "mappedFileSizeConsumeQueue=300000"
-    # A shared machine's disk is often past the default 90 %, where a broker refuses messages.
-    echo "diskMaxUsedSpaceRatio=95"
-    echo "diskSpaceWarningLevelRatio=98"
+    broker_store_conf "$home"
     # A loaded machine keeps a send queued longer than the defaults (200 ms, 1 s).
     echo "waitTimeMillsInSendQueue=30000"
     echo "osPageCacheBusyTimeOutMills=30000"
@@ -246,18 +236,13 @@ log "RocketMQ $VERSION from $LIB; ours: $("$OURS" --version | head -n 1) ($OURS)
 log "ports: Java NameServer $J_NS controller $J_CTRL; ours $O_NS controller $O_CTRL; brokers A $PORT_A, B $PORT_B"
 
 # ---- 1. the starting cluster, under Java's controller --------------------------------------
-mkdir -p "$W/java-ns" "$W/ours" "$W/A/store/config" "$W/B/store/config"
+mkdir -p "$W/java-ns" "$W/ours"
 controller_conf "$W/java-ns/namesrv.properties" "$JAVA_NS" "$JAVA_CTRL" "$W/java-ns"
 start_java java-ns "$W/java-ns" org.apache.rocketmq.namesrv.NamesrvStartup -c "$W/java-ns/namesrv.properties"
 await_port "Java's NameServer" "$JAVA_NS" >/dev/null
 await_port "Java's controller" "$JAVA_CTRL" >/dev/null
 log "Java NameServer and controller up"
-for b in A B; do
-  # The topic exists from the start (4 queues), as in a cluster that has run for a while.
-  cat >"$W/$b/store/config/topics.json" <<JSON
-{"topicConfigTable":{"$TOPIC":{"topicName":"$TOPIC","readQueueNums":4,"writeQueueNums":4,"perm":6,"topicFilterType":"SINGLE_TAG","topicSysFlag":0,"order":false}},"dataVersion":{"counter":1,"timestamp":0}}
-JSON
-done
+for b in A B; do broker_topic "$W/$b" "$TOPIC"; done
 broker_conf A "$PORT_A" "$J_CTRL" "$J_NS"
 broker_conf B "$PORT_B" "$J_CTRL" "$J_NS"
 ADDR_A="127.0.0.1:$PORT_A"; ADDR_B="127.0.0.1:$PORT_B"

@@ -87,9 +87,9 @@ fn replies_are_checked_and_joins_counted() {
     let names = Arc::new(Names::new(1));
     let mut conn = LoadConn::new(Work::Join { names, conn: 3, started: 0 }, 1, phases);
     let sent = |conn: &mut LoadConn| {
-        let (cmd, used) = decode(&conn.out, &Limits::DEFAULT).unwrap().unwrap();
-        assert_eq!(used, conn.out.len());
-        conn.out.clear();
+        let (cmd, used) = decode(&conn.slots.out, &Limits::DEFAULT).unwrap().unwrap();
+        assert_eq!(used, conn.slots.out.len());
+        conn.slots.out.clear();
         (cmd.code, cmd.field("brokerName").unwrap_or_default().to_owned(), cmd.opaque)
     };
     conn.push(0, start);
@@ -117,7 +117,7 @@ fn replies_are_checked_and_joins_counted() {
     assert_eq!(conn.windows[1].errors.total(), 1);
     // After the window, a reply frees its slot and nothing more is sent.
     conn.on_reply(0, opaque, start, None);
-    assert!(conn.out.is_empty() && conn.in_flight == 0);
+    assert!(conn.slots.out.is_empty() && conn.slots.in_flight() == 0);
 }
 
 /// Our controller behind a listener (one lock around it; each reply written on the
