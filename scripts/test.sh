@@ -171,7 +171,7 @@ if [ "$#" -eq 0 ]; then
   mapfile -t run < <(names)
 else
   for name in "$@"; do
-    if ! names | grep -qx -- "$name"; then
+    if ! names | grep -x -- "$name" >/dev/null; then
       printf 'scripts/test.sh: no step named %q; the steps are:\n' "$name" >&2
       list >&2
       exit 2
