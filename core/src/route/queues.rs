@@ -14,7 +14,7 @@ use crate::protocol::body::QueueData;
 /// Shared: in a large cluster thousands of topics have the same queues on the same groups, and
 /// a registration changes all of them the same way, so they keep pointing at one list (see
 /// `Rewrites`) instead of each holding a copy. A change to a shared list makes a new one; a
-/// list nothing else holds is changed in place ([`Self::set_in_place`]): with every route
+/// list nothing else holds is changed in place (`set_in_place`): with every route
 /// different, copying each topic's list on each registration cost more than the rest of it.
 #[derive(Clone, Debug)]
 pub struct TopicQueues(Arc<Vec<QueueData>>);
