@@ -42,6 +42,10 @@ pub(crate) const LANE_REQUESTS: usize = 64;
 pub(crate) const MAX_REQUESTS: usize = 4096;
 /// Bytes of requests all connections together may have waiting (the inflate limit).
 pub(crate) const MAX_BYTES: usize = 64 * 1024 * 1024;
+/// Queued bytes from which a request counts as heavy (a registration of thousands of topics,
+/// even compressed): one that follows lighter requests in a turn waits for the next turn, so
+/// that their replies, held until the turn's end, do not wait for it too.
+pub(crate) const HEAVY_BYTES: usize = 16 * 1024;
 /// Java 5.5.0's remark with SYSTEM_BUSY when its executor's queue is full.
 pub(crate) const BUSY_REMARK: &str = "[OVERLOAD]system busy, start flow control for a while";
 
@@ -166,7 +170,7 @@ impl Intake {
             // Taken before looking, so that a resume after the look wakes the wait below.
             #[cfg(feature = "test-hooks")]
             let mut paused = self.observe.test_hooks.subscribe();
-            if let Some(message) = self.pop(&[]) {
+            if let Some(message) = self.pop(&[], false) {
                 return message;
             }
             // One waiter (the owner): a push before this wait leaves a permit.
@@ -181,13 +185,19 @@ impl Intake {
     }
 
     /// The next item if one is waiting and its connection is not one of `taken` (see
-    /// [`Self::next`]), without waiting.
-    pub(crate) fn try_next_except(&self, taken: &[ConnId]) -> Option<Inbound> {
-        self.pop(taken)
+    /// [`Self::next`]), without waiting; not a heavy one ([`HEAVY_BYTES`]) if `light_taken`.
+    pub(crate) fn try_next_except(&self, taken: &[ConnId], light_taken: bool) -> Option<Inbound> {
+        self.pop(taken, light_taken)
     }
 
-    /// The item of the next connection's turn, unless that connection is one of `skip`.
-    fn pop(&self, skip: &[ConnId]) -> Option<Inbound> {
+    /// Whether `message`, taken, was a light one (not a request of [`HEAVY_BYTES`] or more).
+    pub(crate) fn light(message: &Inbound) -> bool {
+        !matches!(message, Inbound::Received { cmd, .. } if queued_size(cmd) >= HEAVY_BYTES)
+    }
+
+    /// The item of the next connection's turn, unless that connection is one of `skip`, or
+    /// the item is heavy and `no_heavy`.
+    fn pop(&self, skip: &[ConnId], no_heavy: bool) -> Option<Inbound> {
         let mut guard = self.lock();
         let lanes = &mut *guard;
         #[cfg(feature = "test-hooks")]
@@ -196,6 +206,11 @@ impl Intake {
         }
         while let Some(&conn) = lanes.turns.front() {
             if skip.contains(&conn) {
+                return None;
+            }
+            let heavy =
+                |lane: &Lane| lane.items.front().is_some_and(|(_, size)| size.is_some_and(|s| s >= HEAVY_BYTES));
+            if no_heavy && lanes.by_conn.get(&conn).is_some_and(heavy) {
                 return None;
             }
             lanes.turns.pop_front();
@@ -265,7 +280,7 @@ mod tests {
     }
 
     fn taken(intake: &Intake) -> Vec<(u64, i32)> {
-        std::iter::from_fn(|| intake.pop(&[]))
+        std::iter::from_fn(|| intake.pop(&[], false))
             .map(|message| match message {
                 Inbound::Received { conn, cmd, .. } => (conn.0, cmd.opaque),
                 other => panic!("{other:?}"),
@@ -295,12 +310,34 @@ mod tests {
             assert!(matches!(intake.request(ConnId(conn), cmd(opaque, false), None), Admission::Queued));
         }
         let mut batch = Vec::new();
-        while let Some(Inbound::Received { conn, cmd, .. }) = intake.try_next_except(&batch) {
+        while let Some(Inbound::Received { conn, cmd, .. }) = intake.try_next_except(&batch, true) {
             batch.push(conn);
             assert_ne!(cmd.opaque % 10, 1, "a connection's second request waits for the next turn");
         }
         assert_eq!(batch, [ConnId(1), ConnId(2), ConnId(3)]);
         assert_eq!(taken(&intake), [(1, 1), (3, 21)], "the next turn starts where this one stopped");
+    }
+
+    #[test]
+    fn a_heavy_request_joins_a_turn_only_behind_heavy_ones() {
+        let intake = intake();
+        let heavy = |opaque| cmd(opaque, false).with_body(vec![b'x'; HEAVY_BYTES]);
+        let queued = [(1, heavy(0)), (2, heavy(10)), (3, cmd(20, false)), (4, heavy(30)), (5, cmd(40, false))];
+        for (conn, cmd) in queued {
+            assert!(matches!(intake.request(ConnId(conn), cmd, None), Admission::Queued));
+        }
+        let turn = || {
+            let mut batch = Vec::new();
+            let mut light = false;
+            while let Some(message) = intake.try_next_except(&batch, light) {
+                light |= Intake::light(&message);
+                batch.extend(message.conn());
+            }
+            batch
+        };
+        // Heavy ones batch; a light one may follow; a heavy one after it waits.
+        assert_eq!(turn(), [ConnId(1), ConnId(2), ConnId(3)]);
+        assert_eq!(turn(), [ConnId(4), ConnId(5)]);
     }
 
     #[test]

@@ -354,6 +354,7 @@ impl Owner {
         if handed_over && let Err(events) = crate::event_log::hand_over(events) {
             events.iter().for_each(|run| run.each(log_event));
         }
+        self.console.step_done(now);
         if !self.batching {
             self.console.publish(&self.ns);
         }

@@ -14,6 +14,8 @@
 //! may hold back what a batch's requests changed and their replies until then, and publish the
 //! change once for the whole batch. One item per connection: a peer that pipelines requests
 //! gets its replies one turn apart, as before, each turn leaving its connection time to write.
+//! A heavy request (a large registration) joins a turn only while the turn has taken nothing
+//! lighter: the light requests' replies do not wait for it, and registrations still batch.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -28,7 +30,8 @@ use crate::messages::Inbound;
 
 /// Most intake items (connections) taken in one turn, and the longest a turn goes on taking more. Replies
 /// wait for the end of their turn: at most this long plus one request (a heartbeat in a
-/// registration storm). When every topic's route is its own, publishing once per turn rather
+/// registration storm), a light one unless only heavy ones came before it
+/// ([`crate::intake::HEAVY_BYTES`]). When every topic's route is its own, publishing once per turn rather
 /// than once per registration, and changing each topic's queue list in place rather than
 /// copying it, is most of what a registration costs (issue 35).
 pub(crate) const BATCH: usize = 64;
@@ -102,11 +105,13 @@ pub(crate) async fn run<M: Machine>(
                 let began = Instant::now();
                 taken.clear();
                 taken.extend(message.conn());
+                let mut light = Intake::light(&message);
                 machine.on_inbound(message);
                 while taken.len() < BATCH && began.elapsed() < BATCH_TIME {
                     take_channel(&mut inbound, &mut machine, &mut accept_stopped);
-                    let Some(message) = intake.try_next_except(&taken) else { break };
+                    let Some(message) = intake.try_next_except(&taken, light) else { break };
                     taken.extend(message.conn());
+                    light |= Intake::light(&message);
                     machine.on_inbound(message);
                 }
             }

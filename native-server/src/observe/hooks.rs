@@ -1,4 +1,4 @@
-//! The owner's side of the console: after every step the owner calls
+//! The owner's side of the console: after every turn of its loop the owner calls
 //! [`OwnerHooks::publish`]. It fingerprints the small tables (brokerLiveTable,
 //! brokerAddrTable, clusterAddrTable: one entry per broker, hashed without allocating) and
 //! builds a new [`View`] only when they, the KV table or the configuration changed. Events
@@ -140,8 +140,9 @@ impl OwnerHooks {
         self.observer.events.event(now, event);
     }
 
-    /// After a step: publishes a new view if a table it shows changed.
-    pub(crate) fn publish(&mut self, ns: &NameServer) {
+    /// After a step: the summary of the lines it left out, and a new allowance for the next
+    /// step (one turn of the owner's loop has many: each gets its own).
+    pub(crate) fn step_done(&mut self, now: nameserver_core::Instant) {
         if !self.observer.on {
             return;
         }
@@ -149,8 +150,16 @@ impl OwnerHooks {
         if self.skipped > 0 {
             let text =
                 format!("... and {} more lines of this step, in the daemon's log", std::mem::take(&mut self.skipped));
-            self.observer.events.push(ns.now(), EventCategory::Info.name(), None, Severity::Info, text);
+            self.observer.events.push(now, EventCategory::Info.name(), None, Severity::Info, text);
         }
+    }
+
+    /// After a step or a turn of steps: publishes a new view if a table it shows changed.
+    pub(crate) fn publish(&mut self, ns: &NameServer) {
+        if !self.observer.on {
+            return;
+        }
+        self.step_done(ns.now());
         let routes = ns.routes();
         let mut hasher = DefaultHasher::new();
         ns.serving_routes().hash(&mut hasher);

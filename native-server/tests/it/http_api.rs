@@ -350,3 +350,77 @@ async fn a_silent_brokers_removal_clock_names_the_scan_that_expires_it() {
     assert_eq!(expired["at"], 130_000, "removed when its clock said: {expired}");
     server.wait_json("/api/view", |v| broker_count(v) == 0).await;
 }
+
+/// REGISTER_BROKER of `name` at `addr` in cluster `C` with `topics` topics, from a 5.x broker.
+fn registration(name: &str, addr: &str, topics: usize, opaque: i32) -> Vec<u8> {
+    use nameserver_core::protocol::RequestCode;
+    use nameserver_core::protocol::body::{RegisterBrokerBody, TopicConfig};
+    let mut body = RegisterBrokerBody::default();
+    for i in 0..topics {
+        let topic = format!("{name}-{i:03}");
+        body.topic_config_wrapper.topic_config_table.insert(topic.as_str().into(), TopicConfig::new(topic.as_str(), 4));
+    }
+    let fields = [
+        ("clusterName", "C"),
+        ("brokerName", name),
+        ("brokerAddr", addr),
+        ("brokerId", "0"),
+        ("haServerAddr", addr),
+        ("compressed", "true"),
+    ];
+    let mut cmd = support::request(RequestCode::RegisterBroker, opaque, &fields).with_body(body.encode_compressed(479));
+    cmd.version = 479;
+    nameserver_core::codec::encode_to_vec(&cmd).unwrap()
+}
+
+async fn post(server: &ConsoleServer, path: &str) -> http_support::Response {
+    http_support::request(server.http, "POST", path, &[], b"").await
+}
+
+/// Waits until `n` registrations have entered the owner's intake (test hooks' record).
+async fn arrived(server: &ConsoleServer, n: usize) {
+    for _ in 0..2000 {
+        let record = server.get("/test-hooks/owner/record").await.text();
+        if record.lines().filter(|line| line.starts_with("arrived ") && line.contains(" 103 ")).count() >= n {
+            return;
+        }
+        tokio::task::yield_now().await;
+    }
+    panic!("{n} registrations never arrived");
+}
+
+/// Two registrations the owner takes in one turn (intake paused while both arrive): the
+/// first changes 300 topics, so its step streams 100 lines and a summary; the second's lines
+/// are its own step's and are streamed too (the per-step allowance is not the turn's).
+#[tokio::test]
+async fn each_registration_of_one_turn_is_streamed() {
+    let server = ConsoleServer::start().await;
+    assert_eq!(post(&server, "/test-hooks/owner/pause").await.status, 200);
+    let mut big = server.client().await;
+    big.send(&registration("big", "127.0.0.1:31001", 300, 1)).await;
+    arrived(&server, 1).await;
+    let mut small = server.client().await;
+    small.send(&registration("small", "127.0.0.1:31002", 2, 2)).await;
+    arrived(&server, 2).await;
+    assert_eq!(post(&server, "/test-hooks/owner/resume").await.status, 200);
+    assert_eq!(decode(&big.read_frame().await).code, 0);
+    assert_eq!(decode(&small.read_frame().await).code, 0);
+    // A later step of its own, to know where the replayed backlog ends.
+    let mut last = server.client().await;
+    assert_eq!(decode(&last.call(&registration("last", "127.0.0.1:31003", 2, 3)).await).code, 0);
+
+    let mut events = server.events().await;
+    let mut texts = Vec::new();
+    loop {
+        let text = events.wait_for("log", |_| true).await.json()["text"].as_str().unwrap().to_string();
+        if text.contains("new broker registered") && text.contains("127.0.0.1:31003") {
+            break;
+        }
+        texts.push(text);
+    }
+    assert!(
+        texts.iter().any(|t| t.contains("new broker registered") && t.contains("127.0.0.1:31002")),
+        "the second registration of the turn is missing from the stream: {:?}",
+        texts.iter().filter(|t| !t.starts_with("new topic")).collect::<Vec<_>>()
+    );
+}
