@@ -76,6 +76,8 @@ pub(crate) struct Owner {
     batching: bool,
     /// This turn's requests, for the console once their replies have gone.
     answered: Vec<Answered>,
+    /// This turn's steps' events, and when each step was.
+    deferred_events: Vec<(Vec<EventRun>, nameserver_core::Instant)>,
 }
 
 /// A request the owner handled, as the console counts it (`OwnerHooks::answered`).
@@ -160,6 +162,7 @@ impl Owner {
             deferred: Vec::new(),
             batching: false,
             answered: Vec::new(),
+            deferred_events: Vec::new(),
         }
     }
 }
@@ -192,6 +195,9 @@ impl Machine for Owner {
         }
         for Answered { conn, code, response, at, sample } in std::mem::take(&mut self.answered) {
             self.console.answered(conn, code, response, at, sample);
+        }
+        for (events, now) in std::mem::take(&mut self.deferred_events) {
+            self.log_events(events, now);
         }
         self.console.publish(&self.ns);
     }
@@ -338,10 +344,22 @@ impl Owner {
                 output => self.act(output),
             }
         }
+        let now = self.ns.now();
+        if self.batching {
+            self.deferred_events.push((events, now));
+        } else {
+            self.log_events(events, now);
+            self.console.publish(&self.ns);
+        }
+        response
+    }
+
+    /// One step's events: logged, and told to the console (its stream too), after the step's
+    /// replies are on their way and its routes published.
+    fn log_events(&mut self, events: Vec<EventRun>, now: nameserver_core::Instant) {
         // The lines are formatted and written off this thread, unless INFO is off here (then
         // the few WARN lines go through tracing, and nothing else is formatted).
         let handed_over = tracing::enabled!(tracing::Level::INFO) && crate::event_log::started();
-        let now = self.ns.now();
         for run in &events {
             run.each(|event| {
                 if !handed_over {
@@ -355,10 +373,6 @@ impl Owner {
             events.iter().for_each(|run| run.each(log_event));
         }
         self.console.step_done(now);
-        if !self.batching {
-            self.console.publish(&self.ns);
-        }
-        response
     }
 
     /// Sends the held replies whose files are written, in order; a success whose file could
