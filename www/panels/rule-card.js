@@ -115,7 +115,8 @@ export class RuleCard {
     this.el.dataset.testid = "rule-card";
     this.el.setAttribute("role", "status");
     this.el.hidden = true;
-    wrap.appendChild(this.el);
+    // First in the wrapper: docked, it takes its own room above the diagram.
+    wrap.prepend(this.el);
     store.subscribe((state, action) => this.on(state, action));
     new ResizeObserver(() => this.place()).observe(wrap);
   }
@@ -157,7 +158,9 @@ export class RuleCard {
   }
 
   // Beside its node, on no node's box (it would hide the state the rule is about); where no
-  // such spot is free (a phone's diagram has none), docked in a strip above the diagram.
+  // such spot is free (a phone's diagram has none), docked: in the page's flow above the
+  // diagram, under the header and the clock (a learner reads the clock while the rule is
+  // explained), the diagram moved down by its height while it is shown.
   place() {
     if (!this.hit || this.el.hidden) return;
     const node = this.svg.querySelector(`[data-node="${CSS.escape(this.hit.node)}"] .box`);
@@ -185,9 +188,10 @@ export class RuleCard {
     const p = placeBeside(box, card, area, boxes);
     el.dataset.side = p ? p.side : "docked";
     el.classList.toggle("docked", !p);
-    // (Over the page's header: under the diagram it would take a phone's lesson sheet's room.)
-    if (!p) el.style.maxWidth = "none";
-    const y = p ? p.y : Math.min(...boxes.map((b) => b.top)) - 4 - el.getBoundingClientRect().height;
-    Object.assign(el.style, { left: `${Math.round(p ? p.x - wrap.left : 0)}px`, top: `${Math.round(y - wrap.top)}px` });
+    if (!p) {
+      Object.assign(el.style, { left: "", top: "", maxWidth: "" });
+      return;
+    }
+    Object.assign(el.style, { left: `${Math.round(p.x - wrap.left)}px`, top: `${Math.round(p.y - wrap.top)}px` });
   }
 }
