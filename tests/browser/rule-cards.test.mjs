@@ -18,24 +18,33 @@ after(() => b.close());
 function record(page) {
   return page.evaluate(() => {
     const frames = (window.__ruleFrames = []);
+    const renewals = (window.__renewals = []);
     const tick = () => {
       const card = document.querySelector("[data-testid=rule-card]");
-      frames.push({
-        ms: Number(document.querySelector("[data-testid=clock]").dataset.simMs),
-        shown: !!card && !card.hidden,
-        seq: card && !card.hidden ? Number(card.dataset.seq) : null,
-      });
+      const shown = !!card && !card.hidden;
+      const ms = Number(document.querySelector("[data-testid=clock]").dataset.simMs);
+      // (A renewal's card stands for no trace line: it has no seq.)
+      frames.push({ ms, shown, seq: shown && card.dataset.seq ? Number(card.dataset.seq) : null });
+      // A renewal's card, its numbers beside the model's tables as drawn on the same frame.
+      if (shown && card.dataset.rule === "renewed" && !renewals.length) {
+        const ops = {};
+        for (const x of card.querySelectorAll("[data-op]")) ops[x.dataset.op] = Number(x.dataset.ms);
+        const seen = { ms, node: card.dataset.node, at: Number(card.dataset.at), ops, text: card.textContent };
+        renewals.push(seen);
+        window.__rmqsim.views().then((v) => (seen.ns = v.ns[seen.node]));
+      }
       window.__ruleRaf = requestAnimationFrame(tick);
     };
     tick();
   });
 }
 
-function stopRecording(page) {
-  return page.evaluate(() => {
+async function stopRecording(page) {
+  const { frames, renewals } = await page.evaluate(() => {
     cancelAnimationFrame(window.__ruleRaf);
-    return window.__ruleFrames;
+    return { frames: window.__ruleFrames, renewals: window.__renewals };
   });
+  return Object.assign(frames, { renewals });
 }
 
 // Enters the next step (answering its question with option 0 if it asks) and lets it play to
@@ -149,11 +158,33 @@ function checkNumbers(card, line, names, what) {
   }
 }
 
+// While the step plays to the removal the other brokers renew: the first renewal of the step
+// gets a card (one: they renew every 30 s), its numbers the model's row as drawn on its frame,
+// before the removal's card takes its place.
+function checkRenewal(frames, line, words) {
+  const [seen] = frames.renewals;
+  assert.ok(seen, `a renewal's card while the step played (${frames.length} frames)`);
+  assert.ok(seen.ms < line.at, `the renewal's card comes before the removal's: ${JSON.stringify(seen)}`);
+  const shown = frames.filter((f) => f.shown && f.seq === null && f.ms < line.at);
+  assert.ok(shown.length > 0, "frames with the renewal's card");
+  const row = seen.ns && seen.ns.live.find((r) => r.lastUpdate === seen.ops.lastUpdate);
+  assert.ok(row, `the model's live row with the card's last registration: ${JSON.stringify(seen)}`);
+  assert.equal(seen.ops.lastUpdate, seen.at, "the card stands at the renewal");
+  assert.ok(seen.at <= seen.ms, "the renewal is drawn");
+  assert.equal(seen.ops.timeoutMs, row.timeoutMs, "the row's timeout");
+  assert.equal(seen.ops.deadline, row.expiresAt, "the row's expiry");
+  assert.equal(seen.ops.deadline, seen.ops.lastUpdate + seen.ops.timeoutMs, "expiry = last registration + timeout");
+  assert.ok(seen.ops.before < seen.ops.deadline, "the removal clock moved on");
+  assert.match(seen.text, words.renewed);
+  assert.ok(seen.text.includes(row.brokerName), `names ${row.brokerName}: ${seen.text}`);
+}
+
 // Each language once and each size once (the words of both languages at every rule are
 // also checked in Node, tests/js/page/rule-card.test.mjs): the walks cost CI minutes.
 const WORDS = {
   en: {
     expired: /last registration .* < now .* remove broker-b/,
+    renewed: /hears broker-\S+ again .* last registration .* deadline .* \(was .*\)/,
     idle: /silent 120 s .* idle close, broker-b removed/,
     // The narration names the rule that fired, and not the other.
     told: { expired: /scan/, idle: /idle close/ },
@@ -161,6 +192,7 @@ const WORDS = {
   },
   zh: {
     expired: /最后注册 .* < 现在 .* 移除 broker-b/,
+    renewed: /又收到 broker-\S+ 的注册.*最后注册 .*截止 .*（原为 .*）/,
     idle: /此连接静默 120 s.*空闲关闭，移除 broker-b/,
     told: { expired: /扫描/, idle: /空闲关闭/ },
     untold: { expired: /静默|空闲关闭/, idle: /扫描/ },
@@ -240,6 +272,7 @@ for (const [lang, size, viewport] of [
       const { card, line } = await cardAndLine(page);
       assert.equal(line.node, "NS-1");
       assert.equal(line.kind, "unregistered");
+      checkRenewal(frames, line, words);
       checkFrames(frames, line, "removal");
       if (idle === "on") {
         checkNumbers(card, line, ["lastIo", "idleMs", "deadline", "now"], "idle close");
