@@ -220,18 +220,20 @@ export class RuleCard {
   hide() {
     this.hit = null;
     this.el.hidden = true;
+    this.svg.style.height = "";
   }
 
   // Beside its node, on no node's box (it would hide the state the rule is about); where no
   // such spot is free (a phone's diagram has none), docked: in the page's flow above the
   // diagram, under the header and the clock (a learner reads the clock while the rule is
-  // explained), the diagram moved down by its height while it is shown.
+  // explained), the diagram drawn smaller by its height while it is shown.
   place() {
     if (!this.hit || this.el.hidden) return;
     const node = this.svg.querySelector(`[data-node="${CSS.escape(this.hit.node)}"] .box`);
     if (!node) return;
     const el = this.el;
     el.classList.remove("docked");
+    this.svg.style.height = "";
     const wrap = this.wrap.getBoundingClientRect();
     const box = node.getBoundingClientRect();
     const boxes = [...this.svg.querySelectorAll("[data-node] .box")].map((b) => b.getBoundingClientRect());
@@ -255,6 +257,10 @@ export class RuleCard {
     el.classList.toggle("docked", !p);
     if (!p) {
       Object.assign(el.style, { left: "", top: "", maxWidth: "" });
+      // The diagram gives the card its room, drawn smaller: the stage stays as tall as it was
+      // (a phone's lesson sheet keeps its room, and no node goes under it).
+      const taken = this.wrap.getBoundingClientRect().height - wrap.height;
+      this.svg.style.height = `${Math.max(wrap.height / 2, wrap.height - taken)}px`;
       return;
     }
     Object.assign(el.style, { left: `${Math.round(p.x - wrap.left)}px`, top: `${Math.round(p.y - wrap.top)}px` });
