@@ -4,7 +4,8 @@
 // on it, beside the node without covering it, and quotes exactly the operands of the view's
 // trace line, in English and in Chinese; it covers no node's box and leaves the clock in
 // sight (on a phone, where no spot beside the node is free, it is docked above the diagram,
-// under the header and the clock).
+// under the header and the clock). While S5's removal step plays, the first renewal of a broker
+// gets a card of its own, quoting the model's live row as drawn on that frame.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, shot, clickInHeader, settle, DESKTOP, PHONE, SHORT_PHONE } from "./lib/browser.mjs";
