@@ -103,7 +103,8 @@ const viewEls = els(
   "clock status-meta divergence route-grid ns-tables timers measurements table-view legend lanes-legend " +
     "btn-play speed-out speed-presets table-toggle diagram-wrap layout-toggle lesson-select",
 );
-const view = new PageView(store, { diagram, timeline, panels, log, compare }, { ...viewEls, body }, reduced);
+const drawn = { diagram, timeline, panels, log, compare, sheet: faults };
+const view = new PageView(store, drawn, { ...viewEls, body }, reduced);
 const playbackEls = { ...els("scenario-select share-url"), log: $("log") };
 const playback = new Playback(store, source, { view, diagram, timeline, log, announcer }, loop, playbackEls);
 const liveMode = new LiveMode(

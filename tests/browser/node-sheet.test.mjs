@@ -5,7 +5,7 @@
 // goes into the sheet and Escape brings it back to the node.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { launch, seek, settle, shot, DESKTOP, PHONE } from "./lib/browser.mjs";
+import { launch, seek, settle, shot, simTime, DESKTOP, PHONE } from "./lib/browser.mjs";
 
 let b;
 before(async () => (b = await launch()));
@@ -136,6 +136,47 @@ for (const [size, viewport] of [
     const faults = await page.evaluate(() => window.__rmqsim.views().then((v) => v.faults.map((f) => f.action)));
     assert.ok(faults.includes(action), `${action} in ${faults}`);
     await focusOn(page, "NS-1");
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+}
+
+// The sheet's words (state, timers, the ages in a NameServer's table) follow the clock while it
+// runs with the sheet open, and say, paused, what a sheet opened then says (issue 34: they once
+// stayed as they were when it opened).
+for (const [size, viewport] of [
+  ["desktop", DESKTOP],
+  ["phone", PHONE],
+]) {
+  test(`a node's sheet keeps up with the clock (${size})`, async () => {
+    const phone = size === "phone";
+    const page = await b.page({ viewport, dashboard: false, context: phone ? { isMobile: true, hasTouch: true } : {} });
+    await seek(page, 30000);
+    const press = (sel) => (phone ? page.tap(sel) : page.click(sel));
+    const words = () => page.evaluate(() => document.querySelector("#sheet-body").textContent);
+    await press("[data-testid=node-NS-1]");
+    const opened = await words();
+    assert.match(opened, /brokerLiveTable: .*age /, opened);
+    // Play with the sheet open (the play button, as a learner reaches it, may lie under it).
+    await page.evaluate(() => document.querySelector("[data-testid=play]").click());
+    await page.waitForFunction(
+      (was) =>
+        Number(document.querySelector("[data-testid=clock]").dataset.simMs) >= 40000 &&
+        document.querySelector("#sheet-body").textContent !== was,
+      opened,
+      { timeout: 60000 },
+    );
+    await page.evaluate(() => document.querySelector("[data-testid=play]").click());
+    await page.waitForFunction(() => !window.__rmqsim.playing());
+    await settle(page);
+    assert.ok(await page.locator("[data-testid=node-sheet]").isVisible(), "the sheet stayed open");
+    const ran = await words();
+    assert.notEqual(ran, opened, "the words changed with the clock");
+    await shot(page, `node-sheet-NS-1-ran-${size}`);
+    // Opened again on the paused clock: the same words.
+    await press("[data-testid=sheet-close]");
+    await press("[data-testid=node-NS-1]");
+    assert.equal(await words(), ran, `the running sheet said what a fresh one says at ${await simTime(page)} ms`);
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });

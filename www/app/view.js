@@ -29,7 +29,7 @@ export function horizonFor(model) {
 }
 
 export class PageView {
-  // `w`: the widgets drawn — diagram, timeline, panels, log, compare. `el`: the elements named
+  // `w`: the widgets drawn — diagram, timeline, panels, log, compare, sheet (the node's). `el`: the elements named
   // below. `reduced`: the reduced-motion media query.
   constructor(store, w, el, reduced) {
     this.store = store;
@@ -120,7 +120,7 @@ export class PageView {
     const state = this.store.state;
     const { snap: s, meta } = state.view || {};
     if (!s || !meta || state.ui.live !== null) return;
-    const { diagram, timeline, panels, log, compare } = this.w;
+    const { diagram, timeline, panels, log, compare, sheet } = this.w;
     const el = this.el;
     const playing = state.playback.playing;
     this.logFrom = Math.min(this.logFrom ?? traceFrom, traceFrom);
@@ -141,6 +141,8 @@ export class PageView {
       subject: state.lesson.subject,
       reveal: state.lesson.reveal,
     });
+    // An open node sheet's words keep up with the clock, as the diagram does.
+    sheet.refresh(s);
     renderDivergence(el.divergence, s);
     timeline.renderCursor(s);
     const on = (id) => panels.visible(id);

@@ -180,12 +180,12 @@ export class FaultUi {
         .join("") + custom;
   }
 
-  openNode(name) {
-    const { snap } = this.page.current();
+  // What the sheet says about node `name` as of `snap`: its title and its words (state, timers,
+  // table ages); null if it has no node of that name.
+  describe(name, snap) {
     const n = snap.nodes.find((x) => x.name === name);
-    if (!n) return;
-    this.el.sheetTitle.textContent = `${n.name} — ${STATE_ICON[n.state]} ${t(`state_${n.state}`)}`;
-    const body = this.el.sheetBody;
+    if (!n) return null;
+    const title = `${n.name} — ${STATE_ICON[n.state]} ${t(`state_${n.state}`)}`;
     const when = (x) =>
       n.state === "frozen"
         ? t("timerFrozen")
@@ -201,7 +201,30 @@ export class FaultUi {
       const c = snap.clients[n.name];
       extra = `<p>${esc(t("cachedRoute", { c: n.name, ns: c.boundTo }))}${c.stale ? ` — ⚠ STALE` : ""}</p>${c.route ? routeHtml(c.route) : `<p class="no-route">${esc(t("noCache"))}</p>`}`;
     }
-    body.innerHTML = `<p class="mono small">${esc(n.addr)}${n.group ? ` · group ${esc(n.group)} · BID ${n.brokerId}` : ""}${n.boundTo ? ` · → ${esc(n.boundTo)}` : ""}</p><ul class="small">${timers}</ul>${extra}`;
+    const body = `<p class="mono small">${esc(n.addr)}${n.group ? ` · group ${esc(n.group)} · BID ${n.brokerId}` : ""}${n.boundTo ? ` · → ${esc(n.boundTo)}` : ""}</p><ul class="small">${timers}</ul>${extra}`;
+    return { n, title, body };
+  }
+
+  // The open sheet's words follow the clock: called each frame the diagram is drawn, it
+  // writes only what changed (the actions stay as they were, the focus on them).
+  refresh(snap) {
+    if (!this.sheet.open || !this.sheet.classList.contains("beside") || !this.node) return;
+    const d = this.describe(this.node, snap);
+    if (!d) return;
+    if (this.el.sheetTitle.textContent !== d.title) this.el.sheetTitle.textContent = d.title;
+    if (this.shownBody !== d.body) {
+      this.shownBody = d.body;
+      this.el.sheetBody.innerHTML = d.body;
+    }
+  }
+
+  openNode(name) {
+    const { snap } = this.page.current();
+    const said = this.describe(name, snap);
+    if (!said) return;
+    const n = said.n;
+    this.el.sheetTitle.textContent = said.title;
+    this.el.sheetBody.innerHTML = this.shownBody = said.body;
     const acts = nodeActions(n, snap);
     const more = acts.slice(SHOWN);
     this.el.sheetList.innerHTML =

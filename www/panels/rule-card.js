@@ -76,6 +76,23 @@ export function ruleCard(line, nodes) {
             body: `${node} had no entry for ${broker} → last registration ${l}, deadline ${l} + ${tm} = ${d}; a ${rich("[[scan]]")} removes it only if no registration comes before`,
           };
     }
+    case "renewed": {
+      const [l, tm, d, was] = [
+        t3("lastUpdate", o.lastUpdate),
+        span("timeoutMs", o.timeoutMs),
+        t3("deadline", o.deadline),
+        t3("before", o.before),
+      ];
+      return zh
+        ? {
+            title: rich("规则：再次[[register|注册]]让移除时钟重新开始"),
+            body: `${node} 又收到 ${broker} 的注册（心跳）→ 最后注册 ${l}，截止 ${l} + ${tm} = ${d}（原为 ${was}）`,
+          }
+        : {
+            title: rich("Rule: a renewed [[register|registration]] restarts the removal clock"),
+            body: `${node} hears ${broker} again (its heartbeat) → last registration ${l}, deadline ${l} + ${tm} = ${d} (was ${was})`,
+          };
+    }
     case "route": {
       const g = num("groups", o.groups, String(o.groups));
       return zh
@@ -100,6 +117,35 @@ export function ruleCard(line, nodes) {
   }
 }
 
+// A renewal between two drawn snapshots: the first live row, NameServer by NameServer, whose
+// broker registered again (the same entry, a later `lastUpdate`), as a line for `ruleCard`
+// with the model's own numbers (its `expiresAt` the deadline, and the one it replaced); null if
+// none. No event stands for it: a renewal changes a row and writes no trace line.
+export function renewalOf(before, snap) {
+  if (!before || !snap || snap.time < before.time) return null;
+  for (const [ns, tables] of Object.entries(snap.ns || {})) {
+    const old = before.ns && before.ns[ns];
+    if (!tables || !old) continue;
+    for (const row of tables.live) {
+      const was = old.live.find((r) => r.brokerAddr === row.brokerAddr && r.cluster === row.cluster);
+      if (!was || row.lastUpdate <= was.lastUpdate) continue;
+      return {
+        node: ns,
+        at: row.lastUpdate,
+        text: row.brokerAddr,
+        operands: {
+          rule: "renewed",
+          lastUpdate: row.lastUpdate,
+          timeoutMs: row.timeoutMs,
+          deadline: row.expiresAt,
+          before: was.expiresAt,
+        },
+      };
+    }
+  }
+  return null;
+}
+
 export class RuleCard {
   // `wrap`: the diagram's wrapper (the card is placed inside it); `svg`: the diagram; `sheet`:
   // the lesson panel, which on a phone is a sheet fixed over the page's bottom.
@@ -110,12 +156,17 @@ export class RuleCard {
     this.sheet = sheet;
     this.hit = null;
     this.key = null;
+    // The snapshot drawn before, and the step whose renewal was told (once a step: every
+    // broker renews every 30 s on every NameServer).
+    this.before = null;
+    this.renewedIn = null;
     this.el = document.createElement("aside");
     this.el.className = "rule-card";
     this.el.dataset.testid = "rule-card";
     this.el.setAttribute("role", "status");
     this.el.hidden = true;
-    wrap.appendChild(this.el);
+    // First in the wrapper: docked, it takes its own room above the diagram.
+    wrap.prepend(this.el);
     store.subscribe((state, action) => this.on(state, action));
     new ResizeObserver(() => this.place()).observe(wrap);
   }
@@ -128,8 +179,21 @@ export class RuleCard {
       this.show(action.hit, state);
       return;
     }
-    if (!this.hit) return;
     const snap = state.view && state.view.snap;
+    if (action.type === "answer") {
+      const before = this.before;
+      this.before = snap;
+      // In a step playing to its event, the first renewal, unless a rule's card is up.
+      if (key !== null && key !== this.renewedIn && !this.hit && state.playback.playing) {
+        const renewal = renewalOf(before, snap);
+        if (renewal) {
+          this.renewedIn = this.key = key;
+          this.show(renewal, state);
+          return;
+        }
+      }
+    }
+    if (!this.hit) return;
     // A new step, the end of the lesson, or a clock gone back before the event: the rule has
     // not fired (yet) on what is drawn.
     if (key !== this.key || (snap && snap.time < this.hit.at)) this.hide();
@@ -143,7 +207,9 @@ export class RuleCard {
     const el = this.el;
     el.dataset.node = hit.node;
     el.dataset.rule = hit.operands.rule;
-    el.dataset.seq = String(hit.seq);
+    // (A renewal is no trace line.)
+    if (hit.seq === undefined) delete el.dataset.seq;
+    else el.dataset.seq = String(hit.seq);
     el.dataset.at = String(hit.at);
     el.lang = lang === "zh" ? "zh-CN" : "en";
     setHtml(el, `<p class="rule-title">${card.title}</p><p class="rule-body">${card.body}</p>`);
@@ -154,16 +220,20 @@ export class RuleCard {
   hide() {
     this.hit = null;
     this.el.hidden = true;
+    this.svg.style.height = "";
   }
 
   // Beside its node, on no node's box (it would hide the state the rule is about); where no
-  // such spot is free (a phone's diagram has none), docked in a strip above the diagram.
+  // such spot is free (a phone's diagram has none), docked: in the page's flow above the
+  // diagram, under the header and the clock (a learner reads the clock while the rule is
+  // explained), the diagram drawn smaller by its height while it is shown.
   place() {
     if (!this.hit || this.el.hidden) return;
     const node = this.svg.querySelector(`[data-node="${CSS.escape(this.hit.node)}"] .box`);
     if (!node) return;
     const el = this.el;
     el.classList.remove("docked");
+    this.svg.style.height = "";
     const wrap = this.wrap.getBoundingClientRect();
     const box = node.getBoundingClientRect();
     const boxes = [...this.svg.querySelectorAll("[data-node] .box")].map((b) => b.getBoundingClientRect());
@@ -185,9 +255,14 @@ export class RuleCard {
     const p = placeBeside(box, card, area, boxes);
     el.dataset.side = p ? p.side : "docked";
     el.classList.toggle("docked", !p);
-    // (Over the page's header: under the diagram it would take a phone's lesson sheet's room.)
-    if (!p) el.style.maxWidth = "none";
-    const y = p ? p.y : Math.min(...boxes.map((b) => b.top)) - 4 - el.getBoundingClientRect().height;
-    Object.assign(el.style, { left: `${Math.round(p ? p.x - wrap.left : 0)}px`, top: `${Math.round(y - wrap.top)}px` });
+    if (!p) {
+      Object.assign(el.style, { left: "", top: "", maxWidth: "" });
+      // The diagram gives the card its room, drawn smaller: the stage stays as tall as it was
+      // (a phone's lesson sheet keeps its room, and no node goes under it).
+      const taken = this.wrap.getBoundingClientRect().height - wrap.height;
+      this.svg.style.height = `${Math.max(wrap.height / 2, wrap.height - taken)}px`;
+      return;
+    }
+    Object.assign(el.style, { left: `${Math.round(p.x - wrap.left)}px`, top: `${Math.round(p.y - wrap.top)}px` });
   }
 }

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { setLanguage } from "../../../www/app/i18n.js";
-import { ruleCard } from "../../../www/panels/rule-card.js";
+import { ruleCard, renewalOf } from "../../../www/panels/rule-card.js";
 import { placeBeside } from "../../../www/diagram/layout.js";
 
 const NODES = [{ name: "broker-b", role: "broker", addr: "10.0.1.3:10911" }];
@@ -100,4 +100,40 @@ test("the card covers no other box: it moves along, or round, to the nearest fre
     ]),
     null,
   );
+});
+
+test("a renewal is a live row whose lastUpdate moved on, quoted with the row's own numbers", () => {
+  const row = (lastUpdate, expiresAt) => ({
+    cluster: "DefaultCluster",
+    brokerAddr: "10.0.1.3:10911",
+    brokerName: "broker-b",
+    lastUpdate,
+    timeoutMs: 120000,
+    expiresAt,
+  });
+  const snap = (time, live) => ({ time, ns: { "NS-1": { live }, "NS-2": null } });
+  const before = snap(30000, [row(1, 120001)]);
+  assert.equal(renewalOf(before, snap(30000, [row(1, 120001)])), null, "nothing moved");
+  assert.equal(renewalOf(before, snap(31000, [])), null, "a removal is no renewal");
+  assert.equal(renewalOf(snap(60000, [row(30001, 150001)]), before), null, "the clock went back");
+  const renewal = renewalOf(before, snap(30500, [row(30001, 150001)]));
+  assert.deepEqual(renewal.operands, {
+    rule: "renewed",
+    lastUpdate: 30001,
+    timeoutMs: 120000,
+    deadline: 150001,
+    before: 120001,
+  });
+  assert.equal(renewal.node, "NS-1");
+  setLanguage("en");
+  assert.equal(
+    strip(ruleCard(renewal, NODES).body),
+    "NS-1 hears broker-b again (its heartbeat) → last registration 30.001 s, deadline 30.001 s + 120 s = 150.001 s (was 120.001 s)",
+  );
+  setLanguage("zh");
+  assert.match(
+    strip(ruleCard(renewal, NODES).body),
+    /又收到 broker-b 的注册.*截止 30\.001 s \+ 120 s = 150\.001 s（原为 120\.001 s）/,
+  );
+  setLanguage("en");
 });
