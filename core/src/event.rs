@@ -387,8 +387,6 @@ impl fmt::Display for AddrInfo<'_> {
     }
 }
 
-struct Queue<'a>(&'a QueueData);
-
 /// A topic's line ([`Event::TopicRegistered`], [`Event::TopicChanged`]) but for its topic:
 /// the words before the name ([`Self::head`]), and after it (its `Display`). A writer of
 /// many topics' lines that share their queues formats the part after the name once.
@@ -422,26 +420,44 @@ impl TopicText<'_> {
 /// What follows the topic's name.
 impl fmt::Display for TopicText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Self::Registered(queue_data) => write!(f, " {}", Queue(queue_data)),
-            Self::Changed { old, new } => write!(f, " OLD: {} NEW: {}", Queue(old), Queue(new)),
+        self.write_tail(f)
+    }
+}
+
+impl TopicText<'_> {
+    /// What follows the topic's name, written to `out` (its `Display`).
+    pub(crate) fn write_tail(self, out: &mut impl fmt::Write) -> fmt::Result {
+        match self {
+            Self::Registered(queue_data) => {
+                out.write_str(" ")?;
+                write_queue(out, queue_data)
+            }
+            Self::Changed { old, new } => {
+                out.write_str(" OLD: ")?;
+                write_queue(out, old)?;
+                out.write_str(" NEW: ")?;
+                write_queue(out, new)
+            }
         }
     }
 }
 
-impl fmt::Display for Queue<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let q = self.0;
-        write!(
-            f,
-            "QueueData [brokerName={}, readQueueNums={}, writeQueueNums={}, perm={}, topicSysFlag={}]",
-            x(&q.broker_name),
-            q.read_queue_nums,
-            q.write_queue_nums,
-            q.perm,
-            q.topic_sys_flag
-        )
+/// Java's `QueueData.toString()`, written piece by piece into any writer rather than through
+/// `write!`: where every topic's queues differ, a registration writes one per topic.
+fn write_queue(out: &mut impl fmt::Write, q: &QueueData) -> fmt::Result {
+    out.write_str("QueueData [brokerName=")?;
+    x(&q.broker_name).write_to(out)?;
+    let mut digits = itoa::Buffer::new();
+    for (label, n) in [
+        (", readQueueNums=", q.read_queue_nums),
+        (", writeQueueNums=", q.write_queue_nums),
+        (", perm=", q.perm),
+        (", topicSysFlag=", q.topic_sys_flag),
+    ] {
+        out.write_str(label)?;
+        out.write_str(digits.format(n))?;
     }
+    out.write_str("]")
 }
 
 impl fmt::Display for Event {

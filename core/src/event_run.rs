@@ -8,6 +8,7 @@
 //! names only.
 
 use alloc::collections::VecDeque;
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -80,6 +81,12 @@ impl LineText<'_> {
     #[must_use]
     pub fn severity(self) -> Severity {
         self.0.severity()
+    }
+
+    /// The words after the topic (its `Display`), appended to `out`.
+    pub fn push_to(self, out: &mut String) {
+        // Writing to a `String` cannot fail.
+        let _ = self.0.write_tail(out);
     }
 }
 

@@ -24,23 +24,31 @@ impl<'a> Excerpt<'a> {
     }
 }
 
-impl fmt::Display for Excerpt<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Excerpt<'_> {
+    /// The excerpt written to `out`: what `Display` writes, without a `Formatter` in between
+    /// (a log writer of many lines writes straight into its `String`).
+    pub fn write_to(self, out: &mut impl fmt::Write) -> fmt::Result {
         // Nearly every name is short printable ASCII: written whole, nothing to escape.
         if self.0.len() <= EXCERPT_MAX && self.0.bytes().all(|b| matches!(b, b' '..=b'~') && b != b'\\') {
-            return f.write_str(self.0);
+            return out.write_str(self.0);
         }
         let mut shown = 0;
         for (at, c) in self.0.char_indices() {
             let mut escaped = Escaped::default();
             write_escaped(&mut escaped, c)?;
             if shown + escaped.len > EXCERPT_MAX {
-                return write!(f, "…(+{} bytes)", self.0.len() - at);
+                return write!(out, "…(+{} bytes)", self.0.len() - at);
             }
             shown += escaped.len;
-            f.write_str(escaped.as_str())?;
+            out.write_str(escaped.as_str())?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for Excerpt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
     }
 }
 

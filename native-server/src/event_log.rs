@@ -100,10 +100,11 @@ fn write_runs(receiver: &Receiver<Message>, mut file: Option<NonBlocking>) {
                     Logged::Topic { topic, line, same } => {
                         if !same {
                             tail.clear();
-                            let _ = writeln!(tail, "{line}");
+                            line.push_to(&mut tail);
+                            tail.push('\n');
                         }
                         message.push_str(line.head());
-                        let _ = write!(message, "{}", Excerpt::of(topic));
+                        let _ = Excerpt::of(topic).write_to(&mut message);
                         message.push_str(&tail);
                         line.severity()
                     }

@@ -174,21 +174,7 @@ impl<'a> ArrayWriter<'_, 'a> {
 
 /// Appends `n` in decimal (without `core::fmt`, which is slow on this hot path).
 fn push_display(out: &mut Vec<u8>, n: i64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut rest = n.unsigned_abs();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        out.push(b'-');
-    }
-    out.extend_from_slice(&digits[i..]);
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// Writes `s` as a quoted JSON string as fastjson2 (RocketMQ 5.5.0) does in both styles:
