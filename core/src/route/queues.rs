@@ -46,7 +46,9 @@ impl TopicQueues {
     /// This list with `queue_data` set for its group, and the entry it replaces.
     #[must_use]
     pub fn with(&self, queue_data: QueueData) -> (Self, Option<QueueData>) {
-        let mut entries = Vec::with_capacity(self.0.len() + 1);
+        // Room for the groups the rest of a turn's registrations put in place: a list this
+        // size is not a small allocation, and growing it again costs another.
+        let mut entries = Vec::with_capacity(self.0.len() + 1 + self.0.len() / 2);
         entries.extend_from_slice(&self.0);
         let old = match self.position(&queue_data.broker_name) {
             Ok(i) => Some(core::mem::replace(&mut entries[i], queue_data)),
