@@ -30,7 +30,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use nameserver_core::ConnId;
-use nameserver_core::protocol::RemotingCommand;
+use nameserver_core::protocol::{RemotingCommand, Request};
 use tokio::sync::Notify;
 
 use crate::messages::{Inbound, queued_size};
@@ -42,12 +42,18 @@ pub(crate) const LANE_REQUESTS: usize = 64;
 pub(crate) const MAX_REQUESTS: usize = 4096;
 /// Bytes of requests all connections together may have waiting (the inflate limit).
 pub(crate) const MAX_BYTES: usize = 64 * 1024 * 1024;
-/// Queued bytes from which a request counts as heavy (a registration of thousands of topics,
-/// even compressed): one that follows lighter requests in a turn waits for the next turn, so
-/// that their replies, held until the turn's end, do not wait for it too.
+/// Queued bytes from which a request counts as heavy (a registration of thousands of topics):
+/// one that follows lighter requests in a turn waits for the next turn, so that their replies,
+/// held until the turn's end, do not wait for it too. A compressed registration is heavy
+/// whatever its size: a few KiB may inflate to the decompression limit ([`heavy`]).
 pub(crate) const HEAVY_BYTES: usize = 16 * 1024;
 /// Java 5.5.0's remark with SYSTEM_BUSY when its executor's queue is full.
 pub(crate) const BUSY_REMARK: &str = "[OVERLOAD]system busy, start flow control for a while";
+
+/// Whether `cmd` is a heavy request: [`HEAVY_BYTES`] or more queued, or a body to inflate.
+fn heavy(cmd: &RemotingCommand) -> bool {
+    queued_size(cmd) >= HEAVY_BYTES || Request::inflates(cmd)
+}
 
 /// What became of a request handed to [`Intake::request`].
 #[derive(Debug)]
@@ -185,14 +191,14 @@ impl Intake {
     }
 
     /// The next item if one is waiting and its connection is not one of `taken` (see
-    /// [`Self::next`]), without waiting; not a heavy one ([`HEAVY_BYTES`]) if `light_taken`.
+    /// [`Self::next`]), without waiting; not a [`heavy`] one if `light_taken`.
     pub(crate) fn try_next_except(&self, taken: &[ConnId], light_taken: bool) -> Option<Inbound> {
         self.pop(taken, light_taken)
     }
 
-    /// Whether `message`, taken, was a light one (not a request of [`HEAVY_BYTES`] or more).
+    /// Whether `message`, taken, was a light one (not a [`heavy`] request).
     pub(crate) fn light(message: &Inbound) -> bool {
-        !matches!(message, Inbound::Received { cmd, .. } if queued_size(cmd) >= HEAVY_BYTES)
+        !matches!(message, Inbound::Received { cmd, .. } if heavy(cmd))
     }
 
     /// The item of the next connection's turn, unless that connection is one of `skip`, or
@@ -208,8 +214,7 @@ impl Intake {
             if skip.contains(&conn) {
                 return None;
             }
-            let heavy =
-                |lane: &Lane| lane.items.front().is_some_and(|(_, size)| size.is_some_and(|s| s >= HEAVY_BYTES));
+            let heavy = |lane: &Lane| lane.items.front().is_some_and(|(message, _)| !Self::light(message));
             if no_heavy && lanes.by_conn.get(&conn).is_some_and(heavy) {
                 return None;
             }
@@ -338,6 +343,19 @@ mod tests {
         // Heavy ones batch; a light one may follow; a heavy one after it waits.
         assert_eq!(turn(), [ConnId(1), ConnId(2), ConnId(3)]);
         assert_eq!(turn(), [ConnId(4), ConnId(5)]);
+
+        // A compressed registration is heavy however small: it may inflate to the limit.
+        let register = |opaque, compressed: &str| {
+            let mut cmd = RemotingCommand::request(RequestCode::RegisterBroker).with_field("compressed", compressed);
+            cmd.opaque = opaque;
+            cmd.with_body(vec![b'x'; 64])
+        };
+        let queued = [(6, cmd(50, false)), (7, register(60, "false")), (8, register(70, "TRUE")), (9, cmd(80, false))];
+        for (conn, cmd) in queued {
+            assert!(matches!(intake.request(ConnId(conn), cmd, None), Admission::Queued));
+        }
+        assert_eq!(turn(), [ConnId(6), ConnId(7)]);
+        assert_eq!(turn(), [ConnId(8), ConnId(9)]);
     }
 
     #[test]

@@ -360,6 +360,14 @@ impl Fields<'_, '_> {
 }
 
 impl Request {
+    /// Whether `cmd` is a REGISTER_BROKER whose body is inflated before it is read
+    /// (`compressed`): its size on the wire says nothing of what reading it costs.
+    #[must_use]
+    pub fn inflates(cmd: &RemotingCommand) -> bool {
+        cmd.request_code() == RequestCode::RegisterBroker
+            && Fields(cmd, &mut Vec::new()).flag(COMPRESSED).unwrap_or(false)
+    }
+
     /// Recognises `cmd` as one of the requests a NameServer serves.
     ///
     /// # Errors
@@ -449,6 +457,9 @@ impl Request {
     }
 }
 
+/// REGISTER_BROKER's header field: the body is deflated.
+const COMPRESSED: &str = "compressed";
+
 fn parse_register(
     cmd: &RemotingCommand,
     f: &mut Fields<'_, '_>,
@@ -468,7 +479,7 @@ fn parse_register(
     }
     // Java uses the value as it is: zero or less expires the broker at the next scan.
     let heartbeat_timeout_millis = f.lenient_long("heartbeatTimeoutMillis").map(|ms| u64::try_from(ms).unwrap_or(0));
-    let compressed = f.flag("compressed").unwrap_or(false);
+    let compressed = f.flag(COMPRESSED).unwrap_or(false);
     let body = RegisterBrokerBody::decode_capped(
         &cmd.body,
         compressed,
