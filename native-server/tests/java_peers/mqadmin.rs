@@ -87,6 +87,10 @@ pub(crate) const RULES: &[(&str, &str)] = &[
         "broker figures",
         "brokerStatus's `address key : value` lines keep the key: the values are the broker's live counters, read from the broker itself",
     ),
+    (
+        "timer backlog",
+        "clusterList's timer progress `readBehind-offsetBehind(` reads `<live>(`: the broker's own timer backlog, read from the broker itself",
+    ),
     ("figures", "decimal figures (TPS, load, disk ratios, response times) read `<n.n>`"),
     ("sets", "lines are sorted: mqadmin prints Java sets and hash maps in hash order"),
 ];
@@ -97,7 +101,7 @@ pub(crate) fn normalise(output: &str, namesrvs: &[String]) -> Vec<String> {
         .lines()
         .filter(|l| !is_noise(l))
         .map(|l| namesrvs.iter().fold(l.to_string(), |l, addr| l.replace(addr.as_str(), "<namesrv>")))
-        .map(|l| figures(&times(&live(&own(&l)))))
+        .map(|l| figures(&times(&timer(&live(&own(&l))))))
         .map(|l| l.trim_end().to_string())
         .filter(|l| !l.is_empty())
         .collect();
@@ -123,6 +127,13 @@ fn live(line: &str) -> String {
         }
         _ => line.to_string(),
     }
+}
+
+/// clusterList's `0-0(0.0w, 0.0, 0.0)` → `<live>(0.0w, 0.0, 0.0)`: how far the broker's timer
+/// is behind when asked (a message more or less in one run than in the other).
+fn timer(line: &str) -> String {
+    static PROGRESS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(^|\s)-?\d+--?\d+\(").unwrap());
+    PROGRESS.replace_all(line, "${1}<live>(").into_owned()
 }
 
 /// The getNamesrvConfig lines of each server's own port and files.
@@ -190,6 +201,12 @@ mod tests {
         let kept = "v1.2.3 10.0.0.1:8080 17646750001234 176467500012 x1.5 1.5.";
         assert_eq!(normalise(&format!("{kept}\n"), &addrs), [kept]);
         assert_eq!(normalise("at 2026-12-02T11:30:00.5, 1764675000123,0.25\n", &addrs), ["at <time>, <time>,<n.n>"]);
+        let cluster = "TestCluster  broker-a  0  127.0.0.1:10911  V5_5_0  1-0(0.0w, 0.0, 0.0)  0  true\n";
+        assert_eq!(
+            normalise(cluster, &addrs),
+            ["TestCluster  broker-a  0  127.0.0.1:10911  V5_5_0  <live>(<n.n>w, <n.n>, <n.n>)  0  true"]
+        );
+        assert_eq!(normalise("range 1-2 f(x)\n", &addrs), ["range 1-2 f(x)"], "only a count pair right before `(`");
         let status = "127.0.0.1:10911          putTps                          : 0.0 1.5\n";
         assert_eq!(normalise(status, &addrs), ["127.0.0.1:10911          putTps                          : <live>"]);
     }
