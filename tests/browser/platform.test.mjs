@@ -229,7 +229,9 @@ test("first load weight", async () => {
   // 592.5 KB before, 598.7 KB after), the rule card (a module, its styles and the operands in
   // the wasm module's view) and the view's clock gaps: 607 KB measured; then issue 34's item 4
   // (the node sheet placed beside its node, the intro's step-by-step reveal, the quiz's rules on
-  // a timeline) and the prediction margin: 613 KB measured.
-  assert.ok(total <= 616 * 1024, `first load ${Math.round(total / 1024)} KB`);
+  // a timeline) and the prediction margin: 613 KB measured; then issue 35's log lines without
+  // core::fmt (itoa's digits and the queue text's writer in the wasm module: 1.4 KB more before
+  // compression), just over 616 KB.
+  assert.ok(total <= 617 * 1024, `first load ${Math.round(total / 1024)} KB`);
   await ctx.close();
 });
