@@ -89,10 +89,17 @@ struct Lanes {
     closed: bool,
 }
 
+/// A queued request as the lanes count it, worked out before the lock is taken.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    size: usize,
+    heavy: bool,
+}
+
 #[derive(Debug, Default)]
 struct Lane {
-    /// Each item with its size if it is a request.
-    items: VecDeque<(Inbound, Option<usize>)>,
+    /// Each item, with what the lanes count of it if it is a request.
+    items: VecDeque<(Inbound, Option<Queued>)>,
     requests: usize,
     /// Notified when the owner takes one of this lane's requests.
     room: Arc<Notify>,
@@ -115,7 +122,8 @@ impl Intake {
 
     /// Hands the owner a command connection `conn` received, under the rules of the module.
     pub(crate) fn request(&self, conn: ConnId, cmd: RemotingCommand, at: Option<std::time::Instant>) -> Admission {
-        let size = queued_size(&cmd);
+        let queued = Queued { size: queued_size(&cmd), heavy: heavy(&cmd) };
+        let size = queued.size;
         let mut guard = self.lock();
         let lanes = &mut *guard;
         if lanes.closed {
@@ -142,7 +150,7 @@ impl Intake {
         if lane.items.is_empty() {
             lanes.turns.push_back(conn);
         }
-        lane.items.push_back((Inbound::Received { conn, cmd, at }, Some(size)));
+        lane.items.push_back((Inbound::Received { conn, cmd, at }, Some(queued)));
         lanes.requests += 1;
         lanes.bytes += size;
         self.publish(lanes);
@@ -214,14 +222,14 @@ impl Intake {
             if skip.contains(&conn) {
                 return None;
             }
-            let heavy = |lane: &Lane| lane.items.front().is_some_and(|(message, _)| !Self::light(message));
+            let heavy = |lane: &Lane| lane.items.front().is_some_and(|(_, queued)| queued.is_some_and(|q| q.heavy));
             if no_heavy && lanes.by_conn.get(&conn).is_some_and(heavy) {
                 return None;
             }
             lanes.turns.pop_front();
             let Some(lane) = lanes.by_conn.get_mut(&conn) else { continue };
-            let Some((message, size)) = lane.items.pop_front() else { continue };
-            if let Some(size) = size {
+            let Some((message, queued)) = lane.items.pop_front() else { continue };
+            if let Some(Queued { size, .. }) = queued {
                 lane.requests -= 1;
                 lanes.requests -= 1;
                 lanes.bytes -= size;
