@@ -275,7 +275,8 @@ impl RouteSnapshot {
         let changes = ns.poll_route_changes();
         let ns = &*ns;
         let serving = ns.serving_routes();
-        let mut shapes = Shapes { ns, by_key: HashMap::default(), by_shape: HashMap::default() };
+        let changed = changes.as_ref().map_or(ns.routes().topic_queue_table().len(), |changes| changes.topics.len());
+        let mut shapes = Shapes::new(ns, changed);
         let groups = match &changes {
             None => Arc::new(Groups::of(ns)),
             Some(changes) if changes.groups.is_empty() => Arc::clone(&self.groups),
@@ -376,7 +377,21 @@ struct Shapes<'a> {
     by_shape: HashMap<RouteShape<'a>, Option<Arc<RouteBodies>>, RandomState>,
 }
 
+/// The most topics [`Shapes`] makes room for up front.
+const SHAPES_ROOM: usize = 1 << 14;
+
 impl<'a> Shapes<'a> {
+    /// For `topics` changed topics: with every route different each is a shape of its own,
+    /// and growing the maps one doubling at a time cost more than filling them.
+    fn new(ns: &'a NameServer, topics: usize) -> Self {
+        let room = topics.min(SHAPES_ROOM);
+        Self {
+            ns,
+            by_key: HashMap::with_capacity_and_hasher(room, RandomState::default()),
+            by_shape: HashMap::with_capacity_and_hasher(room, RandomState::default()),
+        }
+    }
+
     /// The bodies of a topic of `shape`; `None` when it has no route (TOPIC_NOT_EXIST).
     fn bodies(&mut self, shape: Option<RouteShape<'a>>) -> Option<Arc<RouteBodies>> {
         let ns = self.ns;
