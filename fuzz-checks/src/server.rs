@@ -5,7 +5,8 @@
 //! exactly one reply, on its connection, echoing its opaque, and nothing else does; every
 //! command sent encodes and decodes back to itself; a route for a client at version ≥ 401 is
 //! strict JSON; time never goes backwards and the next scan is in the future; every queue
-//! entry names a known broker group; no live entry survived a scan it should have expired in.
+//! entry names a known broker group; no live entry survived a scan it should have expired in; a
+//! twin fed each command already read (`Input::Parsed`) answers and changes exactly alike.
 //!
 //! Input format ([`crate::seeds`] has examples): records until the bytes run out or
 //! `MAX_RECORDS` (32) have run, each a tag byte and its arguments (integers big-endian).
@@ -26,8 +27,8 @@ use std::collections::HashMap;
 
 use nameserver_core::json::{JsonStyle, WriteJson};
 use nameserver_core::protocol::body::{DataVersion, RegisterBrokerBody, TopicConfig};
-use nameserver_core::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode, ResponseCode};
-use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, Output, TopicName};
+use nameserver_core::protocol::{FLAG_ONEWAY, Parsed, RemotingCommand, RequestCode, ResponseCode};
+use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, Limits, NameServer, Output, TopicName};
 
 use crate::reader::{Reader, run_records};
 use crate::replies::{Request, assert_round_trips};
@@ -91,6 +92,9 @@ const CONFIG: [&str; 8] = [
 
 struct Harness {
     ns: NameServer,
+    /// Fed the same inputs, each command read before it is handed over (`Input::Parsed`, as
+    /// the daemon's connection tasks do): it must answer and change exactly as `ns` does.
+    read: NameServer,
     now: u64,
     opaque: i32,
     last_scan: Option<u64>,
@@ -99,6 +103,13 @@ struct Harness {
 impl Harness {
     fn input(&mut self, input: Input) -> Vec<Output> {
         let due = self.ns.poll_timeout().expect("a scan is always scheduled");
+        let read_first = match &input {
+            Input::Received { conn, cmd } => {
+                Input::Parsed { conn: *conn, cmd: cmd.clone(), parsed: Parsed::read(cmd, &Limits::DEFAULT) }
+            }
+            other => other.clone(),
+        };
+        self.read.handle(Instant::from_millis(self.now), read_first);
         self.ns.handle(Instant::from_millis(self.now), input);
         assert_eq!(self.ns.now(), Instant::from_millis(self.now));
         if Instant::from_millis(self.now) >= due {
@@ -107,6 +118,9 @@ impl Harness {
         let next = self.ns.poll_timeout().expect("a scan is always scheduled");
         assert!(next > self.ns.now(), "the next scan is in the future");
         let out: Vec<Output> = std::iter::from_fn(|| self.ns.poll_output()).collect();
+        let read_out: Vec<Output> = std::iter::from_fn(|| self.read.poll_output()).collect();
+        assert_eq!(read_out, out, "a command read before it is handed over is handled as one the NameServer reads");
+        assert_eq!(self.read.routes(), self.ns.routes());
         for o in &out {
             if let Output::Send { cmd, .. } = o {
                 assert_round_trips(cmd);
@@ -280,6 +294,7 @@ fn step(h: &mut Harness, r: &mut Reader<'_>) -> Option<()> {
 /// When a property above breaks.
 pub fn run(data: &[u8]) {
     let ns = NameServer::new(Config::java_defaults("/home/fuzz", "/opt/rocketmq"), KvConfig::default(), Instant::ZERO);
-    let mut h = Harness { ns, now: 0, opaque: 0, last_scan: None };
+    let read = ns.clone();
+    let mut h = Harness { ns, read, now: 0, opaque: 0, last_scan: None };
     run_records(&mut h, data, step);
 }

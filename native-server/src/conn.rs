@@ -51,7 +51,7 @@ use self::deadlines::{HIGH_WATER, PeerDeadlines};
 use self::end::End;
 use crate::handshake::Stream;
 use crate::intake::{Admission, BUSY_REMARK, Intake};
-use crate::messages::{Inbound, ReplyBytes, queued_size};
+use crate::messages::{Handed, Inbound, ReplyBytes, queued_size};
 use crate::snapshot::RouteSnapshot;
 use crate::source::SourceKey;
 
@@ -83,6 +83,9 @@ pub(crate) struct Shared {
     pub(crate) routes: Option<Arc<ArcSwap<RouteSnapshot>>>,
     /// Frame and body limits.
     pub(crate) limits: Limits,
+    /// Whether requests are read here ([`Handed::read`]): the port's machine is a NameServer,
+    /// given the same limits.
+    pub(crate) reads: bool,
     /// `serverChannelMaxIdleTimeSeconds`; `None` when 0 (never close idle connections).
     pub(crate) idle: Option<Duration>,
     /// Cancelled when the server starts shutting down.
@@ -208,7 +211,7 @@ struct Session {
     /// Notified when the owner takes one of this connection's requests.
     room: Arc<Notify>,
     /// A request its full lane did not take yet; nothing more is read or decoded meanwhile.
-    pending: Option<(RemotingCommand, Option<std::time::Instant>)>,
+    pending: Option<Handed>,
     outbound: mpsc::Receiver<RemotingCommand>,
     /// Shared with the owner: its queue's bytes plus `published`.
     unwritten: ReplyBytes,
@@ -354,8 +357,8 @@ impl Session {
     /// Decodes and dispatches whole frames while the peer keeps up with its replies and its
     /// lane has room.
     fn process_buffered(&mut self) -> Result<(), End> {
-        if let Some((cmd, at)) = self.pending.take() {
-            self.hand_over(cmd, at)?;
+        if let Some(handed) = self.pending.take() {
+            self.hand_over(handed)?;
         }
         while self.pending.is_none() && self.out.len() - self.written < HIGH_WATER {
             let len = match codec::frame_len(&self.inbuf, &self.limits) {
@@ -425,7 +428,8 @@ impl Session {
         if self.answered_from_snapshot(&cmd, at) {
             return Ok(());
         }
-        self.hand_over(cmd, at)
+        let handed = if self.shared.reads { Handed::read(cmd, &self.limits, at) } else { Handed::unread(cmd, at) };
+        self.hand_over(handed)
     }
 
     /// Answers a refused request NO_PERMISSION with the refusal's remark (a oneway one gets no
@@ -476,17 +480,17 @@ impl Session {
 
     /// Puts a request in the connection's lane; one that does not fit waits in `pending`, one
     /// refused for a full owner queue is answered SYSTEM_BUSY here (a oneway one is dropped).
-    fn hand_over(&mut self, cmd: RemotingCommand, at: Option<std::time::Instant>) -> Result<(), End> {
-        let two_way = !cmd.is_oneway() && !cmd.is_response();
-        match self.shared.intake.request(self.conn, cmd, at) {
+    fn hand_over(&mut self, handed: Handed) -> Result<(), End> {
+        let (two_way, at) = (!handed.cmd.is_oneway() && !handed.cmd.is_response(), handed.at);
+        match self.shared.intake.request(self.conn, handed) {
             Admission::Queued => {
                 if two_way {
                     self.owner_pending += 1;
                 }
                 Ok(())
             }
-            Admission::Full(cmd, at) => {
-                self.pending = Some((cmd, at));
+            Admission::Full(handed) => {
+                self.pending = Some(handed);
                 Ok(())
             }
             Admission::Busy(cmd) if two_way => {

@@ -33,7 +33,7 @@ use nameserver_core::ConnId;
 use nameserver_core::protocol::{RemotingCommand, Request};
 use tokio::sync::Notify;
 
-use crate::messages::{Inbound, queued_size};
+use crate::messages::{Handed, Inbound, queued_size};
 use crate::observe::Observer;
 
 /// Requests one connection may have waiting for the owner.
@@ -62,7 +62,7 @@ pub(crate) enum Admission {
     Queued,
     /// The lane is full: the request comes back, to be handed over again once
     /// [`Intake::room`] is notified.
-    Full(RemotingCommand, Option<std::time::Instant>),
+    Full(Handed),
     /// Refused (counted): the caller answers a two-way request with SYSTEM_BUSY.
     Busy(RemotingCommand),
     /// The owner has stopped.
@@ -121,8 +121,8 @@ impl Intake {
     }
 
     /// Hands the owner a command connection `conn` received, under the rules of the module.
-    pub(crate) fn request(&self, conn: ConnId, cmd: RemotingCommand, at: Option<std::time::Instant>) -> Admission {
-        let queued = Queued { size: queued_size(&cmd), heavy: heavy(&cmd) };
+    pub(crate) fn request(&self, conn: ConnId, handed: Handed) -> Admission {
+        let queued = Queued { size: handed.queued_size(), heavy: heavy(&handed.cmd) };
         let size = queued.size;
         let mut guard = self.lock();
         let lanes = &mut *guard;
@@ -131,26 +131,27 @@ impl Intake {
         }
         let lane = lanes.by_conn.entry(conn).or_default();
         if lane.requests >= LANE_REQUESTS {
-            return Admission::Full(cmd, at);
+            return Admission::Full(handed);
         }
         if lane.requests > 0 && (lanes.requests >= MAX_REQUESTS || lanes.bytes + size > MAX_BYTES) {
             drop(guard);
             let metrics = &self.observe.metrics;
-            let counter = if cmd.is_oneway() || cmd.is_response() {
+            let counter = if handed.cmd.is_oneway() || handed.cmd.is_response() {
                 &metrics.owner_queue_dropped
             } else {
                 &metrics.owner_queue_busy
             };
             counter.fetch_add(1, Relaxed);
-            return Admission::Busy(cmd);
+            return Admission::Busy(handed.cmd);
         }
         #[cfg(feature = "test-hooks")]
-        self.observe.test_hooks.arrived(conn, &cmd);
+        self.observe.test_hooks.arrived(conn, &handed.cmd);
         lane.requests += 1;
         if lane.items.is_empty() {
             lanes.turns.push_back(conn);
         }
-        lane.items.push_back((Inbound::Received { conn, cmd, at }, Some(queued)));
+        let Handed { cmd, parsed, at } = handed;
+        lane.items.push_back((Inbound::Received { conn, cmd, parsed, at }, Some(queued)));
         lanes.requests += 1;
         lanes.bytes += size;
         self.publish(lanes);
@@ -305,22 +306,25 @@ mod tests {
     fn lanes_are_taken_round_robin_and_a_full_lane_gives_the_request_back() {
         let intake = intake();
         for opaque in 0..70 {
-            let admitted = intake.request(ConnId(1), cmd(opaque, false), None);
+            let admitted = intake.request(ConnId(1), Handed::unread(cmd(opaque, false), None));
             assert_eq!(matches!(admitted, Admission::Queued), opaque < 64, "{opaque}: {admitted:?}");
         }
-        assert!(matches!(intake.request(ConnId(2), cmd(100, false), None), Admission::Queued));
-        assert!(matches!(intake.request(ConnId(2), cmd(101, true), None), Admission::Queued));
+        assert!(matches!(intake.request(ConnId(2), Handed::unread(cmd(100, false), None)), Admission::Queued));
+        assert!(matches!(intake.request(ConnId(2), Handed::unread(cmd(101, true), None)), Admission::Queued));
         let order = taken(&intake);
         assert_eq!(&order[..4], &[(1, 0), (2, 100), (1, 1), (2, 101)]);
         assert_eq!(order.len(), 66);
-        assert!(matches!(intake.request(ConnId(1), cmd(64, false), None), Admission::Queued));
+        assert!(matches!(intake.request(ConnId(1), Handed::unread(cmd(64, false), None)), Admission::Queued));
     }
 
     #[test]
     fn a_batch_takes_one_item_per_connection() {
         let intake = intake();
         for (conn, opaque) in [(1, 0), (1, 1), (2, 10), (3, 20), (3, 21)] {
-            assert!(matches!(intake.request(ConnId(conn), cmd(opaque, false), None), Admission::Queued));
+            assert!(matches!(
+                intake.request(ConnId(conn), Handed::unread(cmd(opaque, false), None)),
+                Admission::Queued
+            ));
         }
         let mut batch = Vec::new();
         while let Some(Inbound::Received { conn, cmd, .. }) = intake.try_next_except(&batch, true) {
@@ -337,7 +341,7 @@ mod tests {
         let heavy = |opaque| cmd(opaque, false).with_body(vec![b'x'; HEAVY_BYTES]);
         let queued = [(1, heavy(0)), (2, heavy(10)), (3, cmd(20, false)), (4, heavy(30)), (5, cmd(40, false))];
         for (conn, cmd) in queued {
-            assert!(matches!(intake.request(ConnId(conn), cmd, None), Admission::Queued));
+            assert!(matches!(intake.request(ConnId(conn), Handed::unread(cmd, None)), Admission::Queued));
         }
         let turn = || {
             let mut batch = Vec::new();
@@ -360,7 +364,7 @@ mod tests {
         };
         let queued = [(6, cmd(50, false)), (7, register(60, "false")), (8, register(70, "TRUE")), (9, cmd(80, false))];
         for (conn, cmd) in queued {
-            assert!(matches!(intake.request(ConnId(conn), cmd, None), Admission::Queued));
+            assert!(matches!(intake.request(ConnId(conn), Handed::unread(cmd, None)), Admission::Queued));
         }
         assert_eq!(turn(), [ConnId(6), ConnId(7)]);
         assert_eq!(turn(), [ConnId(8), ConnId(9)]);
@@ -371,12 +375,15 @@ mod tests {
         let intake = intake();
         for conn in 0..128 {
             for opaque in 0..32 {
-                assert!(matches!(intake.request(ConnId(conn), cmd(opaque, false), None), Admission::Queued));
+                assert!(matches!(
+                    intake.request(ConnId(conn), Handed::unread(cmd(opaque, false), None)),
+                    Admission::Queued
+                ));
             }
         }
-        assert!(matches!(intake.request(ConnId(500), cmd(1, false), None), Admission::Queued));
-        assert!(matches!(intake.request(ConnId(3), cmd(32, false), None), Admission::Busy(_)));
-        assert!(matches!(intake.request(ConnId(3), cmd(33, true), None), Admission::Busy(_)));
+        assert!(matches!(intake.request(ConnId(500), Handed::unread(cmd(1, false), None)), Admission::Queued));
+        assert!(matches!(intake.request(ConnId(3), Handed::unread(cmd(32, false), None)), Admission::Busy(_)));
+        assert!(matches!(intake.request(ConnId(3), Handed::unread(cmd(33, true), None)), Admission::Busy(_)));
         let metrics = &intake.observe.metrics;
         assert_eq!((metrics.owner_queue_busy.load(Relaxed), metrics.owner_queue_dropped.load(Relaxed)), (1, 1));
         assert_eq!(metrics.owner_queue_requests.load(Relaxed), 4097);

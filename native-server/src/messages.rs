@@ -8,8 +8,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use nameserver_core::ConnId;
-use nameserver_core::protocol::RemotingCommand;
+use nameserver_core::protocol::{Parsed, RemotingCommand, Request};
+use nameserver_core::{ConnId, Limits};
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -19,9 +19,8 @@ use tokio_util::sync::CancellationToken;
 pub(crate) enum Inbound {
     /// A connection was accepted (sent by the acceptor before the connection task starts).
     Connected { conn: ConnId, remote: String, handle: ConnHandle },
-    /// A command the connection task did not answer itself; `at` is when it was decoded
-    /// (when requests are measured).
-    Received { conn: ConnId, cmd: RemotingCommand, at: Option<std::time::Instant> },
+    /// A command the connection task did not answer itself ([`Handed`]).
+    Received { conn: ConnId, cmd: RemotingCommand, parsed: Option<Parsed>, at: Option<std::time::Instant> },
     /// A request from the HTTP console (a KV put or delete), the core's `Input::Request`: run
     /// as a client's would be, answered by `Output::Answer`. The reply goes to `reply` once
     /// any file it changed is written. It is no connection: it is neither counted nor logged
@@ -126,9 +125,82 @@ impl ReplyBytes {
     }
 }
 
+/// A command a connection task hands the owner: `parsed` when the task read it (every
+/// request but a compressed registration, on a NameServer's port: [`Handed::read`]), `at`
+/// when it was decoded (when requests are measured).
+#[derive(Debug)]
+pub(crate) struct Handed {
+    pub(crate) cmd: RemotingCommand,
+    pub(crate) parsed: Option<Parsed>,
+    pub(crate) at: Option<std::time::Instant>,
+}
+
+impl Handed {
+    /// `cmd` as it came, for the owner to read.
+    pub(crate) const fn unread(cmd: RemotingCommand, at: Option<std::time::Instant>) -> Self {
+        Self { cmd, parsed: None, at }
+    }
+
+    /// `cmd` read here with `limits` (those the owner's NameServer has), unless it is a
+    /// response (never read) or a compressed registration: inflating waits for the owner's
+    /// turn, so that what the lanes hold stays near the bytes they count.
+    pub(crate) fn read(cmd: RemotingCommand, limits: &Limits, at: Option<std::time::Instant>) -> Self {
+        let parsed = (!cmd.is_response() && !Request::inflates(&cmd)).then(|| Parsed::read(&cmd, limits));
+        Self { cmd, parsed, at }
+    }
+
+    /// What the lanes count of it: [`queued_size`], and a read registration's body twice
+    /// (its topics, decoded, take about as much again as their JSON).
+    pub(crate) fn queued_size(&self) -> usize {
+        let decoded = match self.parsed.as_ref().map(Parsed::request) {
+            Some(Ok(Request::RegisterBroker(_))) => self.cmd.body.len(),
+            _ => 0,
+        };
+        queued_size(&self.cmd) + decoded
+    }
+}
+
 /// About the encoded size of `cmd` (a little over it: the JSON header's fixed fields are
 /// counted generously), cheap to compute on the owner's core.
 pub(crate) fn queued_size(cmd: &RemotingCommand) -> usize {
     let fields: usize = cmd.ext_fields.iter().flatten().map(|(key, value)| key.len() + value.len() + 6).sum();
     256 + cmd.body.len() + cmd.remark.as_ref().map_or(0, String::len) + fields
+}
+
+#[cfg(test)]
+mod tests {
+    use nameserver_core::protocol::{FLAG_RESPONSE, RequestCode};
+
+    use super::*;
+
+    fn registration(compressed: bool) -> RemotingCommand {
+        let cmd = RemotingCommand::request(RequestCode::RegisterBroker)
+            .with_field("clusterName", "c")
+            .with_field("brokerAddr", "10.0.0.1:10911")
+            .with_field("brokerName", "b")
+            .with_field("brokerId", "0")
+            .with_body(br#"{"topicConfigSerializeWrapper":{"topicConfigTable":{"T":{"topicName":"T"}}}}"#.to_vec());
+        if compressed { cmd.with_field("compressed", "true") } else { cmd }
+    }
+
+    #[test]
+    fn requests_are_read_here_but_for_compressed_registrations_and_responses() {
+        let read = |cmd: RemotingCommand| Handed::read(cmd, &Limits::DEFAULT, None);
+        let plain = read(registration(false));
+        assert!(matches!(plain.parsed.as_ref().map(Parsed::request), Some(Ok(Request::RegisterBroker(_)))));
+        assert_eq!(plain.queued_size(), queued_size(&plain.cmd) + plain.cmd.body.len(), "its topics counted twice");
+
+        let compressed = read(registration(true));
+        assert!(compressed.parsed.is_none(), "inflated on the owner's turn, not here");
+        assert_eq!(compressed.queued_size(), queued_size(&compressed.cmd));
+
+        let mut response = registration(false);
+        response.flag |= FLAG_RESPONSE;
+        assert!(read(response).parsed.is_none());
+
+        // A malformed request is read too: the owner answers with the error read here.
+        let bad = read(RemotingCommand::request(RequestCode::UnregisterBroker));
+        assert!(matches!(bad.parsed.as_ref().map(Parsed::request), Some(Err(_))));
+        assert_eq!(bad.queued_size(), queued_size(&bad.cmd));
+    }
 }

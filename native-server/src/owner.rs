@@ -170,6 +170,9 @@ impl Owner {
 impl Machine for Owner {
     type Wake = Wake;
 
+    // The NameServer and the port's rules have the same limits (`crate::start`).
+    const READS_REQUESTS: bool = true;
+
     fn start(&mut self) {
         self.publish_routes();
         self.console.publish(&self.ns);
@@ -254,10 +257,14 @@ impl Owner {
                 self.console.connected(self.conns.len());
                 self.step(Input::Connected { conn, remote });
             }
-            Inbound::Received { conn, cmd, at } => {
+            Inbound::Received { conn, cmd, parsed, at } => {
                 let (code, sample) = (cmd.code, self.console.sample(conn, &cmd, at));
                 let reply_to = (!cmd.is_oneway()).then_some((To::Conn(conn), cmd.opaque));
-                let response = self.step_replying(Input::Received { conn, cmd }, reply_to);
+                let input = match parsed {
+                    Some(parsed) => Input::Parsed { conn, cmd, parsed },
+                    None => Input::Received { conn, cmd },
+                };
+                let response = self.step_replying(input, reply_to);
                 self.answered.push(Answered { conn: Some(conn), code, response, at, sample });
             }
             Inbound::Request { cmd, at, reply } => {

@@ -42,6 +42,10 @@ pub(crate) trait Machine: Send + 'static {
     /// What the machine waits for besides messages and its deadline.
     type Wake: Send;
 
+    /// Whether it takes requests read by the connection tasks
+    /// ([`crate::messages::Handed::read`], with the port's limits).
+    const READS_REQUESTS: bool = false;
+
     /// Before the first message: publish what the console shows.
     fn start(&mut self);
 

@@ -92,6 +92,7 @@ impl Port {
             intake: Arc::clone(&intake),
             routes,
             limits: rules.limits,
+            reads: M::READS_REQUESTS,
             idle: rules.idle,
             shutdown: rules.stop.clone(),
             going_away,

@@ -295,6 +295,36 @@ pub struct IgnoredField {
     pub value: Option<String>,
 }
 
+/// A request read by [`Request::parse_noting`], with the fields it read leniently: what a
+/// driver reads on the thread the command arrived on and hands over with the command
+/// ([`crate::Input::Parsed`]), so that decoding a registration of thousands of topics does not
+/// hold up the thread that owns the tables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    pub(crate) request: Result<Request, HeaderError>,
+    pub(crate) ignored: Vec<IgnoredField>,
+}
+
+impl Parsed {
+    /// Reads `cmd` as a NameServer given `limits` would.
+    #[must_use]
+    pub fn read(cmd: &RemotingCommand, limits: &Limits) -> Self {
+        let mut ignored = Vec::new();
+        let request = Request::parse_noting(cmd, limits, &mut ignored);
+        Self { request, ignored }
+    }
+
+    /// The request, or why it could not be read.
+    pub fn request(&self) -> Result<&Request, &HeaderError> {
+        self.request.as_ref()
+    }
+}
+
+/// Hashes nothing: a `Parsed` is a function of the command it travels with, which is hashed.
+impl core::hash::Hash for Parsed {
+    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
+}
+
 /// Reads typed fields out of `extFields`, noting those read leniently.
 struct Fields<'a, 'n>(&'a RemotingCommand, &'n mut Vec<IgnoredField>);
 

@@ -13,7 +13,7 @@ use crate::kv::{KvChange, KvPut, ORDER_TOPIC_CONFIG};
 use crate::names::{BrokerAddr, BrokerName, ConnId, TopicName};
 use crate::properties;
 use crate::protocol::body::{BodyError, KvTable};
-use crate::protocol::request::{GetRouteInfo, HeaderError, IgnoredField, RegisterBroker, Request};
+use crate::protocol::request::{GetRouteInfo, HeaderError, IgnoredField, Parsed, RegisterBroker, Request};
 use crate::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode, ResponseCode};
 use crate::route::{RegisterOutcome, Registration, UnregisterItem};
 
@@ -23,13 +23,19 @@ const ROUTE_KEYS: [&str; 2] = ["orderMessageEnable", "supportActingMaster"];
 impl NameServer {
     /// Answers one request that came on `conn` (`None`: on no connection) (`None`: no reply).
     /// The caller also drops the reply to a oneway request.
-    pub(super) fn process(&mut self, conn: Option<ConnId>, cmd: &RemotingCommand) -> Option<RemotingCommand> {
+    /// `parsed` is `cmd` read ([`Parsed::read`]).
+    pub(super) fn process(
+        &mut self,
+        conn: Option<ConnId>,
+        cmd: &RemotingCommand,
+        parsed: Parsed,
+    ) -> Option<RemotingCommand> {
         // Java (5.2.0+) checks this switch before it reads the header (PROTOCOL.md §7.13).
         if cmd.request_code() == RequestCode::GetTopicsByCluster && !self.config.enable_topic_list {
             return Some(disabled(cmd));
         }
-        let mut ignored = Vec::new();
-        let request = match Request::parse_noting(cmd, &self.limits, &mut ignored) {
+        let Parsed { request, ignored } = parsed;
+        let request = match request {
             Ok(request) => request,
             Err(error) => return Some(header_error_reply(cmd, &error)),
         };

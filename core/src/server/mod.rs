@@ -26,8 +26,8 @@ use crate::json::{JsonStyle, WriteJson};
 use crate::kv::{KvConfig, ORDER_TOPIC_CONFIG};
 use crate::limits::Limits;
 use crate::names::{ConnId, RequestId, TopicName};
-use crate::protocol::RemotingCommand;
 use crate::protocol::body::TopicRouteData;
+use crate::protocol::{Parsed, RemotingCommand};
 use crate::route::{RouteChanges, RouteFilter, RouteRecipe, RouteShape, RouteTable};
 use crate::time::Instant;
 use outputs::OutputQueue;
@@ -51,6 +51,17 @@ pub enum Input {
         conn: ConnId,
         /// The command.
         cmd: RemotingCommand,
+    },
+    /// [`Input::Received`] with the request already read by [`Parsed::read`], with the limits
+    /// this NameServer was given ([`NameServer::with_limits`]): a driver with threads reads
+    /// each request on its connection's, and the owner of the tables only applies it.
+    Parsed {
+        /// The connection.
+        conn: ConnId,
+        /// The command.
+        cmd: RemotingCommand,
+        /// `cmd`, read.
+        parsed: Parsed,
     },
     /// A connection closed (by the peer, by an error, or after [`Output::Close`]).
     Disconnected {
@@ -187,21 +198,16 @@ impl NameServer {
                 self.conns.insert(conn, remote);
             }
             Input::Received { conn, cmd } => {
-                // Responses would answer requests of ours; we never wait for any.
-                if cmd.is_response() {
-                    return;
-                }
-                if let Some(reply) = self.process(Some(conn), &cmd)
-                    && !cmd.is_oneway()
-                {
-                    self.out.push(Output::Send { conn, cmd: reply });
-                }
+                let parsed = (!cmd.is_response()).then(|| Parsed::read(&cmd, &self.limits));
+                self.received(conn, &cmd, parsed);
             }
+            Input::Parsed { conn, cmd, parsed } => self.received(conn, &cmd, Some(parsed)),
             Input::Request { id, cmd } => {
                 if cmd.is_response() {
                     return;
                 }
-                if let Some(reply) = self.process(None, &cmd)
+                let parsed = Parsed::read(&cmd, &self.limits);
+                if let Some(reply) = self.process(None, &cmd, parsed)
                     && !cmd.is_oneway()
                 {
                     self.out.push(Output::Answer { id, cmd: reply });
@@ -219,6 +225,17 @@ impl NameServer {
                 self.out.push(Output::Close { conn });
             }
             Input::Timeout => {}
+        }
+    }
+
+    /// A command that came on `conn`, read unless it is a response (`parsed`).
+    fn received(&mut self, conn: ConnId, cmd: &RemotingCommand, parsed: Option<Parsed>) {
+        // Responses would answer requests of ours; we never wait for any.
+        let Some(parsed) = parsed.filter(|_| !cmd.is_response()) else { return };
+        if let Some(reply) = self.process(Some(conn), cmd, parsed)
+            && !cmd.is_oneway()
+        {
+            self.out.push(Output::Send { conn, cmd: reply });
         }
     }
 
