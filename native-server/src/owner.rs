@@ -170,7 +170,7 @@ impl Owner {
 impl Machine for Owner {
     type Wake = Wake;
 
-    // The NameServer and the port's rules have the same limits (`crate::start`).
+    // The NameServer and the port's rules are given the same limits when the daemon starts.
     const READS_REQUESTS: bool = true;
 
     fn start(&mut self) {

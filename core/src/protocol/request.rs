@@ -297,7 +297,7 @@ pub struct IgnoredField {
 
 /// A request read by [`Request::parse_noting`], with the fields it read leniently: what a
 /// driver reads on the thread the command arrived on and hands over with the command
-/// ([`crate::Input::Parsed`]), so that decoding a registration of thousands of topics does not
+/// (the server's `Input::Parsed`), so that decoding a registration of thousands of topics does not
 /// hold up the thread that owns the tables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Parsed {
