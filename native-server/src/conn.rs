@@ -86,6 +86,8 @@ pub(crate) struct Shared {
     /// Whether requests are read here ([`Handed::read`]): the port's machine is a NameServer,
     /// given the same limits.
     pub(crate) reads: bool,
+    /// A connection task is reading a heavy request ([`read_here`]).
+    pub(crate) reading_heavy: std::sync::atomic::AtomicBool,
     /// `serverChannelMaxIdleTimeSeconds`; `None` when 0 (never close idle connections).
     pub(crate) idle: Option<Duration>,
     /// Cancelled when the server starts shutting down.
@@ -103,6 +105,23 @@ pub(crate) struct Shared {
     pub(crate) auth: Arc<crate::acl::Auth>,
     /// Listed proxies, per-source caps and the handshake deadline.
     pub(crate) fairness: crate::source::Fairness,
+}
+
+/// [`Handed::read`] on this task, but for a heavy request (a registration of thousands of
+/// topics: milliseconds to decode) while another task reads one: that one goes unread, for
+/// the owner. Reading one heavy request at a time here, besides the owner's one, leaves a core
+/// to the route queries; reading all at once held their replies up for tens of milliseconds.
+fn read_here(cmd: RemotingCommand, shared: &Shared, at: Option<std::time::Instant>) -> Handed {
+    use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+    if queued_size(&cmd) < crate::intake::HEAVY_BYTES {
+        return Handed::read(cmd, &shared.limits, at);
+    }
+    if shared.reading_heavy.compare_exchange(false, true, Acquire, Relaxed).is_err() {
+        return Handed::unread(cmd, at);
+    }
+    let handed = Handed::read(cmd, &shared.limits, at);
+    shared.reading_heavy.store(false, Release);
+    handed
 }
 
 /// A connection task before it starts.
@@ -428,7 +447,7 @@ impl Session {
         if self.answered_from_snapshot(&cmd, at) {
             return Ok(());
         }
-        let handed = if self.shared.reads { Handed::read(cmd, &self.limits, at) } else { Handed::unread(cmd, at) };
+        let handed = if self.shared.reads { read_here(cmd, &self.shared, at) } else { Handed::unread(cmd, at) };
         self.hand_over(handed)
     }
 

@@ -125,9 +125,10 @@ impl ReplyBytes {
     }
 }
 
-/// A command a connection task hands the owner: `parsed` when the task read it (every
-/// request but a compressed registration, on a NameServer's port: [`Handed::read`]), `at`
-/// when it was decoded (when requests are measured).
+/// A command a connection task hands the owner: `parsed` when the task read it (on a
+/// NameServer's port, every request but a compressed registration and a heavy one while
+/// another task reads one: [`Handed::read`]), `at` when it was decoded (when requests are
+/// measured).
 #[derive(Debug)]
 pub(crate) struct Handed {
     pub(crate) cmd: RemotingCommand,

@@ -93,6 +93,7 @@ impl Port {
             routes,
             limits: rules.limits,
             reads: M::READS_REQUESTS,
+            reading_heavy: std::sync::atomic::AtomicBool::new(false),
             idle: rules.idle,
             shutdown: rules.stop.clone(),
             going_away,
