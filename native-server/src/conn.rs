@@ -112,15 +112,25 @@ pub(crate) struct Shared {
 /// the owner. Reading one heavy request at a time here, besides the owner's one, leaves a core
 /// to the route queries; reading all at once held their replies up for tens of milliseconds.
 fn read_here(cmd: RemotingCommand, shared: &Shared, at: Option<std::time::Instant>) -> Handed {
+    read_one_heavy(cmd, &shared.reading_heavy, &shared.limits, at)
+}
+
+/// [`read_here`] with `reading` the flag of the task reading a heavy request.
+fn read_one_heavy(
+    cmd: RemotingCommand,
+    reading: &std::sync::atomic::AtomicBool,
+    limits: &Limits,
+    at: Option<std::time::Instant>,
+) -> Handed {
     use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
     if queued_size(&cmd) < crate::intake::HEAVY_BYTES {
-        return Handed::read(cmd, &shared.limits, at);
+        return Handed::read(cmd, limits, at);
     }
-    if shared.reading_heavy.compare_exchange(false, true, Acquire, Relaxed).is_err() {
+    if reading.compare_exchange(false, true, Acquire, Relaxed).is_err() {
         return Handed::unread(cmd, at);
     }
-    let handed = Handed::read(cmd, &shared.limits, at);
-    shared.reading_heavy.store(false, Release);
+    let handed = Handed::read(cmd, limits, at);
+    reading.store(false, Release);
     handed
 }
 
@@ -590,4 +600,29 @@ impl Session {
 async fn read_some<R: AsyncRead + Unpin>(reader: &mut R, inbuf: &mut BytesMut) -> io::Result<usize> {
     let mut limited = inbuf.limit(READ_MAX);
     reader.read_buf(&mut limited).await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use nameserver_core::protocol::RequestCode;
+
+    use super::*;
+
+    #[test]
+    fn one_heavy_request_is_read_here_at_a_time() {
+        let heavy = || {
+            RemotingCommand::request(RequestCode::GetAllTopicListFromNameserver)
+                .with_body(vec![b' '; crate::intake::HEAVY_BYTES])
+        };
+        let light = || RemotingCommand::request(RequestCode::GetAllTopicListFromNameserver);
+        let reading = AtomicBool::new(false);
+        let read = |cmd| read_one_heavy(cmd, &reading, &Limits::DEFAULT, None).parsed.is_some();
+        assert!(read(heavy()), "no other is being read");
+        assert!(!reading.load(std::sync::atomic::Ordering::Relaxed), "the flag goes down after it");
+        reading.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(!read(heavy()), "another is being read: the owner reads this one");
+        assert!(read(light()), "a light one is read here all the same");
+    }
 }
