@@ -49,6 +49,7 @@ mod route_fast_path;
 
 use self::deadlines::{HIGH_WATER, PeerDeadlines};
 use self::end::End;
+use self::route_fast_path::RouteTally;
 use crate::handshake::Stream;
 use crate::intake::{Admission, BUSY_REMARK, Intake};
 use crate::messages::{Handed, Inbound, ReplyBytes, queued_size};
@@ -92,8 +93,8 @@ pub(crate) struct Shared {
     pub(crate) idle: Option<Duration>,
     /// Cancelled when the server starts shutting down.
     pub(crate) shutdown: CancellationToken,
-    /// Cancelled while a graceful shutdown still serves: newer clients get GO_AWAY.
-    pub(crate) going_away: CancellationToken,
+    /// Begun while a graceful shutdown still serves: newer clients get GO_AWAY.
+    pub(crate) going_away: crate::shutdown::GoingAway,
     /// Cancelled when the shutdown grace period is over; every connection's close token is
     /// a child of it.
     pub(crate) force_close: CancellationToken,
@@ -132,6 +133,16 @@ fn read_one_heavy(
     let handed = Handed::read(cmd, limits, at);
     reading.store(false, Release);
     handed
+}
+
+/// The wait for room in a connection's lane, made only when `waiting` (a `select!` branch
+/// turned off still builds its future, and making a `Notified` and dropping it is work).
+async fn room_made_for(room: &Notify, waiting: bool) {
+    if waiting {
+        room.notified().await;
+    } else {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// A connection task before it starts.
@@ -186,6 +197,7 @@ impl Connection {
             idle_sent: false,
             large_read: false,
             deadlines: PeerDeadlines::default(),
+            tally: RouteTally::default(),
         };
         session.touch();
         let end = match stream {
@@ -270,6 +282,8 @@ struct Session {
     large_read: bool,
     /// The frame and backlog deadlines.
     deadlines: PeerDeadlines,
+    /// The route queries answered from their frames since the batch began.
+    tally: RouteTally,
 }
 
 impl Session {
@@ -284,7 +298,12 @@ impl Session {
         let idle_timer = tokio::time::sleep_until(self.idle_due(idle.unwrap_or(Duration::ZERO)));
         let frame_timer = tokio::time::sleep_until(Instant::now());
         let backlog_timer = tokio::time::sleep_until(Instant::now());
-        tokio::pin!(idle_timer, frame_timer, backlog_timer);
+        // Awaited once each, not made anew on every turn of the loop: a fresh wait registers
+        // with its token's list of waiters and leaves it again, under a lock, and the shutdown
+        // token is every connection's. This connection's child of it has a lock of its own.
+        let closed = self.close.clone().cancelled_owned();
+        let shutdown = self.shared.shutdown.child_token().cancelled_owned();
+        tokio::pin!(idle_timer, frame_timer, backlog_timer, closed, shutdown);
         let room = Arc::clone(&self.room);
         loop {
             if std::mem::take(&mut self.large_read) {
@@ -333,8 +352,8 @@ impl Session {
             }
             tokio::select! {
                 biased;
-                () = self.close.cancelled() => return End::ClosedByServer,
-                () = self.shared.shutdown.cancelled(), if !self.draining => {
+                () = &mut closed => return End::ClosedByServer,
+                () = &mut shutdown, if !self.draining => {
                     self.draining = true;
                     drain(reader, &mut self.inbuf, self.limits.max_frame);
                 }
@@ -351,7 +370,8 @@ impl Session {
                     }
                     None => self.owner_gone = true,
                 },
-                () = room.notified(), if self.pending.is_some() => {}
+                // Made only while a request waits: a branch turned off is still built.
+                () = room_made_for(&room, self.pending.is_some()), if self.pending.is_some() => {}
                 result = read_some(reader, &mut self.inbuf), if read_more => match result {
                     Ok(0) => return End::PeerClosed,
                     Ok(_) => {
@@ -386,6 +406,12 @@ impl Session {
     /// Decodes and dispatches whole frames while the peer keeps up with its replies and its
     /// lane has room.
     fn process_buffered(&mut self) -> Result<(), End> {
+        let processed = self.process_frames();
+        self.report_routes_answered();
+        processed
+    }
+
+    fn process_frames(&mut self) -> Result<(), End> {
         if let Some(handed) = self.pending.take() {
             self.hand_over(handed)?;
         }
@@ -441,7 +467,7 @@ impl Session {
         if let Verdict::Refuse(refusal) = self.shared.auth.check(self.peer.ip(), &cmd) {
             return self.refuse(&cmd, &refusal);
         }
-        if self.shared.going_away.is_cancelled() {
+        if self.shared.going_away.has_begun() {
             match nameserver_core::protocol::while_going_away(&cmd) {
                 WhileGoingAway::Serve => {}
                 WhileGoingAway::Drop => return Ok(()),

@@ -307,7 +307,7 @@ pub async fn serve_with_controller(
     // Cancelled when the shutdown begins: the console says 503 from then on, through the
     // GO_AWAY window (`going_away`, only with `go_away_window`) and the drain (`stop`).
     let begun = CancellationToken::new();
-    let going_away = CancellationToken::new();
+    let going_away = shutdown::GoingAway::default();
     if let Some(loaded) = loaded.clone() {
         tokio::spawn(tls::reload::watch(tls.clone(), Arc::clone(&tls_port), loaded, stop.clone()));
     }
@@ -393,7 +393,7 @@ pub async fn serve_with_controller(
             "shutdown: serving for {window:?} more, answering GO_AWAY (1500) to clients newer than V5_3_1; then \
              draining"
         );
-        going_away.cancel();
+        going_away.begin();
         let end = clock::after(tokio::time::Instant::now(), window);
         tokio::select! {
             () = tokio::time::sleep_until(end) => {}

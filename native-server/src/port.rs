@@ -64,8 +64,8 @@ pub(crate) struct Own {
     pub(crate) observe: Arc<Observer>,
     /// The route snapshot its connections answer from (`None`: they answer no route query).
     pub(crate) routes: Option<Arc<ArcSwap<RouteSnapshot>>>,
-    /// Cancelled while a graceful shutdown still serves: newer clients get GO_AWAY.
-    pub(crate) going_away: CancellationToken,
+    /// Begun while a graceful shutdown still serves: newer clients get GO_AWAY.
+    pub(crate) going_away: crate::shutdown::GoingAway,
     /// The owner's channel: its sender (the acceptor's, and the console's), its receiver.
     pub(crate) inbound: (mpsc::Sender<Inbound>, mpsc::Receiver<Inbound>),
 }

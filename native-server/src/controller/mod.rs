@@ -27,7 +27,6 @@ use arc_swap::ArcSwap;
 use nameserver_controller::Controller;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 use self::file_log::FileLog;
 use self::owner::ControllerOwner;
@@ -107,7 +106,11 @@ pub(crate) fn start(
         retry: None,
     };
     // No route snapshot, and a graceful shutdown's GO_AWAY is the NameServer port's alone.
-    let own =
-        Own { observe, routes: None, going_away: CancellationToken::new(), inbound: mpsc::channel(INBOUND_QUEUE) };
+    let own = Own {
+        observe,
+        routes: None,
+        going_away: crate::shutdown::GoingAway::default(),
+        inbound: mpsc::channel(INBOUND_QUEUE),
+    };
     Ok(Port::start(listener, rules, own, owner))
 }

@@ -192,12 +192,24 @@ impl Metrics {
     /// One request with `code` on `conn` (`None`: a console request, on no connection),
     /// answered with `response` (`None`: no reply) after `elapsed`.
     pub(crate) fn record(&self, conn: Option<ConnId>, code: i32, response: Option<i32>, elapsed: Duration) {
+        self.record_many(conn, code, response, 1, elapsed);
+    }
+
+    /// [`Self::record`] for `count` requests answered alike, each after `elapsed`.
+    pub(crate) fn record_many(
+        &self,
+        conn: Option<ConnId>,
+        code: i32,
+        response: Option<i32>,
+        count: u64,
+        elapsed: Duration,
+    ) {
         let shard = usize::try_from(conn.map_or(0, |conn| conn.0) % SHARDS as u64).unwrap_or(0);
         let slot = &self.shards[shard].0[slot_of(code)];
         let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
-        slot.sum_nanos.fetch_add(nanos, Relaxed);
-        slot.responses[response_slot(response)].fetch_add(1, Relaxed);
-        slot.buckets[BOUNDS_NANOS.partition_point(|&bound| bound < nanos)].fetch_add(1, Relaxed);
+        slot.sum_nanos.fetch_add(nanos.saturating_mul(count), Relaxed);
+        slot.responses[response_slot(response)].fetch_add(count, Relaxed);
+        slot.buckets[BOUNDS_NANOS.partition_point(|&bound| bound < nanos)].fetch_add(count, Relaxed);
     }
 
     /// The shards added up for one slot.

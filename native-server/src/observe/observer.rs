@@ -97,6 +97,30 @@ impl Observer {
     ) {
         let Some(started) = started else { return };
         self.metrics.record(Some(conn), RequestCode::GetRouteInfoByTopic.raw(), response, started.elapsed());
+        self.route_sample(conn, topic, started);
+    }
+
+    /// `count` route queries a connection answered from the snapshot with `response`, the
+    /// first of them read at `started`: each is measured as the whole run's time.
+    pub(crate) fn routes_answered(
+        &self,
+        conn: ConnId,
+        response: Option<i32>,
+        count: u64,
+        started: Option<std::time::Instant>,
+    ) {
+        let code = RequestCode::GetRouteInfoByTopic.raw();
+        if let Some(response) = response {
+            self.traffic.written_many(conn, response, count);
+        }
+        if let Some(started) = started {
+            self.metrics.record_many(Some(conn), code, response, count, started.elapsed());
+        }
+    }
+
+    /// A route query for `topic`, read at `started`, for the console's stream of samples.
+    #[inline]
+    pub(crate) fn route_sample(&self, conn: ConnId, topic: &str, started: std::time::Instant) {
         if self.events.want_sample(started) {
             let found = self.routes.load().has_topic(topic);
             self.events.route_query(self.now(), conn, topic, found);

@@ -41,15 +41,29 @@ impl Traffic {
     #[inline]
     pub(crate) fn read(&self, conn: ConnId, code: i32) {
         if self.on {
-            self.read.count(conn, code);
+            self.read.count(conn, code, 1);
         }
     }
 
     /// Connection `conn` wrote a command of `code`.
     #[inline]
     pub(crate) fn written(&self, conn: ConnId, code: i32) {
+        self.written_many(conn, code, 1);
+    }
+
+    /// Connection `conn` read `count` commands of `code`.
+    #[inline]
+    pub(crate) fn read_many(&self, conn: ConnId, code: i32, count: u64) {
         if self.on {
-            self.written.count(conn, code);
+            self.read.count(conn, code, count);
+        }
+    }
+
+    /// Connection `conn` wrote `count` commands of `code`.
+    #[inline]
+    pub(crate) fn written_many(&self, conn: ConnId, code: i32, count: u64) {
+        if self.on {
+            self.written.count(conn, code, count);
         }
     }
 
@@ -79,13 +93,13 @@ impl<const N: usize> Distribution<N> {
         }
     }
 
-    fn count(&self, conn: ConnId, code: i32) {
+    fn count(&self, conn: ConnId, code: i32, count: u64) {
         match self.known.iter().position(|&known| known == code) {
             Some(slot) => {
                 let shard = usize::try_from(conn.0 % SHARDS as u64).unwrap_or(0);
-                self.shards[shard].0[slot].fetch_add(1, Relaxed);
+                self.shards[shard].0[slot].fetch_add(count, Relaxed);
             }
-            None => *self.lock_others().entry(code).or_default() += 1,
+            None => *self.lock_others().entry(code).or_default() += count,
         }
     }
 

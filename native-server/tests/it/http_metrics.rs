@@ -365,6 +365,34 @@ async fn scrape(server: &ConsoleServer) -> Samples {
 }
 
 #[tokio::test]
+async fn route_queries_read_together_are_each_counted_and_measured() {
+    let server = ConsoleServer::start().await;
+    let mut broker = server.client().await;
+    assert_eq!(decode(&broker.call(&register_broker_frame()).await).code, 0);
+    let mut client = server.client().await;
+    assert_eq!(client.request(&route_query("TBW102", 0)).await.code, 0);
+    // Nine queries in one write: the connection reads and answers them together.
+    let topics = ["TBW102", "Gone1", "TBW102", "TBW102", "Gone2", "Gone3", "TBW102", "Gone4", "TBW102"];
+    let burst: Vec<u8> =
+        (1..).zip(topics).flat_map(|(opaque, topic)| support::encode(&route_query(topic, opaque))).collect();
+    client.send(&burst).await;
+    for (opaque, topic) in (1..).zip(topics) {
+        let reply = decode(&client.read_frame().await);
+        assert_eq!((reply.opaque, reply.code), (opaque, if topic == "TBW102" { 0 } else { 17 }));
+    }
+    let samples = scrape(&server).await;
+    let value = |series: &str| *samples.get(series).unwrap_or_else(|| panic!("no {series} in {samples:#?}"));
+    let labels = |response: &str, code: u8| {
+        format!("{{code=\"105\",request=\"GET_ROUTEINFO_BY_TOPIC\",response=\"{response}\",response_code=\"{code}\"}}")
+    };
+    assert_eq!(value(&format!("nameserver_requests_total{}", labels("SUCCESS", 0))), 6.0);
+    assert_eq!(value(&format!("nameserver_requests_total{}", labels("TOPIC_NOT_EXIST", 17))), 4.0);
+    let route = "{code=\"105\",request=\"GET_ROUTEINFO_BY_TOPIC\"}";
+    assert_eq!(value(&format!("nameserver_request_duration_seconds_count{route}")), 10.0);
+    assert!(value(&format!("nameserver_request_duration_seconds_sum{route}")) > 0.0);
+}
+
+#[tokio::test]
 async fn metrics_speak_rocketmqs_vocabulary() {
     let server = ConsoleServer::start().await;
     let mut broker = server.client().await;
