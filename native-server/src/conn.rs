@@ -46,10 +46,11 @@ mod deadlines;
 mod drain;
 mod end;
 mod route_fast_path;
+mod route_tally;
 
 use self::deadlines::{HIGH_WATER, PeerDeadlines};
 use self::end::End;
-use self::route_fast_path::RouteTally;
+use self::route_tally::{ROUTE_QUERY, RouteTally};
 use crate::handshake::Stream;
 use crate::intake::{Admission, BUSY_REMARK, Intake};
 use crate::messages::{Handed, Inbound, ReplyBytes, queued_size};
@@ -63,8 +64,6 @@ use crate::source::SourceKey;
 /// GET_HAS_UNIT_SUB_TOPIC_LIST (312), GET_HAS_UNIT_SUB_UNUNIT_TOPIC_LIST (313),
 /// GET_NAMESRV_CONFIG (319) and GET_BROKER_MEMBER_GROUP (901).
 const ONEWAY_READS: [i32; 12] = [ROUTE_QUERY, 106, 101, 206, 219, 224, 304, 311, 312, 313, 319, 901];
-/// GET_ROUTEINFO_BY_TOPIC.
-const ROUTE_QUERY: i32 = 105;
 /// Free buffer space ensured before each read.
 const READ_CHUNK: usize = 8 * 1024;
 /// Most bytes taken from the socket in one read. A large frame (a registration of thousands of
@@ -94,7 +93,7 @@ pub(crate) struct Shared {
     /// Cancelled when the server starts shutting down.
     pub(crate) shutdown: CancellationToken,
     /// Begun while a graceful shutdown still serves: newer clients get GO_AWAY.
-    pub(crate) going_away: crate::shutdown::GoingAway,
+    pub(crate) going_away: crate::going_away::GoingAway,
     /// Cancelled when the shutdown grace period is over; every connection's close token is
     /// a child of it.
     pub(crate) force_close: CancellationToken,

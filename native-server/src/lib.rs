@@ -79,6 +79,7 @@ mod conn;
 pub mod controller;
 mod event_log;
 pub mod exposure;
+mod going_away;
 mod handshake;
 pub mod http;
 mod intake;
@@ -307,7 +308,7 @@ pub async fn serve_with_controller(
     // Cancelled when the shutdown begins: the console says 503 from then on, through the
     // GO_AWAY window (`going_away`, only with `go_away_window`) and the drain (`stop`).
     let begun = CancellationToken::new();
-    let going_away = shutdown::GoingAway::default();
+    let going_away = going_away::GoingAway::default();
     if let Some(loaded) = loaded.clone() {
         tokio::spawn(tls::reload::watch(tls.clone(), Arc::clone(&tls_port), loaded, stop.clone()));
     }

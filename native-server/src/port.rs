@@ -65,7 +65,7 @@ pub(crate) struct Own {
     /// The route snapshot its connections answer from (`None`: they answer no route query).
     pub(crate) routes: Option<Arc<ArcSwap<RouteSnapshot>>>,
     /// Begun while a graceful shutdown still serves: newer clients get GO_AWAY.
-    pub(crate) going_away: crate::shutdown::GoingAway,
+    pub(crate) going_away: crate::going_away::GoingAway,
     /// The owner's channel: its sender (the acceptor's, and the console's), its receiver.
     pub(crate) inbound: (mpsc::Sender<Inbound>, mpsc::Receiver<Inbound>),
 }

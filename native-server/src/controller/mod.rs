@@ -109,7 +109,7 @@ pub(crate) fn start(
     let own = Own {
         observe,
         routes: None,
-        going_away: crate::shutdown::GoingAway::default(),
+        going_away: crate::going_away::GoingAway::default(),
         inbound: mpsc::channel(INBOUND_QUEUE),
     };
     Ok(Port::start(listener, rules, own, owner))
