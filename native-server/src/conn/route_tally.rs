@@ -29,20 +29,18 @@ impl RouteTally {
 
     /// One more query answered with `response`.
     pub(super) fn answered(&mut self, conn: nameserver_core::ConnId, observe: &Observer, response: Option<i32>) {
-        self.read += 1;
         if let Some((_, count)) = self.answers[..self.len].iter_mut().find(|(code, _)| *code == response) {
             *count += 1;
-            return;
+        } else {
+            if self.len == self.answers.len() {
+                // A fourth code in one batch: report those so far under the same start.
+                let started = self.started;
+                std::mem::replace(self, Self { started, ..Self::default() }).report(conn, observe);
+            }
+            self.answers[self.len] = (response, 1);
+            self.len += 1;
         }
-        if self.len == self.answers.len() {
-            // A fourth code in one batch: report the rest so far under the same start.
-            let started = self.started;
-            let mut rest = std::mem::replace(self, Self { started, read: 1, ..Self::default() });
-            rest.read -= 1;
-            rest.report(conn, observe);
-        }
-        self.answers[self.len] = (response, 1);
-        self.len += 1;
+        self.read += 1;
     }
 
     pub(super) fn report(self, conn: nameserver_core::ConnId, observe: &Observer) {
@@ -50,9 +48,9 @@ impl RouteTally {
             return;
         }
         observe.traffic.read_many(conn, ROUTE_QUERY, self.read);
-        let started = self.started.flatten();
+        let elapsed = self.started.flatten().map(|started| started.elapsed());
         for &(response, count) in &self.answers[..self.len] {
-            observe.routes_answered(conn, response, count, started);
+            observe.routes_answered(conn, response, count, elapsed);
         }
     }
 }

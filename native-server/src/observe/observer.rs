@@ -100,21 +100,14 @@ impl Observer {
         self.route_sample(conn, topic, started);
     }
 
-    /// `count` route queries a connection answered from the snapshot with `response`, the
-    /// first of them read at `started`: each is measured as the whole run's time.
-    pub(crate) fn routes_answered(
-        &self,
-        conn: ConnId,
-        response: Option<i32>,
-        count: u64,
-        started: Option<std::time::Instant>,
-    ) {
-        let code = RequestCode::GetRouteInfoByTopic.raw();
+    /// `count` route queries a connection answered from the snapshot with `response`, each
+    /// measured as the `elapsed` of the batch they were read in (`None`: nobody measures).
+    pub(crate) fn routes_answered(&self, conn: ConnId, response: Option<i32>, count: u64, elapsed: Option<Duration>) {
         if let Some(response) = response {
             self.traffic.written_many(conn, response, count);
         }
-        if let Some(started) = started {
-            self.metrics.record_many(Some(conn), code, response, count, started.elapsed());
+        if let Some(elapsed) = elapsed {
+            self.metrics.record_many(Some(conn), RequestCode::GetRouteInfoByTopic.raw(), response, count, elapsed);
         }
     }
 
