@@ -129,9 +129,16 @@ fn read_one_heavy(
     if reading.compare_exchange(false, true, Acquire, Relaxed).is_err() {
         return Handed::unread(cmd, at);
     }
-    let handed = Handed::read(cmd, limits, at);
-    reading.store(false, Release);
-    handed
+    // Lowered however the read ends: a panic in it must not leave every later heavy request
+    // to the owner.
+    struct Lower<'a>(&'a std::sync::atomic::AtomicBool);
+    impl Drop for Lower<'_> {
+        fn drop(&mut self) {
+            self.0.store(false, Release);
+        }
+    }
+    let _lower = Lower(reading);
+    Handed::read(cmd, limits, at)
 }
 
 /// The wait for room in a connection's lane, made only when `waiting` (a `select!` branch
