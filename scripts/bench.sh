@@ -38,6 +38,9 @@
 #   PEER_BIN          a rocketmq-namesrv-rust binary to use instead
 #   BENCH_REPS        repetitions of each latency and memory measure (default 3; route
 #                     throughput runs 5 times); the table shows their median
+#   BENCH_PAIR_REPS   pairs of ours behind each paired ratio (every route different against
+#                     alike, INFO against WARN; default 5: one pair's ratio moves by a
+#                     third on a busy host); the other servers run BENCH_REPS pairs
 #   BENCH_NICE        niceness of the servers and the generator (default -10 as root, else 0),
 #                     so that other work on a shared machine disturbs all three less (as root
 #                     with autogroup scheduling, each runs in a session whose autogroup has it)
@@ -66,12 +69,12 @@ case "${1:-}" in
 esac
 
 if [ "$MODE" = smoke ]; then
-  REPS=1 ROUTE_REPS=1 CONNS=4 DEPTH=2 TOPICS=20 BROKERS=2 WARMUP_MS=100 DURATION_MS=500 PP_MS=300 REREG_MS=200
+  REPS=1 ROUTE_REPS=1 PAIR_REPS=1 CONNS=4 DEPTH=2 TOPICS=20 BROKERS=2 WARMUP_MS=100 DURATION_MS=500 PP_MS=300 REREG_MS=200
   MEM_BROKERS=3 MEM_TOPICS=20 BIG_TOPICS=500 BIG_REPS=1 STORM_BROKERS=3 STORM_TOPICS=20 START_REPS=2
   LARGE_BROKERS=3 LARGE_TOPICS=50 LARGE_PHASE_MS=300 HUGE_TOPICS=2000
   CTL_CONNS=2 CTL_DEPTH=2 CTL_GROUPS=3 CTL_MS=300
 else
-  REPS=${BENCH_REPS:-3} ROUTE_REPS=${BENCH_REPS:-5} CONNS=32 DEPTH=8 TOPICS=1000 BROKERS=4 WARMUP_MS=2000 DURATION_MS=10000 PP_MS=5000
+  REPS=${BENCH_REPS:-3} ROUTE_REPS=${BENCH_REPS:-5} PAIR_REPS=${BENCH_PAIR_REPS:-5} CONNS=32 DEPTH=8 TOPICS=1000 BROKERS=4 WARMUP_MS=2000 DURATION_MS=10000 PP_MS=5000
   REREG_MS=5000 MEM_BROKERS=100 MEM_TOPICS=1000 BIG_TOPICS=10000 BIG_REPS=5 STORM_BROKERS=100 STORM_TOPICS=1000
   START_REPS=20
   LARGE_BROKERS=100 LARGE_TOPICS=10000 LARGE_PHASE_MS=5000 HUGE_TOPICS=1000000
@@ -448,8 +451,8 @@ large_cluster() {
   done
   # Ours logs a line per topic and broker at INFO ("new topic registered", as Java does): what
   # that costs, as pairs of fresh servers registering the same cluster at INFO and at WARN.
-  log "large cluster: $LARGE_BROKERS brokers x $LARGE_TOPICS topics registered by ours, logging at INFO then at WARN ($REPS pairs)"
-  for _ in $(seq 1 "$REPS"); do
+  log "large cluster: $LARGE_BROKERS brokers x $LARGE_TOPICS topics registered by ours, logging at INFO then at WARN ($PAIR_REPS pairs)"
+  for _ in $(seq 1 "$PAIR_REPS"); do
     for level in info warn; do
       RUST_LOG=$level start ours
       measure "register-large-$level" ours "$LOADGEN" --json --label ours hold --addr "$ADDR" \
@@ -506,13 +509,15 @@ for _ in $(seq 1 "$REPS"); do
 done
 
 # The two variants alternate, so that each repetition is a pair run side by side (the report's
-# ratio of their registration times is the median of the pairs').
+# ratio of their registration times is the median of the pairs'). Ours runs PAIR_REPS pairs.
 log "resident memory with every topic's route asked for once: all routes alike, then every route different"
-for _ in $(seq 1 "$REPS"); do
+for rep in $(seq 1 "$(( PAIR_REPS > REPS ? PAIR_REPS : REPS ))"); do
   for variant in alike distinct; do
     spread=1
     [ "$variant" = distinct ] && spread=$MEM_TOPICS
     for kind in $KINDS; do
+      [ "$kind" = ours ] && [ "$rep" -gt "$PAIR_REPS" ] && continue
+      [ "$kind" != ours ] && [ "$rep" -gt "$REPS" ] && continue
       start "$kind"
       sleep 1
       measure "hold-queried-$variant" "$kind" "$LOADGEN" --json --label "$kind" hold --addr "$ADDR" --brokers "$MEM_BROKERS" \

