@@ -91,6 +91,17 @@ impl TopicQueues {
         })
     }
 
+    /// Removes `name`'s queues from this list itself, if nothing else holds it (as
+    /// [`Self::set_in_place`]); otherwise `Err`. `Ok` tells whether the group had queues here.
+    /// With every route different, a broker's departure copied each of its topics' lists but
+    /// one entry, and that cost more than twice what the lists' registration had.
+    pub(crate) fn remove_in_place(&mut self, name: &BrokerName) -> Result<bool, ()> {
+        let Some(entries) = Arc::get_mut(&mut self.0) else { return Err(()) };
+        let Ok(i) = entries.binary_search_by(|q| q.broker_name.as_str().cmp(name.as_str())) else { return Ok(false) };
+        entries.remove(i);
+        Ok(true)
+    }
+
     /// This list without the groups `drop` names; `None` when nothing is left.
     #[must_use]
     pub fn without(&self, drop: impl Fn(&BrokerName) -> bool) -> Option<Self> {
@@ -278,6 +289,29 @@ mod tests {
         drop(held);
         assert_eq!(alone.set_in_place(queue("c", 4), &mut hint), Ok(None));
         assert_eq!(alone.len(), 3);
+    }
+
+    #[test]
+    fn only_a_list_nothing_else_holds_loses_a_group_in_place() {
+        let mut alone = TopicQueues::one(queue("a", 1));
+        let mut hint = 0;
+        for name in ["b", "c"] {
+            alone.set_in_place(queue(name, 1), &mut hint).unwrap();
+        }
+        let before = alone.addr();
+        assert_eq!(alone.remove_in_place(&BrokerName::from("x")), Ok(false));
+        assert_eq!(alone.remove_in_place(&BrokerName::from("b")), Ok(true));
+        assert_eq!(alone.addr(), before, "changed where it was");
+        assert!(alone.keys().map(BrokerName::as_str).eq(["a", "c"]));
+
+        let held = alone.clone();
+        assert_eq!(alone.remove_in_place(&BrokerName::from("a")), Err(()));
+        assert!(alone.same_list(&held) && alone.len() == 2, "what holds it sees no change");
+        drop(held);
+        for name in ["c", "a"] {
+            assert_eq!(alone.remove_in_place(&BrokerName::from(name)), Ok(true));
+        }
+        assert!(alone.is_empty());
     }
 
     #[test]

@@ -396,15 +396,19 @@ impl RouteTable {
         rewrites: &mut Rewrites<BrokerName, Option<TopicQueues>>,
     ) {
         let Some(queues) = self.topic_queue_table.get_mut(topic) else { return };
-        if !queues.contains_key(name) {
-            return;
-        }
-        let rest = rewrites.get(queues, name.clone(), |list| list.without(|n| n == name));
-        match rest {
-            Some(rest) => *queues = rest,
-            None => {
+        match queues.remove_in_place(name) {
+            Ok(false) => return,
+            Ok(true) if queues.is_empty() => {
                 self.topic_queue_table.remove(topic);
             }
+            Ok(true) => {}
+            Err(()) if !queues.contains_key(name) => return,
+            Err(()) => match rewrites.get(queues, name.clone(), |list| list.without(|n| n == name)) {
+                Some(rest) => *queues = rest,
+                None => {
+                    self.topic_queue_table.remove(topic);
+                }
+            },
         }
         self.touch_topic(topic);
     }
