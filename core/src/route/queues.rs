@@ -92,12 +92,13 @@ impl TopicQueues {
     }
 
     /// Removes `name`'s queues from this list itself, if nothing else holds it (as
-    /// [`Self::set_in_place`]); otherwise `Err`. `Ok` tells whether the group had queues here.
-    /// With every route different, a broker's departure copied each of its topics' lists but
-    /// one entry, and that cost more than twice what the lists' registration had.
+    /// [`Self::set_in_place`]): `Ok(true)`. `Ok(false)`: the group has no queues here. `Err`:
+    /// it has, and something else holds the list. With every route different, a broker's
+    /// departure copied each of its topics' lists but one entry, and that cost more than twice
+    /// what the lists' registration had.
     pub(crate) fn remove_in_place(&mut self, name: &BrokerName) -> Result<bool, ()> {
+        let Ok(i) = self.position(name) else { return Ok(false) };
         let Some(entries) = Arc::get_mut(&mut self.0) else { return Err(()) };
-        let Ok(i) = entries.binary_search_by(|q| q.broker_name.as_str().cmp(name.as_str())) else { return Ok(false) };
         entries.remove(i);
         Ok(true)
     }
@@ -306,6 +307,7 @@ mod tests {
 
         let held = alone.clone();
         assert_eq!(alone.remove_in_place(&BrokerName::from("a")), Err(()));
+        assert_eq!(alone.remove_in_place(&BrokerName::from("b")), Ok(false), "held, and not there");
         assert!(alone.same_list(&held) && alone.len() == 2, "what holds it sees no change");
         drop(held);
         for name in ["c", "a"] {

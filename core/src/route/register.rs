@@ -402,7 +402,6 @@ impl RouteTable {
                 self.topic_queue_table.remove(topic);
             }
             Ok(true) => {}
-            Err(()) if !queues.contains_key(name) => return,
             Err(()) => match rewrites.get(queues, name.clone(), |list| list.without(|n| n == name)) {
                 Some(rest) => *queues = rest,
                 None => {
