@@ -40,7 +40,8 @@
 #                     throughput runs 5 times); the table shows their median
 #   BENCH_PAIR_REPS   pairs of ours behind each paired ratio (every route different against
 #                     alike, INFO against WARN; default 5: one pair's ratio moves by a
-#                     third on a busy host); the other servers run BENCH_REPS pairs
+#                     third on a busy host; 1 in a smoke run); the other servers run
+#                     BENCH_REPS pairs
 #   BENCH_NICE        niceness of the servers and the generator (default -10 as root, else 0),
 #                     so that other work on a shared machine disturbs all three less (as root
 #                     with autogroup scheduling, each runs in a session whose autogroup has it)
@@ -69,7 +70,7 @@ case "${1:-}" in
 esac
 
 if [ "$MODE" = smoke ]; then
-  REPS=1 ROUTE_REPS=1 PAIR_REPS=1 CONNS=4 DEPTH=2 TOPICS=20 BROKERS=2 WARMUP_MS=100 DURATION_MS=500 PP_MS=300 REREG_MS=200
+  REPS=1 ROUTE_REPS=1 PAIR_REPS=${BENCH_PAIR_REPS:-1} CONNS=4 DEPTH=2 TOPICS=20 BROKERS=2 WARMUP_MS=100 DURATION_MS=500 PP_MS=300 REREG_MS=200
   MEM_BROKERS=3 MEM_TOPICS=20 BIG_TOPICS=500 BIG_REPS=1 STORM_BROKERS=3 STORM_TOPICS=20 START_REPS=2
   LARGE_BROKERS=3 LARGE_TOPICS=50 LARGE_PHASE_MS=300 HUGE_TOPICS=2000
   CTL_CONNS=2 CTL_DEPTH=2 CTL_GROUPS=3 CTL_MS=300
@@ -451,9 +452,12 @@ large_cluster() {
   done
   # Ours logs a line per topic and broker at INFO ("new topic registered", as Java does): what
   # that costs, as pairs of fresh servers registering the same cluster at INFO and at WARN.
-  log "large cluster: $LARGE_BROKERS brokers x $LARGE_TOPICS topics registered by ours, logging at INFO then at WARN ($PAIR_REPS pairs)"
-  for _ in $(seq 1 "$PAIR_REPS"); do
-    for level in info warn; do
+  # Which level goes first alternates, as in the paired memory runs below.
+  log "large cluster: $LARGE_BROKERS brokers x $LARGE_TOPICS topics registered by ours, logging at INFO and at WARN ($PAIR_REPS pairs)"
+  for rep in $(seq 1 "$PAIR_REPS"); do
+    levels="info warn"
+    [ $((rep % 2)) -eq 0 ] && levels="warn info"
+    for level in $levels; do
       RUST_LOG=$level start ours
       measure "register-large-$level" ours "$LOADGEN" --json --label ours hold --addr "$ADDR" \
         --brokers "$LARGE_BROKERS" --topics "$LARGE_TOPICS" --pid "$PID"
@@ -508,16 +512,20 @@ for _ in $(seq 1 "$REPS"); do
   done
 done
 
-# The two variants alternate, so that each repetition is a pair run side by side (the report's
-# ratio of their registration times is the median of the pairs'). Ours runs PAIR_REPS pairs.
-log "resident memory with every topic's route asked for once: all routes alike, then every route different"
+# Each repetition is a pair run back to back on fresh servers of one kind, so that both
+# halves meet the same machine (a JVM that just exited, a busy minute); which goes first
+# alternates, so that neither always follows the other kind's runs. The report's ratio of
+# their registration times is the median of the pairs'. Ours runs PAIR_REPS pairs.
+log "resident memory with every topic's route asked for once: all routes alike and every route different, in pairs"
 for rep in $(seq 1 "$(( PAIR_REPS > REPS ? PAIR_REPS : REPS ))"); do
-  for variant in alike distinct; do
-    spread=1
-    [ "$variant" = distinct ] && spread=$MEM_TOPICS
-    for kind in $KINDS; do
-      [ "$kind" = ours ] && [ "$rep" -gt "$PAIR_REPS" ] && continue
-      [ "$kind" != ours ] && [ "$rep" -gt "$REPS" ] && continue
+  variants="alike distinct"
+  [ $((rep % 2)) -eq 0 ] && variants="distinct alike"
+  for kind in $KINDS; do
+    [ "$kind" = ours ] && [ "$rep" -gt "$PAIR_REPS" ] && continue
+    [ "$kind" != ours ] && [ "$rep" -gt "$REPS" ] && continue
+    for variant in $variants; do
+      spread=1
+      [ "$variant" = distinct ] && spread=$MEM_TOPICS
       start "$kind"
       sleep 1
       measure "hold-queried-$variant" "$kind" "$LOADGEN" --json --label "$kind" hold --addr "$ADDR" --brokers "$MEM_BROKERS" \
