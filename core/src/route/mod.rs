@@ -212,11 +212,13 @@ impl RouteTable {
             return;
         }
         self.changes.groups.extend(broker_names.iter().cloned());
-        for (topic, queues) in &self.topic_queue_table {
-            if queues.keys().any(|name| broker_names.contains(name)) {
-                self.changes.topics.insert(topic.clone());
-            }
-        }
+        let mut topics: BTreeSet<TopicName> = self
+            .topic_queue_table
+            .iter()
+            .filter(|(_, queues)| queues.has_any_of(broker_names))
+            .map(|(topic, _)| topic.clone())
+            .collect();
+        self.changes.topics.append(&mut topics);
     }
 }
 

@@ -1,6 +1,6 @@
 //! One topic's queues on each broker group (a `topicQueueTable` value), shared between topics.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
@@ -101,6 +101,43 @@ impl TopicQueues {
         let Some(entries) = Arc::get_mut(&mut self.0) else { return Err(()) };
         entries.remove(i);
         Ok(true)
+    }
+
+    /// The groups of `names` this list has, in name order. One departure looks one group up
+    /// in lists of a hundred; a scan may look thousands up in lists of a few: the smaller side
+    /// is walked, the larger searched.
+    pub fn groups_in<'a>(&'a self, names: &'a BTreeSet<BrokerName>) -> impl Iterator<Item = &'a BrokerName> + 'a {
+        let few = names.len() < self.len();
+        let searched = names.iter().take(if few { names.len() } else { 0 }).filter(|name| self.contains_key(name));
+        let walked = self.keys().take(if few { 0 } else { self.len() }).filter(|name| names.contains(*name));
+        searched.chain(walked)
+    }
+
+    /// Whether this list has any group of `names` ([`Self::groups_in`]).
+    #[must_use]
+    pub fn has_any_of(&self, names: &BTreeSet<BrokerName>) -> bool {
+        self.groups_in(names).next().is_some()
+    }
+
+    /// Removes `name`'s queues: in place when nothing else holds the list, else as the rest
+    /// `rewrites` gives lists that were the same. `None` if it had none; `Some(true)` if
+    /// nothing is left (the caller drops the topic; the list itself may be left as it was).
+    pub(crate) fn remove_group(
+        &mut self,
+        name: &BrokerName,
+        rewrites: &mut Rewrites<BrokerName, Option<Self>>,
+    ) -> Option<bool> {
+        match self.remove_in_place(name) {
+            Ok(false) => None,
+            Ok(true) => Some(self.is_empty()),
+            Err(()) => match rewrites.get(self, name.clone(), |list| list.without(|n| n == name)) {
+                Some(rest) => {
+                    *self = rest;
+                    Some(false)
+                }
+                None => Some(true),
+            },
+        }
     }
 
     /// This list without the groups `drop` names; `None` when nothing is left.

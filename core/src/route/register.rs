@@ -396,18 +396,12 @@ impl RouteTable {
         rewrites: &mut Rewrites<BrokerName, Option<TopicQueues>>,
     ) {
         let Some(queues) = self.topic_queue_table.get_mut(topic) else { return };
-        match queues.remove_in_place(name) {
-            Ok(false) => return,
-            Ok(true) if queues.is_empty() => {
+        match queues.remove_group(name, rewrites) {
+            None => return,
+            Some(true) => {
                 self.topic_queue_table.remove(topic);
             }
-            Ok(true) => {}
-            Err(()) => match rewrites.get(queues, name.clone(), |list| list.without(|n| n == name)) {
-                Some(rest) => *queues = rest,
-                None => {
-                    self.topic_queue_table.remove(topic);
-                }
-            },
+            Some(false) => {}
         }
         self.touch_topic(topic);
     }

@@ -12,7 +12,7 @@
 use crate::common;
 
 use nameserver_core::event::UnregisterReason;
-use nameserver_core::protocol::body::DataVersion;
+use nameserver_core::protocol::body::{DataVersion, TopicConfig};
 use nameserver_core::protocol::{RemotingCommand, RequestCode, ResponseCode};
 use nameserver_core::{BrokerAddr, Config, ConnId, Event, Input, Instant, KvConfig, NameServer, Output};
 
@@ -332,4 +332,32 @@ fn broker_heartbeat_refreshes_liveness_without_a_reply() {
     hb.flag = 0;
     assert_ok(&ns.check(1, hb));
     assert!(!ns.live("DefaultCluster", "127.0.0.1:10911"));
+}
+
+#[test]
+fn a_scan_moves_the_epoch_once_for_each_group_a_topic_loses() {
+    // The same cluster but for one topic on two groups; every broker expires in one scan.
+    // (Two topics each: a first registration of one topic is refused.)
+    let moved = |with_extra: bool| {
+        let mut ns = Ns::new();
+        ns.at(1_000);
+        for (name, addr, own, conn) in [
+            ("broker-a", "127.0.0.1:10911", "A", 1),
+            ("broker-b", "127.0.0.1:10921", "B", 2),
+            ("broker-c", "127.0.0.1:10931", "C", 3),
+        ] {
+            let mut topics = vec![TopicConfig::new("Shared", 4), TopicConfig::new(own, 4)];
+            if with_extra && conn < 3 {
+                topics.push(TopicConfig::new("OnTwo", 4));
+            }
+            ns.register(&Broker::new(name, addr, 0, conn).topics(topics));
+        }
+        assert_eq!(ns.ns.routes().topic_queue_table().len(), if with_extra { 5 } else { 4 });
+        let before = ns.ns.routes().epoch();
+        ns.tick(125_000);
+        assert!(ns.ns.routes().topic_queue_table().is_empty());
+        ns.ns.routes().epoch() - before
+    };
+    // OnTwo loses both its groups in that scan: two changes, as two departures would make.
+    assert_eq!(moved(true) - moved(false), 2);
 }
