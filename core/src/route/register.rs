@@ -304,7 +304,9 @@ impl RouteTable {
     ) -> bool {
         let event = match self.topic_queue_table.entry(topic.clone()) {
             Entry::Occupied(mut entry) => {
-                let Some((list, event)) = updated_queues(Some(entry.get_mut()), topic, queue_data, changes) else {
+                // The line names the table's copy: the decoded one goes with the body, here.
+                let topic = entry.key().clone();
+                let Some((list, event)) = updated_queues(Some(entry.get_mut()), &topic, queue_data, changes) else {
                     return false;
                 };
                 if let Some(list) = list {
@@ -344,7 +346,12 @@ impl RouteTable {
             }
             let mut current = old.next_if(|(name, _)| name == topic);
             let change = wanted(config, current.as_ref().map(|(_, list)| list)).and_then(|queue_data| {
-                updated_queues(current.as_mut().map(|(_, list)| list), topic, queue_data, &mut changes)
+                // As in `set_queue_data`, the line names the table's copy.
+                let (name, list) = match current.as_mut() {
+                    Some((name, list)) => (&*name, Some(list)),
+                    None => (topic, None),
+                };
+                updated_queues(list, name, queue_data, &mut changes)
             });
             let event = match (change, current) {
                 (Some((Some(list), event)), current) => {

@@ -424,3 +424,36 @@ fn min_broker_id_change_is_silent_by_default() {
     assert!(!ns.out.iter().any(|o| matches!(o, Output::Send { cmd, .. } if !cmd.is_response())));
     assert!(!ns.out.iter().any(|o| matches!(o, Output::NotifyBroker { .. })));
 }
+
+/// A registration's "new topic registered" lines name the table's copy of each topic, not the
+/// copy decoded from the body: a queued run of lines then holds no name of its own, and the
+/// thread that writes it frees none (the daemon's line thread freed a million names another
+/// thread's arena had allocated, at INFO only).
+#[test]
+fn a_registrations_lines_name_the_tables_copy_of_each_topic() {
+    let mut ns = Ns::new();
+    let topics =
+        |count: usize| (0..count).map(|i| TopicConfig::new(format!("T{i:03}").as_str(), 4)).collect::<Vec<_>>();
+    ns.register(&Broker::a0().topics(topics(100)));
+    // Both ways a registration changes the table: one walk along it (many topics), and one
+    // topic at a time (a few).
+    for (broker, count) in
+        [(Broker::new("broker-b", "127.0.0.2:10911", 0, 2), 100), (Broker::new("broker-c", "127.0.0.3:10911", 0, 3), 3)]
+    {
+        ns.register(&broker.topics(topics(count)));
+        let lines: Vec<_> = ns
+            .events()
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::TopicRegistered { topic, .. } => Some(topic),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(lines.len(), count, "{:?}", ns.events());
+        let table = ns.ns.routes().topic_queue_table();
+        for topic in &lines {
+            let (kept, _) = table.get_key_value(topic).expect("registered");
+            assert!(kept.ptr_eq(topic), "{topic}'s line names a copy of its own");
+        }
+    }
+}
