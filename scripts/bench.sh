@@ -480,8 +480,16 @@ large_cluster() {
 # ---------------------------------------------------------------------------------------------
 if [ "$MODE" != large ] && [ "$MODE" != controller ]; then
 log "route throughput: $CONNS connections x depth $DEPTH over $TOPICS topics, $BROKERS brokers registered"
-for _ in $(seq 1 "$ROUTE_REPS"); do
+# Ours and the floor run back to back, which goes first alternating (as the paired measures
+# below), so that neither always follows the other kinds' runs (a 4 GiB JVM that just exited);
+# the other kinds after them.
+for rep in $(seq 1 "$ROUTE_REPS"); do
+  kinds="ours floor"
+  [ $((rep % 2)) -eq 0 ] && kinds="floor ours"
   for kind in $KINDS; do
+    case $kind in ours | floor) ;; *) kinds="$kinds $kind" ;; esac
+  done
+  for kind in $kinds; do
     start "$kind"
     measure route "$kind" "$LOADGEN" --json --label "$kind" route --addr "$ADDR" --conns "$CONNS" --depth "$DEPTH" \
       --topics "$TOPICS" --brokers "$BROKERS" --reregister-ms "$REREG_MS" --warmup-ms "$(warmup_ms "$kind")" --duration-ms "$DURATION_MS"
