@@ -652,6 +652,8 @@ REPORT=(--svg "$OUT/svg")
     echo "medians of $ROUTE_REPS runs for route QPS and latency, $REPS for ping-pong and memory, $BIG_REPS for the"
     echo "large registration, 1 for the storms; niceness $NICE; load at end: $(cut -d' ' -f1-3 /proc/loadavg))"
   fi
+  echo "Ratios ours / the other: the median of the repetitions' ratios, each run of ours against the"
+  echo "other kind's run of the same repetition."
   echo
   "$LOADGEN" report "$OUT/raw.txt" "${REPORT[@]+"${REPORT[@]}"}" || die "loadgen report"
   echo

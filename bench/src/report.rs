@@ -156,11 +156,31 @@ fn shown(text: &str) -> Option<f64> {
 }
 
 /// `ours / other`, two decimals, when both cells show numbers and `other`'s is not zero.
-/// Ratios and checks use the numbers as shown, so that a table agrees with itself.
+/// Ratios of cells that are not medians of runs use the numbers as shown, so that such a row
+/// agrees with itself.
 fn shown_ratio(ours: &str, other: &str) -> Option<String> {
     match (shown(ours), shown(other)) {
         (Some(a), Some(b)) if b != 0.0 => Some(format!("{:.2}", a / b)),
         _ => None,
+    }
+}
+
+/// A row's ratios of ours to the peer, the floor and each Java kind, as shown (`None`: n/a).
+struct Ratios {
+    peer: Option<String>,
+    floor: Option<String>,
+    java: Vec<Option<String>>,
+}
+
+impl Ratios {
+    /// Ours over each other cell's number as shown, for rows whose cells are not medians of
+    /// runs (paired ratios, criterion).
+    fn of_shown(ours: &str, [peer, floor]: [&str; 2], java: &[String]) -> Self {
+        Self {
+            peer: shown_ratio(ours, peer),
+            floor: shown_ratio(ours, floor),
+            java: java.iter().map(|value| shown_ratio(ours, value)).collect(),
+        }
     }
 }
 
@@ -206,7 +226,39 @@ impl Tables<'_> {
         let floor = self.value(measure, "floor", extract, format);
         let peer = if self.has_peer { self.value(measure, "peer", extract, format) } else { String::from("skipped") };
         let java: Vec<String> = self.java.iter().map(|(kind, _)| self.value(measure, kind, extract, format)).collect();
-        self.cells(label, [ours, peer, floor], &java, target, check);
+        let ratio = |other: &str, kind: &str| {
+            (shown(&ours).is_some() && shown(other).is_some()).then(|| self.run_ratio(measure, kind, extract)).flatten()
+        };
+        let ratios = Ratios {
+            peer: ratio(&peer, "peer"),
+            floor: ratio(&floor, "floor"),
+            java: java.iter().zip(&self.java).map(|(value, (kind, _))| ratio(value, kind)).collect(),
+        };
+        self.cells(label, [ours, peer, floor], &java, ratios, target, check);
+    }
+
+    /// The median over the repetitions of ours / `kind`, the n-th run of ours against the
+    /// n-th of `kind` (bench.sh runs the kinds of one repetition side by side, so a host that
+    /// slows through a run moves both halves of a pair, not one median). A pair with a run
+    /// that has no number is left out.
+    fn run_ratio(&self, measure: &str, kind: &str, extract: &Extract) -> Option<String> {
+        let runs = |kind: &str| -> Vec<Option<f64>> {
+            let runs = self.records.iter().filter(|r| r.measure == measure && r.kind == kind);
+            runs.map(|r| match r.result.as_ref().and_then(extract) {
+                Some(Cell::Number(v)) => Some(v),
+                _ => None,
+            })
+            .collect()
+        };
+        let mut ratios: Vec<f64> = runs("ours")
+            .into_iter()
+            .zip(runs(kind))
+            .filter_map(|pair| match pair {
+                (Some(a), Some(b)) if b != 0.0 => Some(a / b),
+                _ => None,
+            })
+            .collect();
+        median_f64(&mut ratios).map(|v| Format::Decimals(2).write(v))
     }
 
     /// The median over the repetitions against `kind` of `top`'s `key` over `bottom`'s, run
@@ -240,20 +292,29 @@ impl Tables<'_> {
         let floor = self.paired(top, bottom, "floor", key);
         let peer = if self.has_peer { self.paired(top, bottom, "peer", key) } else { String::from("skipped") };
         let java: Vec<String> = self.java.iter().map(|(kind, _)| self.paired(top, bottom, kind, key)).collect();
-        self.cells(label, [ours, peer, floor], &java, target, check);
+        let ratios = Ratios::of_shown(&ours, [&peer, &floor], &java);
+        self.cells(label, [ours, peer, floor], &java, ratios, target, check);
     }
 
     fn criterion_row(&mut self, label: &str, id: &str, unit_ns: f64, target: &str, check: Check) {
         let median = self.options.criterion.as_ref().and_then(|c| c.get(id)).copied();
         let ours = median.map_or_else(|| String::from("n/a"), |ns| Format::Significant4.write(ns / unit_ns));
         let java = vec![String::from("n/a"); self.java.len()];
-        self.cells(label, [ours, String::from("n/a"), String::from("n/a")], &java, target, check);
+        let ratios = Ratios { peer: None, floor: None, java: vec![None; java.len()] };
+        self.cells(label, [ours, String::from("n/a"), String::from("n/a")], &java, ratios, target, check);
     }
 
     /// One row: ours, peer, floor, then each Java column; the ratios in the same order.
-    fn cells(&mut self, label: &str, [ours, peer, floor]: [String; 3], java: &[String], target: &str, check: Check) {
-        let ratio = |other: &str| shown_ratio(&ours, other);
-        let (to_peer, to_floor) = (ratio(&peer), ratio(&floor));
+    fn cells(
+        &mut self,
+        label: &str,
+        [ours, peer, floor]: [String; 3],
+        java: &[String],
+        ratios: Ratios,
+        target: &str,
+        check: Check,
+    ) {
+        let Ratios { peer: to_peer, floor: to_floor, java: to_java } = ratios;
         let status = |ok: Option<bool>| match ok {
             None => "-",
             Some(true) => "met",
@@ -272,9 +333,9 @@ impl Tables<'_> {
         };
         let na = || String::from("n/a");
         let (mut values, mut ratios) = (String::new(), String::new());
-        for value in java {
+        for (value, ratio) in java.iter().zip(to_java) {
             let _ = write!(values, " {value} |");
-            let _ = write!(ratios, " {} |", ratio(value).unwrap_or_else(na));
+            let _ = write!(ratios, " {} |", ratio.unwrap_or_else(na));
         }
         let _ = writeln!(
             self.out,
@@ -513,7 +574,9 @@ mod tests {
     fn the_table_of_a_full_run() {
         let records = parse_raw(FULL_RUN).unwrap();
         let table = tables(&records, &Options::default());
-        // Five route runs each: the medians, ours/peer, ours/floor and the floor target.
+        // Five route runs each: the medians; ours/peer and ours/floor the medians of the five
+        // runs' ratios (ours/floor 0.66, 0.87, 0.80, 0.84, 0.62: 0.80, where the medians give
+        // 0.83); the floor target.
         assert_eq!(
             row(&table, "route QPS, 32x8, 1000 topics, 4 brokers"),
             [
@@ -521,15 +584,15 @@ mod tests {
                 "445612",
                 "30734",
                 "535243",
-                "14.50",
-                "0.83",
+                "14.09",
+                "0.80",
                 "≥ 0.7 × floor",
                 "met"
             ]
         );
         assert_eq!(
             row(&table, "route p99 (µs), same load")[1..],
-            ["1393.7", "19677.2", "1079.3", "0.07", "1.29", "≤ ⅓ × peer", "met"]
+            ["1393.7", "19677.2", "1079.3", "0.07", "1.14", "≤ ⅓ × peer", "met"]
         );
         // Three runs, KiB shown in MiB.
         assert_eq!(row(&table, "RSS after 100 brokers × 1000 topics (MiB)")[1..4], ["39.0", "130.7", "26.7"]);
@@ -558,7 +621,7 @@ mod tests {
         criterion.insert(String::from("sim/S1-one-hour"), 122_712_345.0);
         let table = tables(&records, &Options { smoke: true, criterion: Some(criterion) });
         let route = row(&table, "route QPS, 32x8, 1000 topics, 4 brokers");
-        assert_eq!(route[2..], ["skipped", "535243", "n/a", "0.83", "≥ 0.7 × floor", "- (smoke)"]);
+        assert_eq!(route[2..], ["skipped", "535243", "n/a", "0.80", "≥ 0.7 × floor", "- (smoke)"]);
         assert_eq!(row(&table, "one simulated hour of S1 (ms, criterion)")[1], "122.7");
         assert_eq!(row(&table, "scan, 10,000 live brokers (ms, criterion)")[1], "n/a");
     }
@@ -620,6 +683,32 @@ register-large-warn ours rc=0 load=1 HOLD register_all_ms=1000
         let logs = row(&table, "INFO / WARN, time to register (median of paired runs)");
         assert_eq!(logs[1], "1.30");
         assert_eq!(logs.last(), Some(&"MISSED"));
+    }
+
+    #[test]
+    fn a_rows_ratios_pair_each_run_with_the_same_repetitions_run_of_the_other_kind() {
+        // A host that slows through the run: each repetition's pair is close, the medians
+        // come from different repetitions (their ratio would be 420 / 450 = 0.93).
+        let raw = "\
+route ours rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=500 p99_us=100
+route floor rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=510 p99_us=100
+route floor rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=450 p99_us=100
+route ours rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=440 p99_us=100
+route ours rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=400 p99_us=100
+route floor rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=405 p99_us=100
+route ours rc=2 load=1
+route floor rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=999 p99_us=100
+route ours rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=300 p99_us=100
+route floor rc=0 load=1 ROUTE conns=4 depth=2 topics=20 brokers=2 qps=400 p99_us=100
+";
+        let table = tables(&parse_raw(raw).unwrap(), &Options::default());
+        // 0.98, 0.98, 0.99 and 0.75; the failed run's repetition left out, not shifted.
+        let route = row(&table, "route QPS, 4x2, 20 topics, 2 brokers");
+        assert_eq!(route[1..], ["420", "skipped", "450", "n/a", "0.98", "≥ 0.7 × floor", "met"]);
+        // Without a number on both sides a ratio says n/a, even when single runs have one.
+        let raw = "route ours rc=0 load=1 ROUTE qps=500\nroute floor rc=0 load=1 ROUTE p99_us=100\n";
+        let table = tables(&parse_raw(raw).unwrap(), &Options::default());
+        assert_eq!(row(&table, "route QPS, ?x?, ? topics, ? brokers")[5], "n/a");
     }
 
     #[test]
