@@ -424,6 +424,18 @@ if [ "$MODE" = instructions ]; then
   exit 0
 fi
 
+# The kinds of repetition $1 of a measure, in the order they run: ours and the floor back to
+# back, which goes first alternating, then the other kinds: neither of the two always runs
+# right after the other kinds' runs (a 4 GiB JVM that just exited).
+rep_kinds() {
+  local kinds="ours floor" kind
+  [ $(($1 % 2)) -eq 0 ] && kinds="floor ours"
+  for kind in $KINDS; do
+    case $kind in ours | floor) ;; *) kinds="$kinds $kind" ;; esac
+  done
+  echo "$kinds"
+}
+
 # ---------------------------------------------------------------------------------------------
 # The large cluster (issue 18): one fresh server of each kind per measure; the route load through
 # the storm runs REPS times (its stalls vary most from run to run), the rest once. The floor
@@ -432,8 +444,8 @@ large_cluster() {
   local kind
   FLOOR_BROKERS=$LARGE_BROKERS
   log "large cluster: route load ${CONNS}x${DEPTH} while $LARGE_BROKERS brokers x $LARGE_TOPICS topics register, then cold and warm phases of $LARGE_PHASE_MS ms ($REPS runs)"
-  for _ in $(seq 1 "$REPS"); do
-    for kind in $KINDS; do
+  for rep in $(seq 1 "$REPS"); do
+    for kind in $(rep_kinds "$rep"); do
       start "$kind"
       measure cold "$kind" "$LOADGEN" --json --label "$kind" cold --addr "$ADDR" --brokers "$LARGE_BROKERS" \
         --topics "$LARGE_TOPICS" --conns "$CONNS" --depth "$DEPTH" --phase-ms "$LARGE_PHASE_MS"
@@ -480,16 +492,8 @@ large_cluster() {
 # ---------------------------------------------------------------------------------------------
 if [ "$MODE" != large ] && [ "$MODE" != controller ]; then
 log "route throughput: $CONNS connections x depth $DEPTH over $TOPICS topics, $BROKERS brokers registered"
-# Ours and the floor run back to back, which goes first alternating (as the paired measures
-# below), so that neither always follows the other kinds' runs (a 4 GiB JVM that just exited);
-# the other kinds after them.
 for rep in $(seq 1 "$ROUTE_REPS"); do
-  kinds="ours floor"
-  [ $((rep % 2)) -eq 0 ] && kinds="floor ours"
-  for kind in $KINDS; do
-    case $kind in ours | floor) ;; *) kinds="$kinds $kind" ;; esac
-  done
-  for kind in $kinds; do
+  for kind in $(rep_kinds "$rep"); do
     start "$kind"
     measure route "$kind" "$LOADGEN" --json --label "$kind" route --addr "$ADDR" --conns "$CONNS" --depth "$DEPTH" \
       --topics "$TOPICS" --brokers "$BROKERS" --reregister-ms "$REREG_MS" --warmup-ms "$(warmup_ms "$kind")" --duration-ms "$DURATION_MS"
