@@ -7,6 +7,7 @@
 //! [`Event`] is made when it is taken, so a driver that logs them after the reply holds the
 //! names only.
 
+use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -17,32 +18,31 @@ use crate::names::TopicName;
 use crate::protocol::body::QueueData;
 
 /// What a topic's line says: [`Event::TopicRegistered`] or [`Event::TopicChanged`], without
-/// the topic.
+/// the topic. As small as one [`QueueData`]: with every route different each topic of a
+/// registration has a line of its own, and a change is rare beside a new group.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum TopicLine {
     /// "new topic registered".
     Registered(QueueData),
-    /// "topic changed".
-    Changed {
-        /// Before.
-        old: QueueData,
-        /// After.
-        new: QueueData,
-    },
+    /// "topic changed": before, after.
+    Changed(Box<[QueueData; 2]>),
 }
 
 impl TopicLine {
     fn text(&self) -> TopicText<'_> {
         match self {
             Self::Registered(queue_data) => TopicText::Registered(queue_data),
-            Self::Changed { old, new } => TopicText::Changed { old, new },
+            Self::Changed(change) => TopicText::Changed { old: &change[0], new: &change[1] },
         }
     }
 
     fn event(&self, topic: TopicName) -> Event {
         match self {
             Self::Registered(queue_data) => Event::TopicRegistered { topic, queue_data: queue_data.clone() },
-            Self::Changed { old, new } => Event::TopicChanged { topic, old: old.clone(), new: new.clone() },
+            Self::Changed(change) => {
+                let [old, new] = &**change;
+                Event::TopicChanged { topic, old: old.clone(), new: new.clone() }
+            }
         }
     }
 }
@@ -101,10 +101,10 @@ impl fmt::Display for LineText<'_> {
 enum Part {
     Event(Event),
     /// Lines of `topics[taken..]`, in order: topic `i` gets the line of the last entry of
-    /// `lines` that starts at or before `i`.
+    /// `lines` that starts at or before `i` (a part holds at most `u32::MAX` topics).
     Topics {
         topics: Vec<TopicName>,
-        lines: Vec<(usize, TopicLine)>,
+        lines: Vec<(u32, TopicLine)>,
         taken: usize,
         line: usize,
     },
@@ -128,7 +128,7 @@ impl EventRun {
     pub fn push(&mut self, event: Event) {
         match event {
             Event::TopicRegistered { topic, queue_data } => self.push_topic(topic, TopicLine::Registered(queue_data)),
-            Event::TopicChanged { topic, old, new } => self.push_topic(topic, TopicLine::Changed { old, new }),
+            Event::TopicChanged { topic, old, new } => self.push_topic(topic, TopicLine::Changed(Box::new([old, new]))),
             event => {
                 self.len += 1;
                 self.parts.push_back(Part::Event(event));
@@ -139,9 +139,11 @@ impl EventRun {
     /// Logs `line` about `topic`, keeping only the name when the line is the previous topic's.
     pub(crate) fn push_topic(&mut self, topic: TopicName, line: TopicLine) {
         self.len += 1;
-        if let Some(Part::Topics { topics, lines, .. }) = self.parts.back_mut() {
+        if let Some(Part::Topics { topics, lines, .. }) = self.parts.back_mut()
+            && let Ok(at) = u32::try_from(topics.len())
+        {
             if lines.last().is_none_or(|(_, last)| *last != line) {
-                lines.push((topics.len(), line));
+                lines.push((at, line));
             }
             topics.push(topic);
             return;
@@ -176,7 +178,7 @@ impl EventRun {
                 Part::Topics { topics, lines, taken, line } => {
                     let mut line = *line;
                     for (i, topic) in topics.iter().enumerate().skip(*taken) {
-                        while lines.get(line + 1).is_some_and(|(from, _)| *from <= i) {
+                        while lines.get(line + 1).is_some_and(|(from, _)| *from as usize <= i) {
                             line += 1;
                         }
                         f(&lines[line].1.event(topic.clone()));
@@ -198,7 +200,7 @@ impl EventRun {
                     let mut line = *line;
                     for (i, topic) in topics.iter().enumerate().skip(*taken) {
                         let mut same = i > *taken;
-                        while lines.get(line + 1).is_some_and(|(from, _)| *from <= i) {
+                        while lines.get(line + 1).is_some_and(|(from, _)| *from as usize <= i) {
                             line += 1;
                             same = false;
                         }
@@ -218,7 +220,7 @@ impl EventRun {
             },
             Part::Topics { topics, lines, taken, line } => {
                 let i = *taken;
-                while lines.get(*line + 1).is_some_and(|(from, _)| *from <= i) {
+                while lines.get(*line + 1).is_some_and(|(from, _)| *from as usize <= i) {
                     *line += 1;
                 }
                 // The name is moved out; the names' room goes with the last of them.
@@ -409,5 +411,13 @@ mod tests {
         assert!(more.is_empty());
         assert_eq!(run.len(), 1002);
         assert_eq!(run.into_iter().nth(1001), Some(registered("v", 4)));
+    }
+
+    #[test]
+    fn a_topics_own_line_is_one_queue_entry_and_where_it_starts() {
+        // With every route different a registration keeps a line per topic: a thousand of
+        // them per registration of a hundred brokers' routes (issue 35).
+        assert_eq!(size_of::<TopicLine>(), size_of::<QueueData>());
+        assert_eq!(size_of::<(u32, TopicLine)>(), 32);
     }
 }
