@@ -27,6 +27,12 @@ fn decode(c: &mut Criterion) {
             Request::parse(&cmd, &Limits::DEFAULT).ok()
         });
     });
+    // The route fast path's read: a route query straight from its frame, nothing allocated.
+    for frame in common::real_frames().iter().filter(|f| f.name.starts_with("105-")) {
+        group.bench_with_input(BenchmarkId::new("route_request", &frame.name), &frame.bytes, |b, bytes| {
+            b.iter(|| codec::route_request(black_box(bytes)).map(|request| request.opaque));
+        });
+    }
     group.finish();
 }
 

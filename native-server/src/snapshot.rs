@@ -29,7 +29,7 @@ mod route_cache;
 mod topic_routes;
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use foldhash::fast::RandomState;
 use nameserver_core::codec::{self, Limits};
@@ -329,20 +329,37 @@ impl RouteSnapshot {
     /// ([`codec::route_request`]: nothing decoded into a command, nothing allocated).
     pub fn answer_route(&self, request: &RouteRequest<'_>, out: &mut Vec<u8>) -> FastPath {
         let Ok(reply) = route_reply(&self, request.oneway, &request.query) else { return FastPath::Forward };
-        let Some(head) = reply.head(request.opaque, request.query.topic) else { return FastPath::Answered(None) };
         let encoded = match reply {
-            RouteReply::Found { route, style } => {
-                route.with_body(style, |body| codec::encode_with_body(&head, body, out))
-            }
-            _ => codec::encode(&head, out),
+            RouteReply::Nothing => return FastPath::Answered(None),
+            // Nearly every reply: its header written from the template, not encoded anew.
+            RouteReply::Found { route, style } => route
+                .with_body(style, |body| match &*FOUND_HEAD {
+                    Some(head) => head.encode_with_body(request.opaque, body, out),
+                    None => codec::encode_with_body(&found_head(request.opaque), body, out),
+                })
+                .map(|()| ResponseCode::Success),
+            reply => match reply.head(request.opaque, request.query.topic) {
+                Some(head) => codec::encode(&head, out).map(|()| head.response_code()),
+                None => return FastPath::Answered(None),
+            },
         };
         // A reply too large to encode is the owner's to report, as for every other request.
         match encoded {
-            Ok(()) => FastPath::Answered(Some(head.response_code())),
+            Ok(code) => FastPath::Answered(Some(code)),
             Err(_) => FastPath::Forward,
         }
     }
 }
+
+/// The header of a route query's reply that found a route (`opaque` aside, the same for every
+/// query), as the core's [`RouteReply::head`] makes it.
+fn found_head(opaque: i32) -> RemotingCommand {
+    let found = RouteReply::Found { route: (), style: JsonStyle::Plain };
+    found.head(opaque, "").unwrap_or_else(|| RemotingCommand::response(opaque, ResponseCode::Success))
+}
+
+/// [`found_head`] encoded once.
+static FOUND_HEAD: LazyLock<Option<codec::HeadTemplate>> = LazyLock::new(|| codec::HeadTemplate::new(&found_head(0)));
 
 /// What only the owner can decide: whether a NameServer not yet serving routes is still
 /// waiting (the snapshot's clock stopped at its publication), and zone-filtered routes.

@@ -116,6 +116,21 @@ pub fn encode_with_body(cmd: &RemotingCommand, body: &[u8], out: &mut Vec<u8>) -
         SerializeType::Rocketmq => binary_header::encode(cmd, out),
     }
     let header_len = out.len() - start - 8;
+    finish(out, start, header_len, body, cmd.serialize_type)
+}
+
+/// Completes the frame begun at `out[start]` (eight bytes kept for the length words, then
+/// `header_len` bytes of header): appends `body` and fills in the length words.
+///
+/// # Errors
+/// As [`encode`]; `out` is then truncated to `start`.
+pub(super) fn finish(
+    out: &mut Vec<u8>,
+    start: usize,
+    header_len: usize,
+    body: &[u8],
+    serialize_type: SerializeType,
+) -> Result<(), EncodeError> {
     if header_len > MAX_HEADER_LEN {
         out.truncate(start);
         return Err(EncodeError::HeaderTooLarge(header_len));
@@ -128,7 +143,7 @@ pub fn encode_with_body(cmd: &RemotingCommand, body: &[u8], out: &mut Vec<u8>) -
     out.extend_from_slice(body);
     out[start..start + 4].copy_from_slice(&total32.to_be_bytes());
     // header_len fits in 24 bits (checked above).
-    let word = (u32::from(cmd.serialize_type.byte()) << 24) | header_len as u32;
+    let word = (u32::from(serialize_type.byte()) << 24) | header_len as u32;
     out[start + 4..start + 8].copy_from_slice(&word.to_be_bytes());
     Ok(())
 }

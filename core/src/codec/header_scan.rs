@@ -47,36 +47,38 @@ impl<'a> Scan<'a> {
             self.literal(b"null")?;
             return Some(0);
         }
+        let negative = self.buf.get(self.pos) == Some(&b'-');
+        if negative {
+            self.pos += 1;
+        }
         let start = self.pos;
-        if self.buf.get(self.pos) == Some(&b'-') {
+        // Accumulated on the number's side of zero, so that i32::MIN fits; overflow is `None`,
+        // as `str::parse` has it.
+        let mut value: i32 = 0;
+        while let Some(&byte) = self.buf.get(self.pos)
+            && byte.is_ascii_digit()
+        {
+            let digit = i32::from(byte - b'0');
+            value = value.checked_mul(10)?;
+            value = if negative { value.checked_sub(digit)? } else { value.checked_add(digit)? };
             self.pos += 1;
         }
-        while self.pos < self.buf.len() && self.buf[self.pos].is_ascii_digit() {
-            self.pos += 1;
-        }
-        if matches!(self.buf.get(self.pos), Some(b'.' | b'e' | b'E')) {
+        if self.pos == start || matches!(self.buf.get(self.pos), Some(b'.' | b'e' | b'E')) {
             return None;
         }
-        self.text.get(start..self.pos)?.parse().ok()
+        Some(value)
     }
 
     /// A string without escapes, borrowed.
     fn raw_str(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.pos;
-        while self.pos < self.buf.len() {
-            match self.buf[self.pos] {
-                b'"' => {
-                    let s = self.text.get(start..self.pos)?;
-                    self.pos += 1;
-                    return Some(s);
-                }
-                b'\\' => return None,
-                b if b < 0x20 => return None,
-                _ => self.pos += 1,
-            }
+        let end = start + string_end(&self.buf[start..])?;
+        if self.buf[end] != b'"' {
+            return None;
         }
-        None
+        self.pos = end + 1;
+        self.text.get(start..end)
     }
 
     /// A string, escapes decoded.
@@ -187,6 +189,30 @@ impl<'a> Scan<'a> {
             }
         }
     }
+}
+
+/// Where a JSON string's raw run ends in `bytes`: the index of the first quote, backslash or
+/// control character (`None`: none, the string is not closed). Eight bytes at a time, as
+/// header strings (keys, topics) are mostly longer than that and this is most of the scan.
+fn string_end(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    // A byte of `word` equal to zero sets its high bit here; borrows only ever set bits above
+    // the first such byte, so the lowest bit set is exact.
+    let zero_bytes = |word: u64| word.wrapping_sub(ONES) & !word & HIGH;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().ok()?);
+        let hits = zero_bytes(word ^ (ONES * u64::from(b'"')))
+            | zero_bytes(word ^ (ONES * u64::from(b'\\')))
+            | (word.wrapping_sub(ONES * 0x20) & !word & HIGH);
+        if hits != 0 {
+            return Some(offset + (hits.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    chunks.remainder().iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).map(|at| offset + at)
 }
 
 /// Decodes a strict, flat JSON header; `None` when the general reader must decide.
@@ -355,4 +381,67 @@ pub(super) fn route_request(header: &[u8]) -> Option<RouteRequest<'_>> {
     let fields: RouteFields<'_> = fields?;
     let query = RouteQuery::read(version, |name| fields.get(name)).ok()?;
     Some(RouteRequest { opaque, oneway: flag & FLAG_ONEWAY != 0, query })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use super::{Scan, string_end};
+
+    fn one_at_a_time(bytes: &[u8]) -> Option<usize> {
+        bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+    }
+
+    proptest! {
+        /// Eight bytes at a time finds the byte one at a time would, wherever it sits in a
+        /// word and whatever bytes (UTF-8, controls, quotes, 0x7f, 0xff) come before or after.
+        #[test]
+        fn a_strings_end_is_the_first_quote_backslash_or_control(
+            bytes in proptest::collection::vec(
+                prop_oneof![Just(b'"'), Just(b'\\'), 0u8..0x20, Just(0x20u8), Just(0x21u8), Just(0x5bu8), Just(0x5du8), 0x20u8..=0xff],
+                0..40,
+            ),
+        ) {
+            prop_assert_eq!(string_end(&bytes), one_at_a_time(&bytes));
+        }
+    }
+
+    proptest! {
+        /// An integer is read as `str::parse` reads its digits: any i32, leading zeros, and
+        /// nothing for a lone sign, a fraction, an exponent or a value beyond i32.
+        #[test]
+        fn an_integer_is_what_parse_makes_of_it(text in "-?[0-9]{0,12}[.eE,}]?") {
+            let mut scan = Scan { text: &text, buf: text.as_bytes(), pos: 0 };
+            let digits = text.trim_end_matches(['.', 'e', 'E', ',', '}']);
+            let expected = if digits.len() < text.len() && !text.ends_with([',', '}']) {
+                None
+            } else {
+                digits.parse::<i32>().ok()
+            };
+            prop_assert_eq!(scan.int(), expected);
+        }
+
+        #[test]
+        fn any_i32_reads_back(n in any::<i32>()) {
+            let text = alloc::format!("{n},");
+            prop_assert_eq!(Scan { text: &text, buf: text.as_bytes(), pos: 0 }.int(), Some(n));
+        }
+    }
+
+    #[test]
+    fn every_special_byte_is_found_in_every_position_of_a_word() {
+        for special in (0u8..0x20).chain([b'"', b'\\']) {
+            for at in 0..24 {
+                let mut bytes = vec![b'a'; 24];
+                bytes[at] = special;
+                assert_eq!(string_end(&bytes), Some(at), "{special:#x} at {at}");
+            }
+        }
+        let plain: Vec<u8> = (0x20u8..=0xff).filter(|b| *b != b'"' && *b != b'\\').collect();
+        assert_eq!(string_end(&plain), None);
+    }
 }

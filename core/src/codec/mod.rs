@@ -12,6 +12,7 @@
 
 mod binary_header;
 mod frame;
+mod head_template;
 mod header_scan;
 mod json_header;
 
@@ -21,6 +22,7 @@ use core::fmt;
 /// Re-exported: [`decode`] takes it.
 pub use crate::limits::Limits;
 pub use frame::{decode, decode_owned, encode, encode_to_vec, encode_with_body, frame_len, route_request};
+pub use head_template::HeadTemplate;
 
 /// Why a frame could not be decoded. Java logs "decode exception" and closes the connection
 /// in every one of these cases; so do our drivers.
