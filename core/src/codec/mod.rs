@@ -12,7 +12,6 @@
 
 mod binary_header;
 mod frame;
-mod head_template;
 mod header_scan;
 mod json_header;
 
@@ -21,8 +20,9 @@ use core::fmt;
 
 /// Re-exported: [`decode`] takes it.
 pub use crate::limits::Limits;
-pub use frame::{decode, decode_owned, encode, encode_to_vec, encode_with_body, frame_len, route_request};
-pub use head_template::HeadTemplate;
+pub use frame::{
+    HeadTemplate, decode, decode_owned, encode, encode_to_vec, encode_with_body, frame_len, route_request,
+};
 
 /// Why a frame could not be decoded. Java logs "decode exception" and closes the connection
 /// in every one of these cases; so do our drivers.
