@@ -116,11 +116,14 @@ pub fn encode_with_body(cmd: &RemotingCommand, body: &[u8], out: &mut Vec<u8>) -
         SerializeType::Rocketmq => binary_header::encode(cmd, out),
     }
     let header_len = out.len() - start - 8;
-    finish(out, start, header_len, body, cmd.serialize_type)
+    finish(out, start, header_len, body.len(), cmd.serialize_type)?;
+    out.extend_from_slice(body);
+    Ok(())
 }
 
-/// Completes the frame begun at `out[start]` (eight bytes kept for the length words, then
-/// `header_len` bytes of header): appends `body` and fills in the length words.
+/// Completes the header of the frame begun at `out[start]` (eight bytes kept for the length
+/// words, then `header_len` bytes of header) by filling in the length words for a body of
+/// `body_len` bytes, which the caller sends right after it.
 ///
 /// # Errors
 /// As [`encode`]; `out` is then truncated to `start`.
@@ -128,19 +131,18 @@ pub(super) fn finish(
     out: &mut Vec<u8>,
     start: usize,
     header_len: usize,
-    body: &[u8],
+    body_len: usize,
     serialize_type: SerializeType,
 ) -> Result<(), EncodeError> {
     if header_len > MAX_HEADER_LEN {
         out.truncate(start);
         return Err(EncodeError::HeaderTooLarge(header_len));
     }
-    let total = 4 + header_len + body.len();
+    let total = 4 + header_len + body_len;
     let Ok(total32) = i32::try_from(total) else {
         out.truncate(start);
         return Err(EncodeError::FrameTooLarge(total + 4));
     };
-    out.extend_from_slice(body);
     out[start..start + 4].copy_from_slice(&total32.to_be_bytes());
     // header_len fits in 24 bits (checked above).
     let word = (u32::from(serialize_type.byte()) << 24) | header_len as u32;
@@ -205,15 +207,27 @@ impl HeadTemplate {
     /// # Errors
     /// As [`encode_with_body`] (the frame too large); `out` is then as it was.
     pub fn encode_with_body(&self, opaque: i32, body: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        out.reserve(self.before.len() + 11 + self.after.len() + body.len());
+        self.encode_head(opaque, body.len(), out)?;
+        out.extend_from_slice(body);
+        Ok(())
+    }
+
+    /// Appends the frame's length words and header for a body of `body_len` bytes, which the
+    /// caller writes right after them (a large body shared rather than copied into `out`).
+    ///
+    /// # Errors
+    /// As [`Self::encode_with_body`].
+    pub fn encode_head(&self, opaque: i32, body_len: usize, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let start = out.len();
         let mut digits = itoa::Buffer::new();
         let digits = digits.format(opaque).as_bytes();
-        out.reserve(self.before.len() + digits.len() + self.after.len() + body.len());
+        out.reserve(self.before.len() + digits.len() + self.after.len());
         out.extend_from_slice(&self.before);
         out.extend_from_slice(digits);
         out.extend_from_slice(&self.after);
         let header_len = out.len() - start - 8;
-        finish(out, start, header_len, body, self.serialize_type)
+        finish(out, start, header_len, body_len, self.serialize_type)
     }
 }
 
@@ -312,7 +326,12 @@ mod template_tests {
             encode_with_body(&RemotingCommand { opaque, ..cmd }, &body, &mut expected).unwrap();
             let mut written = vec![7u8];
             template.encode_with_body(opaque, &body, &mut written).unwrap();
-            prop_assert_eq!(written, expected);
+            prop_assert_eq!(&written, &expected);
+            // The head alone, the body sent after it from elsewhere.
+            let mut head = vec![7u8];
+            template.encode_head(opaque, body.len(), &mut head).unwrap();
+            head.extend_from_slice(&body);
+            prop_assert_eq!(head, expected);
         }
     }
 
