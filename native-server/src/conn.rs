@@ -25,7 +25,7 @@
 //! closed even if it reads now and then (a write does not restart that clock, as it restarts
 //! the idle one).
 
-use std::io;
+use std::io::{self, IoSlice};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,7 +54,7 @@ use self::route_tally::{ROUTE_QUERY, RouteTally};
 use crate::handshake::Stream;
 use crate::intake::{Admission, BUSY_REMARK, Intake};
 use crate::messages::{Handed, Inbound, ReplyBytes, queued_size};
-use crate::snapshot::RouteSnapshot;
+use crate::snapshot::{Outbox, RouteSnapshot};
 use crate::source::SourceKey;
 
 /// Requests that only read: sent oneway, nobody reads the answer, so they are dropped here.
@@ -66,6 +66,9 @@ use crate::source::SourceKey;
 const ONEWAY_READS: [i32; 12] = [ROUTE_QUERY, 106, 101, 206, 219, 224, 304, 311, 312, 313, 319, 901];
 /// Free buffer space ensured before each read.
 const READ_CHUNK: usize = 8 * 1024;
+/// Slices handed to one vectored write: dozens of large route replies, more than a socket
+/// buffer takes at once.
+const WRITE_SLICES: usize = 64;
 /// Most bytes taken from the socket in one read. A large frame (a registration of thousands of
 /// topics, megabytes) is read this much at a time, yielding between reads, so that a task
 /// copying it never holds a worker while route queries on other connections wait behind it.
@@ -193,8 +196,7 @@ impl Connection {
             limits: shared.limits,
             shared,
             inbuf: BytesMut::with_capacity(READ_CHUNK),
-            out: Vec::new(),
-            written: 0,
+            out: Outbox::default(),
             owner_pending: 0,
             idle_clock: IdleClock::new(nameserver_core::Instant::ZERO),
             draining: false,
@@ -269,9 +271,8 @@ struct Session {
     limits: Limits,
     /// Bytes read and not yet decoded.
     inbuf: BytesMut,
-    /// Encoded replies; `out[written..]` is not yet written.
-    out: Vec<u8>,
-    written: usize,
+    /// Replies not yet written.
+    out: Outbox,
     /// Requests forwarded to the owner that still await a reply. While there are any, route
     /// queries go to the owner too, so a connection sees its own earlier writes.
     owner_pending: usize,
@@ -327,7 +328,7 @@ impl Session {
                     return end;
                 }
             }
-            let unwritten = self.out.len() - self.written;
+            let unwritten = self.out.len();
             if self.owner_gone && unwritten == 0 {
                 // Everything owed is written: end with a FIN rather than a bare close.
                 let _ = writer.shutdown().await;
@@ -356,6 +357,8 @@ impl Session {
             if read_more && self.inbuf.capacity() - self.inbuf.len() < READ_CHUNK / 2 {
                 self.inbuf.reserve(READ_CHUNK);
             }
+            let mut slices = [IoSlice::new(&[]); WRITE_SLICES];
+            let filled = self.out.slices(&mut slices);
             tokio::select! {
                 biased;
                 () = &mut closed => return End::ClosedByServer,
@@ -363,7 +366,7 @@ impl Session {
                     self.draining = true;
                     drain(reader, &mut self.inbuf, self.limits.max_frame);
                 }
-                result = writer.write(&self.out[self.written..]), if unwritten > 0 => match result {
+                result = writer.write_vectored(&slices[..filled]), if unwritten > 0 => match result {
                     Ok(0) => return End::Io(io::ErrorKind::WriteZero.into()),
                     Ok(n) => self.wrote(n),
                     Err(error) => return End::Io(error),
@@ -421,7 +424,7 @@ impl Session {
         if let Some(handed) = self.pending.take() {
             self.hand_over(handed)?;
         }
-        while self.pending.is_none() && self.out.len() - self.written < HIGH_WATER {
+        while self.pending.is_none() && self.out.len() < HIGH_WATER {
             let len = match codec::frame_len(&self.inbuf, &self.limits) {
                 Ok(Some(len)) => len,
                 Ok(None) => break,
@@ -532,7 +535,7 @@ impl Session {
 
     /// Sends `reply` to a request of `code` answered in this task, not by the owner.
     fn answer_here(&mut self, code: i32, reply: &RemotingCommand, at: Option<std::time::Instant>) -> Result<(), End> {
-        let encoded = codec::encode(reply, &mut self.out).map_err(|error| End::Encode(error.to_string()));
+        let encoded = codec::encode(reply, self.out.bytes_mut()).map_err(|error| End::Encode(error.to_string()));
         self.publish_unwritten();
         self.shared.observe.traffic.written(self.conn, reply.code);
         self.shared.observe.answered_here(self.conn, code, reply.code, at);
@@ -572,7 +575,7 @@ impl Session {
         if cmd.is_response() {
             self.owner_pending = self.owner_pending.saturating_sub(1);
         }
-        let encoded = codec::encode(cmd, &mut self.out).map_err(|error| End::Encode(error.to_string()));
+        let encoded = codec::encode(cmd, self.out.bytes_mut()).map_err(|error| End::Encode(error.to_string()));
         // Off the queue and into `out`: counted once, as what `out` holds.
         self.publish_unwritten();
         self.shared.observe.traffic.written(self.conn, cmd.code);
@@ -581,21 +584,14 @@ impl Session {
     }
 
     fn wrote(&mut self, n: usize) {
-        self.written += n;
+        self.out.advance(n);
         self.touch();
-        if self.written == self.out.len() {
-            self.out.clear();
-            self.written = 0;
-        } else if self.written >= HIGH_WATER {
-            self.out.drain(..self.written);
-            self.written = 0;
-        }
         self.publish_unwritten();
     }
 
     /// Brings the shared count up to date with what `out` holds unwritten.
     fn publish_unwritten(&mut self) {
-        let now = self.out.len() - self.written;
+        let now = self.out.len();
         if now > self.published {
             self.unwritten.add(now - self.published);
         } else {

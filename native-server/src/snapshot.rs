@@ -16,7 +16,8 @@
 //! bounded cache of `route_cache.rs` keeps it; one it evicted is built again on its next
 //! query. So a topic is never cold (no query waits for the owner), a broker registering
 //! 10,000 topics is answered without building one, and memory stays bounded however many
-//! routes differ.
+//! routes differ. A reply does not copy a large body into the connection's buffer: its
+//! [`Outbox`] holds the cache's, and writes it with the bytes around it.
 //!
 //! A snapshot answer is byte-identical to the core's: the request is read by the core's own
 //! [`Request::parse`], the reply is decided by the core's own [`route_reply`] with the
@@ -25,6 +26,7 @@
 //! errors, a NameServer not yet serving routes, whose wait only the owner's clock can end)
 //! is forwarded to the owner.
 
+mod outbox;
 mod route_cache;
 mod topic_routes;
 
@@ -40,9 +42,13 @@ use nameserver_core::route::{GroupRoute, RouteRecipe, RouteShape, ShapeKey};
 use nameserver_core::server::{RouteReply, RouteSource, route_reply};
 use nameserver_core::{BrokerName, NameServer};
 
+pub use self::outbox::SHARED_FROM;
 pub use self::route_cache::{CacheStats, RouteBody};
 use self::route_cache::{RouteCache, Slot};
 use self::topic_routes::TopicRoutes;
+
+/// A connection's unwritten replies, sharing the large route bodies they carry with the cache.
+pub type Outbox = outbox::Outbox<RouteBody>;
 
 /// `--route-cache-bytes`' default: 16 MiB of route bodies.
 pub const DEFAULT_ROUTE_CACHE_BYTES: usize = 16 << 20;
@@ -317,7 +323,7 @@ impl RouteSnapshot {
 
     /// Answers `cmd` if it is a route query this snapshot can answer exactly as the core
     /// would, appending the reply frame to `out`.
-    pub fn answer(&self, cmd: &RemotingCommand, limits: &Limits, out: &mut Vec<u8>) -> FastPath {
+    pub fn answer(&self, cmd: &RemotingCommand, limits: &Limits, out: &mut Outbox) -> FastPath {
         if cmd.is_response() || cmd.request_code() != RequestCode::GetRouteInfoByTopic {
             return FastPath::Forward;
         }
@@ -327,19 +333,22 @@ impl RouteSnapshot {
 
     /// [`Self::answer`] for a route query read straight from its frame
     /// ([`codec::route_request`]: nothing decoded into a command, nothing allocated).
-    pub fn answer_route(&self, request: &RouteRequest<'_>, out: &mut Vec<u8>) -> FastPath {
+    pub fn answer_route(&self, request: &RouteRequest<'_>, out: &mut Outbox) -> FastPath {
         let Ok(reply) = route_reply(&self, request.oneway, &request.query) else { return FastPath::Forward };
         let encoded = match reply {
             RouteReply::Nothing => return FastPath::Answered(None),
-            // Nearly every reply: its header written from the template, not encoded anew.
+            // Nearly every reply: its header written from the template, not encoded anew, and
+            // its body shared with the cache when large.
             RouteReply::Found { route, style } => route
                 .with_body(style, |body| match &*FOUND_HEAD {
-                    Some(head) => head.encode_with_body(request.opaque, body, out),
-                    None => codec::encode_with_body(&found_head(request.opaque), body, out),
+                    Some(head) => {
+                        head.encode_head(request.opaque, body.len(), out.bytes_mut()).map(|()| out.push_body(body))
+                    }
+                    None => codec::encode_with_body(&found_head(request.opaque), body, out.bytes_mut()),
                 })
                 .map(|()| ResponseCode::Success),
             reply => match reply.head(request.opaque, request.query.topic) {
-                Some(head) => codec::encode(&head, out).map(|()| head.response_code()),
+                Some(head) => codec::encode(&head, out.bytes_mut()).map(|()| head.response_code()),
                 None => return FastPath::Answered(None),
             },
         };

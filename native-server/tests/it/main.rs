@@ -42,6 +42,7 @@ mod readiness;
 mod route_cache;
 mod route_fast_path;
 mod security;
+mod shared_bodies;
 mod shutdown;
 mod tls;
 mod tls_ciphers;

@@ -3,7 +3,7 @@
 
 use crate::support;
 
-use nameserver::snapshot::{FastPath, RouteSnapshot};
+use nameserver::snapshot::{FastPath, Outbox, RouteSnapshot};
 use nameserver_core::codec::{self, Limits};
 use nameserver_core::protocol::{FLAG_ONEWAY, RemotingCommand, RequestCode};
 use nameserver_core::{Config, ConnId, Input, Instant, KvConfig, NameServer, Output};
@@ -30,9 +30,9 @@ pub(crate) fn core_reply(ns: &mut NameServer, cmd: RemotingCommand) -> Option<Ve
 }
 
 pub(crate) fn fast_reply(snapshot: &RouteSnapshot, cmd: &RemotingCommand) -> Option<Option<Vec<u8>>> {
-    let mut out = Vec::new();
+    let mut out = Outbox::default();
     match snapshot.answer(cmd, &Limits::DEFAULT, &mut out) {
-        FastPath::Answered(_) => Some((!out.is_empty()).then_some(out)),
+        FastPath::Answered(_) => Some((!out.is_empty()).then(|| out.to_vec())),
         FastPath::Forward => None,
     }
 }
