@@ -74,6 +74,13 @@ impl<B: Deref<Target = [u8]>> Outbox<B> {
     /// Fills `slices` with the unwritten bytes from the first, as far as they go; returns how
     /// many it filled.
     pub fn slices<'a>(&'a self, slices: &mut [IoSlice<'a>]) -> usize {
+        // Nearly always nothing is shared: one piece, without walking the general case.
+        if self.shared.is_empty() {
+            let rest = &self.bytes[self.written..];
+            let Some(free) = slices.first_mut().filter(|_| !rest.is_empty()) else { return 0 };
+            *free = IoSlice::new(rest);
+            return 1;
+        }
         let mut filled = 0;
         for (free, piece) in slices.iter_mut().zip(self.pieces()) {
             *free = IoSlice::new(piece);
