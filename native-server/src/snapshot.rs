@@ -340,13 +340,13 @@ impl RouteSnapshot {
             // Nearly every reply: its header written from the template, not encoded anew, and
             // its body shared with the cache when large.
             RouteReply::Found { route, style } => route
-                .with_body(style, |body| match &*FOUND_HEAD {
+                .with_body(style, |body| match &FOUND_HEAD.template {
                     Some(head) => {
                         head.encode_head(request.opaque, body.len(), out.bytes_mut()).map(|()| out.push_body(body))
                     }
                     None => codec::encode_with_body(&found_head(request.opaque), body, out.bytes_mut()),
                 })
-                .map(|()| ResponseCode::Success),
+                .map(|()| FOUND_HEAD.code),
             reply => match reply.head(request.opaque, request.query.topic) {
                 Some(head) => codec::encode(&head, out.bytes_mut()).map(|()| head.response_code()),
                 None => return FastPath::Answered(None),
@@ -367,8 +367,17 @@ fn found_head(opaque: i32) -> RemotingCommand {
     found.head(opaque, "").unwrap_or_else(|| RemotingCommand::response(opaque, ResponseCode::Success))
 }
 
-/// [`found_head`] encoded once.
-static FOUND_HEAD: LazyLock<Option<codec::HeadTemplate>> = LazyLock::new(|| codec::HeadTemplate::new(&found_head(0)));
+/// [`found_head`] encoded once, and its response code.
+static FOUND_HEAD: LazyLock<FoundHead> = LazyLock::new(|| {
+    let head = found_head(0);
+    FoundHead { template: codec::HeadTemplate::new(&head), code: head.response_code() }
+});
+
+/// [`FOUND_HEAD`]: the template (`None` if the header cannot have one) and the reply's code.
+struct FoundHead {
+    template: Option<codec::HeadTemplate>,
+    code: ResponseCode,
+}
 
 /// What only the owner can decide: whether a NameServer not yet serving routes is still
 /// waiting (the snapshot's clock stopped at its publication), and zone-filtered routes.

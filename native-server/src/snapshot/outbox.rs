@@ -44,7 +44,8 @@ impl<B> Default for Outbox<B> {
 }
 
 impl<B: Deref<Target = [u8]>> Outbox<B> {
-    /// The buffer encoders append whole frames, or a frame's head, to.
+    /// The buffer encoders append whole frames, or a frame's head, to. They only append, or
+    /// take back what they appended: a shared body goes out after the bytes before it.
     pub fn bytes_mut(&mut self) -> &mut Vec<u8> {
         &mut self.bytes
     }
@@ -86,6 +87,8 @@ impl<B: Deref<Target = [u8]>> Outbox<B> {
             *free = IoSlice::new(piece);
             filled += 1;
         }
+        // A write offered nothing would read as the peer refusing bytes (`WriteZero`).
+        debug_assert!(filled > 0 || self.is_empty() || slices.is_empty(), "unwritten bytes and no piece");
         filled
     }
 
